@@ -1,0 +1,113 @@
+// The plugin interface: what an algorithm file exports and what the harness may ask of it.
+//
+// An algorithm knows nothing of timing, CSV or the CLI; the harness knows no algorithm by name.
+// This header is CUDA-free (the stream is the runtime's opaque handle), so the CPU parts of the
+// lab and its tests build without nvcc.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/params.hpp"
+
+struct CUstream_st;  // = cudaStream_t without including the CUDA runtime
+
+namespace mmlab {
+
+// C (m x n) = A (m x k) * B (k x n), all row-major float32.
+struct Problem {
+  long m = 0, n = 0, k = 0;
+  bool operator==(const Problem& o) const { return m == o.m && n == o.n && k == o.k; }
+};
+
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+  unsigned long long volume() const { return 1ull * x * y * z; }
+};
+
+// What a configuration launches; recorded in every CSV row.
+struct LaunchConfig {
+  Dim3 grid, block, cluster;
+  std::size_t shared_bytes = 0;  // dynamic + static shared memory per block
+};
+
+// What the harness knows of the GPU (present == false on a machine without one).
+struct DeviceInfo {
+  bool present = false;
+  std::string absent_reason;  // why there is no device, when !present
+  std::string name = "none";
+  int ordinal = 0;
+  int sm_count = 0;
+  int cc_major = 0, cc_minor = 0;
+  int max_threads_per_block = 0;
+  std::size_t shared_per_block = 0;        // without opting in
+  std::size_t shared_per_block_optin = 0;  // with cudaFuncAttributeMaxDynamicSharedMemorySize
+  std::size_t total_bytes = 0;
+  std::size_t l2_bytes = 0;
+  unsigned max_grid_y = 65535, max_grid_z = 65535;
+  int cuda_runtime = 0, driver = 0;  // e.g. 13000
+};
+
+enum class Backend {
+  device,  // A, B, C are device pointers; work is enqueued on `stream`
+  host,    // A, B, C are host pointers; run() returns when C is complete
+};
+
+struct Variant {
+  std::string name;
+  std::string summary;
+};
+
+// Everything run() receives. The buffers belong to the harness.
+struct RunArgs {
+  const float* a = nullptr;  // (m, k)
+  const float* b = nullptr;  // (k, n)
+  float* c = nullptr;        // (m, n)
+  Problem problem;
+  const Params* params = nullptr;
+  void* workspace = nullptr;  // workspace_bytes(problem, params) bytes, device memory
+  CUstream_st* stream = nullptr;
+  void* state = nullptr;  // what make_state() returned, e.g. a library handle
+};
+
+using Reason = std::optional<std::string>;  // nullopt: supported
+
+struct Algorithm {
+  std::string name;     // = file stem = CLI value = CSV value
+  std::string summary;  // one line, with its source paper
+  std::string source;   // the file that holds it
+  Backend backend = Backend::device;
+  std::vector<Variant> variants;  // at least one
+  std::vector<Axis> axes;
+  std::string constraints;  // the limits supports() enforces, in words
+
+  // Reason the configuration cannot run, or nullopt. Optional: null means "always".
+  // The harness itself already rejects blocks over the device's thread limit, shared memory over
+  // its opt-in limit and grids over the device's grid limits, using launch_config().
+  std::function<Reason(const Problem&, const Params&, const DeviceInfo&)> supports;
+  std::function<LaunchConfig(const Problem&, const Params&)> launch_config;
+  std::function<double(const Problem&)> flops;  // null: 2 m n k
+  std::function<std::size_t(const Problem&, const Params&)> workspace_bytes;  // null: none
+  std::function<std::shared_ptr<void>()> make_state;                           // null: none
+  std::function<void(const RunArgs&)> run;
+
+  double flop_count(const Problem& p) const {
+    return flops ? flops(p) : 2.0 * double(p.m) * double(p.n) * double(p.k);
+  }
+  std::size_t workspace(const Problem& p, const Params& q) const {
+    return workspace_bytes ? workspace_bytes(p, q) : 0;
+  }
+  const Variant* find_variant(const std::string& v) const;
+  const Axis* find_axis(const std::string& a) const;
+};
+
+// The registry (algorithms/registry.cpp): every algorithm of the lab, in listing order.
+const std::vector<const Algorithm*>& registry();
+const Algorithm* find_algorithm(const std::string& name);
+std::string algorithm_names();  // "naive, tiled, ..." for error messages
+
+}  // namespace mmlab

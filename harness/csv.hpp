@@ -1,0 +1,72 @@
+// Tidy CSV output: one row per configuration, appended and flushed as each finishes.
+//
+// Rows are written with one write(2) each and synced, so a killed run leaves whole rows only; a
+// torn last line (no newline) from a crash in the middle of that call is cut off on reopening.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mmlab {
+
+using CsvRow = std::vector<std::string>;
+
+struct CsvTable {
+  CsvRow header;
+  std::vector<CsvRow> rows;
+  int column(const std::string& name) const;  // -1 when absent
+};
+
+std::string csv_escape(const std::string& field);
+std::string csv_line(const CsvRow& row);  // with the trailing newline
+CsvRow parse_csv_line(const std::string& line, const std::string& where);
+CsvTable read_csv(const std::string& path);  // throws UsageError on malformed files
+
+// A row under construction, addressed by column name.
+class Record {
+ public:
+  explicit Record(const CsvRow& header) : header_(&header), values_(header.size()) {}
+  Record& set(const std::string& column, const std::string& value);
+  Record& set(const std::string& column, double value);
+  Record& set(const std::string& column, long long value);
+  Record& set(const std::string& column, int value) { return set(column, (long long)value); }
+  Record& set(const std::string& column, unsigned value) { return set(column, (long long)value); }
+  Record& set(const std::string& column, unsigned long value) { return set(column, (long long)value); }
+  Record& set(const std::string& column, unsigned long long value) {
+    return set(column, (long long)value);
+  }
+  Record& set(const std::string& column, long value) { return set(column, (long long)value); }
+  Record& set(const std::string& column, const char* value) { return set(column, std::string(value)); }
+  Record& set(const std::string& column, bool) = delete;  // say "true"/"false" explicitly
+  const CsvRow& values() const { return values_; }
+
+ private:
+  const CsvRow* header_;
+  CsvRow values_;
+};
+
+enum class OpenMode { append, overwrite };
+
+// An output file with a fixed header. Opening checks that an existing file has the same header
+// (otherwise UsageError) and that the path can be written; nothing is written before a row is.
+class CsvWriter {
+ public:
+  CsvWriter(std::string path, CsvRow header, OpenMode mode);
+  ~CsvWriter();
+  CsvWriter(const CsvWriter&) = delete;
+  CsvWriter& operator=(const CsvWriter&) = delete;
+
+  void write(const CsvRow& row) { write_lines({row}); }
+  void write_lines(const std::vector<CsvRow>& rows);  // one write(2) for all of them
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  CsvRow header_;
+  int fd_ = -1;
+  bool need_header_ = false;
+};
+
+std::string format_double(double v, int significant = 9);
+
+}  // namespace mmlab

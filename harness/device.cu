@@ -1,0 +1,66 @@
+// Device query and buffers.
+#include "harness/cuda_check.hpp"
+#include "harness/gpu.hpp"
+
+namespace mmlab {
+
+DeviceInfo query_device(int ordinal) {
+  DeviceInfo d;
+  cudaRuntimeGetVersion(&d.cuda_runtime);
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess || count == 0) {
+    cudaGetLastError();  // clear it: absence is not an error for the harness
+    d.absent_reason = status != cudaSuccess ? std::string("no CUDA GPU found (") + cudaGetErrorString(status) + ")"
+                                            : std::string("no CUDA GPU on this machine");
+    return d;
+  }
+  if (ordinal >= count)
+    throw CudaError("device " + std::to_string(ordinal) + " requested, " + std::to_string(count) +
+                    " present");
+  MMLAB_CHECK(cudaSetDevice(ordinal));
+  cudaDeviceProp p{};
+  MMLAB_CHECK(cudaGetDeviceProperties(&p, ordinal));
+  d.present = true;
+  d.name = p.name;
+  d.ordinal = ordinal;
+  d.sm_count = p.multiProcessorCount;
+  d.cc_major = p.major;
+  d.cc_minor = p.minor;
+  d.max_threads_per_block = p.maxThreadsPerBlock;
+  d.shared_per_block = p.sharedMemPerBlock;
+  d.shared_per_block_optin = p.sharedMemPerBlockOptin;
+  d.total_bytes = p.totalGlobalMem;
+  d.l2_bytes = std::size_t(p.l2CacheSize);
+  d.max_grid_y = unsigned(p.maxGridSize[1]);
+  d.max_grid_z = unsigned(p.maxGridSize[2]);
+  MMLAB_CHECK(cudaDriverGetVersion(&d.driver));
+  return d;
+}
+
+std::size_t free_device_bytes() {
+  std::size_t free = 0, total = 0;
+  MMLAB_CHECK(cudaMemGetInfo(&free, &total));
+  return free;
+}
+
+void synchronize_device() { MMLAB_CHECK(cudaDeviceSynchronize()); }
+
+Buffer::Buffer(std::size_t bytes, Kind kind) : bytes_(bytes), kind_(kind) {
+  if (bytes == 0) return;
+  if (kind == Kind::device) MMLAB_CHECK(cudaMalloc(&ptr_, bytes));
+  else MMLAB_CHECK(cudaMallocHost(&ptr_, bytes));
+}
+
+Buffer::~Buffer() {
+  if (!ptr_) return;
+  // Errors here would only hide the one being reported; the memory goes with the context anyway.
+  if (kind_ == Kind::device) cudaFree(ptr_);
+  else cudaFreeHost(ptr_);
+}
+
+void copy_to_host(void* dst, const void* src, std::size_t bytes) {
+  MMLAB_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+}
+
+}  // namespace mmlab

@@ -1,0 +1,55 @@
+// The harness's GPU services: device query, owned buffers, inputs, the float64 reference and the
+// comparison against it. Algorithms never use these; they receive buffers they did not allocate.
+#pragma once
+
+#include <cstddef>
+#include <utility>
+
+#include "harness/algorithm.hpp"
+#include "harness/verification.hpp"
+
+namespace mmlab {
+
+DeviceInfo query_device(int ordinal);  // never throws for a missing GPU: present = false
+std::size_t free_device_bytes();
+void synchronize_device();  // throws CudaError carrying a sticky error, if any
+
+// Device or pinned-host memory that frees itself.
+class Buffer {
+ public:
+  enum class Kind { device, pinned_host };
+  Buffer() = default;
+  Buffer(std::size_t bytes, Kind kind);
+  ~Buffer();
+  Buffer(Buffer&& o) noexcept { swap(o); }
+  Buffer& operator=(Buffer&& o) noexcept {
+    Buffer t(std::move(o));
+    swap(t);
+    return *this;
+  }
+  void* get() const { return ptr_; }
+  template <class T>
+  T* as() const { return static_cast<T*>(ptr_); }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void swap(Buffer& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(bytes_, o.bytes_);
+    std::swap(kind_, o.kind_);
+  }
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+  Kind kind_ = Kind::device;
+};
+
+// All of these are enqueued on `stream` (the default stream when null).
+void fill_random_device(float* x, std::size_t count, unsigned long long seed, unsigned long long id,
+                        CUstream_st* stream);
+void poison_device(float* x, std::size_t count, CUstream_st* stream);  // every element NaN
+void reference_device(const float* a, const float* b, double* ref, long m, long n, long k,
+                      CUstream_st* stream);
+ErrorStats compare_device(const float* c, const double* ref, std::size_t count, CUstream_st* stream);
+void copy_to_host(void* dst, const void* src, std::size_t bytes);
+
+}  // namespace mmlab

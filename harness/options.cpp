@@ -1,0 +1,314 @@
+#include "harness/options.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+
+namespace po = boost::program_options;
+
+namespace mmlab {
+
+namespace {
+
+struct Generic {
+  const char* name;
+  const char* help;
+};
+
+// Keys valid both on the command line and in an experiment file.
+const Generic kGeneric[] = {
+    {"output", "CSV to append to (default results/<experiment>.csv); raw samples go to <name>.samples.csv"},
+    {"algorithms", "algorithms to run, a list or 'all' (default all; see `mmlab list`)"},
+    {"size", "square sizes n (m = n = k): a list and/or ranges start:stop:step, e.g. 256:4096:256,1000"},
+    {"shape", "general problems m x n x k, e.g. 1041x1247x139,535x792x414"},
+    {"m", "rows of A and C (with n and k: their cross product)"},
+    {"n", "columns of B and C"},
+    {"k", "columns of A, rows of B"},
+    {"scope", "kernel (one launch per trial), batched (a CUDA graph of `repeats` launches), "
+              "end_to_end (copies in, launch, copy out); a list (default kernel)"},
+    {"l2-flush", "off, on, or off,on: overwrite the L2 cache before every trial (default off)"},
+    {"trials", "trials per configuration: a number, or 'auto' to stop once the median's 95% CI "
+               "is within ci-width (default 20)"},
+    {"min-trials", "with trials=auto: at least this many (default 10)"},
+    {"max-trials", "with trials=auto: at most this many (default 200)"},
+    {"ci-width", "with trials=auto: target width of the median's CI, relative (default 0.02)"},
+    {"max-seconds", "with trials=auto: stop a configuration after this long (default 20)"},
+    {"warmup", "untimed launches before the trials (default 3)"},
+    {"repeats", "launches per trial in the batched scope (default 20)"},
+    {"seed", "seed of the random inputs, uniform in [-1, 1) (default 20240601)"},
+    {"device", "CUDA device ordinal (default 0)"},
+};
+
+const char* kFlags[][2] = {
+    {"resume", "skip configurations already recorded in the output"},
+    {"overwrite", "truncate the output and its samples first (default: append)"},
+    {"dry-run", "print the configurations that would run, and stop"},
+};
+
+std::set<std::string> axis_names() {
+  std::set<std::string> out;
+  for (const Algorithm* a : registry())
+    for (const Axis& x : a->axes) out.insert(x.name);
+  return out;
+}
+
+std::string value_of(const Settings& s, const std::string& key) {
+  auto it = s.find(key);
+  return it == s.end() ? std::string() : it->second;
+}
+
+// The value of `key` by precedence; `fallback` when nobody set it.
+std::string resolve(const Settings& cli, const Settings& file, const std::string& key,
+                    const std::string& fallback) {
+  if (cli.count(key)) return cli.at(key);
+  if (file.count(key)) return file.at(key);
+  return fallback;
+}
+
+std::string valid_keys_message() {
+  std::ostringstream os;
+  os << "valid keys:";
+  for (const Generic& g : kGeneric) os << ' ' << g.name;
+  for (const std::string& a : axis_names()) os << ' ' << a;
+  for (const Algorithm* a : registry()) {
+    os << ' ' << a->name << ".variant";
+    for (const Axis& x : a->axes) os << ' ' << a->name << '.' << x.name;
+  }
+  return os.str();
+}
+
+Settings to_settings(const po::variables_map& vm) {
+  Settings out;
+  for (const auto& [key, value] : vm) {
+    if (value.defaulted() || key == "experiment") continue;
+    if (const auto* s = boost::any_cast<std::string>(&value.value())) out[key] = *s;
+    else if (const auto* b = boost::any_cast<bool>(&value.value())) {
+      if (*b) out[key] = "1";
+    }
+  }
+  return out;
+}
+
+long positive(const std::string& text, const std::string& what) { return parse_integer(text, what); }
+
+}  // namespace
+
+po::options_description run_options() {
+  po::options_description all("mmlab run options");
+  po::options_description general("Sweep and timing (also valid as keys of an experiment file)");
+  for (const Generic& g : kGeneric) general.add_options()(g.name, po::value<std::string>(), g.help);
+  po::options_description flags("Command-line only");
+  for (auto& f : kFlags) flags.add_options()(f[0], po::bool_switch(), f[1]);
+  flags.add_options()("help,h", po::bool_switch(), "this help");
+
+  po::options_description axes(
+      "Parameter axes for every algorithm that has them (lists; 'all' = every listed value)");
+  for (const std::string& name : axis_names()) {
+    std::string help = "used by:";
+    for (const Algorithm* a : registry())
+      if (const Axis* x = a->find_axis(name)) help += " " + a->name + " (default " + x->default_value + ")";
+    axes.add_options()(name.c_str(), po::value<std::string>(), help.c_str());
+  }
+  po::options_description per("Per algorithm, overriding the above (in a file: [algorithm] section)");
+  for (const Algorithm* a : registry()) {
+    std::string variants;
+    for (const Variant& v : a->variants) variants += (variants.empty() ? "" : ", ") + v.name;
+    per.add_options()((a->name + ".variant").c_str(), po::value<std::string>(),
+                      ("variants of " + a->name + ": " + variants + ", or all (default all)").c_str());
+    for (const Axis& x : a->axes)
+      per.add_options()((a->name + "." + x.name).c_str(), po::value<std::string>(),
+                        (x.description + " (default " + x.default_value + ")").c_str());
+  }
+  all.add(general).add(flags).add(axes).add(per);
+  return all;
+}
+
+std::string run_help() {
+  std::ostringstream os;
+  os << "usage: mmlab run [EXPERIMENT.ini] [options]\n\n"
+        "Sweeps algorithms x variants x parameter values x problem sizes x scopes. Every\n"
+        "configuration is first checked against a float64 reference (output poisoned with NaN);\n"
+        "a mismatch is a `failed` row, never a speed. Configurations that cannot run (too many\n"
+        "threads or too much shared memory for the device, a problem larger than free device\n"
+        "memory, no GPU) are `skipped` rows with the reason. One CSV row per configuration is\n"
+        "appended and synced as it finishes; raw per-trial times go to <output>.samples.csv.\n"
+        "Options given on the command line override the experiment file.\n\n"
+        "Example:\n  mmlab run experiments/quick.ini --size 512:2048:512 --tiled.tile 16,32\n"
+        "  mmlab run --algorithms naive --block 16x16,32x8 --shape 1041x1247x139 --trials auto\n\n"
+     << run_options()
+     << "\nExit status: 0 all configurations ran or were skipped; 1 a configuration failed\n"
+        "verification; 2 bad input (nothing written); 130 interrupted (finished rows are kept;\n"
+        "rerun with --resume to complete).\n";
+  return os.str();
+}
+
+Settings parse_command_line(int argc, const char* const* argv) {
+  po::options_description desc = run_options();
+  desc.add_options()("experiment", po::value<std::string>());
+  po::positional_options_description pos;
+  pos.add("experiment", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+  } catch (const po::unknown_option& e) {
+    throw UsageError("unknown option '" + e.get_option_name() + "'; " + valid_keys_message());
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  Settings s = to_settings(vm);
+  if (vm.count("experiment")) s["experiment"] = vm["experiment"].as<std::string>();
+  if (vm["help"].as<bool>()) s["help"] = "1";
+  return s;
+}
+
+Settings parse_experiment_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError(path + ": cannot read the experiment file");
+  const po::options_description all = run_options();
+  po::options_description file_options;
+  for (const auto& opt : all.options()) {
+    const std::string name = opt->long_name();
+    bool flag = name == "help";
+    for (auto& f : kFlags) flag = flag || name == f[0];
+    if (!flag) file_options.add(opt);
+  }
+  po::variables_map vm;
+  try {
+    po::store(po::parse_config_file(in, file_options, false), vm);
+  } catch (const po::unknown_option& e) {
+    throw UsageError(path + ": unknown key '" + e.get_option_name() + "'; " + valid_keys_message());
+  } catch (const po::error& e) {
+    throw UsageError(path + ": " + e.what());
+  }
+  return to_settings(vm);
+}
+
+std::string samples_path_for(const std::string& csv_path) {
+  const std::string ext = ".csv";
+  if (csv_path.size() > ext.size() && csv_path.compare(csv_path.size() - ext.size(), ext.size(), ext) == 0)
+    return csv_path.substr(0, csv_path.size() - ext.size()) + ".samples.csv";
+  return csv_path + ".samples.csv";
+}
+
+static std::vector<AlgorithmChoice> choose_algorithms(const Settings& cli, const Settings& file) {
+  std::vector<AlgorithmChoice> out;
+  const std::string list = resolve(cli, file, "algorithms", "all");
+  std::vector<const Algorithm*> algorithms;
+  if (list == "all") {
+    algorithms = registry();
+  } else {
+    for (const std::string& name : split_list(list, "algorithms")) {
+      const Algorithm* a = find_algorithm(name);
+      if (!a) throw UsageError("unknown algorithm '" + name + "' (valid: " + algorithm_names() + ")");
+      algorithms.push_back(a);
+    }
+  }
+  for (const Algorithm* a : algorithms) {
+    AlgorithmChoice c;
+    c.algorithm = a;
+    const std::string variants = resolve(cli, file, a->name + ".variant", "all");
+    if (variants == "all") {
+      for (const Variant& v : a->variants) c.variants.push_back(v.name);
+    } else {
+      for (const std::string& v : split_list(variants, a->name + ".variant")) {
+        if (!a->find_variant(v)) {
+          std::string valid;
+          for (const Variant& x : a->variants) valid += (valid.empty() ? "" : ", ") + x.name;
+          throw UsageError("unknown variant '" + v + "' of " + a->name + " (valid: " + valid + ")");
+        }
+        c.variants.push_back(v);
+      }
+    }
+    for (const Axis& axis : a->axes) {
+      const std::string specific = a->name + "." + axis.name;
+      std::string text;
+      if (cli.count(specific)) text = cli.at(specific);
+      else if (cli.count(axis.name)) text = cli.at(axis.name);
+      else if (file.count(specific)) text = file.at(specific);
+      else if (file.count(axis.name)) text = file.at(axis.name);
+      else continue;  // the default
+      std::vector<std::string> values;
+      const auto items = text == "all" ? axis.values : split_list(text, specific);
+      for (const std::string& item : items) values.push_back(canonical_value(axis, item));
+      c.axis_values.emplace_back(axis.name, values);
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+static std::vector<Problem> choose_problems(const Settings& cli, const Settings& file) {
+  // The command line's problems replace the file's as a whole, so `--size 64` means "just 64".
+  const bool from_cli = cli.count("size") || cli.count("shape") || cli.count("m") || cli.count("n") || cli.count("k");
+  const Settings& src = from_cli ? cli : file;
+  std::vector<Problem> out;
+  if (src.count("size"))
+    for (long n : parse_int_list(src.at("size"), "size")) out.push_back({n, n, n});
+  if (src.count("shape"))
+    for (const Problem& p : parse_shapes(src.at("shape"))) out.push_back(p);
+  const int given = int(src.count("m") + src.count("n") + src.count("k"));
+  if (given != 0 && given != 3) throw UsageError("m, n and k go together: give all three (or use size / shape)");
+  if (given == 3)
+    for (long m : parse_int_list(src.at("m"), "m"))
+      for (long n : parse_int_list(src.at("n"), "n"))
+        for (long k : parse_int_list(src.at("k"), "k")) out.push_back({m, n, k});
+  if (out.empty()) out.push_back({1024, 1024, 1024});
+  return out;
+}
+
+RunPlan make_plan(const Settings& cli, const Settings& file) {
+  RunPlan plan;
+  plan.experiment = value_of(cli, "experiment");
+  const auto algorithms = choose_algorithms(cli, file);
+  const auto problems = choose_problems(cli, file);
+
+  std::vector<Scope> scopes;
+  for (const std::string& s : split_list(resolve(cli, file, "scope", "kernel"), "scope"))
+    scopes.push_back(parse_scope(s));
+  std::vector<bool> l2;
+  for (const std::string& s : split_list(resolve(cli, file, "l2-flush", "off"), "l2-flush")) {
+    if (s != "on" && s != "off") throw UsageError("l2-flush: '" + s + "' must be on or off");
+    l2.push_back(s == "on");
+  }
+  plan.configurations = expand(algorithms, problems, scopes, l2);
+
+  TimingOptions& t = plan.timing;
+  const std::string trials = resolve(cli, file, "trials", "20");
+  t.stop.adaptive = trials == "auto";
+  if (t.stop.adaptive) {
+    t.stop.min_trials = std::size_t(positive(resolve(cli, file, "min-trials", "10"), "min-trials"));
+    t.stop.max_trials = std::size_t(positive(resolve(cli, file, "max-trials", "200"), "max-trials"));
+    if (t.stop.max_trials < t.stop.min_trials) throw UsageError("max-trials must be >= min-trials");
+    try {
+      t.stop.rel_width = std::stod(resolve(cli, file, "ci-width", "0.02"));
+      t.max_seconds = std::stod(resolve(cli, file, "max-seconds", "20"));
+    } catch (const std::exception&) {
+      throw UsageError("ci-width and max-seconds must be numbers");
+    }
+    if (!(t.stop.rel_width > 0) || !(t.max_seconds > 0))
+      throw UsageError("ci-width and max-seconds must be > 0");
+  } else {
+    t.stop.min_trials = t.stop.max_trials = std::size_t(positive(trials, "trials"));
+  }
+  const std::string warmup = resolve(cli, file, "warmup", "3");
+  t.warmup = warmup == "0" ? 0 : int(positive(warmup, "warmup"));
+  t.repeats = int(positive(resolve(cli, file, "repeats", "20"), "repeats"));
+  plan.seed = (unsigned long long)positive(resolve(cli, file, "seed", "20240601"), "seed");
+  const std::string device = resolve(cli, file, "device", "0");
+  plan.device = device == "0" ? 0 : int(positive(device, "device"));
+
+  std::string stem = "mmlab";
+  if (!plan.experiment.empty()) stem = std::filesystem::path(plan.experiment).stem().string();
+  plan.output = resolve(cli, file, "output", "results/" + stem + ".csv");
+  plan.samples_output = samples_path_for(plan.output);
+  plan.resume = cli.count("resume");
+  plan.overwrite = cli.count("overwrite");
+  plan.dry_run = cli.count("dry-run");
+  if (plan.resume && plan.overwrite) throw UsageError("--resume and --overwrite exclude each other");
+  return plan;
+}
+
+}  // namespace mmlab

@@ -1,0 +1,47 @@
+// The `mmlab run` options: declared once (from the registry, so every algorithm's axes are keys),
+// read from the command line and an experiment file (Boost.Program_options config syntax), and
+// resolved into a validated RunPlan. Precedence, highest first:
+//   CLI <alg>.<axis>  >  CLI <axis>  >  file [alg] <axis>  >  file <axis>  >  the axis default.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <boost/program_options/options_description.hpp>
+
+#include "harness/stats.hpp"
+#include "harness/sweep.hpp"
+
+namespace mmlab {
+
+using Settings = std::map<std::string, std::string>;  // option name -> text as given
+
+struct TimingOptions {
+  StopRule stop;
+  int warmup = 3;
+  int repeats = 20;           // launches per trial in the batched scope
+  double max_seconds = 20.0;  // per configuration, for adaptive trials
+};
+
+struct RunPlan {
+  std::string experiment;  // the experiment file, or ""
+  std::vector<Configuration> configurations;
+  TimingOptions timing;
+  std::string output;          // the CSV
+  std::string samples_output;  // its raw samples
+  bool resume = false, overwrite = false, dry_run = false;
+  unsigned long long seed = 20240601;
+  int device = 0;
+};
+
+boost::program_options::options_description run_options();
+std::string run_help();
+
+Settings parse_command_line(int argc, const char* const* argv);  // argv[0] is "run"
+Settings parse_experiment_file(const std::string& path);
+RunPlan make_plan(const Settings& cli, const Settings& file);
+
+std::string samples_path_for(const std::string& csv_path);  // x.csv -> x.samples.csv
+
+}  // namespace mmlab

@@ -1,0 +1,75 @@
+#include "harness/params.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace mmlab {
+
+bool Axis::applies_to(const std::string& variant) const {
+  return variants.empty() || std::find(variants.begin(), variants.end(), variant) != variants.end();
+}
+
+static std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(" \t");
+  auto e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+long parse_integer(const std::string& text, const std::string& what) {
+  const std::string t = trim(text);
+  if (t.empty() || t.size() > 12 || !std::all_of(t.begin(), t.end(), ::isdigit))
+    throw UsageError(what + ": '" + text + "' is not a whole number >= 1");
+  const long v = std::stol(t);
+  if (v < 1) throw UsageError(what + ": '" + text + "' must be >= 1");
+  return v;
+}
+
+Shape2 parse_shape(const std::string& text, const std::string& what) {
+  std::string t = trim(text);
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+  const auto x = t.find('x');
+  if (x == std::string::npos) return {parse_integer(t, what), 1};
+  if (t.find('x', x + 1) != std::string::npos)
+    throw UsageError(what + ": '" + text + "' is not a shape like 16x16");
+  return {parse_integer(t.substr(0, x), what), parse_integer(t.substr(x + 1), what)};
+}
+
+std::string canonical_value(const Axis& axis, const std::string& text) {
+  const std::string what = "axis '" + axis.name + "'";
+  if (axis.kind == AxisKind::integer) return std::to_string(parse_integer(text, what));
+  const Shape2 s = parse_shape(text, what);
+  return std::to_string(s.x) + "x" + std::to_string(s.y);
+}
+
+void Params::set(const std::string& axis, const std::string& canonical) {
+  for (auto& [name, value] : values_)
+    if (name == axis) {
+      value = canonical;
+      return;
+    }
+  values_.emplace_back(axis, canonical);
+}
+
+bool Params::has(const std::string& axis) const {
+  return std::any_of(values_.begin(), values_.end(), [&](auto& kv) { return kv.first == axis; });
+}
+
+const std::string& Params::text(const std::string& axis) const {
+  for (auto& [name, value] : values_)
+    if (name == axis) return value;
+  throw std::logic_error("parameter '" + axis + "' is not set for variant '" + variant_ + "'");
+}
+
+long Params::integer(const std::string& axis) const { return parse_integer(text(axis), axis); }
+Shape2 Params::shape(const std::string& axis) const { return parse_shape(text(axis), axis); }
+
+std::string Params::canonical() const {
+  std::string out;
+  for (auto& [name, value] : values_) {
+    if (!out.empty()) out += ';';
+    out += name + '=' + value;
+  }
+  return out;
+}
+
+}  // namespace mmlab

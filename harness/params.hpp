@@ -1,0 +1,64 @@
+// Parameter axes and the values one configuration takes on them.
+//
+// An axis is declared by an algorithm (name, kind, default, the values tests sweep); values arrive
+// as text from the CLI or an experiment file and are parsed and canonicalised here, so that
+// "16X16", " 16x16" and "16x16" are one configuration and a malformed value is an error up front.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mmlab {
+
+// Bad input from the user: reported as one clear message and exit code 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class AxisKind {
+  integer,  // "32"
+  shape,    // "16x16" (x by y); a single "256" means 256x1
+};
+
+struct Axis {
+  std::string name;  // shared across algorithms: block, tile, outputs_per_thread, ...
+  AxisKind kind = AxisKind::integer;
+  std::string description;
+  std::string default_value;
+  std::vector<std::string> values;    // what the GPU tests sweep; users may ask for others
+  std::vector<std::string> variants;  // the variants it applies to; empty: all
+  bool applies_to(const std::string& variant) const;
+};
+
+struct Shape2 {
+  long x = 1, y = 1;
+};
+
+// Parse and canonicalise one value of an axis; throws UsageError naming the axis.
+std::string canonical_value(const Axis& axis, const std::string& text);
+long parse_integer(const std::string& text, const std::string& what);
+Shape2 parse_shape(const std::string& text, const std::string& what);
+
+// One point of the parameter space: a variant and a value for each axis that applies to it.
+class Params {
+ public:
+  Params() = default;
+  explicit Params(std::string variant) : variant_(std::move(variant)) {}
+
+  const std::string& variant() const { return variant_; }
+  void set(const std::string& axis, const std::string& canonical);
+  bool has(const std::string& axis) const;
+  const std::string& text(const std::string& axis) const;
+  long integer(const std::string& axis) const;
+  Shape2 shape(const std::string& axis) const;
+  // "block=16x16;tile=32" in axis declaration order ("" with no axes); the CSV's params column.
+  std::string canonical() const;
+
+ private:
+  std::string variant_;
+  std::vector<std::pair<std::string, std::string>> values_;
+};
+
+}  // namespace mmlab

@@ -1,0 +1,128 @@
+#include "harness/sweep.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace mmlab {
+
+const char* scope_name(Scope s) {
+  switch (s) {
+    case Scope::kernel: return "kernel";
+    case Scope::batched: return "batched";
+    case Scope::end_to_end: return "end_to_end";
+  }
+  return "?";
+}
+
+Scope parse_scope(const std::string& text) {
+  for (Scope s : {Scope::kernel, Scope::batched, Scope::end_to_end})
+    if (text == scope_name(s)) return s;
+  throw UsageError("scope: unknown value '" + text + "' (valid: kernel, batched, end_to_end)");
+}
+
+std::vector<std::string> split_list(const std::string& text, const std::string& what) {
+  std::vector<std::string> out;
+  std::string item;
+  auto flush = [&] {
+    const auto b = item.find_first_not_of(" \t");
+    const auto e = item.find_last_not_of(" \t");
+    if (b == std::string::npos)
+      throw UsageError(what + ": empty item in list '" + text + "'");
+    out.push_back(item.substr(b, e - b + 1));
+    item.clear();
+  };
+  for (char c : text) {
+    if (c == ',') flush();
+    else item += c;
+  }
+  flush();
+  return out;
+}
+
+std::vector<long> parse_int_list(const std::string& text, const std::string& what) {
+  std::vector<long> out;
+  for (const std::string& item : split_list(text, what)) {
+    const auto c1 = item.find(':');
+    if (c1 == std::string::npos) {
+      out.push_back(parse_integer(item, what));
+      continue;
+    }
+    const auto c2 = item.find(':', c1 + 1);
+    if (c2 == std::string::npos || item.find(':', c2 + 1) != std::string::npos)
+      throw UsageError(what + ": range '" + item + "' must be start:stop:step");
+    const long start = parse_integer(item.substr(0, c1), what);
+    const long stop = parse_integer(item.substr(c1 + 1, c2 - c1 - 1), what);
+    const long step = parse_integer(item.substr(c2 + 1), what);
+    if (stop < start) throw UsageError(what + ": range '" + item + "' has stop < start");
+    if ((stop - start) / step > 100000) throw UsageError(what + ": range '" + item + "' is too long");
+    for (long v = start; v <= stop; v += step) out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<Problem> parse_shapes(const std::string& text) {
+  std::vector<Problem> out;
+  for (std::string item : split_list(text, "shape")) {
+    std::transform(item.begin(), item.end(), item.begin(), [](unsigned char c) { return std::tolower(c); });
+    const auto x1 = item.find('x');
+    const auto x2 = x1 == std::string::npos ? x1 : item.find('x', x1 + 1);
+    if (x2 == std::string::npos || item.find('x', x2 + 1) != std::string::npos)
+      throw UsageError("shape: '" + item + "' is not m x n x k, e.g. 1041x1247x139");
+    const std::string what = "shape '" + item + "'";
+    out.push_back({parse_integer(item.substr(0, x1), what),
+                   parse_integer(item.substr(x1 + 1, x2 - x1 - 1), what),
+                   parse_integer(item.substr(x2 + 1), what)});
+  }
+  return out;
+}
+
+std::string configuration_key(const std::string& algorithm, const std::string& variant,
+                              const std::string& params, long m, long n, long k,
+                              const std::string& scope, const std::string& l2_flush) {
+  return algorithm + '|' + variant + '|' + params + '|' + std::to_string(m) + 'x' +
+         std::to_string(n) + 'x' + std::to_string(k) + '|' + scope + '|' + l2_flush;
+}
+
+std::string Configuration::key() const {
+  return configuration_key(algorithm->name, params.variant(), params.canonical(), problem.m,
+                           problem.n, problem.k, scope_name(scope), l2_flush ? "1" : "0");
+}
+
+// All parameter points of one variant: the cross product of the axes that apply to it.
+static std::vector<Params> parameter_points(const AlgorithmChoice& c, const std::string& variant) {
+  std::vector<Params> points{Params(variant)};
+  for (const Axis& axis : c.algorithm->axes) {
+    if (!axis.applies_to(variant)) continue;
+    std::vector<std::string> values{axis.default_value};
+    for (auto& [name, list] : c.axis_values)
+      if (name == axis.name) values = list;
+    std::vector<Params> next;
+    for (const Params& p : points)
+      for (const std::string& v : values) {
+        Params q = p;
+        q.set(axis.name, v);
+        next.push_back(q);
+      }
+    points = std::move(next);
+  }
+  return points;
+}
+
+std::vector<Configuration> expand(const std::vector<AlgorithmChoice>& choices,
+                                  const std::vector<Problem>& problems,
+                                  const std::vector<Scope>& scopes, const std::vector<bool>& l2) {
+  std::vector<Configuration> out;
+  std::set<std::string> seen;
+  for (const Problem& problem : problems)
+    for (const AlgorithmChoice& c : choices)
+      for (const std::string& variant : c.variants)
+        for (const Params& params : parameter_points(c, variant))
+          for (Scope scope : scopes)
+            for (bool flush : l2) {
+              Configuration cfg{c.algorithm, params, problem, scope, flush};
+              if (seen.insert(cfg.key()).second) out.push_back(std::move(cfg));
+            }
+  return out;
+}
+
+}  // namespace mmlab

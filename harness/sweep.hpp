@@ -1,0 +1,54 @@
+// Sweep expansion: lists and ranges of values, problem shapes, and the cross product
+// algorithms x variants x parameter values x problems x scopes x L2 settings.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/algorithm.hpp"
+
+namespace mmlab {
+
+enum class Scope {
+  kernel,      // one launch per trial, event-timed
+  batched,     // a CUDA graph of `repeats` launches per trial; time / repeats
+  end_to_end,  // copy A and B in, launch, copy C out (as the 2013 paper timed)
+};
+const char* scope_name(Scope s);
+Scope parse_scope(const std::string& text);  // throws UsageError
+
+// "a,b , c" -> {"a","b","c"}; empty items are an error.
+std::vector<std::string> split_list(const std::string& text, const std::string& what);
+// "256:4096:256,1000" -> 256, 512, ..., 4096, 1000 (start:stop:step, stop inclusive).
+std::vector<long> parse_int_list(const std::string& text, const std::string& what);
+// "1041x1247x139,535x792x414" -> problems (m x n x k).
+std::vector<Problem> parse_shapes(const std::string& text);
+
+// What the user asked for one algorithm: variants and, per axis, the values to sweep.
+struct AlgorithmChoice {
+  const Algorithm* algorithm = nullptr;
+  std::vector<std::string> variants;
+  std::vector<std::pair<std::string, std::vector<std::string>>> axis_values;  // canonical values
+};
+
+struct Configuration {
+  const Algorithm* algorithm = nullptr;
+  Params params;
+  Problem problem;
+  Scope scope = Scope::kernel;
+  bool l2_flush = false;
+  // Identity for --resume: algorithm, variant, params, m, n, k, scope, l2_flush.
+  std::string key() const;
+};
+std::string configuration_key(const std::string& algorithm, const std::string& variant,
+                              const std::string& params, long m, long n, long k,
+                              const std::string& scope, const std::string& l2_flush);
+
+// Problems outermost (inputs and the reference are made once per problem), then algorithms in
+// the order asked, variants, parameter values, scopes, L2 settings. Axes that do not apply to a
+// variant are not expanded for it, and repeated values are dropped.
+std::vector<Configuration> expand(const std::vector<AlgorithmChoice>& choices,
+                                  const std::vector<Problem>& problems,
+                                  const std::vector<Scope>& scopes, const std::vector<bool>& l2);
+
+}  // namespace mmlab

@@ -1,0 +1,190 @@
+// The mmlab binary as a user meets it: exit codes, messages, nothing written on bad input,
+// interrupted runs that keep whole rows and resume. Uses the host algorithm, so no GPU is needed.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "harness/csv.hpp"
+
+namespace mmlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code;
+  std::string output;
+};
+
+Result mmlab(const std::string& args) {
+  const std::string cmd = std::string(MMLAB_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+}
+
+struct Dir {
+  fs::path path;
+  Dir() {
+    path = fs::temp_directory_path() /
+           ("mmlab-cli-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~Dir() { fs::remove_all(path); }
+  std::string operator/(const std::string& f) const { return (path / f).string(); }
+};
+
+std::size_t rows_in(const std::string& csv) { return read_csv(csv).rows.size(); }
+
+TEST(Cli, ListShowsEveryAlgorithmWithItsAxes) {
+  const Result r = mmlab("list");
+  EXPECT_EQ(r.code, 0);
+  for (const char* s : {"naive", "tiled", "cublas", "eigen", "block = 16x16", "tile = 32", "variants:", "constraints:"})
+    EXPECT_NE(r.output.find(s), std::string::npos) << s;
+  EXPECT_EQ(mmlab("list nope").code, 2);
+}
+
+TEST(Cli, HelpIsComplete) {
+  const Result r = mmlab("run --help");
+  EXPECT_EQ(r.code, 0);
+  for (const char* s : {"--size", "--shape", "--scope", "--trials", "--resume", "--l2-flush", "--naive.block",
+                        "--tiled.tile", "Exit status"})
+    EXPECT_NE(r.output.find(s), std::string::npos) << s;
+  EXPECT_EQ(mmlab("").code, 2);
+  EXPECT_EQ(mmlab("frobnicate").code, 2);
+}
+
+TEST(Cli, BadInputExitsTwoAndWritesNothing) {
+  Dir d;
+  const std::string out = " --output " + (d / "r.csv");
+  struct Case { std::string args, says; };
+  for (const Case& c : {Case{"--algorithms nope", "valid: naive"}, Case{"--size 0", ">= 1"},
+                        Case{"--size 1:2", "start:stop:step"}, Case{"--size 12,,3", "empty item"},
+                        Case{"--shape 3x4", "m x n x k"}, Case{"--eigen.variant fast", "valid: default"},
+                        Case{"--tiled.block 8x8", "unknown option"}, Case{"--scope warm", "kernel"},
+                        Case{"--trials -3", "trials"}, Case{"/nonexistent.ini", "cannot read"}}) {
+    const Result r = mmlab("run " + c.args + out);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << "\n" << r.output;
+    EXPECT_FALSE(fs::exists(d / "r.csv")) << c.args;
+  }
+  const Result dir = mmlab("run --algorithms eigen --size 4 --output " + d.path.string());
+  EXPECT_EQ(dir.code, 2) << dir.output;
+}
+
+TEST(Cli, AnExistingCsvWithAnotherHeaderIsRefusedUntouched) {
+  Dir d;
+  { std::ofstream(d / "r.csv") << "x,y\n1,2\n"; }
+  const Result r = mmlab("run --algorithms eigen --size 8 --output " + (d / "r.csv"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("different header"), std::string::npos) << r.output;
+  std::ifstream in(d / "r.csv");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "x,y\n1,2\n");
+}
+
+TEST(Cli, HostRunWritesRowsAndSamplesThenResumeSkipsThem) {
+  Dir d;
+  const std::string common = "run --algorithms eigen,naive --shape 7x9x11 --trials 5 --output " + (d / "r.csv");
+  const std::string args = common + " --size 8,16";
+  const Result r = mmlab(args);
+  EXPECT_EQ(r.code, 0) << r.output;
+  const CsvTable t = read_csv(d / "r.csv");
+  ASSERT_EQ(t.rows.size(), 6u);
+  std::size_t ok = 0;
+  for (const CsvRow& row : t.rows) {
+    const std::string status = row[t.column("status")];
+    if (row[t.column("algorithm")] == "eigen") {
+      EXPECT_EQ(status, "ok");
+      EXPECT_EQ(row[t.column("verified")], "1");
+      EXPECT_EQ(row[t.column("trials")], "5");
+      ++ok;
+    } else {
+      EXPECT_TRUE(status == "ok" || status == "skipped");  // naive needs a GPU
+      if (status == "skipped") {
+        EXPECT_NE(row[t.column("reason")].find("GPU"), std::string::npos);
+      }
+    }
+  }
+  EXPECT_EQ(ok, 3u);
+  EXPECT_GE(rows_in(d / "r.samples.csv"), 15u);
+  EXPECT_NE(r.output.find("[6/6]"), std::string::npos);
+  EXPECT_NE(r.output.find("ETA"), std::string::npos);
+
+  const Result again = mmlab(args + " --resume");
+  EXPECT_EQ(again.code, 0);
+  EXPECT_EQ(rows_in(d / "r.csv"), 6u);
+  EXPECT_EQ(mmlab(common + " --size 8,16,32 --resume").code, 0);  // only the 32s are new
+  EXPECT_EQ(rows_in(d / "r.csv"), 8u);
+  EXPECT_EQ(mmlab(args).code, 0);  // no --resume: appends
+  EXPECT_EQ(rows_in(d / "r.csv"), 14u);
+  EXPECT_EQ(mmlab(args + " --size 4").code, 2);  // given twice
+  EXPECT_EQ(mmlab(args + " --overwrite").code, 0);
+  EXPECT_EQ(rows_in(d / "r.csv"), 6u);
+}
+
+// Starts a long host sweep, stops it with `sig` once rows appear, and checks what is left.
+void interrupt_and_resume(int sig) {
+  Dir d;
+  const std::string csv = d / "r.csv";
+  const std::string args = "run --algorithms eigen --eigen.threads 1 --size 96:480:32 --trials 40 --warmup 0 --output " + csv;
+  const pid_t child = fork();
+  if (child == 0) {
+    const std::string cmd = std::string(MMLAB_BINARY) + " " + args + " >/dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), (char*)nullptr);
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (fs::exists(csv) && rows_in(csv) >= 2) break;
+  }
+  kill(child, sig);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (sig == SIGINT) {
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 130);
+  }
+  const std::size_t kept = rows_in(csv);  // read_csv throws on a torn row
+  ASSERT_GE(kept, 2u);
+  ASSERT_LT(kept, 13u) << "the run finished before it could be interrupted";
+
+  const Result r = mmlab(args + " --resume");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const CsvTable t = read_csv(csv);
+  ASSERT_EQ(t.rows.size(), 13u);  // 96, 128, ..., 480
+  std::set<std::string> sizes, run_ids;
+  for (const CsvRow& row : t.rows) {
+    sizes.insert(row[t.column("m")]);
+    run_ids.insert(row[t.column("run_id")]);
+  }
+  EXPECT_EQ(sizes.size(), 13u);  // no duplicates
+  const CsvTable s = read_csv(d / "r.samples.csv");
+  for (const CsvRow& row : s.rows) EXPECT_TRUE(run_ids.count(row[0])) << "orphan samples " << row[0];
+  EXPECT_EQ(s.rows.size(), 13u * 40u);
+}
+
+TEST(Cli, CtrlCKeepsFinishedRowsAndResumeCompletes) { interrupt_and_resume(SIGINT); }
+TEST(Cli, KillKeepsFinishedRowsAndResumeCompletes) { interrupt_and_resume(SIGKILL); }
+
+TEST(Cli, DryRunListsTheConfigurations) {
+  const Result r = mmlab("run --algorithms naive,tiled --block 8x8,16x16 --tile all --size 64,128 --dry-run");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.output.find("10 configurations"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace mmlab

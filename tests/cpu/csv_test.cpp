@@ -1,0 +1,111 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "harness/csv.hpp"
+#include "harness/params.hpp"
+
+namespace mmlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("mmlab-csv-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+std::string slurp(const std::string& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+const CsvRow kHeader = {"a", "b", "c"};
+
+TEST(Csv, EscapeAndParseRoundTrip) {
+  const CsvRow row = {"plain", "with,comma", "with \"quotes\"", "", "x;y=1"};
+  const std::string line = csv_line(row);
+  EXPECT_EQ(line, "plain,\"with,comma\",\"with \"\"quotes\"\"\",,x;y=1\n");
+  EXPECT_EQ(parse_csv_line(line.substr(0, line.size() - 1), "t"), row);
+  EXPECT_THROW(parse_csv_line("\"open", "t"), UsageError);
+}
+
+TEST(Csv, WriteThenReadBack) {
+  TempDir d;
+  {
+    CsvWriter w(d.file("r.csv"), kHeader, OpenMode::append);
+    w.write({"1", "x,y", "3"});
+    w.write_lines({{"4", "5", "6"}, {"7", "8", "9"}});
+  }
+  const CsvTable t = read_csv(d.file("r.csv"));
+  EXPECT_EQ(t.header, kHeader);
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_EQ(t.rows[0][1], "x,y");
+  EXPECT_EQ(t.column("c"), 2);
+  EXPECT_EQ(t.column("zzz"), -1);
+}
+
+TEST(Csv, AppendKeepsRowsAndWritesTheHeaderOnce) {
+  TempDir d;
+  { CsvWriter(d.file("r.csv"), kHeader, OpenMode::append).write({"1", "2", "3"}); }
+  { CsvWriter(d.file("r.csv"), kHeader, OpenMode::append).write({"4", "5", "6"}); }
+  EXPECT_EQ(slurp(d.file("r.csv")), "a,b,c\n1,2,3\n4,5,6\n");
+  { CsvWriter(d.file("r.csv"), kHeader, OpenMode::overwrite).write({"7", "8", "9"}); }
+  EXPECT_EQ(slurp(d.file("r.csv")), "a,b,c\n7,8,9\n");
+}
+
+TEST(Csv, OpeningWritesNothingUntilARow) {
+  TempDir d;
+  { CsvWriter w(d.file("r.csv"), kHeader, OpenMode::append); }
+  EXPECT_EQ(slurp(d.file("r.csv")), "");
+}
+
+TEST(Csv, ADifferentHeaderIsRefusedAndTheFileKept) {
+  TempDir d;
+  { std::ofstream(d.file("r.csv")) << "x,y\n1,2\n"; }
+  EXPECT_THROW(CsvWriter(d.file("r.csv"), kHeader, OpenMode::append), UsageError);
+  EXPECT_EQ(slurp(d.file("r.csv")), "x,y\n1,2\n");
+}
+
+TEST(Csv, ATornLastLineIsCutOnReopening) {
+  TempDir d;
+  { std::ofstream(d.file("r.csv")) << "a,b,c\n1,2,3\n4,5"; }  // killed mid-write
+  { CsvWriter(d.file("r.csv"), kHeader, OpenMode::append).write({"7", "8", "9"}); }
+  EXPECT_EQ(slurp(d.file("r.csv")), "a,b,c\n1,2,3\n7,8,9\n");
+}
+
+TEST(Csv, UnwritablePathsAreUsageErrors) {
+  TempDir d;
+  EXPECT_THROW(CsvWriter(d.path.string(), kHeader, OpenMode::append), UsageError);  // a folder
+  { std::ofstream(d.file("plainfile")) << "x"; }
+  EXPECT_THROW(CsvWriter(d.file("plainfile") + "/r.csv", kHeader, OpenMode::append), UsageError);
+}
+
+TEST(Csv, MalformedFilesNameTheLine) {
+  TempDir d;
+  { std::ofstream(d.file("bad.csv")) << "a,b,c\n1,2,3\n1,2\n"; }
+  try {
+    read_csv(d.file("bad.csv"));
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.csv:3"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Csv, RecordSetsByColumnName) {
+  Record r(kHeader);
+  r.set("b", 2.5).set("a", 7LL).set("c", "x");
+  EXPECT_EQ(r.values(), (CsvRow{"7", "2.5", "x"}));
+  EXPECT_THROW(r.set("nope", "1"), std::logic_error);
+}
+
+}  // namespace
+}  // namespace mmlab

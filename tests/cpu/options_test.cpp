@@ -1,0 +1,110 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "harness/options.hpp"
+
+namespace mmlab {
+namespace {
+
+std::string params_of(const RunPlan& plan, const std::string& algorithm) {
+  std::string out;
+  for (const Configuration& c : plan.configurations)
+    if (c.algorithm->name == algorithm) out += (out.empty() ? "" : " ") + c.params.canonical();
+  return out;
+}
+
+TEST(Options, PrecedenceCliSpecificThenCliThenFileSpecificThenFileThenDefault) {
+  const Settings file = {{"algorithms", "naive,tiled"}, {"tile", "8"}, {"naive.block", "8x8"}, {"block", "4x4"}};
+  EXPECT_EQ(params_of(make_plan({}, file), "naive"), "block=8x8");  // file specific beats file global
+  EXPECT_EQ(params_of(make_plan({}, file), "tiled"), "tile=8");     // file global
+  EXPECT_EQ(params_of(make_plan({{"block", "32x8"}}, file), "naive"), "block=32x8");  // CLI beats file
+  EXPECT_EQ(params_of(make_plan({{"block", "32x8"}, {"naive.block", "64x4"}}, file), "naive"), "block=64x4");
+  EXPECT_EQ(params_of(make_plan({{"algorithms", "naive"}}, {}), "naive"), "block=16x16");  // the default
+  EXPECT_EQ(params_of(make_plan({{"algorithms", "tiled"}, {"tile", "all"}}, {}), "tiled"), "tile=8 tile=16 tile=32");
+}
+
+TEST(Options, CliProblemsReplaceTheFilesAsAWhole) {
+  const Settings file = {{"algorithms", "cublas"}, {"size", "64,128"}, {"shape", "3x4x5"}};
+  EXPECT_EQ(make_plan({}, file).configurations.size(), 3u);
+  const RunPlan p = make_plan({{"size", "32"}}, file);
+  ASSERT_EQ(p.configurations.size(), 1u);
+  EXPECT_EQ(p.configurations[0].problem, (Problem{32, 32, 32}));
+  const RunPlan g = make_plan({{"algorithms", "cublas"}, {"m", "10,20"}, {"n", "5"}, {"k", "1:3:1"}}, {});
+  EXPECT_EQ(g.configurations.size(), 6u);
+  EXPECT_EQ(make_plan({{"algorithms", "cublas"}}, {}).configurations[0].problem, (Problem{1024, 1024, 1024}));
+}
+
+TEST(Options, TimingAndOutput) {
+  const RunPlan a = make_plan({{"trials", "auto"}, {"ci-width", "0.05"}, {"experiment", "x/fast.ini"}}, {});
+  EXPECT_TRUE(a.timing.stop.adaptive);
+  EXPECT_DOUBLE_EQ(a.timing.stop.rel_width, 0.05);
+  EXPECT_EQ(a.output, "results/fast.csv");
+  EXPECT_EQ(a.samples_output, "results/fast.samples.csv");
+  const RunPlan f = make_plan({{"trials", "7"}, {"output", "o/r.csv"}}, {{"warmup", "0"}});
+  EXPECT_FALSE(f.timing.stop.adaptive);
+  EXPECT_EQ(f.timing.stop.min_trials, 7u);
+  EXPECT_EQ(f.timing.warmup, 0);
+  EXPECT_EQ(f.samples_output, "o/r.samples.csv");
+  EXPECT_EQ(samples_path_for("noext"), "noext.samples.csv");
+}
+
+TEST(Options, BadInputIsAUsageErrorNamingTheValidChoices) {
+  auto message = [](const Settings& cli) {
+    try {
+      make_plan(cli, {});
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message({{"algorithms", "nope"}}).find("naive"), std::string::npos);
+  EXPECT_NE(message({{"naive.variant", "nope"}}).find("default"), std::string::npos);
+  EXPECT_NE(message({{"size", "0"}}).find(">= 1"), std::string::npos);
+  EXPECT_NE(message({{"size", "1:2"}}).find("start:stop:step"), std::string::npos);
+  EXPECT_NE(message({{"m", "3"}}).find("all three"), std::string::npos);
+  EXPECT_NE(message({{"scope", "kernels"}}).find("end_to_end"), std::string::npos);
+  EXPECT_NE(message({{"l2-flush", "maybe"}}).find("on or off"), std::string::npos);
+  EXPECT_NE(message({{"block", "16x"}}).find("block"), std::string::npos);
+  EXPECT_NE(message({{"trials", "many"}}).find("trials"), std::string::npos);
+  EXPECT_NE(message({{"resume", "1"}, {"overwrite", "1"}}).find("exclude"), std::string::npos);
+}
+
+TEST(Options, CommandLineParsing) {
+  const char* argv[] = {"run", "exp.ini", "--size", "64", "--tiled.tile", "16", "--resume"};
+  const Settings s = parse_command_line(7, argv);
+  EXPECT_EQ(s.at("experiment"), "exp.ini");
+  EXPECT_EQ(s.at("size"), "64");
+  EXPECT_EQ(s.at("tiled.tile"), "16");
+  EXPECT_EQ(s.at("resume"), "1");
+  const char* bad[] = {"run", "--tiled.block", "16x16"};
+  EXPECT_THROW(parse_command_line(3, bad), UsageError);
+}
+
+TEST(Options, ExperimentFilesWithSections) {
+  const auto path = std::filesystem::temp_directory_path() / "mmlab-options-test.ini";
+  {
+    std::ofstream f(path);
+    f << "# comment\nalgorithms = naive,tiled\nsize = 64\n[naive]\nblock = 8x8,32x8\n[tiled]\ntile = 16\n";
+  }
+  const Settings s = parse_experiment_file(path.string());
+  EXPECT_EQ(s.at("naive.block"), "8x8,32x8");
+  EXPECT_EQ(params_of(make_plan({}, s), "naive"), "block=8x8 block=32x8");
+  {
+    std::ofstream f(path);
+    f << "sizes = 64\n";  // a typo
+  }
+  try {
+    parse_experiment_file(path.string());
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("sizes"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("valid keys"), std::string::npos);
+  }
+  std::filesystem::remove(path);
+  EXPECT_THROW(parse_experiment_file("/nonexistent/x.ini"), UsageError);
+}
+
+}  // namespace
+}  // namespace mmlab

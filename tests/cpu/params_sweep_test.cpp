@@ -1,0 +1,87 @@
+#include <gtest/gtest.h>
+
+#include "harness/sweep.hpp"
+
+namespace mmlab {
+namespace {
+
+TEST(Lists, IntegersAndRanges) {
+  EXPECT_EQ(parse_int_list("256:1024:256,1000", "size"), (std::vector<long>{256, 512, 768, 1024, 1000}));
+  EXPECT_EQ(parse_int_list(" 7 ", "size"), (std::vector<long>{7}));
+  EXPECT_EQ(parse_int_list("1:10:4", "size"), (std::vector<long>{1, 5, 9}));
+}
+
+TEST(Lists, MalformedInputIsAUsageError) {
+  for (const char* bad : {"", "1,,2", "0", "-5", "abc", "1:2", "4:2:1", "1:5:0", "1:2:3:4", "3.5"})
+    EXPECT_THROW(parse_int_list(bad, "size"), UsageError) << bad;
+}
+
+TEST(Shapes, GeneralProblems) {
+  const auto p = parse_shapes("1041x1247x139, 535X792X414");
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0], (Problem{1041, 1247, 139}));
+  EXPECT_EQ(p[1], (Problem{535, 792, 414}));
+  for (const char* bad : {"10x10", "1x2x3x4", "0x1x1", "axbxc"}) EXPECT_THROW(parse_shapes(bad), UsageError) << bad;
+}
+
+TEST(Params, CanonicalValues) {
+  const Axis shape{"block", AxisKind::shape, "", "16x16", {}, {}};
+  const Axis integer{"tile", AxisKind::integer, "", "32", {}, {}};
+  EXPECT_EQ(canonical_value(shape, " 16X16 "), "16x16");
+  EXPECT_EQ(canonical_value(shape, "256"), "256x1");
+  EXPECT_EQ(canonical_value(integer, "032"), "32");
+  EXPECT_THROW(canonical_value(shape, "16x"), UsageError);
+  EXPECT_THROW(canonical_value(shape, "0x16"), UsageError);
+  EXPECT_THROW(canonical_value(integer, "16x16"), UsageError);
+  Params p("v");
+  p.set("block", "16x16");
+  p.set("tile", "8");
+  EXPECT_EQ(p.canonical(), "block=16x16;tile=8");
+  EXPECT_EQ(p.shape("block").y, 16);
+  EXPECT_EQ(p.integer("tile"), 8);
+  EXPECT_THROW(p.text("nope"), std::logic_error);
+}
+
+TEST(Sweep, ScopesParse) {
+  EXPECT_EQ(parse_scope("end_to_end"), Scope::end_to_end);
+  EXPECT_THROW(parse_scope("kernels"), UsageError);
+}
+
+Algorithm two_variant_algorithm() {
+  Algorithm a;
+  a.name = "fake";
+  a.variants = {{"one", ""}, {"two", ""}};
+  a.axes = {{"block", AxisKind::shape, "", "16x16", {}, {}},
+            {"tile", AxisKind::integer, "", "32", {}, {"two"}}};  // tile only for "two"
+  return a;
+}
+
+TEST(Sweep, CrossProductWithPruning) {
+  const Algorithm a = two_variant_algorithm();
+  AlgorithmChoice c{&a, {"one", "two"}, {{"block", {"8x8", "16x16", "8x8"}}, {"tile", {"8", "16"}}}};
+  const auto configs = expand({c}, {{64, 64, 64}, {7, 7, 7}}, {Scope::kernel, Scope::batched}, {false});
+  // per problem: variant one: 2 blocks (duplicate 8x8 dropped); variant two: 2 blocks x 2 tiles;
+  // times 2 scopes and 2 problems.
+  EXPECT_EQ(configs.size(), (2u + 4u) * 2u * 2u);
+  // problems outermost
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    EXPECT_EQ(configs[i].problem.m, i < configs.size() / 2 ? 64 : 7);
+  for (const auto& cfg : configs) {
+    if (cfg.params.variant() == "one") {
+      EXPECT_FALSE(cfg.params.has("tile"));
+    }
+  }
+  EXPECT_EQ(configs[0].key(), "fake|one|block=8x8|64x64x64|kernel|0");
+}
+
+TEST(Sweep, DefaultsWhenNoValuesAreGiven) {
+  const Algorithm a = two_variant_algorithm();
+  AlgorithmChoice c{&a, {"two"}, {}};
+  const auto configs = expand({c}, {{8, 8, 8}}, {Scope::kernel}, {false, true});
+  ASSERT_EQ(configs.size(), 2u);
+  EXPECT_EQ(configs[0].params.canonical(), "block=16x16;tile=32");
+  EXPECT_TRUE(configs[1].l2_flush);
+}
+
+}  // namespace
+}  // namespace mmlab

@@ -1,0 +1,43 @@
+// Every registered algorithm, every variant, every value of every axis, on every awkward shape,
+// against the float64 reference with the output NaN-poisoned first.
+#include <gtest/gtest.h>
+
+#include "tests/gpu/gpu_test_support.hpp"
+
+namespace mmlab {
+namespace {
+
+class EveryAlgorithm : public ::testing::TestWithParam<const Algorithm*> {};
+
+TEST_P(EveryAlgorithm, MatchesFloat64OnAwkwardShapes) {
+  const Algorithm& alg = *GetParam();
+  const DeviceInfo device = query_device(0);
+  AlgorithmStates states;
+  std::size_t verified = 0, skipped = 0;
+  for (const Problem& p : test::awkward_shapes()) {
+    Workbench bench(p, device, 12345);
+    for (const Params& params : test::all_parameter_points(alg)) {
+      Configuration cfg{&alg, params, p, Scope::kernel, false};
+      const Outcome o = run_configuration(bench, cfg, device, states, nullptr);
+      const std::string what = alg.name + " " + params.variant() + " " + params.canonical() + " at " +
+                               std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
+      if (o.status == Status::skipped) {
+        ++skipped;
+        EXPECT_FALSE(o.reason.empty()) << what << ": skipped without a reason";
+        continue;
+      }
+      ASSERT_TRUE(o.verdict.has_value()) << what;
+      EXPECT_EQ(o.status, Status::ok) << what << ": " << o.reason;
+      EXPECT_TRUE(o.verdict->ok) << what << ": max_rel_err " << o.verdict->max_rel_err;
+      verified += o.status == Status::ok;
+    }
+  }
+  std::printf("%s: %zu configurations verified, %zu skipped\n", alg.name.c_str(), verified, skipped);
+  EXPECT_GT(verified, 0u) << alg.name << " verified nothing";
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, EveryAlgorithm, ::testing::ValuesIn(registry()),
+                         [](const auto& info) { return info.param->name; });
+
+}  // namespace
+}  // namespace mmlab

@@ -1,0 +1,18 @@
+// GPU test entry: exits 77 (CTest's "skipped") where there is no GPU, so a machine without one
+// reports a skip, never a pass.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "harness/gpu.hpp"
+
+int main(int argc, char** argv) {
+  const mmlab::DeviceInfo d = mmlab::query_device(0);
+  if (!d.present) {
+    std::printf("SKIPPED: %s\n", d.absent_reason.c_str());
+    return 77;
+  }
+  std::printf("GPU tests on %s (%d SMs, cc %d.%d)\n", d.name.c_str(), d.sm_count, d.cc_major, d.cc_minor);
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

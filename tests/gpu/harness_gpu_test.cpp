@@ -1,0 +1,100 @@
+// The harness on a real GPU: reference, verification that can fail, scopes, limits.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "harness/random.hpp"
+#include "tests/gpu/gpu_test_support.hpp"
+#include "tests/gpu/planted_bugs.hpp"
+
+namespace mmlab {
+namespace {
+
+DeviceInfo device() {
+  static const DeviceInfo d = query_device(0);
+  return d;
+}
+
+Outcome run_once(const Algorithm& a, const Problem& p, Params params = Params("default"),
+                 const TimingOptions* timing = nullptr, Scope scope = Scope::kernel, bool flush = false) {
+  AlgorithmStates states;
+  Workbench bench(p, device(), 777);
+  Configuration cfg{&a, params, p, scope, flush};
+  return run_configuration(bench, cfg, device(), states, timing);
+}
+
+TEST(GpuReference, MatchesEigenFloat64) {
+  for (const Problem p : {Problem{127, 129, 131}, Problem{70, 50, 300}, Problem{1, 1, 1}}) {
+    const std::size_t na = p.m * p.k, nb = p.k * p.n, nc = p.m * p.n;
+    std::vector<float> a(na), b(nb);
+    fill_random_host(a.data(), na, 5, kMatrixA);
+    fill_random_host(b.data(), nb, 5, kMatrixB);
+    std::vector<double> host(nc), gpu(nc);
+    reference_host(a.data(), b.data(), host.data(), p.m, p.n, p.k);
+
+    Buffer da(na * 4, Buffer::Kind::device), db(nb * 4, Buffer::Kind::device), dr(nc * 8, Buffer::Kind::device);
+    fill_random_device(da.as<float>(), na, 5, kMatrixA, nullptr);
+    fill_random_device(db.as<float>(), nb, 5, kMatrixB, nullptr);
+    reference_device(da.as<float>(), db.as<float>(), dr.as<double>(), p.m, p.n, p.k, nullptr);
+    synchronize_device();
+    copy_to_host(gpu.data(), dr.get(), nc * 8);
+    for (std::size_t i = 0; i < nc; ++i) ASSERT_NEAR(gpu[i], host[i], 1e-12 * std::sqrt(double(p.k))) << i;
+  }
+}
+
+TEST(Verification, FailsPlantedBugs) {
+  for (const Problem p : {Problem{127, 129, 131}, Problem{1000, 1000, 1000}, Problem{535, 792, 414}}) {
+    for (const Algorithm* bug : {&test::skips_last_term(), &test::leaves_corner(), &test::reduced_precision()}) {
+      const Outcome o = run_once(*bug, p);
+      EXPECT_EQ(o.status, Status::failed) << bug->name << " at " << p.m << "x" << p.n << "x" << p.k;
+    }
+  }
+  const Outcome corner = run_once(test::leaves_corner(), {7, 7, 7});
+  EXPECT_NE(corner.reason.find("NaN"), std::string::npos) << corner.reason;
+}
+
+TEST(Timing, EveryScopeAndTheL2FlushProduceSamples) {
+  TimingOptions t;
+  t.stop.min_trials = t.stop.max_trials = 7;
+  t.repeats = 5;
+  const Algorithm& cublas = *find_algorithm("cublas");
+  for (Scope s : {Scope::kernel, Scope::batched, Scope::end_to_end})
+    for (bool flush : {false, true}) {
+      const Outcome o = run_once(cublas, {512, 512, 512}, Params("default"), &t, s, flush);
+      ASSERT_EQ(o.status, Status::ok) << scope_name(s) << ": " << o.reason;
+      EXPECT_EQ(o.samples.size(), 7u);
+      EXPECT_GT(o.stats.median, 0.0);
+      EXPECT_LE(o.stats.ci_lo, o.stats.median);
+      EXPECT_GE(o.stats.ci_hi, o.stats.median);
+    }
+}
+
+TEST(Timing, CublasReachesItsKnownSpeedAt4096) {
+  // REFERENCE.md: cuBLAS pure FP32 runs at about 50 TFLOP/s on the H100 at 4096. Far below that,
+  // the timing (not cuBLAS) is wrong.
+  TimingOptions t;
+  t.stop.min_trials = t.stop.max_trials = 10;
+  const Outcome o = run_once(*find_algorithm("cublas"), {4096, 4096, 4096}, Params("default"), &t);
+  ASSERT_EQ(o.status, Status::ok) << o.reason;
+  const double tflops = 2.0 * 4096.0 * 4096 * 4096 / (o.stats.median * 1e-3) / 1e12;
+  std::printf("cublas 4096: %.1f TFLOP/s\n", tflops);
+  if (device().name.find("H100") != std::string::npos || device().name.find("H200") != std::string::npos) {
+    EXPECT_GT(tflops, 30.0);
+  }
+}
+
+TEST(Limits, OversizedBlocksAndProblemsAreSkippedWithAReason) {
+  Params big_block("default");
+  big_block.set("block", "64x32");
+  const Outcome threads = run_once(*find_algorithm("naive"), {64, 64, 64}, big_block);
+  EXPECT_EQ(threads.status, Status::skipped);
+  EXPECT_NE(threads.reason.find("2048 threads"), std::string::npos) << threads.reason;
+
+  const Outcome memory = run_once(*find_algorithm("cublas"), {200000, 200000, 200000});
+  EXPECT_EQ(memory.status, Status::skipped);
+  EXPECT_NE(memory.reason.find("device memory"), std::string::npos) << memory.reason;
+}
+
+}  // namespace
+}  // namespace mmlab

@@ -1,0 +1,64 @@
+// Deliberately wrong algorithms: verification must fail each of them (a test that can fail).
+#include "algorithms/common.cuh"
+#include "tests/gpu/planted_bugs.hpp"
+
+namespace mmlab::test {
+namespace {
+
+enum class Bug { skip_last_term, leave_corner, reduced_precision };
+
+__device__ float round_to_10_bits(float x) {  // keep 10 explicit mantissa bits, as reduced-precision units do
+  return __uint_as_float(__float_as_uint(x) & 0xFFFFE000u);
+}
+
+template <Bug kBug>
+__global__ void buggy_kernel(const float* a, const float* b, float* c, int m, int n, int k) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row >= m || col >= n) return;
+  if (kBug == Bug::leave_corner && row == m - 1 && col == n - 1) return;
+  const int terms = kBug == Bug::skip_last_term ? k - 1 : k;
+  float acc = 0.f;
+  for (int p = 0; p < terms; ++p) {
+    float x = a[long(row) * k + p], y = b[long(p) * n + col];
+    if (kBug == Bug::reduced_precision) x = round_to_10_bits(x), y = round_to_10_bits(y);
+    acc = fmaf(x, y, acc);
+  }
+  c[long(row) * n + col] = acc;
+}
+
+template <Bug kBug>
+Algorithm make(const char* name) {
+  Algorithm a;
+  a.name = name;
+  a.variants = {{"default", "planted bug"}};
+  a.launch_config = [](const Problem& p, const Params&) {
+    LaunchConfig lc;
+    lc.block = {16, 16, 1};
+    lc.grid = {ceil_div(p.n, 16), ceil_div(p.m, 16), 1};
+    return lc;
+  };
+  a.run = [](const RunArgs& r) {
+    const dim3 block(16, 16), grid(ceil_div(r.problem.n, 16), ceil_div(r.problem.m, 16));
+    buggy_kernel<kBug><<<grid, block, 0, r.stream>>>(r.a, r.b, r.c, int(r.problem.m), int(r.problem.n),
+                                                     int(r.problem.k));
+    MMLAB_CHECK_LAUNCH();
+  };
+  return a;
+}
+
+}  // namespace
+
+const Algorithm& skips_last_term() {
+  static const Algorithm a = make<Bug::skip_last_term>("skips_last_term");
+  return a;
+}
+const Algorithm& leaves_corner() {
+  static const Algorithm a = make<Bug::leave_corner>("leaves_corner");
+  return a;
+}
+const Algorithm& reduced_precision() {
+  static const Algorithm a = make<Bug::reduced_precision>("reduced_precision");
+  return a;
+}
+
+}  // namespace mmlab::test

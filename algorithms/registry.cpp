@@ -5,6 +5,8 @@
 #define MMLAB_ALGORITHMS(X) \
   X(naive)                  \
   X(tiled)                  \
+  X(cannon)                 \
+  X(dns)                    \
   X(cublas)                 \
   X(eigen)
 

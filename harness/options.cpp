@@ -77,6 +77,7 @@ std::string valid_keys_message() {
     os << ' ' << a->name << ".variant";
     for (const Axis& x : a->axes) os << ' ' << a->name << '.' << x.name;
   }
+  os << " and <algorithm>.size|shape, <algorithm>.<variant>.size|shape";
   return os.str();
 }
 
@@ -122,7 +123,17 @@ po::options_description run_options() {
       per.add_options()((a->name + "." + x.name).c_str(), po::value<std::string>(),
                         (x.description + " (default " + x.default_value + ")").c_str());
   }
-  all.add(general).add(flags).add(axes).add(per);
+  po::options_description own("Problems of one algorithm or variant, replacing `size`/`shape` for it");
+  for (const Algorithm* a : registry()) {
+    for (const char* what : {"size", "shape"}) {
+      own.add_options()((a->name + "." + what).c_str(), po::value<std::string>(),
+                        (std::string(what) + " list for " + a->name + " only").c_str());
+      for (const Variant& v : a->variants)
+        own.add_options()((a->name + "." + v.name + "." + what).c_str(), po::value<std::string>(),
+                          (std::string(what) + " list for " + a->name + " " + v.name + " only").c_str());
+    }
+  }
+  all.add(general).add(flags).add(axes).add(per).add(own);
   return all;
 }
 
@@ -240,30 +251,61 @@ static std::vector<AlgorithmChoice> choose_algorithms(const Settings& cli, const
   return out;
 }
 
-static std::vector<Problem> choose_problems(const Settings& cli, const Settings& file) {
-  // The command line's problems replace the file's as a whole, so `--size 64` means "just 64".
-  const bool from_cli = cli.count("size") || cli.count("shape") || cli.count("m") || cli.count("n") || cli.count("k");
-  const Settings& src = from_cli ? cli : file;
+// The problems one source gives under `prefix` ("" for the sweep, "alg." or "alg.variant."): size
+// and shape lists, and (for the sweep) the m x n x k cross product. Empty when none is given.
+static std::vector<Problem> problems_from(const Settings& src, const std::string& prefix) {
   std::vector<Problem> out;
-  if (src.count("size"))
-    for (long n : parse_int_list(src.at("size"), "size")) out.push_back({n, n, n});
-  if (src.count("shape"))
-    for (const Problem& p : parse_shapes(src.at("shape"))) out.push_back(p);
+  if (src.count(prefix + "size"))
+    for (long n : parse_int_list(src.at(prefix + "size"), prefix + "size")) out.push_back({n, n, n});
+  if (src.count(prefix + "shape"))
+    for (const Problem& p : parse_shapes(src.at(prefix + "shape"))) out.push_back(p);
+  if (!prefix.empty()) return out;
   const int given = int(src.count("m") + src.count("n") + src.count("k"));
   if (given != 0 && given != 3) throw UsageError("m, n and k go together: give all three (or use size / shape)");
   if (given == 3)
     for (long m : parse_int_list(src.at("m"), "m"))
       for (long n : parse_int_list(src.at("n"), "n"))
         for (long k : parse_int_list(src.at("k"), "k")) out.push_back({m, n, k});
-  if (out.empty()) out.push_back({1024, 1024, 1024});
   return out;
+}
+
+static bool names_problems(const Settings& s) {
+  for (const auto& [key, value] : s) {
+    const auto ends = [&](const std::string& suffix) {
+      return key.size() >= suffix.size() && key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    if (key == "m" || key == "n" || key == "k" || ends("size") || ends("shape")) return true;
+  }
+  return false;
+}
+
+// The command line's problems replace the file's as a whole, so `--size 64` means "just 64".
+// Within one source: <alg>.<variant>.size/shape > <alg>.size/shape > size/shape/m,n,k > 1024^3.
+static std::vector<Problem> choose_problems(const Settings& cli, const Settings& file,
+                                            std::vector<AlgorithmChoice>& choices) {
+  const Settings& src = names_problems(cli) ? cli : file;
+  std::vector<Problem> sweep = problems_from(src, "");
+  for (AlgorithmChoice& c : choices) {
+    const std::vector<Problem> own = problems_from(src, c.algorithm->name + ".");
+    for (const std::string& v : c.variants) {
+      std::vector<Problem> mine = problems_from(src, c.algorithm->name + "." + v + ".");
+      if (mine.empty()) mine = own;
+      if (!mine.empty()) c.problems[v] = mine;
+    }
+  }
+  if (sweep.empty()) {
+    bool all_own = !choices.empty();
+    for (const AlgorithmChoice& c : choices) all_own = all_own && c.problems.size() == c.variants.size();
+    if (!all_own) sweep.push_back({1024, 1024, 1024});
+  }
+  return sweep;
 }
 
 RunPlan make_plan(const Settings& cli, const Settings& file) {
   RunPlan plan;
   plan.experiment = value_of(cli, "experiment");
-  const auto algorithms = choose_algorithms(cli, file);
-  const auto problems = choose_problems(cli, file);
+  auto algorithms = choose_algorithms(cli, file);
+  const auto problems = choose_problems(cli, file, algorithms);
 
   std::vector<Scope> scopes;
   for (const std::string& s : split_list(resolve(cli, file, "scope", "kernel"), "scope"))

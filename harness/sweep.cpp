@@ -111,17 +111,30 @@ static std::vector<Params> parameter_points(const AlgorithmChoice& c, const std:
 std::vector<Configuration> expand(const std::vector<AlgorithmChoice>& choices,
                                   const std::vector<Problem>& problems,
                                   const std::vector<Scope>& scopes, const std::vector<bool>& l2) {
+  std::vector<Problem> all = problems;
+  for (const AlgorithmChoice& c : choices)
+    for (const auto& [variant, list] : c.problems) all.insert(all.end(), list.begin(), list.end());
+  auto listed = [](const std::vector<Problem>& list, const Problem& p) {
+    return std::find(list.begin(), list.end(), p) != list.end();
+  };
   std::vector<Configuration> out;
   std::set<std::string> seen;
-  for (const Problem& problem : problems)
+  std::vector<Problem> done;
+  for (const Problem& problem : all) {
+    if (listed(done, problem)) continue;
+    done.push_back(problem);
     for (const AlgorithmChoice& c : choices)
-      for (const std::string& variant : c.variants)
+      for (const std::string& variant : c.variants) {
+        const auto own = c.problems.find(variant);
+        if (!listed(own == c.problems.end() ? problems : own->second, problem)) continue;
         for (const Params& params : parameter_points(c, variant))
           for (Scope scope : scopes)
             for (bool flush : l2) {
               Configuration cfg{c.algorithm, params, problem, scope, flush};
               if (seen.insert(cfg.key()).second) out.push_back(std::move(cfg));
             }
+      }
+  }
   return out;
 }
 

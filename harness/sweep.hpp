@@ -2,6 +2,7 @@
 // algorithms x variants x parameter values x problems x scopes x L2 settings.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct AlgorithmChoice {
   const Algorithm* algorithm = nullptr;
   std::vector<std::string> variants;
   std::vector<std::pair<std::string, std::vector<std::string>>> axis_values;  // canonical values
+  // Problems per variant (from <alg>.<variant>.size, <alg>.size, ...); a variant not listed here
+  // runs every problem of the sweep.
+  std::map<std::string, std::vector<Problem>> problems;
 };
 
 struct Configuration {
@@ -44,7 +48,8 @@ std::string configuration_key(const std::string& algorithm, const std::string& v
                               const std::string& params, long m, long n, long k,
                               const std::string& scope, const std::string& l2_flush);
 
-// Problems outermost (inputs and the reference are made once per problem), then algorithms in
+// Problems outermost (inputs and the reference are made once per problem; the order of first
+// appearance across `problems` and the choices' own lists), then algorithms in
 // the order asked, variants, parameter values, scopes, L2 settings. Axes that do not apply to a
 // variant are not expanded for it, and repeated values are dropped.
 std::vector<Configuration> expand(const std::vector<AlgorithmChoice>& choices,

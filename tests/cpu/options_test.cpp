@@ -36,6 +36,27 @@ TEST(Options, CliProblemsReplaceTheFilesAsAWhole) {
   EXPECT_EQ(make_plan({{"algorithms", "cublas"}}, {}).configurations[0].problem, (Problem{1024, 1024, 1024}));
 }
 
+TEST(Options, ProblemsPerAlgorithmAndVariant) {
+  const Settings file = {{"algorithms", "dns,cublas"},
+                         {"dns.variant", "planes,tiled_atomic"},
+                         {"size", "64,4096"},
+                         {"dns.size", "64,128"},
+                         {"dns.planes.size", "64"}};
+  const RunPlan p = make_plan({}, file);
+  std::vector<std::string> got;
+  for (const Configuration& c : p.configurations)
+    got.push_back(c.algorithm->name + ":" + c.params.variant() + ":" + std::to_string(c.problem.m));
+  // problems in order of first appearance: 64, 4096, 128
+  EXPECT_EQ(got, (std::vector<std::string>{"dns:planes:64", "dns:tiled_atomic:64", "cublas:default:64",
+                                           "cublas:default:4096", "dns:tiled_atomic:128"}));
+  // a CLI size replaces every problem key of the file
+  EXPECT_EQ(make_plan({{"size", "32"}}, file).configurations.size(), 3u);
+  // only per-algorithm problems: no 1024 default for anyone
+  const RunPlan own = make_plan({{"algorithms", "cublas"}, {"cublas.shape", "3x4x5"}}, {});
+  ASSERT_EQ(own.configurations.size(), 1u);
+  EXPECT_EQ(own.configurations[0].problem, (Problem{3, 4, 5}));
+}
+
 TEST(Options, TimingAndOutput) {
   const RunPlan a = make_plan({{"trials", "auto"}, {"ci-width", "0.05"}, {"experiment", "x/fast.ini"}}, {});
   EXPECT_TRUE(a.timing.stop.adaptive);

@@ -58,7 +58,7 @@ Algorithm two_variant_algorithm() {
 
 TEST(Sweep, CrossProductWithPruning) {
   const Algorithm a = two_variant_algorithm();
-  AlgorithmChoice c{&a, {"one", "two"}, {{"block", {"8x8", "16x16", "8x8"}}, {"tile", {"8", "16"}}}};
+  AlgorithmChoice c{&a, {"one", "two"}, {{"block", {"8x8", "16x16", "8x8"}}, {"tile", {"8", "16"}}}, {}};
   const auto configs = expand({c}, {{64, 64, 64}, {7, 7, 7}}, {Scope::kernel, Scope::batched}, {false});
   // per problem: variant one: 2 blocks (duplicate 8x8 dropped); variant two: 2 blocks x 2 tiles;
   // times 2 scopes and 2 problems.
@@ -76,7 +76,7 @@ TEST(Sweep, CrossProductWithPruning) {
 
 TEST(Sweep, DefaultsWhenNoValuesAreGiven) {
   const Algorithm a = two_variant_algorithm();
-  AlgorithmChoice c{&a, {"two"}, {}};
+  AlgorithmChoice c{&a, {"two"}, {}, {}};
   const auto configs = expand({c}, {{8, 8, 8}}, {Scope::kernel}, {false, true});
   ASSERT_EQ(configs.size(), 2u);
   EXPECT_EQ(configs[0].params.canonical(), "block=16x16;tile=32");

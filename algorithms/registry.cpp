@@ -5,6 +5,9 @@
 #define MMLAB_ALGORITHMS(X) \
   X(naive)                  \
   X(tiled)                  \
+  X(tiled_ilp)              \
+  X(warptile_1d)            \
+  X(outer_product)          \
   X(cannon)                 \
   X(dns)                    \
   X(cublas)                 \

@@ -517,10 +517,10 @@ int execute(const RunPlan& plan, const DeviceInfo& device, const std::atomic<boo
     const double eta = elapsed / double(i + 1) * double(todo.size() - i - 1);
     std::string result;
     if (o.status == Status::ok) {
-      char buf[96];
-      std::snprintf(buf, sizeof buf, "%.1f GFLOP/s (median %.4g ms, %zu trials)",
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "%.1f GFLOP/s (median %.4g ms, %zu trials; max |err| %.2g, mse %.2g)",
                     cfg.algorithm->flop_count(cfg.problem) / (o.stats.median * 1e6), o.stats.median,
-                    o.stats.trials);
+                    o.stats.trials, o.verdict->max_abs_err, o.verdict->mse);
       result = buf;
     } else {
       result = std::string(o.status == Status::failed ? "FAILED: " : "skipped: ") + o.reason;

@@ -1,0 +1,364 @@
+#include "analysis/commands.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+#include "analysis/paper_tables.hpp"
+#include "analysis/statistics.hpp"
+#include "harness/stats.hpp"
+
+namespace mmlab::analysis {
+
+namespace {
+
+bool numeric(const std::string& s, double& v) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  v = std::strtod(s.c_str(), &end);
+  return *end == '\0';
+}
+
+// Numbers numerically, text alphabetically, numbers before text.
+bool less_value(const std::string& a, const std::string& b) {
+  double x, y;
+  const bool nx = numeric(a, x), ny = numeric(b, y);
+  if (nx && ny) return x < y;
+  if (nx != ny) return nx;
+  return a < b;
+}
+
+}  // namespace
+
+Table summary(const std::vector<Result>& rows, const std::vector<std::string>& by, const std::vector<std::string>& sort,
+              bool all) {
+  if (by.empty()) throw AnalysisError("summary: --by needs at least one column");
+  std::map<std::vector<std::string>, std::vector<const Result*>> groups;
+  std::vector<std::vector<std::string>> order;
+  for (const Result& r : rows) {
+    if (!all && !r.ok()) continue;
+    std::vector<std::string> key;
+    for (const std::string& c : by) key.push_back(r.get(c));
+    if (!all) key.push_back("");
+    else key.push_back(r.status);
+    auto [it, fresh] = groups.try_emplace(key);
+    if (fresh) order.push_back(key);
+    it->second.push_back(&r);
+  }
+  for (const std::string& c : sort) {
+    if (!rows.empty()) rows.front().get(c);  // unknown column: a clear error
+  }
+  Table t;
+  t.title = "summary";
+  t.header = by;
+  for (const char* c : {"rows", "trials", "min_ms", "max_ms", "mean_ms", "std_ms", "median_ms", "ci_lo_ms", "ci_hi_ms", "gflops"})
+    t.header.push_back(c);
+  if (all) t.header.push_back("status");
+  struct Line {
+    std::vector<std::string> cells;
+    std::map<std::string, std::string> sort_values;
+  };
+  std::vector<Line> lines;
+  for (const auto& key : order) {
+    const auto& members = groups.at(key);
+    const Result& first = *members.front();
+    Line line;
+    line.cells.assign(key.begin(), key.end() - 1);
+    line.cells.push_back(std::to_string(members.size()));
+    if (!first.ok()) {
+      line.cells.insert(line.cells.end(), 9, "");
+      line.cells.push_back(first.status);
+    } else {
+      mmlab::Stats s;
+      double flop = first.gflops * first.median_ms * 1e6;  // the algorithm's own flop count
+      if (members.size() == 1) {
+        s.trials = first.trials;
+        s.min = first.min_ms, s.max = first.max_ms, s.mean = first.mean_ms, s.std = first.std_ms;
+        s.median = first.median_ms, s.ci_lo = first.ci_lo_ms, s.ci_hi = first.ci_hi_ms;
+      } else {
+        std::vector<double> pooled;
+        for (const Result* r : members) {
+          if (r->samples.empty())
+            throw AnalysisError("summary: pooling " + std::to_string(members.size()) + " rows of one group needs "
+                                "their samples (" + r->file + ":" + std::to_string(r->line) + " has none)");
+          if (r->m != first.m || r->n != first.n || r->k != first.k)
+            throw AnalysisError("summary: a group mixes problem sizes; add m, n, k to --by");
+          pooled.insert(pooled.end(), r->samples.begin(), r->samples.end());
+        }
+        s = mmlab::summarize(pooled);
+      }
+      line.cells.push_back(std::to_string(s.trials));
+      for (double v : {s.min, s.max, s.mean, s.std, s.median, s.ci_lo, s.ci_hi}) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.6g", v);
+        line.cells.push_back(buf);
+      }
+      line.cells.push_back(fixed(flop / (s.median * 1e6), 1));
+      if (all) line.cells.push_back("ok");
+    }
+    for (const std::string& c : sort) line.sort_values[c] = first.get(c);
+    lines.push_back(std::move(line));
+  }
+  if (!sort.empty())
+    std::stable_sort(lines.begin(), lines.end(), [&](const Line& a, const Line& b) {
+      for (const std::string& c : sort) {
+        const std::string &x = a.sort_values.at(c), &y = b.sort_values.at(c);
+        if (less_value(x, y)) return true;
+        if (less_value(y, x)) return false;
+      }
+      return false;
+    });
+  for (Line& l : lines) t.rows.push_back(std::move(l.cells));
+  return t;
+}
+
+Table compare(const std::vector<Result>& rows, const CompareOptions& o) {
+  std::vector<std::string> spec;
+  std::stringstream ss(o.baseline);
+  for (std::string part; std::getline(ss, part, ':');) spec.push_back(part);
+  if (spec.empty() || spec.size() > 3 || spec[0].empty())
+    throw AnalysisError("compare: --baseline must be ALG[:variant[:params]], e.g. cublas or tiled:default:tile=32");
+  auto is_baseline = [&](const Result& r) {
+    return r.algorithm == spec[0] && (spec.size() < 2 || r.variant == spec[1]) && (spec.size() < 3 || r.params == spec[2]);
+  };
+  std::set<std::string> algorithms;
+  for (const Result& r : rows) algorithms.insert(r.algorithm);
+  if (!algorithms.count(spec[0])) {
+    std::string names;
+    for (const auto& a : algorithms) names += (names.empty() ? "" : ", ") + a;
+    throw AnalysisError("compare: baseline algorithm '" + spec[0] + "' is not in the files (present: " + names + ")");
+  }
+  struct Pair { const Result* base; const Result* other; };
+  std::vector<Pair> pairs;
+  std::map<std::string, const Result*> base_of;  // shape|scope|l2 -> baseline row
+  auto group = [](const Result& r) { return r.shape() + "|" + r.scope + "|" + r.fields.at("l2_flush"); };
+  for (const Result& r : rows) {
+    if (!r.ok() || !is_baseline(r)) continue;
+    if (!o.sizes.empty() && std::find(o.sizes.begin(), o.sizes.end(), r.shape()) == o.sizes.end()) continue;
+    auto [it, fresh] = base_of.emplace(group(r), &r);
+    if (!fresh && it->second->configuration() != r.configuration())
+      throw AnalysisError("compare: baseline '" + o.baseline + "' matches several configurations at " + r.shape() +
+                          " (" + it->second->configuration() + "; " + r.configuration() +
+                          "): name one, as ALG:variant:params");
+    if (!fresh) throw AnalysisError("compare: the baseline appears twice at " + r.shape() + " " + r.scope +
+                                    " (" + r.file + ":" + std::to_string(r.line) + "); compare one run at a time");
+  }
+  for (const Result& r : rows) {
+    if (!r.ok() || is_baseline(r)) continue;
+    auto it = base_of.find(group(r));
+    if (it != base_of.end()) pairs.push_back({it->second, &r});
+  }
+  if (pairs.empty()) throw AnalysisError("compare: no configuration shares a problem size and scope with the baseline");
+  std::vector<double> p;
+  std::vector<double> speedup;
+  std::vector<Interval> ci;
+  for (const Pair& q : pairs) {
+    if (q.base->samples.size() < 2 || q.other->samples.size() < 2)
+      throw AnalysisError("compare: needs raw samples (" + q.other->file + ":" + std::to_string(q.other->line) + ")");
+    speedup.push_back(median(q.base->samples) / median(q.other->samples));
+    ci.push_back(bootstrap_median_ratio(q.base->samples, q.other->samples, o.level, o.resamples, o.seed));
+    p.push_back(mann_whitney(q.base->samples, q.other->samples).p);
+  }
+  const std::vector<double> adjusted = holm(p);
+  Table t;
+  t.title = "compare against " + o.baseline;
+  t.header = {"size", "scope", "configuration", "median ms", "baseline ms", "speed-up", "CI " + fixed(o.level * 100, 0) + "%",
+              "p (Mann-Whitney)", "p (Holm)", "verdict"};
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const Pair& q = pairs[i];
+    const double alpha = 1 - o.level;
+    std::string verdict = "no significant difference";
+    if (adjusted[i] < alpha) verdict = speedup[i] > 1 ? "faster" : "slower";
+    char pv[32], pa[32], mo[32], mb[32];
+    std::snprintf(pv, sizeof pv, "%.3g", p[i]);
+    std::snprintf(pa, sizeof pa, "%.3g", adjusted[i]);
+    std::snprintf(mo, sizeof mo, "%.4g", median(q.other->samples));
+    std::snprintf(mb, sizeof mb, "%.4g", median(q.base->samples));
+    t.rows.push_back({q.other->shape(), q.other->scope, q.other->configuration(), mo, mb, fixed(speedup[i], 3),
+                      fixed(ci[i].lo, 3) + " to " + fixed(ci[i].hi, 3), pv, pa, verdict});
+  }
+  t.note = "speed-up = baseline median / median (above 1: faster than the baseline); CI: percentile bootstrap of "
+           "the ratio of medians (" + std::to_string(o.resamples) + " resamples); p: two-sided Mann-Whitney U on the "
+           "raw samples, Holm-adjusted over the " + std::to_string(pairs.size()) + " comparisons.";
+  return t;
+}
+
+Table headline(const std::vector<Result>& rows, const std::string& shape) {
+  const Result* cub = nullptr;
+  std::map<std::string, const Result*> best;
+  std::vector<std::string> order;
+  for (const Result& r : rows) {
+    if (!r.ok() || r.shape() != shape || r.scope != "kernel") continue;
+    if (r.algorithm == "cublas") cub = &r;
+    auto [it, fresh] = best.try_emplace(r.algorithm, &r);
+    if (fresh) order.push_back(r.algorithm);
+    else if (r.gflops > it->second->gflops) it->second = &r;
+  }
+  if (!cub) throw AnalysisError("headline: no cublas row at " + shape + " in the given files");
+  Table t;
+  t.title = "best configuration of each algorithm at " + shape + " vs cuBLAS in the same run";
+  t.header = {"algorithm", "configuration", "median ms (95% CI)", "TFLOP/s", "x cuBLAS"};
+  for (const std::string& a : order) {
+    const Result& r = *best.at(a);
+    char ms[96];
+    std::snprintf(ms, sizeof ms, "%.4g (%.4g to %.4g)", r.median_ms, r.ci_lo_ms, r.ci_hi_ms);
+    t.rows.push_back({a, r.configuration(), ms, fixed(r.gflops / 1000, 2), fixed(r.gflops / cub->gflops, 3)});
+  }
+  return t;
+}
+
+PlotKind parse_plot_kind(const std::string& text) {
+  if (text == "size") return PlotKind::size;
+  if (text == "blocks") return PlotKind::blocks;
+  if (text == "roofline") return PlotKind::roofline;
+  throw AnalysisError("unknown plot kind '" + text + "' (valid: size, blocks, roofline)");
+}
+
+namespace {
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\\\"") : c == '_' ? std::string("\\\\_") : std::string(1, c);
+  return out + "\"";
+}
+
+void run_gnuplot(const std::string& script, const std::string& data, const std::string& out) {
+  namespace fs = std::filesystem;
+  const std::string ext = fs::path(out).extension().string();
+  if (ext != ".svg" && ext != ".png") throw AnalysisError(out + ": plots are written as .svg or .png");
+  std::error_code ec;
+  if (fs::path(out).has_parent_path()) fs::create_directories(fs::path(out).parent_path(), ec);
+  const fs::path dir = fs::temp_directory_path() / ("mmlab-plot-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string tmp_out = out + ".tmp" + std::to_string(::getpid()) + ext;
+  std::ofstream(dir / "data.txt") << data;
+  std::ofstream s(dir / "plot.gp");
+  s << (ext == ".svg" ? "set terminal svg size 960,600 dynamic background rgb 'white' font 'Helvetica,12'\n"
+                      : "set terminal pngcairo size 1280,800 font 'Helvetica,12'\n")
+    << "set output " << quote(tmp_out) << "\n"
+    << "datafile = " << quote((dir / "data.txt").string()) << "\n"
+    << script;
+  s.close();
+  const std::string cmd = "gnuplot " + (dir / "plot.gp").string() + " 2>" + (dir / "err.txt").string();
+  const int rc = std::system(cmd.c_str());
+  std::string err;
+  {
+    std::ifstream e(dir / "err.txt");
+    err.assign(std::istreambuf_iterator<char>(e), {});
+  }
+  fs::remove_all(dir, ec);
+  if (rc != 0 || !fs::exists(tmp_out)) {
+    fs::remove(tmp_out, ec);
+    throw std::runtime_error("gnuplot failed (exit " + std::to_string(rc) + "): " + err);
+  }
+  fs::rename(tmp_out, out, ec);
+  if (ec) throw AnalysisError(out + ": cannot be written (" + ec.message() + ")");
+}
+
+// Series of (x, y) points, one per name, in first-appearance order.
+struct Series {
+  std::vector<std::string> names;
+  std::map<std::string, std::map<double, double>> points;
+  void add(const std::string& name, double x, double y) {
+    if (!points.count(name)) names.push_back(name);
+    auto& p = points[name];
+    auto it = p.find(x);
+    if (it == p.end() || y > it->second) p[x] = y;  // the best configuration at each x
+  }
+  std::string data() const {
+    std::ostringstream os;
+    for (const auto& n : names) {
+      os << "# " << n << "\n";
+      for (auto& [x, y] : points.at(n)) os << x << " " << y << "\n";
+      os << "\n\n";
+    }
+    return os.str();
+  }
+  std::string plot_clause(const std::string& style, const std::string& extra = "") const {
+    std::ostringstream os;
+    for (std::size_t i = 0; i < names.size(); ++i)
+      os << (i ? ", " : "plot ") << "datafile index " << i << " using 1:2 " << style << " title " << quote(names[i]);
+    if (!extra.empty()) os << ", " << extra;
+    return os.str() + "\n";
+  }
+};
+
+}  // namespace
+
+void plot(PlotKind kind, const std::vector<Result>& rows, const std::string& out, const PlotOptions& o) {
+  std::vector<const Result*> ok;
+  for (const Result& r : rows)
+    if (r.ok() && r.scope == o.scope) ok.push_back(&r);
+  if (ok.empty()) throw AnalysisError("plot: no ok rows in scope '" + o.scope + "'");
+  const std::string device = ok.front()->device;
+  std::ostringstream script;
+  script << "set grid\nset key outside right top\n";
+  if (kind == PlotKind::size) {
+    Series s;
+    for (const Result* r : ok)
+      if (r->square()) s.add(r->variant == "default" ? r->algorithm : r->algorithm + " " + r->variant, double(r->m), r->gflops);
+    if (s.names.empty()) throw AnalysisError("plot size: no square problems");
+    script << "set title " << quote(o.title.empty() ? "GFLOP/s vs size (best configuration), " + device : o.title) << "\n"
+           << "set logscale x 2\nset xlabel 'n (m = n = k)'\nset ylabel 'GFLOP/s'\n"
+           << s.plot_clause("with linespoints");
+    run_gnuplot(script.str(), s.data(), out);
+    return;
+  }
+  if (kind == PlotKind::blocks) {
+    std::string shape = o.shape;
+    if (shape.empty()) {
+      long largest = 0;
+      for (const Result* r : ok)
+        if (r->square()) largest = std::max(largest, r->m);
+      shape = std::to_string(largest);
+    }
+    std::ostringstream data;
+    int i = 0;
+    for (const Result* r : ok)
+      if (r->shape() == shape) data << i++ << " " << r->gflops << " " << quote(r->configuration()) << "\n";
+    if (i == 0) throw AnalysisError("plot blocks: no rows at " + shape);
+    script << "set title " << quote(o.title.empty() ? "GFLOP/s per configuration at " + shape + ", " + device : o.title) << "\n"
+           << "set style fill solid 0.6\nset boxwidth 0.8\nset ylabel 'GFLOP/s'\nset xtics rotate by 60 right font ',9'\n"
+           << "set key off\nset bmargin 16\nset xrange [-1:" << i << "]\n"
+           << "plot datafile using 1:2:xtic(3) with boxes\n";
+    run_gnuplot(script.str(), data.str(), out);
+    return;
+  }
+  // Only rows measured on a device whose ceilings are known (host baselines have none here).
+  const Ceilings* c = nullptr;
+  std::string gpu;
+  for (const Result* r : ok)
+    if ((c = device_ceilings(r->device))) {
+      gpu = r->device;
+      break;
+    }
+  if (!c) throw AnalysisError("plot roofline: no ceilings known for device '" + device + "'");
+  Series s;
+  double lo = 1e9, hi = 0;
+  for (const Result* r : ok) {
+    if (r->device != gpu) continue;
+    const double flop = 2.0 * double(r->m) * double(r->n) * double(r->k);
+    const double bytes = 4.0 * (double(r->m) * r->k + double(r->k) * r->n + double(r->m) * r->n);
+    const double ai = flop / bytes;  // compulsory traffic: each input read once, C written once
+    lo = std::min(lo, ai), hi = std::max(hi, ai);
+    s.add(r->algorithm, ai, r->gflops);
+  }
+  script << "set title " << quote(o.title.empty() ? "roofline, " + gpu : o.title) << "\n"
+         << "set logscale xy\nset xlabel 'arithmetic intensity (FLOP per compulsory byte)'\nset ylabel 'GFLOP/s'\n"
+         << "set xrange [" << lo / 2 << ":" << hi * 2 << "]\n"
+         << "roof(x) = (x * " << c->bandwidth_gbs << " < " << c->peak_gflops << ") ? x * " << c->bandwidth_gbs << " : " << c->peak_gflops << "\n"
+         << s.plot_clause("with points pointsize 1.2",
+                          "roof(x) with lines lw 2 lc rgb 'black' title " +
+                              quote("FP32 peak " + fixed(c->peak_gflops / 1000, 1) + " TFLOP/s, " +
+                                    fixed(c->bandwidth_gbs / 1000, 1) + " TB/s"));
+  run_gnuplot(script.str(), s.data(), out);
+}
+
+}  // namespace mmlab::analysis

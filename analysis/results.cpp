@@ -1,0 +1,173 @@
+#include "analysis/results.hpp"
+
+#include <libfccp/csv.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <unordered_map>
+#include <utility>
+
+namespace mmlab::analysis {
+
+#define MMLAB_RESULT_COLUMNS                                                                                    \
+  "run_id", "timestamp", "git_revision", "device", "sm_count", "algorithm", "variant", "params", "block_x",     \
+      "block_y", "block_z", "grid_x", "grid_y", "grid_z", "shared_bytes", "device_bytes", "m", "n", "k", "scope", \
+      "l2_flush", "trials", "min_ms", "max_ms", "mean_ms", "std_ms", "median_ms", "ci_lo_ms", "ci_hi_ms",       \
+      "gflops", "status", "reason", "verified", "max_rel_err", "max_abs_err", "mse", "frac_err_over_1e-3"
+
+namespace {
+constexpr std::size_t kColumns = std::initializer_list<const char*>{MMLAB_RESULT_COLUMNS}.size();
+using Reader = io::CSVReader<kColumns, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>>;
+using SampleReader = io::CSVReader<3, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>>;
+
+template <class R, std::size_t... I>
+bool read_row(R& in, std::array<std::string, sizeof...(I)>& row, std::index_sequence<I...>) {
+  return in.read_row(row[I]...);
+}
+
+std::string where(const std::string& file, unsigned line, const std::string& column) {
+  return file + ":" + std::to_string(line) + ": column '" + column + "'";
+}
+
+double number(const std::string& text, const std::string& file, unsigned line, const std::string& column) {
+  if (text.empty()) return 0;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (errno || end == text.c_str() || *end) throw AnalysisError(where(file, line, column) + ": '" + text + "' is not a number");
+  return v;
+}
+
+long integer(const std::string& text, const std::string& file, unsigned line, const std::string& column) {
+  const double v = number(text, file, line, column);
+  if (v != double(long(v))) throw AnalysisError(where(file, line, column) + ": '" + text + "' is not a whole number");
+  return long(v);
+}
+
+// fast-cpp-csv-parser reports errors through its own exception types; keep their text (file, line,
+// column) and make them ours.
+[[noreturn]] void rethrow(const std::string& file) {
+  try {
+    throw;
+  } catch (const io::error::base& e) {
+    throw AnalysisError(file + ": " + e.what());
+  }
+}
+}  // namespace
+
+const std::vector<std::string>& required_columns() {
+  static const std::vector<std::string> c = {MMLAB_RESULT_COLUMNS};
+  return c;
+}
+
+std::string samples_path(const std::string& results_path) {
+  const std::string ext = ".csv";
+  if (results_path.size() > ext.size() && results_path.compare(results_path.size() - ext.size(), ext.size(), ext) == 0)
+    return results_path.substr(0, results_path.size() - ext.size()) + ".samples.csv";
+  return results_path + ".samples.csv";
+}
+
+std::string Result::configuration() const {
+  std::string s = algorithm;
+  if (variant != "default" && !variant.empty()) s += " " + variant;
+  if (!params.empty()) s += " " + params;
+  return s;
+}
+
+std::string Result::shape() const {
+  return square() ? std::to_string(m) : std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+std::string Result::block() const {
+  const std::string& x = fields.at("block_x");
+  if (x.empty()) return "";
+  std::string s = x + "x" + fields.at("block_y");
+  if (fields.at("block_z") != "1") s += "x" + fields.at("block_z");
+  return s;
+}
+
+const std::string& Result::get(const std::string& column) const {
+  auto it = fields.find(column);
+  if (it == fields.end()) {
+    std::string valid;
+    for (const auto& c : required_columns()) valid += (valid.empty() ? "" : ", ") + c;
+    throw AnalysisError("unknown column '" + column + "' (columns: " + valid + ")");
+  }
+  return it->second;
+}
+
+static void attach_samples(const std::string& file, std::vector<Result>& rows, std::size_t first) {
+  const std::string path = samples_path(file);
+  if (!std::filesystem::exists(path))
+    throw AnalysisError(file + ": its raw samples are missing (expected " + path + ")");
+  std::unordered_map<std::string, std::vector<double>> by_run;
+  try {
+    SampleReader in(path);
+    in.read_header(io::ignore_extra_column, "run_id", "trial", "ms");
+    std::string run, trial, ms;
+    while (in.read_row(run, trial, ms)) by_run[run].push_back(number(ms, path, in.get_file_line(), "ms"));
+  } catch (const io::error::base&) {
+    rethrow(path);
+  }
+  for (std::size_t i = first; i < rows.size(); ++i) {
+    Result& r = rows[i];
+    if (!r.ok()) continue;
+    auto it = by_run.find(r.run_id);
+    if (it == by_run.end())
+      throw AnalysisError(path + ": no samples for run_id " + r.run_id + " (" + file + ":" + std::to_string(r.line) + ")");
+    r.samples = std::move(it->second);
+  }
+}
+
+std::vector<Result> load_results(const std::vector<std::string>& files, bool samples) {
+  if (files.empty()) throw AnalysisError("no result files given");
+  std::vector<Result> out;
+  for (const std::string& file : files) {
+    if (!std::filesystem::is_regular_file(file)) throw AnalysisError(file + ": no such file");
+    const std::size_t first = out.size();
+    try {
+      Reader in(file);
+      in.read_header(io::ignore_extra_column, MMLAB_RESULT_COLUMNS);
+      std::array<std::string, kColumns> row;
+      while (read_row(in, row, std::make_index_sequence<kColumns>{})) {
+        Result r;
+        r.file = file;
+        r.line = in.get_file_line();
+        for (std::size_t i = 0; i < kColumns; ++i) r.fields[required_columns()[i]] = row[i];
+        auto num = [&](const char* c) { return number(r.fields[c], file, r.line, c); };
+        auto whole = [&](const char* c) { return integer(r.fields[c], file, r.line, c); };
+        r.run_id = r.fields["run_id"];
+        r.device = r.fields["device"];
+        r.algorithm = r.fields["algorithm"];
+        r.variant = r.fields["variant"];
+        r.params = r.fields["params"];
+        r.scope = r.fields["scope"];
+        r.status = r.fields["status"];
+        r.m = whole("m");
+        r.n = whole("n");
+        r.k = whole("k");
+        r.trials = std::size_t(whole("trials"));
+        r.min_ms = num("min_ms");
+        r.max_ms = num("max_ms");
+        r.mean_ms = num("mean_ms");
+        r.std_ms = num("std_ms");
+        r.median_ms = num("median_ms");
+        r.ci_lo_ms = num("ci_lo_ms");
+        r.ci_hi_ms = num("ci_hi_ms");
+        r.gflops = num("gflops");
+        if (r.status != "ok" && r.status != "skipped" && r.status != "failed")
+          throw AnalysisError(where(file, r.line, "status") + ": '" + r.status + "' is not ok, skipped or failed");
+        if (r.algorithm.empty()) throw AnalysisError(where(file, r.line, "algorithm") + ": empty");
+        out.push_back(std::move(r));
+      }
+    } catch (const io::error::base&) {
+      rethrow(file);
+    }
+    if (samples) attach_samples(file, out, first);
+  }
+  return out;
+}
+
+}  // namespace mmlab::analysis

@@ -1,0 +1,45 @@
+// Reading mmlab's results: the tidy CSV (one row per configuration) and its raw samples.
+// Plain C++ (no CUDA): CSV through fast-cpp-csv-parser.
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mmlab::analysis {
+
+// Bad input (a missing or malformed file, an unknown column, absent data): exit code 2.
+struct AnalysisError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Result {
+  std::string file;
+  unsigned line = 0;
+  std::map<std::string, std::string> fields;  // every column read, as text
+  std::string run_id, device, algorithm, variant, params, scope, status;
+  long m = 0, n = 0, k = 0;
+  std::size_t trials = 0;
+  double min_ms = 0, max_ms = 0, mean_ms = 0, std_ms = 0, median_ms = 0, ci_lo_ms = 0, ci_hi_ms = 0, gflops = 0;
+  std::vector<double> samples;  // ms per launch, when loaded
+
+  bool ok() const { return status == "ok"; }
+  bool square() const { return m == n && n == k; }
+  std::string configuration() const;  // "algorithm variant params" (variant "default" and empty params omitted)
+  std::string shape() const;          // "4096" when square, else "1041x1247x139"
+  std::string block() const;          // "16x16" (x by y; z when not 1), "" when not recorded
+  // A column by name; AnalysisError naming the column and the valid ones when unknown.
+  const std::string& get(const std::string& column) const;
+};
+
+// The columns the analysis reads; mmlab writes them all.
+const std::vector<std::string>& required_columns();
+
+// Reads the result files (rows in file order). With `samples`, also each file's sibling
+// <name>.samples.csv, and every ok row must have its samples.
+std::vector<Result> load_results(const std::vector<std::string>& files, bool samples);
+
+std::string samples_path(const std::string& results_path);
+
+}  // namespace mmlab::analysis

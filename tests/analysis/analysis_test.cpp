@@ -1,0 +1,234 @@
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+#include "analysis/commands.hpp"
+#include "analysis/paper_tables.hpp"
+#include "tests/analysis/fixture.hpp"
+
+namespace mmlab::analysis {
+namespace {
+
+using test::around;
+using test::Row;
+using test::TempDir;
+using test::write_results;
+
+std::string slurp(const std::string& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const AnalysisError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Results, LoadsRowsAndSamples) {
+  TempDir d;
+  write_results(d / "r.csv", {{"cublas", "default", "", 64, 64, 64, "kernel", around(1.0)},
+                              {"naive", "default", "block=16x16", 7, 9, 11, "kernel", {}, "skipped"}});
+  const auto rows = load_results({d / "r.csv"}, true);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].samples.size(), 10u);
+  EXPECT_NEAR(rows[0].median_ms, 1.001, 1e-9);  // around(1.0): the middle two are 1.000 and 1.002
+  EXPECT_EQ(rows[0].shape(), "64");
+  EXPECT_EQ(rows[1].shape(), "7x9x11");
+  EXPECT_EQ(rows[1].configuration(), "naive block=16x16");
+  EXPECT_EQ(rows[0].block(), "16x16");
+  EXPECT_EQ(rows[1].line, 3u);
+}
+
+TEST(Results, BadInputNamesFileLineAndColumn) {
+  TempDir d;
+  EXPECT_NE(error_of([&] { load_results({d / "missing.csv"}, false); }).find("missing.csv: no such file"), std::string::npos);
+
+  { std::ofstream(d / "nocol.csv") << "run_id,algorithm\nx,y\n"; }
+  const std::string missing = error_of([&] { load_results({d / "nocol.csv"}, false); });
+  EXPECT_NE(missing.find("nocol.csv"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("timestamp"), std::string::npos) << missing;  // the first missing column
+
+  write_results(d / "bad.csv", {{"cublas", "default", "", 64, 64, 64, "kernel", around(1.0)}});
+  std::string text = slurp(d / "bad.csv");
+  text.replace(text.find(",64,64,64,"), 10, ",64,sixty,64,");
+  { std::ofstream(d / "bad.csv") << text; }
+  const std::string number = error_of([&] { load_results({d / "bad.csv"}, false); });
+  EXPECT_NE(number.find("bad.csv:2: column 'n'"), std::string::npos) << number;
+
+  write_results(d / "nosamples.csv", {{"cublas", "default", "", 64, 64, 64, "kernel", around(1.0)}}, false);
+  EXPECT_NO_THROW(load_results({d / "nosamples.csv"}, false));
+  EXPECT_NE(error_of([&] { load_results({d / "nosamples.csv"}, true); }).find("samples are missing"), std::string::npos);
+
+  const auto rows = load_results({d / "nosamples.csv"}, false);
+  EXPECT_NE(error_of([&] { rows[0].get("nope"); }).find("unknown column 'nope'"), std::string::npos);
+}
+
+TEST(Summary, GroupsSortsAndPools) {
+  TempDir d;
+  write_results(d / "a.csv", {{"tiled", "default", "tile=32", 256, 256, 256, "kernel", around(2.0)},
+                              {"tiled", "default", "tile=16", 256, 256, 256, "kernel", around(3.0)},
+                              {"cublas", "default", "", 256, 256, 256, "kernel", around(0.5)}});
+  write_results(d / "b.csv", {{"tiled", "default", "tile=32", 256, 256, 256, "kernel", around(4.0)}});
+  auto rows = load_results({d / "a.csv", d / "b.csv"}, true);
+  const Table per_config = summary(rows, {"algorithm", "params"}, {"gflops"}, false);
+  ASSERT_EQ(per_config.rows.size(), 3u);
+  EXPECT_EQ(per_config.rows[0][1], "tile=16");  // slowest first (sorted by gflops of the first row)
+  const Table pooled = summary(rows, {"algorithm", "params"}, {}, false);
+  EXPECT_EQ(pooled.rows[0][2], "2");   // tile=32: two rows pooled
+  EXPECT_EQ(pooled.rows[0][3], "20");  // 20 trials
+  EXPECT_NE(error_of([&] { summary(rows, {"algo"}, {}, false); }).find("unknown column"), std::string::npos);
+}
+
+TEST(Compare, VerdictsAndErrors) {
+  TempDir d;
+  write_results(d / "c.csv", {{"cublas", "default", "", 512, 512, 512, "kernel", around(1.0, 30)},
+                              {"fast", "default", "", 512, 512, 512, "kernel", around(0.5, 30)},
+                              {"slow", "default", "", 512, 512, 512, "kernel", around(2.0, 30)},
+                              {"same", "default", "", 512, 512, 512, "kernel", around(1.0, 30)},
+                              {"other_size", "default", "", 64, 64, 64, "kernel", around(1.0, 30)}});
+  const auto rows = load_results({d / "c.csv"}, true);
+  CompareOptions o;
+  o.baseline = "cublas";
+  const Table t = compare(rows, o);
+  ASSERT_EQ(t.rows.size(), 3u);  // other_size has no baseline at 64
+  EXPECT_EQ(t.rows[0][2], "fast");
+  EXPECT_EQ(t.rows[0][5], "2.000");
+  EXPECT_EQ(t.rows[0].back(), "faster");
+  EXPECT_EQ(t.rows[1].back(), "slower");
+  EXPECT_EQ(t.rows[2].back(), "no significant difference");
+  o.baseline = "nope";
+  EXPECT_NE(error_of([&] { compare(rows, o); }).find("not in the files"), std::string::npos);
+
+  write_results(d / "two.csv", {{"tiled", "default", "tile=16", 64, 64, 64, "kernel", around(1.0)},
+                                {"tiled", "default", "tile=32", 64, 64, 64, "kernel", around(1.0)}});
+  o.baseline = "tiled";
+  EXPECT_NE(error_of([&] { compare(load_results({d / "two.csv"}, true), o); }).find("several configurations"), std::string::npos);
+}
+
+// Every paper table built from one synthetic data set, compared with its golden rendering.
+std::vector<Row> paper_fixture() {
+  std::vector<Row> r;
+  auto ms = [](long m, long n, long k, double tflops) { return 2.0 * m * n * k / (tflops * 1e9); };
+  for (const std::string scope : {"end_to_end", "batched"}) {
+    const double base = scope == "batched" ? 0.0016 : 0.016;
+    r.push_back({"cannon", "single_block", "", 8, 8, 8, scope, around(base), "ok", "8x8x1"});
+    r.push_back({"dns", "block3d", "", 8, 8, 8, scope, around(base * 1.1), "ok", "8x8x8"});
+    for (const std::string v : {"planes", "half_planes", "quarter_planes"})
+      r.push_back({"dns", v, "tile=8", 8, 8, 8, scope, around(base * 1.05), "ok", "8x8x1"});
+    r.push_back({"cannon", "tiled_atomic", "tile=8", 16, 16, 16, scope, around(base * 1.2), "ok", "8x8x1"});
+    r.push_back({"dns", "tiled_atomic", "tile=8;depth=8", 16, 16, 16, scope, around(base * 1.3), "ok", "8x8x8"});
+    r.push_back({"dns", "planes", "tile=8", 16, 16, 16, scope, around(base * 1.4), "ok", "8x1x1"});
+  }
+  const long table3[] = {256, 273, 512, 627, 768, 907, 1023, 1024, 1025, 1152, 1280, 1408, 1536, 1664, 1792, 1920, 2047, 2048, 2049, 4096};
+  for (long n : table3) {
+    r.push_back({"cublas", "default", "", n, n, n, "kernel", around(ms(n, n, n, 50)), "ok", ""});
+    r.push_back({"eigen", "default", "threads=16", n, n, n, "kernel", around(ms(n, n, n, 0.2)), "ok", ""});
+    for (const std::string b : {"8x8", "16x16", "32x32"})
+      r.push_back({"tiled_ilp", "default", "tile=128x64;block=" + b, n, n, n, "kernel",
+                   around(ms(n, n, n, b == "16x16" ? 26 : b == "32x32" ? 23 : 4)), "ok", b + "x1"});
+    r.push_back({"naive", "default", "block=16x16", n, n, n, "kernel", around(ms(n, n, n, 5.4)), "ok", "16x16x1"});
+    r.push_back({"tiled", "default", "tile=32", n, n, n, "kernel", around(ms(n, n, n, 8.7)), "ok", "32x32x1"});
+    r.push_back({"outer_product", "default", "tile=32;vector=8", n, n, n, "kernel", around(ms(n, n, n, 20)), "ok", "256x1x1"});
+    r.push_back({"outer_product", "prefetch", "tile=32;vector=8", n, n, n, "kernel", around(ms(n, n, n, 22)), "ok", "256x1x1"});
+  }
+  r.push_back({"tiled", "default", "tile=32", 320, 640, 320, "batched", around(ms(320, 640, 320, 7.0)), "ok", "32x32x1"});
+  r.push_back({"cublas", "default", "", 640, 320, 480, "batched", around(ms(640, 320, 480, 20.0)), "ok", ""});
+  for (const std::string b : {"16x16", "32x8", "64x4"}) {
+    r.push_back({"naive", "default", "block=" + b, 10000, 10000, 10000, "kernel", around(ms(10000, 10000, 10000, 5)), "ok", b + "x1"});
+    r.push_back({"warptile_1d", "default", "block=" + b, 10000, 10000, 10000, "kernel", around(ms(10000, 10000, 10000, b == "64x4" ? 21 : 10)), "ok", b + "x1"});
+    Row e{"warptile_1d", "default", "block=" + b, 1041, 1247, 139, "kernel", around(0.1), "ok", b + "x1"};
+    e.max_abs_err = 1.0e-5;
+    e.mse = 6.9e-13;
+    r.push_back(e);
+    e.m = 535, e.n = 792, e.k = 414, e.max_abs_err = 2.4e-5, e.mse = 6.1e-12;
+    r.push_back(e);
+    for (Row* x : {&r[r.size() - 1], &r[r.size() - 2]}) {
+      Row nv = *x;
+      nv.algorithm = "naive";
+      r.push_back(nv);
+    }
+  }
+  r.push_back({"cublas", "default", "", 10000, 10000, 10000, "kernel", around(ms(10000, 10000, 10000, 49)), "ok", ""});
+  return r;
+}
+
+TEST(PaperTables, LayoutsMatchTheGoldenFiles) {
+  TempDir d;
+  write_results(d / "all.csv", paper_fixture());
+  const auto rows = load_results({d / "all.csv"}, false);
+  const bool update = std::getenv("MMLAB_UPDATE_GOLDEN") != nullptr;
+  for (const PaperTable& p : paper_tables()) {
+    std::string text;
+    for (const Table& t : build_paper_table(p.name, rows)) text += render(t, Format::markdown) + "\n";
+    const std::string golden = std::string(MMLAB_SOURCE_DIR) + "/tests/analysis/golden/" + p.name + ".md";
+    if (update) std::ofstream(golden) << text;
+    EXPECT_EQ(text, slurp(golden)) << p.name << " differs from " << golden
+                                   << " (rerun with MMLAB_UPDATE_GOLDEN=1 after checking the change)";
+  }
+  EXPECT_NE(render(build_paper_table("oneil2013-table1", rows)[0], Format::latex).find("\\begin{tabular}"), std::string::npos);
+  EXPECT_NE(render(build_paper_table("gupta2022-table1", rows)[0], Format::csv).find("N,Peak GF (T4)"), std::string::npos);
+}
+
+TEST(PaperTables, AbsentDataIsAClearError) {
+  TempDir d;
+  write_results(d / "few.csv", {{"cublas", "default", "", 64, 64, 64, "kernel", around(1.0)}});
+  const auto rows = load_results({d / "few.csv"}, false);
+  EXPECT_NE(error_of([&] { build_paper_table("oneil2013-table1", rows); }).find("no ok row for Cannon"), std::string::npos);
+  EXPECT_NE(error_of([&] { find_paper_table("nope"); }).find("valid: oneil2013-table1"), std::string::npos);
+}
+
+TEST(Plots, EveryKindWritesSvgAndPng) {
+  TempDir d;
+  write_results(d / "all.csv", paper_fixture());
+  const auto rows = load_results({d / "all.csv"}, false);
+  for (auto [kind, name] : {std::pair{PlotKind::size, "size"}, {PlotKind::blocks, "blocks"}, {PlotKind::roofline, "roofline"}})
+    for (const char* ext : {".svg", ".png"}) {
+      const std::string out = d / (std::string(name) + ext);
+      plot(kind, rows, out, PlotOptions{});
+      ASSERT_TRUE(std::filesystem::exists(out)) << out;
+      EXPECT_GT(std::filesystem::file_size(out), 1000u) << out;
+    }
+  EXPECT_THROW(plot(PlotKind::size, rows, d / "x.pdf", PlotOptions{}), AnalysisError);
+  EXPECT_FALSE(std::filesystem::exists(d / "x.pdf"));
+}
+
+int cli(const std::string& args) {
+  const int status = std::system((std::string(MMLAB_ANALYZE) + " " + args + " >/dev/null 2>&1").c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(Cli, ExitCodesAndNothingPartialWritten) {
+  TempDir d;
+  write_results(d / "r.csv", paper_fixture());
+  EXPECT_EQ(cli("summary " + (d / "r.csv") + " --output " + (d / "s.md")), 0);
+  EXPECT_TRUE(std::filesystem::exists(d / "s.md"));
+  EXPECT_EQ(cli("compare " + (d / "r.csv") + " --baseline cublas --size 4096 --output " + (d / "c.md")), 0);
+  EXPECT_EQ(cli("table gupta2022-table3 " + (d / "r.csv") + " --format latex --output " + (d / "t.tex")), 0);
+  for (const std::string& bad : std::vector<std::string>{"summary " + (d / "nope.csv"), "summary " + (d / "r.csv") + " --by nope",
+                                "compare " + (d / "r.csv") + " --baseline nope", "compare " + (d / "r.csv"),
+                                "table nope " + (d / "r.csv"), std::string("frobnicate"), "plot size " + (d / "r.csv") + " -o " + (d / "x.gif"),
+                                "summary " + (d / "r.csv") + " --format docx"}) {
+    EXPECT_EQ(cli(bad + " --output " + (d / "bad.out")), 2) << bad;
+    EXPECT_FALSE(std::filesystem::exists(d / "bad.out")) << bad;
+  }
+}
+
+TEST(Cli, TablesRegeneratesEveryTableThatHasData) {
+  TempDir d;
+  std::filesystem::create_directories(d.path / "data" / "oneil2013");
+  write_results(d / "data/oneil2013/table1.csv", paper_fixture());
+  EXPECT_EQ(cli("tables --data " + (d / "data") + " --out-dir " + (d / "out")), 0);
+  EXPECT_TRUE(std::filesystem::exists(d / "out/oneil2013-table1.md"));
+  EXPECT_FALSE(std::filesystem::exists(d / "out/gupta2022-table1.md"));  // no data for it
+  EXPECT_EQ(cli("tables --data " + (d / "empty")), 2);
+}
+
+}  // namespace
+}  // namespace mmlab::analysis

@@ -93,6 +93,7 @@ const std::string& Result::get(const std::string& column) const {
   if (it == fields.end()) {
     std::string valid;
     for (const auto& c : required_columns()) valid += (valid.empty() ? "" : ", ") + c;
+    valid += ", and the derived block, size, shape";
     throw AnalysisError("unknown column '" + column + "' (columns: " + valid + ")");
   }
   return it->second;
@@ -160,6 +161,9 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         if (r.status != "ok" && r.status != "skipped" && r.status != "failed")
           throw AnalysisError(where(file, r.line, "status") + ": '" + r.status + "' is not ok, skipped or failed");
         if (r.algorithm.empty()) throw AnalysisError(where(file, r.line, "algorithm") + ": empty");
+        // Derived columns, for grouping and sorting: block "16x16", size/shape "4096" or "MxNxK".
+        r.fields["block"] = r.block();
+        r.fields["size"] = r.fields["shape"] = r.shape();
         out.push_back(std::move(r));
       }
     } catch (const io::error::base&) {

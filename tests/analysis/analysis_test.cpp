@@ -84,6 +84,9 @@ TEST(Summary, GroupsSortsAndPools) {
   EXPECT_EQ(pooled.rows[0][2], "2");   // tile=32: two rows pooled
   EXPECT_EQ(pooled.rows[0][3], "20");  // 20 trials
   EXPECT_NE(error_of([&] { summary(rows, {"algo"}, {}, false); }).find("unknown column"), std::string::npos);
+  const Table by_block = summary(rows, {"algorithm", "block", "size"}, {"size"}, false);
+  EXPECT_EQ(by_block.rows[0][1], "16x16");
+  EXPECT_EQ(by_block.rows[0][2], "256");
 }
 
 TEST(Compare, VerdictsAndErrors) {

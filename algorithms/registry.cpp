@@ -8,6 +8,7 @@
   X(tiled_ilp)              \
   X(warptile_1d)            \
   X(outer_product)          \
+  X(register_tiled)         \
   X(cannon)                 \
   X(dns)                    \
   X(cublas)                 \

@@ -1,5 +1,5 @@
-// register_tiled: the lab's flagship FP32 kernel: 2D register blocking with warp tiling, 16-byte
-// loads and double-buffered shared memory, pure FFMA arithmetic (no tensor cores).
+// register_tiled: the lab's flagship FP32 kernel: 2D register blocking with warp tiling, a
+// multi-stage cp.async shared-memory pipeline, pure FFMA arithmetic (no tensor cores).
 //
 // Sources: the register-blocking ideas of papers/gupta-bhalla-... and papers/sgemm-... taken to
 // their usual end point (block tile -> warp tile -> thread tile).
@@ -9,8 +9,8 @@
 // 32 + tn*4 + {0..3}), so each k step is four 16-byte shared loads for 64 FFMAs. The A tile is stored
 // transposed, (BK, BM + 4): a warp's A reads are 4 distinct float4s, its B reads 8 contiguous
 // float4s (no bank conflicts), and the +4 pitch sends the transposing stores to distinct banks.
-// The next k tile is loaded into registers while the current one is multiplied (one barrier per
-// tile). `split` > 1 divides k over blockIdx.z and adds the partial tiles into C (zeroed first)
+// Tiles are copied global -> shared by cp.async (no staging registers) into STAGES buffers, so
+// STAGES - 1 tiles are in flight while one is multiplied (one barrier per tile). `split` > 1 divides k over blockIdx.z and adds the partial tiles into C (zeroed first)
 // with atomics. 16-byte global accesses where rows are 16-byte aligned (k % 4 == 0 for A,
 // n % 4 == 0 for B and C), guarded scalar ones at the edges and otherwise: any m, n, k.
 // Variants: `tuned` picks tile, depth and split from the problem size (the table below, chosen by
@@ -25,111 +25,96 @@ template <int kBM, int kBN, int kBK>
 struct Shape {
   static constexpr int kWarpsM = kBM / 32, kWarpsN = kBN / 64, kThreads = kWarpsM * kWarpsN * 32;
   static constexpr int kPitchA = kBM + 4;
-  static constexpr int kLoadsA = kBM * kBK / 4 / kThreads, kLoadsB = kBK * kBN / 4 / kThreads;  // float4s
+  static constexpr int kStage = kBK * kPitchA + kBK * kBN;  // floats of one pipeline stage
+  static constexpr int kCopiesA = kBM * kBK / kThreads;     // 4-byte copies of A per thread
+  static constexpr int kCopiesB = kBK * kBN / 4 / kThreads; // 16-byte copies of B per thread
   static_assert(kBM % 32 == 0 && kBN % 64 == 0 && kBK % 4 == 0, "whole warp tiles, whole float4s in k");
-  static_assert(kLoadsA >= 1 && kLoadsB >= 1 && kLoadsA * 4 * kThreads == kBM * kBK &&
-                    kLoadsB * 4 * kThreads == kBK * kBN, "every thread loads the same number of float4s");
+  static_assert(kCopiesA * kThreads == kBM * kBK && kCopiesB * 4 * kThreads == kBK * kBN,
+                "every thread copies the same amount");
 };
 
-// kOccupancy 2 caps registers for two 256-thread blocks per SM (128 a thread; four blocks of 128
-// threads, eight of 64); kOccupancy 1 leaves the compiler up to 255 with half the blocks.
-template <int kBM, int kBN, int kBK, int kOccupancy>
+// Asynchronous global -> shared copies (sm_80+). A source size of 0 writes zeros: the edges.
+__device__ inline void copy4(float* dst, const float* src, bool valid) {
+  const unsigned d = unsigned(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 4 : 0));
+}
+__device__ inline void copy16(float* dst, const float* src, bool valid) {
+  const unsigned d = unsigned(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 16 : 0));
+}
+__device__ inline void commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int kPending>
+__device__ inline void wait_for() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+// kStages shared-memory stages: while stage t is multiplied, tiles t + 1 .. t + kStages - 1 are in
+// flight. kOccupancy 2 caps registers for two 256-thread blocks per SM (128 a thread; four blocks
+// of 128 threads, eight of 64); kOccupancy 1 leaves the compiler up to 255 with half the blocks.
+template <int kBM, int kBN, int kBK, int kStages, int kOccupancy>
 __global__ void __launch_bounds__(Shape<kBM, kBN, kBK>::kThreads,
                                   kOccupancy * 256 / Shape<kBM, kBN, kBK>::kThreads)
     register_tiled_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
                           int n, int k, int k_per_split, bool accumulate) {
   using S = Shape<kBM, kBN, kBK>;
-  __shared__ __align__(16) float as[2][kBK][S::kPitchA];  // (buffer, k, rows): A transposed
-  __shared__ __align__(16) float bs[2][kBK][kBN];         // (buffer, k, columns)
+  extern __shared__ __align__(16) float smem[];  // kStages x [A (BK, BM + 4) transposed, B (BK, BN)]
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int wm = (warp % S::kWarpsM) * 32, wn = (warp / S::kWarpsM) * 64;  // warp tile origin
   const int tm = (lane / 8) * 4, tn = (lane % 8) * 4;                      // thread quad origin
-  const long row0 = long(blockIdx.y) * kBM, col0 = long(blockIdx.x) * kBN;
+  const int row0 = blockIdx.y * kBM, col0 = blockIdx.x * kBN;
   const int k_begin = blockIdx.z * k_per_split, k_end = min(k, k_begin + k_per_split);
-  const bool vec_a = (k & 3) == 0, vec_b = (n & 3) == 0;  // 16-byte aligned rows
+  const int tiles = (k_end - k_begin + kBK - 1) / kBK;
+  const bool vec_b = (n & 3) == 0;  // 16-byte aligned rows of B
 
-  // Each thread's share of a tile: its float4s of A (row r, k offset q) and of B (k row r, column
-  // q), as 32-bit element offsets of the first tile (supports() keeps every matrix under 2^31
-  // elements), and whether they lie inside the matrix.
-  int oa[S::kLoadsA], ob[S::kLoadsB];
-  bool row_ok[S::kLoadsA], col_ok[S::kLoadsB];
+  // Issue the copies of k tile `t` into stage `t % kStages`. A goes element by element into its
+  // transposed place (consecutive threads read consecutive k: coalesced; with the BM + 4 pitch a
+  // warp's stores spread over the banks), B 16 bytes at a time.
+  auto issue = [&](int t) {
+    float* as = smem + (t % kStages) * S::kStage;
+    float* bs = as + kBK * S::kPitchA;
+    const int k0 = k_begin + t * kBK;
 #pragma unroll
-  for (int f = 0; f < S::kLoadsA; ++f) {
-    const int e = tid + f * S::kThreads, r = e / (kBK / 4);
-    row_ok[f] = row0 + r < m;
-    oa[f] = (row_ok[f] ? int(row0) + r : 0) * k + k_begin + (e % (kBK / 4)) * 4;
-  }
-#pragma unroll
-  for (int f = 0; f < S::kLoadsB; ++f) {
-    const int e = tid + f * S::kThreads, q = (e % (kBN / 4)) * 4;
-    col_ok[f] = col0 + q + 3 < n;
-    ob[f] = (k_begin + e / (kBN / 4)) * n + int(col0) + q;
-  }
-  const bool full_rows = row0 + kBM <= m && vec_a;
-  float4 ra[S::kLoadsA], rb[S::kLoadsB];  // the next tile, in flight
-  auto load = [&](int k0) {
-    const int step = k0 - k_begin;
-    const bool full_k = k0 + kBK <= k_end;
-#pragma unroll
-    for (int f = 0; f < S::kLoadsA; ++f) {
-      const float* src = a + oa[f] + step;
-      if (full_rows && full_k) {
-        ra[f] = __ldg(reinterpret_cast<const float4*>(src));
-      } else {
-        const int p = k0 + ((tid + f * S::kThreads) % (kBK / 4)) * 4;
-        const bool ok = row_ok[f];
-        ra[f].x = ok && p < k_end ? src[0] : 0.f;
-        ra[f].y = ok && p + 1 < k_end ? src[1] : 0.f;
-        ra[f].z = ok && p + 2 < k_end ? src[2] : 0.f;
-        ra[f].w = ok && p + 3 < k_end ? src[3] : 0.f;
-      }
+    for (int f = 0; f < S::kCopiesA; ++f) {
+      const int e = tid + f * S::kThreads, r = e / kBK, x = e % kBK;
+      const bool ok = row0 + r < m && k0 + x < k_end;
+      copy4(&as[x * S::kPitchA + r], ok ? a + (row0 + r) * k + k0 + x : a, ok);
     }
 #pragma unroll
-    for (int f = 0; f < S::kLoadsB; ++f) {
-      const int p = k0 + (tid + f * S::kThreads) / (kBN / 4);
-      const float* src = b + ob[f] + step * n;
-      if (vec_b && col_ok[f] && p < k_end) {
-        rb[f] = __ldg(reinterpret_cast<const float4*>(src));
-      } else {
-        const int col = int(col0) + ((tid + f * S::kThreads) % (kBN / 4)) * 4;
-        const bool ok = p < k_end;
-        rb[f].x = ok && col < n ? src[0] : 0.f;
-        rb[f].y = ok && col + 1 < n ? src[1] : 0.f;
-        rb[f].z = ok && col + 2 < n ? src[2] : 0.f;
-        rb[f].w = ok && col + 3 < n ? src[3] : 0.f;
-      }
-    }
-  };
-  auto store = [&](int buf) {
-#pragma unroll
-    for (int f = 0; f < S::kLoadsA; ++f) {
-      const int e = tid + f * S::kThreads, r = e / (kBK / 4), q = (e % (kBK / 4)) * 4;
-      as[buf][q + 0][r] = ra[f].x;
-      as[buf][q + 1][r] = ra[f].y;
-      as[buf][q + 2][r] = ra[f].z;
-      as[buf][q + 3][r] = ra[f].w;
-    }
-#pragma unroll
-    for (int f = 0; f < S::kLoadsB; ++f) {
+    for (int f = 0; f < S::kCopiesB; ++f) {
       const int e = tid + f * S::kThreads, r = e / (kBN / 4), q = (e % (kBN / 4)) * 4;
-      *reinterpret_cast<float4*>(&bs[buf][r][q]) = rb[f];
+      const int p = k0 + r, col = col0 + q;
+      const float* src = b + p * n + col;
+      if (vec_b && p < k_end && col + 3 < n) {
+        copy16(&bs[r * kBN + q], src, true);
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          const bool ok = p < k_end && col + j < n;
+          copy4(&bs[r * kBN + q + j], ok ? src + j : b, ok);
+        }
+      }
     }
   };
 
   float acc[8][8] = {};  // (2 x 4 rows, 2 x 4 columns)
-  load(k_begin);
-  store(0);
-  __syncthreads();
-  int buf = 0;
-  for (int k0 = k_begin; k0 < k_end; k0 += kBK) {
-    const bool more = k0 + kBK < k_end;
-    if (more) load(k0 + kBK);
+#pragma unroll
+  for (int t = 0; t < kStages - 1; ++t) {
+    if (t < tiles) issue(t);
+    commit();  // one group per tile, empty past the end, so the counting below stays uniform
+  }
+  for (int t = 0; t < tiles; ++t) {
+    wait_for<kStages - 2>();  // tile t has landed (for this thread) ...
+    __syncthreads();          // ... and for everyone; and stage (t - 1) % kStages is free again
+    if (t + kStages - 1 < tiles) issue(t + kStages - 1);
+    commit();
+    const float* as = smem + (t % kStages) * S::kStage;
+    const float* bs = as + kBK * S::kPitchA;
 #pragma unroll
     for (int p = 0; p < kBK; ++p) {
-      const float4 a0 = *reinterpret_cast<const float4*>(&as[buf][p][wm + tm]);
-      const float4 a1 = *reinterpret_cast<const float4*>(&as[buf][p][wm + 16 + tm]);
-      const float4 b0 = *reinterpret_cast<const float4*>(&bs[buf][p][wn + tn]);
-      const float4 b1 = *reinterpret_cast<const float4*>(&bs[buf][p][wn + 32 + tn]);
+      const float4 a0 = *reinterpret_cast<const float4*>(&as[p * S::kPitchA + wm + tm]);
+      const float4 a1 = *reinterpret_cast<const float4*>(&as[p * S::kPitchA + wm + 16 + tm]);
+      const float4 b0 = *reinterpret_cast<const float4*>(&bs[p * kBN + wn + tn]);
+      const float4 b1 = *reinterpret_cast<const float4*>(&bs[p * kBN + wn + 32 + tn]);
       const float av[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
       const float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
 #pragma unroll
@@ -137,19 +122,16 @@ __global__ void __launch_bounds__(Shape<kBM, kBN, kBK>::kThreads,
 #pragma unroll
         for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
     }
-    // Nobody reads buf ^ 1 now: the last barrier came after its last use.
-    if (more) store(buf ^ 1);
-    __syncthreads();
-    buf ^= 1;
   }
+  wait_for<0>();  // no copy may still target shared memory when the block exits
 
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
-    const int row = int(row0) + wm + (i < 4 ? tm + i : 16 + tm + i - 4);
+    const int row = row0 + wm + (i < 4 ? tm + i : 16 + tm + i - 4);
     if (row >= m) continue;
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      const int col = int(col0) + wn + half * 32 + tn;
+      const int col = col0 + wn + half * 32 + tn;
       float* dst = c + row * n + col;
       const float* v = &acc[i][half * 4];
       if (accumulate) {
@@ -165,29 +147,32 @@ __global__ void __launch_bounds__(Shape<kBM, kBN, kBK>::kThreads,
   }
 }
 
-// Compiled (BM, BN, BK): threads = (BM / 32) (BN / 64) 32.
+// Compiled (BM, BN, BK); each with 2 or 3 stages and occupancy 1 or 2.
 #define MMLAB_REGISTER_TILED(X) \
   X(128, 128, 8) X(128, 128, 16) X(128, 64, 8) X(128, 64, 16) X(64, 128, 8) X(64, 128, 16) X(64, 64, 8) X(64, 64, 16)
 
 struct Choice {
-  long bm, bn, bk, split, occupancy;
+  long bm, bn, bk, split, stages, occupancy;
 };
 
-// The `tuned` variant's table: problem size -> configuration. Chosen by
+// The `tuned` variant's table: the largest tile that still gives about one block per SM, else a
+// smaller tile with k split until the SMs are filled. Depth, stages and occupancy were read off
 // experiments/flagship-tuning.ini (data/flagship/tuning.csv); see docs/flagship-notes.md.
 Choice tuned(const Problem& p) {
-  const double blocks128 = double(ceil_div(p.m, 128)) * double(ceil_div(p.n, 128));
-  if (blocks128 >= 132) return {128, 128, 8, 1, 2};
-  const double blocks64 = double(ceil_div(p.m, 64)) * double(ceil_div(p.n, 64));
+  constexpr double kSms = 128;  // about one wave on the H100's 132 SMs
+  auto blocks = [&](long bm, long bn) { return double(ceil_div(p.m, bm)) * double(ceil_div(p.n, bn)); };
+  if (blocks(128, 128) >= kSms) return {128, 128, 16, 1, 3, 1};
+  const bool tall = p.m >= p.n;
+  const long bm = tall ? 128 : 64, bn = tall ? 64 : 128;
   long split = 1;
-  while (blocks64 * split < 132 && p.k / (split * 2) >= 256) split *= 2;  // fill the SMs, keep k slices long
-  return {64, 64, 8, split, 2};
+  while (blocks(bm, bn) * split < kSms && p.k / (split * 2) >= 128) split *= 2;  // keep k slices long
+  return {bm, bn, 16, split, 3, 1};
 }
 
 Choice choice(const Problem& p, const Params& q) {
   if (q.variant() == "tuned") return tuned(p);
   const Shape2 t = q.shape("tile");
-  return {t.x, t.y, q.integer("depth"), q.integer("split"), q.integer("occupancy")};
+  return {t.x, t.y, q.integer("depth"), q.integer("split"), q.integer("stages"), q.integer("occupancy")};
 }
 
 long k_per_split(const Problem& p, const Choice& ch) {
@@ -200,15 +185,17 @@ LaunchConfig launch(const Problem& p, const Params& q) {
   LaunchConfig lc;
   lc.block = {unsigned((ch.bm / 32) * (ch.bn / 64) * 32), 1, 1};
   lc.grid = {ceil_div(p.n, ch.bn), ceil_div(p.m, ch.bm), ceil_div(p.k, k_per_split(p, ch))};
-  lc.shared_bytes = sizeof(float) * std::size_t(2 * ch.bk * (ch.bm + 4) + 2 * ch.bk * ch.bn);
+  lc.shared_bytes = sizeof(float) * std::size_t(ch.stages * (ch.bk * (ch.bm + 4) + ch.bk * ch.bn));
   return lc;
 }
 
-Reason supports(const Problem& p, const Params& q, const DeviceInfo&) {
+Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   const Choice ch = choice(p, q);
+  if (d.present && d.cc_major < 8) return "register_tiled needs cp.async: compute capability 8.0 or newer";
   if (p.m * p.k >= (1L << 31) || p.k * p.n >= (1L << 31) || p.m * p.n >= (1L << 31))
     return "register_tiled indexes with 32 bits: every matrix must have fewer than 2^31 elements";
   if (ch.split < 1 || ch.split > 64) return "split must be 1 to 64";
+  if (ch.stages != 2 && ch.stages != 3) return "stages must be 2 or 3";
   if (ch.occupancy != 1 && ch.occupancy != 2) return "occupancy must be 1 or 2";
 #define MMLAB_MATCH(BM, BN, BK) if (ch.bm == BM && ch.bn == BN && ch.bk == BK) return fits_int(p);
   MMLAB_REGISTER_TILED(MMLAB_MATCH)
@@ -217,19 +204,27 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo&) {
          std::to_string(ch.bm) + "x" + std::to_string(ch.bn) + " depth " + std::to_string(ch.bk);
 }
 
+template <int kBM, int kBN, int kBK, int kStages, int kOccupancy>
+void launch_kernel(const RunArgs& r, const LaunchConfig& lc, int per, bool split) {
+  auto* kernel = register_tiled_kernel<kBM, kBN, kBK, kStages, kOccupancy>;
+  allow_shared_bytes(kernel, lc.shared_bytes);
+  kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(r.a, r.b, r.c, int(r.problem.m),
+                                                                      int(r.problem.n), int(r.problem.k), per, split);
+}
+
 void run(const RunArgs& r) {
   const Problem& p = r.problem;
   const Choice ch = choice(p, *r.params);
   const LaunchConfig lc = launch(p, *r.params);
   const bool split = lc.grid.z > 1;
   if (split) MMLAB_CHECK(cudaMemsetAsync(r.c, 0, sizeof(float) * p.m * p.n, r.stream));
-  const int m = int(p.m), n = int(p.n), k = int(p.k), per = int(k_per_split(p, ch));
-#define MMLAB_LAUNCH(BM, BN, BK)                                                                        \
-  if (ch.bm == BM && ch.bn == BN && ch.bk == BK) {                                                      \
-    if (ch.occupancy == 1)                                                                              \
-      register_tiled_kernel<BM, BN, BK, 1><<<dim(lc.grid), dim(lc.block), 0, r.stream>>>(r.a, r.b, r.c, m, n, k, per, split); \
-    else                                                                                                \
-      register_tiled_kernel<BM, BN, BK, 2><<<dim(lc.grid), dim(lc.block), 0, r.stream>>>(r.a, r.b, r.c, m, n, k, per, split); \
+  const int per = int(k_per_split(p, ch));
+#define MMLAB_LAUNCH(BM, BN, BK)                                                              \
+  if (ch.bm == BM && ch.bn == BN && ch.bk == BK) {                                            \
+    if (ch.stages == 2 && ch.occupancy == 1) launch_kernel<BM, BN, BK, 2, 1>(r, lc, per, split); \
+    if (ch.stages == 2 && ch.occupancy == 2) launch_kernel<BM, BN, BK, 2, 2>(r, lc, per, split); \
+    if (ch.stages == 3 && ch.occupancy == 1) launch_kernel<BM, BN, BK, 3, 1>(r, lc, per, split); \
+    if (ch.stages == 3 && ch.occupancy == 2) launch_kernel<BM, BN, BK, 3, 2>(r, lc, per, split); \
   }
   MMLAB_REGISTER_TILED(MMLAB_LAUNCH)
 #undef MMLAB_LAUNCH
@@ -243,7 +238,7 @@ const Algorithm& register_tiled() {
   static const Algorithm a = [] {
     Algorithm a;
     a.name = "register_tiled";
-    a.summary = "flagship: warp-tiled 8x8 register blocking, 16-byte loads, double-buffered shared memory, split-k";
+    a.summary = "flagship: warp-tiled 8x8 register blocking, cp.async multi-stage pipeline, split-k";
     a.source = "algorithms/register_tiled.cu";
     a.variants = {{"tuned", "tile, depth and split chosen from the problem size (the tuning table)"},
                   {"manual", "tile, depth and split from the axes"}};
@@ -253,9 +248,11 @@ const Algorithm& register_tiled() {
               {"depth", AxisKind::integer, "k step BK of a shared-memory tile", "8", {"8", "16"}, manual},
               {"split", AxisKind::integer, "k split over blockIdx.z, partial tiles added atomically", "1",
                {"1", "3"}, manual},
-              {"occupancy", AxisKind::integer, "blocks per SM the register budget is sized for (1 or 2)", "2",
+              {"stages", AxisKind::integer, "shared-memory pipeline stages filled by cp.async", "3",
+               {"2", "3"}, manual},
+              {"occupancy", AxisKind::integer, "blocks per SM the register budget is sized for (1 or 2)", "1",
                {"1", "2"}, manual}};
-    a.constraints = "tile 128x128/128x64/64x128/64x64, depth 8 or 16, split 1 to 64, occupancy 1 or 2; "
+    a.constraints = "tile 128x128/128x64/64x128/64x64, depth 8 or 16, split 1 to 64, stages 2 or 3, occupancy 1 or 2; "
                     "each matrix under 2^31 elements; any m, n, k";
     a.supports = supports;
     a.launch_config = launch;

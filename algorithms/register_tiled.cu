@@ -9,8 +9,9 @@
 // 32 + tn*4 + {0..3}), so each k step is four 16-byte shared loads for 64 FFMAs. The A tile is stored
 // transposed, (BK, BM + 4): a warp's A reads are 4 distinct float4s, its B reads 8 contiguous
 // float4s (no bank conflicts), and the +4 pitch sends the transposing stores to distinct banks.
-// Tiles are copied global -> shared by cp.async (no staging registers) into STAGES buffers, so
-// STAGES - 1 tiles are in flight while one is multiplied (one barrier per tile). `split` > 1 divides k over blockIdx.z and adds the partial tiles into C (zeroed first)
+// B tiles are copied global -> shared by cp.async into STAGES buffers, STAGES - 1 tiles ahead of
+// the multiply; A tiles, which are transposed on the way, go through registers with 16-byte loads
+// one tile ahead (one barrier per tile). `split` > 1 divides k over blockIdx.z and adds the partial tiles into C (zeroed first)
 // with atomics. 16-byte global accesses where rows are 16-byte aligned (k % 4 == 0 for A,
 // n % 4 == 0 for B and C), guarded scalar ones at the edges and otherwise: any m, n, k.
 // Variants: `tuned` picks tile, depth and split from the problem size (the table below, chosen by
@@ -26,10 +27,10 @@ struct Shape {
   static constexpr int kWarpsM = kBM / 32, kWarpsN = kBN / 64, kThreads = kWarpsM * kWarpsN * 32;
   static constexpr int kPitchA = kBM + 4;
   static constexpr int kStage = kBK * kPitchA + kBK * kBN;  // floats of one pipeline stage
-  static constexpr int kCopiesA = kBM * kBK / kThreads;     // 4-byte copies of A per thread
+  static constexpr int kLoadsA = kBM * kBK / 4 / kThreads;  // 16-byte loads of A per thread
   static constexpr int kCopiesB = kBK * kBN / 4 / kThreads; // 16-byte copies of B per thread
   static_assert(kBM % 32 == 0 && kBN % 64 == 0 && kBK % 4 == 0, "whole warp tiles, whole float4s in k");
-  static_assert(kCopiesA * kThreads == kBM * kBK && kCopiesB * 4 * kThreads == kBK * kBN,
+  static_assert(kLoadsA * 4 * kThreads == kBM * kBK && kCopiesB * 4 * kThreads == kBK * kBN,
                 "every thread copies the same amount");
 };
 
@@ -66,19 +67,43 @@ __global__ void __launch_bounds__(Shape<kBM, kBN, kBK>::kThreads,
   const int tiles = (k_end - k_begin + kBK - 1) / kBK;
   const bool vec_b = (n & 3) == 0;  // 16-byte aligned rows of B
 
-  // Issue the copies of k tile `t` into stage `t % kStages`. A goes element by element into its
-  // transposed place (consecutive threads read consecutive k: coalesced; with the BM + 4 pitch a
-  // warp's stores spread over the banks), B 16 bytes at a time.
-  auto issue = [&](int t) {
-    float* as = smem + (t % kStages) * S::kStage;
-    float* bs = as + kBK * S::kPitchA;
+  // A tile t: 16-byte loads into registers (row r, k offset q), stored transposed into its stage
+  // later; with the BM + 4 pitch a warp's transposing stores spread over the banks.
+  const bool vec_a = (k & 3) == 0;
+  float4 ra[S::kLoadsA];
+  auto load_a = [&](int t) {
     const int k0 = k_begin + t * kBK;
+    const bool full = vec_a && row0 + kBM <= m && k0 + kBK <= k_end;
 #pragma unroll
-    for (int f = 0; f < S::kCopiesA; ++f) {
-      const int e = tid + f * S::kThreads, r = e / kBK, x = e % kBK;
-      const bool ok = row0 + r < m && k0 + x < k_end;
-      copy4(&as[x * S::kPitchA + r], ok ? a + (row0 + r) * k + k0 + x : a, ok);
+    for (int f = 0; f < S::kLoadsA; ++f) {
+      const int e = tid + f * S::kThreads, r = e / (kBK / 4), p = k0 + (e % (kBK / 4)) * 4;
+      const float* src = a + (row0 + r < m ? row0 + r : 0) * k + p;
+      if (full) {
+        ra[f] = __ldg(reinterpret_cast<const float4*>(src));
+      } else {
+        const bool ok = row0 + r < m;
+        ra[f].x = ok && p < k_end ? src[0] : 0.f;
+        ra[f].y = ok && p + 1 < k_end ? src[1] : 0.f;
+        ra[f].z = ok && p + 2 < k_end ? src[2] : 0.f;
+        ra[f].w = ok && p + 3 < k_end ? src[3] : 0.f;
+      }
     }
+  };
+  auto store_a = [&](int t) {
+    float* as = smem + (t % kStages) * S::kStage;
+#pragma unroll
+    for (int f = 0; f < S::kLoadsA; ++f) {
+      const int e = tid + f * S::kThreads, r = e / (kBK / 4), q = (e % (kBK / 4)) * 4;
+      as[(q + 0) * S::kPitchA + r] = ra[f].x;
+      as[(q + 1) * S::kPitchA + r] = ra[f].y;
+      as[(q + 2) * S::kPitchA + r] = ra[f].z;
+      as[(q + 3) * S::kPitchA + r] = ra[f].w;
+    }
+  };
+  // B tile t: asynchronous 16-byte copies straight into its stage (4-byte ones at the edges).
+  auto issue_b = [&](int t) {
+    float* bs = smem + (t % kStages) * S::kStage + kBK * S::kPitchA;
+    const int k0 = k_begin + t * kBK;
 #pragma unroll
     for (int f = 0; f < S::kCopiesB; ++f) {
       const int e = tid + f * S::kThreads, r = e / (kBN / 4), q = (e % (kBN / 4)) * 4;
@@ -97,16 +122,27 @@ __global__ void __launch_bounds__(Shape<kBM, kBN, kBK>::kThreads,
   };
 
   float acc[8][8] = {};  // (2 x 4 rows, 2 x 4 columns)
+  // Prologue: tiles 0 .. STAGES - 2 into their stages, and tile STAGES - 1 of A into registers.
 #pragma unroll
   for (int t = 0; t < kStages - 1; ++t) {
-    if (t < tiles) issue(t);
+    if (t < tiles) {
+      issue_b(t);
+      load_a(t);
+      store_a(t);
+    }
     commit();  // one group per tile, empty past the end, so the counting below stays uniform
   }
+  if (kStages - 1 < tiles) load_a(kStages - 1);
   for (int t = 0; t < tiles; ++t) {
-    wait_for<kStages - 2>();  // tile t has landed (for this thread) ...
-    __syncthreads();          // ... and for everyone; and stage (t - 1) % kStages is free again
-    if (t + kStages - 1 < tiles) issue(t + kStages - 1);
+    wait_for<kStages - 2>();  // B of tile t has landed (for this thread) ...
+    __syncthreads();          // ... and for everyone, as have A's stores; stage (t - 1) % STAGES is free
+    const int next = t + kStages - 1;
+    if (next < tiles) {
+      issue_b(next);
+      store_a(next);  // loaded during the last tile's multiply
+    }
     commit();
+    if (next + 1 < tiles) load_a(next + 1);  // in flight during this tile's multiply
     const float* as = smem + (t % kStages) * S::kStage;
     const float* bs = as + kBK * S::kPitchA;
 #pragma unroll

@@ -191,17 +191,19 @@ struct Choice {
   long bm, bn, bk, split, stages, occupancy;
 };
 
-// The `tuned` variant's table: the largest tile that still gives about one block per SM, else a
-// smaller tile with k split until the SMs are filled. Depth, stages and occupancy were read off
-// experiments/flagship-tuning.ini (data/flagship/tuning.csv); see docs/flagship-notes.md.
+// The `tuned` variant's table, read off experiments/flagship-tuning.ini on the H100
+// (data/flagship/tuning.csv; docs/flagship-notes.md): while 128 x 128 tiles give about one block
+// per SM (128 of the 132) they win, best with depth 8, 3 stages and two blocks per SM; below that,
+// 128 x 64 tiles (64 x 128 when n > m) with depth 16, 3 stages, one block per SM, and k split
+// until the SMs are filled, keeping each k slice at least 128 long.
 Choice tuned(const Problem& p) {
-  constexpr double kSms = 128;  // about one wave on the H100's 132 SMs
+  constexpr double kWave = 128;
   auto blocks = [&](long bm, long bn) { return double(ceil_div(p.m, bm)) * double(ceil_div(p.n, bn)); };
-  if (blocks(128, 128) >= kSms) return {128, 128, 16, 1, 3, 1};
+  if (blocks(128, 128) >= kWave) return {128, 128, 8, 1, 3, 2};
   const bool tall = p.m >= p.n;
   const long bm = tall ? 128 : 64, bn = tall ? 64 : 128;
   long split = 1;
-  while (blocks(bm, bn) * split < kSms && p.k / (split * 2) >= 128) split *= 2;  // keep k slices long
+  while (blocks(bm, bn) * split < kWave && p.k / (split * 2) >= 128) split *= 2;
   return {bm, bn, 16, split, 3, 1};
 }
 

@@ -120,6 +120,22 @@ int cmd_readme(const po::variables_map& vm) {
     }
   }
 
+  md << "### Head-to-head runs against cuBLAS, every size\n\n";
+  for (const std::string& f : files) {
+    const std::vector<Result> rows = load_results({f}, true);
+    std::set<std::string> algorithms;
+    for (const Result& r : rows) algorithms.insert(r.algorithm);
+    if (algorithms.size() != 2 || !algorithms.count("cublas")) continue;  // one algorithm beside cuBLAS
+    CompareOptions o;
+    o.baseline = "cublas";
+    Table t = compare(rows, o);
+    std::set<std::string> shapes;
+    for (const auto& row : t.rows) shapes.insert(row[0] + "|" + row[1]);
+    if (shapes.size() != t.rows.size()) continue;  // a sweep of configurations, not a head-to-head run
+    t.title.clear();
+    md << "`" << f << "` (`mmlab-analyze compare " << f << " --baseline cublas`)\n\n" << render(t, Format::markdown) << "\n";
+  }
+
   md << "### Comparisons with cuBLAS at 4096 (Mann-Whitney U, Holm-corrected)\n\n";
   for (const std::string& f : files) {
     const std::vector<Result> rows = load_results({f}, true);

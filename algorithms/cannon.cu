@@ -41,8 +41,9 @@ __global__ void single_block_kernel(const float* __restrict__ a, const float* __
 }
 
 template <int kT>
-__global__ void __launch_bounds__(kT * kT)
-    shift_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n, int k) {
+__global__ void __launch_bounds__(kT* kT)
+    shift_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+                 int n, int k) {
   // Two buffers: shift t writes ring[t & 1] and reads it after one barrier; a thread can only
   // reach shift t + 2 (the same buffer) after every thread passed the barrier of t + 1, i.e.
   // finished reading shift t. +1 padding keeps the column-shifted writes off a single bank.
@@ -71,9 +72,9 @@ __global__ void __launch_bounds__(kT * kT)
 }
 
 template <int kT>
-__global__ void __launch_bounds__(kT * kT)
-    tiled_atomic_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
-                        int n, int k, bool accumulate) {
+__global__ void __launch_bounds__(kT* kT)
+    tiled_atomic_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                        int m, int n, int k, bool accumulate) {
   __shared__ float sa[kT][kT];  // (i, p) of sub-product (blockIdx.y, blockIdx.z)
   __shared__ float sb[kT][kT];  // (p, j) of sub-product (blockIdx.z, blockIdx.x)
   const int j = threadIdx.x, i = threadIdx.y;
@@ -88,14 +89,17 @@ __global__ void __launch_bounds__(kT * kT)
     acc = fmaf(sa[i][p], sb[p][j], acc);
   }
   if (row < m && col < n) {
-    if (accumulate) atomicAdd(&c[row * n + col], acc);  // other k slices add to the same element
-    else c[row * n + col] = acc;
+    if (accumulate)
+      atomicAdd(&c[row * n + col], acc);  // other k slices add to the same element
+    else
+      c[row * n + col] = acc;
   }
 }
 
 template <int kT, int kBx, int kBy>
-__global__ void __launch_bounds__(kBx * kBy)
-    tiled_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n, int k) {
+__global__ void __launch_bounds__(kBx* kBy)
+    tiled_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+                 int n, int k) {
   static_assert(kT % kBx == 0 && kT % kBy == 0, "the block must divide the tile");
   constexpr int kR = kT / kBy, kS = kT / kBx;  // outputs per thread: (kR, kS)
   __shared__ float sa[kT][kT];                 // (i, p)
@@ -137,11 +141,13 @@ __global__ void __launch_bounds__(kBx * kBy)
 }
 
 // The (tile, block) pairs of `tiled` that are compiled.
-#define MMLAB_CANNON_TILED(X) X(16, 16, 16) X(16, 8, 8) X(32, 32, 32) X(32, 16, 16) X(32, 32, 8) \
-  X(32, 8, 8) X(64, 16, 16) X(64, 32, 8) X(64, 8, 8)
+#define MMLAB_CANNON_TILED(X) \
+  X(16, 16, 16)               \
+  X(16, 8, 8) X(32, 32, 32) X(32, 16, 16) X(32, 32, 8) X(32, 8, 8) X(64, 16, 16) X(64, 32, 8) X(64, 8, 8)
 
 bool tiled_compiled(long t, long bx, long by) {
-#define MMLAB_MATCH(T, BX, BY) if (t == T && bx == BX && by == BY) return true;
+#define MMLAB_MATCH(T, BX, BY) \
+  if (t == T && bx == BX && by == BY) return true;
   MMLAB_CANNON_TILED(MMLAB_MATCH)
 #undef MMLAB_MATCH
   return false;
@@ -172,8 +178,8 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo&) {
   const std::string& v = q.variant();
   if (v == "single_block") {
     if (p.m * p.n > 1024)
-      return "single_block needs m * n <= 1024 threads; " + std::to_string(p.m) + " x " + std::to_string(p.n) +
-             " gives " + std::to_string(p.m * p.n);
+      return "single_block needs m * n <= 1024 threads; " + std::to_string(p.m) + " x " +
+             std::to_string(p.n) + " gives " + std::to_string(p.m * p.n);
     return std::nullopt;  // the harness checks A and B against the shared-memory limit
   }
   const long t = q.integer("tile");
@@ -201,18 +207,22 @@ void run(const RunArgs& r) {
     single_block_kernel<<<1, block, lc.shared_bytes, r.stream>>>(r.a, r.b, r.c, m, n, k);
   } else if (v == "shift" || v == "tiled_atomic") {
     const bool split = grid.z > 1;  // several k slices add into C: start from zero
-    if (v == "tiled_atomic" && split) MMLAB_CHECK(cudaMemsetAsync(r.c, 0, sizeof(float) * p.m * p.n, r.stream));
-#define MMLAB_LAUNCH(T)                                                                         \
-  if (t == T) {                                                                                 \
-    if (v == "shift") shift_kernel<T><<<grid, block, 0, r.stream>>>(r.a, r.b, r.c, m, n, k);    \
-    else tiled_atomic_kernel<T><<<grid, block, 0, r.stream>>>(r.a, r.b, r.c, m, n, k, split); \
+    if (v == "tiled_atomic" && split)
+      MMLAB_CHECK(cudaMemsetAsync(r.c, 0, sizeof(float) * p.m * p.n, r.stream));
+#define MMLAB_LAUNCH(T)                                                                    \
+  if (t == T) {                                                                            \
+    if (v == "shift")                                                                      \
+      shift_kernel<T><<<grid, block, 0, r.stream>>>(r.a, r.b, r.c, m, n, k);               \
+    else                                                                                   \
+      tiled_atomic_kernel<T><<<grid, block, 0, r.stream>>>(r.a, r.b, r.c, m, n, k, split); \
   }
     MMLAB_LAUNCH(8) MMLAB_LAUNCH(16) MMLAB_LAUNCH(32)
 #undef MMLAB_LAUNCH
   } else {
     const Shape2 blk = q.shape("block");
-#define MMLAB_LAUNCH(T, BX, BY) \
-  if (t == T && blk.x == BX && blk.y == BY) tiled_kernel<T, BX, BY><<<grid, block, 0, r.stream>>>(r.a, r.b, r.c, m, n, k);
+#define MMLAB_LAUNCH(T, BX, BY)             \
+  if (t == T && blk.x == BX && blk.y == BY) \
+    tiled_kernel<T, BX, BY><<<grid, block, 0, r.stream>>>(r.a, r.b, r.c, m, n, k);
     MMLAB_CANNON_TILED(MMLAB_LAUNCH)
 #undef MMLAB_LAUNCH
   }
@@ -228,17 +238,27 @@ const Algorithm& cannon() {
     a.name = "cannon";
     a.summary = "Cannon's algorithm: skewed k order on a torus of threads, then of blocks (O'Neil 2013)";
     a.source = "algorithms/cannon.cu";
-    a.variants = {{"single_block", "one m x n block, A and B in shared memory, order (i + j + s) % k (sec. 3.1)"},
-                  {"shift", "a TILE x TILE torus per C tile: skew, then multiply and shift A left, B up"},
-                  {"tiled_atomic", "one block per TILE^3 sub-product, atomicAdd into zeroed C (sec. 5)"},
-                  {"tiled", "blocks own C tiles and walk k tiles in order (bi + bj + s) mod q; no atomics"}};
-    a.axes = {{"tile", AxisKind::integer, "tile edge TILE (shift, tiled_atomic: TILE^2 threads per block)", "32",
-               {"8", "16", "32", "64"}, {"shift", "tiled_atomic", "tiled"}},
-              {"block", AxisKind::shape, "threads per block of `tiled` (x by y); must divide the tile", "16x16",
-               {"8x8", "16x16", "32x8", "32x32"}, {"tiled"}}};
-    a.constraints = "single_block: m n <= 1024 and (m + n) k floats in shared memory; shift, tiled_atomic: "
-                    "tile 8/16/32; tiled: tile:block pairs 16:16x16,8x8 32:32x32,16x16,32x8,8x8 "
-                    "64:16x16,32x8,8x8; any m, n, k otherwise";
+    a.variants = {
+        {"single_block", "one m x n block, A and B in shared memory, order (i + j + s) % k (sec. 3.1)"},
+        {"shift", "a TILE x TILE torus per C tile: skew, then multiply and shift A left, B up"},
+        {"tiled_atomic", "one block per TILE^3 sub-product, atomicAdd into zeroed C (sec. 5)"},
+        {"tiled", "blocks own C tiles and walk k tiles in order (bi + bj + s) mod q; no atomics"}};
+    a.axes = {{"tile",
+               AxisKind::integer,
+               "tile edge TILE (shift, tiled_atomic: TILE^2 threads per block)",
+               "32",
+               {"8", "16", "32", "64"},
+               {"shift", "tiled_atomic", "tiled"}},
+              {"block",
+               AxisKind::shape,
+               "threads per block of `tiled` (x by y); must divide the tile",
+               "16x16",
+               {"8x8", "16x16", "32x8", "32x32"},
+               {"tiled"}}};
+    a.constraints =
+        "single_block: m n <= 1024 and (m + n) k floats in shared memory; shift, tiled_atomic: "
+        "tile 8/16/32; tiled: tile:block pairs 16:16x16,8x8 32:32x32,16x16,32x8,8x8 "
+        "64:16x16,32x8,8x8; any m, n, k otherwise";
     a.supports = supports;
     a.launch_config = launch;
     a.run = run;

@@ -42,7 +42,8 @@ __device__ inline void tree_reduce(float* term, int lane, int count, int stride_
   for (int level = 9; level >= 0; --level) {
     const int half = 1 << level;
     if (half < span) {  // uniform across the block
-      if (lane < half && lane + half < count) term[lane * stride_of_term] += term[(lane + half) * stride_of_term];
+      if (lane < half && lane + half < count)
+        term[lane * stride_of_term] += term[(lane + half) * stride_of_term];
       __syncthreads();
     }
   }

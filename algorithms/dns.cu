@@ -18,14 +18,15 @@
 // With one k slice (k <= TILE or DEPTH) the planes and tiled variants store C directly.
 // Constraints: block3d: m k n <= 1024 and n <= 64; planes: TILE^2 / split <= 1024; tiled_*:
 // TILE^2 <= 1024; tiled_reduce needs ceil(k / DEPTH) m n floats of workspace.
-// Example: mmlab run --algorithms dns --dns.variant tiled_atomic,tiled_reduce --tile 16,32 --depth 32,128 --size 2048
+// Example: mmlab run --algorithms dns --dns.variant tiled_atomic,tiled_reduce --tile 16,32 --depth 32,128
+// --size 2048
 #include "algorithms/common.cuh"
 
 namespace mmlab {
 namespace {
 
-__global__ void block3d_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
-                               int m, int n, int k) {
+__global__ void block3d_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                               float* __restrict__ c, int m, int n, int k) {
   extern __shared__ float smem[];
   float* sa = smem;          // (m, k)
   float* sb = sa + m * k;    // (k, n)
@@ -48,9 +49,9 @@ __global__ void planes_kernel(const float* __restrict__ a, const float* __restri
                               int m, int n, int k, int tile, int split, bool accumulate) {
   extern __shared__ float smem[];
   const int depth = blockDim.x, rows = blockDim.y;
-  float* sa = smem;                 // (rows, depth): this block's rows of A's tile
-  float* sb = sa + rows * depth;    // (depth): the k slice of column j of B
-  float* term = sb + depth;         // (rows, depth)
+  float* sa = smem;               // (rows, depth): this block's rows of A's tile
+  float* sb = sa + rows * depth;  // (depth): the k slice of column j of B
+  float* term = sb + depth;       // (rows, depth)
   const int p = threadIdx.x, r = threadIdx.y;
   const int j = blockIdx.x / split, part = blockIdx.x % split;
   const long i = long(blockIdx.y) * tile + part * rows + r, q = long(blockIdx.z) * depth + p;
@@ -61,16 +62,18 @@ __global__ void planes_kernel(const float* __restrict__ a, const float* __restri
   __syncthreads();
   tree_reduce(term + r * depth, p, depth, 1);
   if (p == 0 && i < m) {
-    if (accumulate) atomicAdd(&c[i * n + j], term[r * depth]);
-    else c[i * n + j] = term[r * depth];
+    if (accumulate)
+      atomicAdd(&c[i * n + j], term[r * depth]);
+    else
+      c[i * n + j] = term[r * depth];
   }
 }
 
 enum class Output { store, atomic, workspace };
 
 // block (TILE (j), TILE (i), L (layers of p)); grid (ceil(n / TILE), ceil(m / TILE), ceil(k / DEPTH)).
-__global__ void tiled3d_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ out,
-                               int m, int n, int k, int depth, Output mode) {
+__global__ void tiled3d_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                               float* __restrict__ out, int m, int n, int k, int depth, Output mode) {
   extern __shared__ float smem[];
   const int tile = blockDim.x, layers = blockDim.z;
   float* sa = smem;                 // (TILE, DEPTH)
@@ -82,7 +85,7 @@ __global__ void tiled3d_kernel(const float* __restrict__ a, const float* __restr
   for (int e = tid; e < tile * depth; e += threads) {
     const int r = e / depth, x = e % depth;  // A tile, row-major
     sa[e] = row0 + r < m && p0 + x < k ? a[(row0 + r) * k + p0 + x] : 0.f;
-    const int y = e / tile, z = e % tile;    // B tile, row-major
+    const int y = e / tile, z = e % tile;  // B tile, row-major
     sb[e] = p0 + y < k && col0 + z < n ? b[(p0 + y) * n + col0 + z] : 0.f;
   }
   __syncthreads();
@@ -94,12 +97,16 @@ __global__ void tiled3d_kernel(const float* __restrict__ a, const float* __restr
   const long row = row0 + i, col = col0 + j;
   if (layer != 0 || row >= m || col >= n) return;
   const float v = part[i * tile + j];
-  if (mode == Output::store) out[row * n + col] = v;
-  else if (mode == Output::atomic) atomicAdd(&out[row * n + col], v);
-  else out[blockIdx.z * long(m) * n + row * n + col] = v;  // slice blockIdx.z of the workspace
+  if (mode == Output::store)
+    out[row * n + col] = v;
+  else if (mode == Output::atomic)
+    atomicAdd(&out[row * n + col], v);
+  else
+    out[blockIdx.z * long(m) * n + row * n + col] = v;  // slice blockIdx.z of the workspace
 }
 
-__global__ void sum_slices_kernel(const float* __restrict__ ws, float* __restrict__ c, long count, int slices) {
+__global__ void sum_slices_kernel(const float* __restrict__ ws, float* __restrict__ c, long count,
+                                  int slices) {
   for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < count; e += long(gridDim.x) * blockDim.x) {
     float s = 0.f;
     for (int z = 0; z < slices; ++z) s += ws[z * count + e];  // a fixed order: deterministic
@@ -149,8 +156,10 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo&) {
     return std::nullopt;
   }
   const long t = q.integer("tile");
-  if (t > 32) return v + " needs TILE^2 <= 1024 threads; tile " + std::to_string(t) + " gives " + std::to_string(t * t);
-  if (is_planes(v) && t % split_of(v) != 0) return v + " splits a column in " + std::to_string(split_of(v)) + "; tile must be a multiple";
+  if (t > 32)
+    return v + " needs TILE^2 <= 1024 threads; tile " + std::to_string(t) + " gives " + std::to_string(t * t);
+  if (is_planes(v) && t % split_of(v) != 0)
+    return v + " splits a column in " + std::to_string(split_of(v)) + "; tile must be a multiple";
   if (is_planes(v) && p.n * split_of(v) > 2147483647L) return "grid x (n * split) exceeds 2^31 - 1";
   return std::nullopt;
 }
@@ -175,12 +184,13 @@ void run(const RunArgs& r) {
     block3d_kernel<<<1, block, lc.shared_bytes, r.stream>>>(r.a, r.b, r.c, m, n, k);
   } else if (is_planes(v)) {
     planes_kernel<<<grid, block, lc.shared_bytes, r.stream>>>(r.a, r.b, r.c, m, n, k, int(q.integer("tile")),
-                                                               split_of(v), sliced);
+                                                              split_of(v), sliced);
   } else {
     allow_shared_bytes(tiled3d_kernel, lc.shared_bytes);
     const Output mode = !sliced ? Output::store : v == "tiled_atomic" ? Output::atomic : Output::workspace;
     float* out = mode == Output::workspace ? static_cast<float*>(r.workspace) : r.c;
-    tiled3d_kernel<<<grid, block, lc.shared_bytes, r.stream>>>(r.a, r.b, out, m, n, k, int(q.integer("depth")), mode);
+    tiled3d_kernel<<<grid, block, lc.shared_bytes, r.stream>>>(r.a, r.b, out, m, n, k,
+                                                               int(q.integer("depth")), mode);
     if (mode == Output::workspace) {
       MMLAB_CHECK_LAUNCH();
       const long count = p.m * p.n;
@@ -200,19 +210,30 @@ const Algorithm& dns() {
     a.name = "dns";
     a.summary = "Dekel-Nassimi-Sahni 3D algorithm: all terms at once, reduced over k (O'Neil 2013)";
     a.source = "algorithms/dns.cu";
-    a.variants = {{"block3d", "one m x k x n block, one term per thread, shared-memory tree (sec. 3.1)"},
-                  {"planes", "TILE blocks of TILE x TILE threads per sub-product, one column each (sec. 3.2)"},
-                  {"half_planes", "2 TILE blocks of TILE x TILE/2 threads per sub-product (sec. 3.2)"},
-                  {"quarter_planes", "4 TILE blocks of TILE x TILE/4 threads per sub-product (sec. 3.2)"},
-                  {"tiled_atomic", "3D grid of tile products, layers reduced in shared memory, atomicAdd (sec. 5)"},
-                  {"tiled_reduce", "the same, partial tiles to a workspace summed by a second kernel"}};
-    const std::vector<std::string> tiled = {"planes", "half_planes", "quarter_planes", "tiled_atomic", "tiled_reduce"};
-    a.axes = {{"tile", AxisKind::integer, "sub-product edge TILE (planes: k slice and rows; tiled: C tile)", "8",
-               {"8", "16", "32"}, tiled},
-              {"depth", AxisKind::integer, "k extent DEPTH of one block's tile product (tiled_atomic, tiled_reduce)",
-               "8", {"8", "32", "128"}, {"tiled_atomic", "tiled_reduce"}}};
-    a.constraints = "block3d: m k n <= 1024, n <= 64; planes family: tile <= 32, a multiple of the split; "
-                    "tiled_*: tile <= 32; tiled_reduce: ceil(k / depth) m n floats of workspace; any m, n, k";
+    a.variants = {
+        {"block3d", "one m x k x n block, one term per thread, shared-memory tree (sec. 3.1)"},
+        {"planes", "TILE blocks of TILE x TILE threads per sub-product, one column each (sec. 3.2)"},
+        {"half_planes", "2 TILE blocks of TILE x TILE/2 threads per sub-product (sec. 3.2)"},
+        {"quarter_planes", "4 TILE blocks of TILE x TILE/4 threads per sub-product (sec. 3.2)"},
+        {"tiled_atomic", "3D grid of tile products, layers reduced in shared memory, atomicAdd (sec. 5)"},
+        {"tiled_reduce", "the same, partial tiles to a workspace summed by a second kernel"}};
+    const std::vector<std::string> tiled = {"planes", "half_planes", "quarter_planes", "tiled_atomic",
+                                            "tiled_reduce"};
+    a.axes = {{"tile",
+               AxisKind::integer,
+               "sub-product edge TILE (planes: k slice and rows; tiled: C tile)",
+               "8",
+               {"8", "16", "32"},
+               tiled},
+              {"depth",
+               AxisKind::integer,
+               "k extent DEPTH of one block's tile product (tiled_atomic, tiled_reduce)",
+               "8",
+               {"8", "32", "128"},
+               {"tiled_atomic", "tiled_reduce"}}};
+    a.constraints =
+        "block3d: m k n <= 1024, n <= 64; planes family: tile <= 32, a multiple of the split; "
+        "tiled_*: tile <= 32; tiled_reduce: ceil(k / depth) m n floats of workspace; any m, n, k";
     a.supports = supports;
     a.launch_config = launch;
     a.workspace_bytes = workspace;

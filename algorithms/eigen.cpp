@@ -38,8 +38,12 @@ const Algorithm& eigen() {
     a.source = "algorithms/eigen.cpp";
     a.backend = Backend::host;
     a.variants = {{"default", "C.noalias() = A * B on row-major maps"}};
-    a.axes = {{"threads", AxisKind::integer, "OpenMP threads (default: every hardware thread)", all_threads,
-               {"1", all_threads}, {}}};
+    a.axes = {{"threads",
+               AxisKind::integer,
+               "OpenMP threads (default: every hardware thread)",
+               all_threads,
+               {"1", all_threads},
+               {}}};
     a.constraints = "host memory only; scope kernel only";
     a.run = run;
     return a;

@@ -12,8 +12,8 @@
 namespace mmlab {
 namespace {
 
-__global__ void naive_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                             float* __restrict__ c, int m, int n, int k) {
+__global__ void naive_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                             int m, int n, int k) {
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
   if (row >= m || col >= n) return;
@@ -33,8 +33,8 @@ LaunchConfig launch(const Problem& p, const Params& q) {
 
 void run(const RunArgs& r) {
   const LaunchConfig lc = launch(r.problem, *r.params);
-  naive_kernel<<<dim(lc.grid), dim(lc.block), 0, stream_of(r)>>>(
-      r.a, r.b, r.c, int(r.problem.m), int(r.problem.n), int(r.problem.k));
+  naive_kernel<<<dim(lc.grid), dim(lc.block), 0, stream_of(r)>>>(r.a, r.b, r.c, int(r.problem.m),
+                                                                 int(r.problem.n), int(r.problem.k));
   MMLAB_CHECK_LAUNCH();
 }
 
@@ -48,8 +48,12 @@ const Algorithm& naive() {
     a.summary = "one thread per element of C, operands from global memory (homework; SGEMM README)";
     a.source = "algorithms/naive.cu";
     a.variants = {{"default", "one dot product of length k per thread"}};
-    a.axes = {{"block", AxisKind::shape, "thread-block shape x by y (x runs along a row of C)", "16x16",
-               {"8x8", "16x16", "32x32", "32x8", "8x32", "64x4", "128x2", "256x1", "1024x1"}, {}}};
+    a.axes = {{"block",
+               AxisKind::shape,
+               "thread-block shape x by y (x runs along a row of C)",
+               "16x16",
+               {"8x8", "16x16", "32x32", "32x8", "8x32", "64x4", "128x2", "256x1", "1024x1"},
+               {}}};
     a.constraints = "block.x * block.y <= 1024; any m, n, k";
     a.supports = [](const Problem& p, const Params&, const DeviceInfo&) { return fits_int(p); };
     a.launch_config = launch;

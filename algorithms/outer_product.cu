@@ -16,30 +16,31 @@
 // Variants: default stages each A tile between two barriers; prefetch loads the next A tile into
 // registers while the current one is used, and stores it into a second buffer (double buffering).
 // Constraints: tile in {16, 32}, vector in {2, 4, 8}; any m, n, k.
-// Example: mmlab run --algorithms outer_product --outer_product.variant all --tile 16,32 --vector 4,8 --size 4096
+// Example: mmlab run --algorithms outer_product --outer_product.variant all --tile 16,32 --vector 4,8 --size
+// 4096
 #include "algorithms/common.cuh"
 
 namespace mmlab {
 namespace {
 
 template <int kT, int kV, bool kPrefetch>
-__global__ void __launch_bounds__(kT * kV)
-    outer_product_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
-                         int n, int k) {
+__global__ void __launch_bounds__(kT* kV)
+    outer_product_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                         int m, int n, int k) {
   constexpr int kThreads = kT * kV, kLoads = kT * kT / kThreads, kGroups = kT / 4;
   static_assert(kT % 4 == 0 && (kT * kT) % kThreads == 0, "whole float4 groups; every thread loads alike");
   __shared__ __align__(16) float as[kPrefetch ? 2 : 1][kT][kT];  // (buffer, k, rows swizzled)
   const int tid = threadIdx.x;
   const long row0 = long(blockIdx.y) * kT, col = long(blockIdx.x) * kThreads + tid;
   // Element l of this thread's share of an A tile: row e / T, k offset e % T (coalesced along k).
-  auto load = [&](long p0, float (&reg)[kLoads]) {
+  auto load = [&](long p0, float(&reg)[kLoads]) {
 #pragma unroll
     for (int l = 0; l < kLoads; ++l) {
       const int e = tid + l * kThreads, r = e / kT, x = e % kT;
       reg[l] = row0 + r < m && p0 + x < k ? a[(row0 + r) * k + p0 + x] : 0.f;
     }
   };
-  auto store = [&](int buf, const float (&reg)[kLoads]) {
+  auto store = [&](int buf, const float(&reg)[kLoads]) {
 #pragma unroll
     for (int l = 0; l < kLoads; ++l) {
       const int e = tid + l * kThreads, r = e / kT, x = e % kT;
@@ -100,11 +101,12 @@ LaunchConfig launch(const Problem& p, const Params& q) {
 
 Reason supports(const Problem& p, const Params& q, const DeviceInfo&) {
   const long t = q.integer("tile"), v = q.integer("vector");
-#define MMLAB_MATCH(T, V) if (t == T && v == V) return fits_int(p);
+#define MMLAB_MATCH(T, V) \
+  if (t == T && v == V) return fits_int(p);
   MMLAB_OUTER_PRODUCT(MMLAB_MATCH)
 #undef MMLAB_MATCH
-  return "outer_product compiles tile 16 or 32 with vector 2, 4 or 8; not tile " + std::to_string(t) + " vector " +
-         std::to_string(v);
+  return "outer_product compiles tile 16 or 32 with vector 2, 4 or 8; not tile " + std::to_string(t) +
+         " vector " + std::to_string(v);
 }
 
 void run(const RunArgs& r) {
@@ -112,10 +114,14 @@ void run(const RunArgs& r) {
   const long t = r.params->integer("tile"), v = r.params->integer("vector");
   const bool prefetch = r.params->variant() == "prefetch";
   const int m = int(r.problem.m), n = int(r.problem.n), k = int(r.problem.k);
-#define MMLAB_LAUNCH(T, V)                                                                                      \
-  if (t == T && v == V) {                                                                                       \
-    if (prefetch) outer_product_kernel<T, V, true><<<dim(lc.grid), dim(lc.block), 0, r.stream>>>(r.a, r.b, r.c, m, n, k); \
-    else outer_product_kernel<T, V, false><<<dim(lc.grid), dim(lc.block), 0, r.stream>>>(r.a, r.b, r.c, m, n, k);       \
+#define MMLAB_LAUNCH(T, V)                                                        \
+  if (t == T && v == V) {                                                         \
+    if (prefetch)                                                                 \
+      outer_product_kernel<T, V, true>                                            \
+          <<<dim(lc.grid), dim(lc.block), 0, r.stream>>>(r.a, r.b, r.c, m, n, k); \
+    else                                                                          \
+      outer_product_kernel<T, V, false>                                           \
+          <<<dim(lc.grid), dim(lc.block), 0, r.stream>>>(r.a, r.b, r.c, m, n, k); \
   }
   MMLAB_OUTER_PRODUCT(MMLAB_LAUNCH)
 #undef MMLAB_LAUNCH
@@ -129,14 +135,23 @@ const Algorithm& outer_product() {
   static const Algorithm a = [] {
     Algorithm a;
     a.name = "outer_product";
-    a.summary = "A tile in shared memory, B and C in registers, outer products (SGEMM README, CompOpt/Prefetch)";
+    a.summary =
+        "A tile in shared memory, B and C in registers, outer products (SGEMM README, CompOpt/Prefetch)";
     a.source = "algorithms/outer_product.cu";
     a.variants = {{"default", "CompOpt: stage A's tile, then outer products"},
                   {"prefetch", "the next A tile loaded while the current one is used (double buffer)"}};
-    a.axes = {{"tile", AxisKind::integer, "TILE: rows of the C tile and k step; TILE accumulators per thread", "32",
-               {"16", "32"}, {}},
-              {"vector", AxisKind::integer, "VECTOR: TILE x VECTOR threads, each owning one column of the C tile",
-               "8", {"2", "4", "8"}, {}}};
+    a.axes = {{"tile",
+               AxisKind::integer,
+               "TILE: rows of the C tile and k step; TILE accumulators per thread",
+               "32",
+               {"16", "32"},
+               {}},
+              {"vector",
+               AxisKind::integer,
+               "VECTOR: TILE x VECTOR threads, each owning one column of the C tile",
+               "8",
+               {"2", "4", "8"},
+               {}}};
     a.constraints = "tile 16 or 32, vector 2, 4 or 8; any m, n, k";
     a.supports = supports;
     a.launch_config = launch;

@@ -11,10 +11,10 @@
 // float4s (no bank conflicts), and the +4 pitch sends the transposing stores to distinct banks.
 // B tiles are copied global -> shared by cp.async into STAGES buffers, STAGES - 1 tiles ahead of
 // the multiply; A tiles, which are transposed on the way, go through registers with 16-byte loads
-// one tile ahead (one barrier per tile). `split` > 1 divides k over blockIdx.z and adds the partial tiles into C (zeroed first)
-// with atomics. 16-byte global accesses where rows are 16-byte aligned (k % 4 == 0 for A,
-// n % 4 == 0 for B and C), guarded scalar ones at the edges and otherwise: any m, n, k.
-// Variants: `tuned` picks tile, depth and split from the problem size (the table below, chosen by
+// one tile ahead (one barrier per tile). `split` > 1 divides k over blockIdx.z and adds the partial tiles
+// into C (zeroed first) with atomics. 16-byte global accesses where rows are 16-byte aligned (k % 4 == 0 for
+// A, n % 4 == 0 for B and C), guarded scalar ones at the edges and otherwise: any m, n, k. Variants: `tuned`
+// picks tile, depth and split from the problem size (the table below, chosen by
 // experiments/flagship-tuning.ini); `manual` takes them from the axes.
 // Example: mmlab run --algorithms register_tiled,cublas --size 1024:8192:1024
 #include "algorithms/common.cuh"
@@ -26,9 +26,9 @@ template <int kBM, int kBN, int kBK>
 struct Shape {
   static constexpr int kWarpsM = kBM / 32, kWarpsN = kBN / 64, kThreads = kWarpsM * kWarpsN * 32;
   static constexpr int kPitchA = kBM + 4;
-  static constexpr int kStage = kBK * kPitchA + kBK * kBN;  // floats of one pipeline stage
-  static constexpr int kLoadsA = kBM * kBK / 4 / kThreads;  // 16-byte loads of A per thread
-  static constexpr int kCopiesB = kBK * kBN / 4 / kThreads; // 16-byte copies of B per thread
+  static constexpr int kStage = kBK * kPitchA + kBK * kBN;   // floats of one pipeline stage
+  static constexpr int kLoadsA = kBM * kBK / 4 / kThreads;   // 16-byte loads of A per thread
+  static constexpr int kCopiesB = kBK * kBN / 4 / kThreads;  // 16-byte copies of B per thread
   static_assert(kBM % 32 == 0 && kBN % 64 == 0 && kBK % 4 == 0, "whole warp tiles, whole float4s in k");
   static_assert(kLoadsA * 4 * kThreads == kBM * kBK && kCopiesB * 4 * kThreads == kBK * kBN,
                 "every thread copies the same amount");
@@ -55,8 +55,8 @@ __device__ inline void wait_for() {
 template <int kBM, int kBN, int kBK, int kStages, int kOccupancy>
 __global__ void __launch_bounds__(Shape<kBM, kBN, kBK>::kThreads,
                                   kOccupancy * 256 / Shape<kBM, kBN, kBK>::kThreads)
-    register_tiled_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
-                          int n, int k, int k_per_split, bool accumulate) {
+    register_tiled_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                          int m, int n, int k, int k_per_split, bool accumulate) {
   using S = Shape<kBM, kBN, kBK>;
   extern __shared__ __align__(16) float smem[];  // kStages x [A (BK, BM + 4) transposed, B (BK, BN)]
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
@@ -185,7 +185,8 @@ __global__ void __launch_bounds__(Shape<kBM, kBN, kBK>::kThreads,
 
 // Compiled (BM, BN, BK); each with 2 or 3 stages and occupancy 1 or 2.
 #define MMLAB_REGISTER_TILED(X) \
-  X(128, 128, 8) X(128, 128, 16) X(128, 64, 8) X(128, 64, 16) X(64, 128, 8) X(64, 128, 16) X(64, 64, 8) X(64, 64, 16)
+  X(128, 128, 8)                \
+  X(128, 128, 16) X(128, 64, 8) X(128, 64, 16) X(64, 128, 8) X(64, 128, 16) X(64, 64, 8) X(64, 64, 16)
 
 struct Choice {
   long bm, bn, bk, split, stages, occupancy;
@@ -235,7 +236,8 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   if (ch.split < 1 || ch.split > 64) return "split must be 1 to 64";
   if (ch.stages != 2 && ch.stages != 3) return "stages must be 2 or 3";
   if (ch.occupancy != 1 && ch.occupancy != 2) return "occupancy must be 1 or 2";
-#define MMLAB_MATCH(BM, BN, BK) if (ch.bm == BM && ch.bn == BN && ch.bk == BK) return fits_int(p);
+#define MMLAB_MATCH(BM, BN, BK) \
+  if (ch.bm == BM && ch.bn == BN && ch.bk == BK) return fits_int(p);
   MMLAB_REGISTER_TILED(MMLAB_MATCH)
 #undef MMLAB_MATCH
   return "register_tiled compiles tile 128x128, 128x64, 64x128, 64x64 with depth 8 or 16; not " +
@@ -246,8 +248,8 @@ template <int kBM, int kBN, int kBK, int kStages, int kOccupancy>
 void launch_kernel(const RunArgs& r, const LaunchConfig& lc, int per, bool split) {
   auto* kernel = register_tiled_kernel<kBM, kBN, kBK, kStages, kOccupancy>;
   allow_shared_bytes(kernel, lc.shared_bytes);
-  kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(r.a, r.b, r.c, int(r.problem.m),
-                                                                      int(r.problem.n), int(r.problem.k), per, split);
+  kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(
+      r.a, r.b, r.c, int(r.problem.m), int(r.problem.n), int(r.problem.k), per, split);
 }
 
 void run(const RunArgs& r) {
@@ -257,8 +259,8 @@ void run(const RunArgs& r) {
   const bool split = lc.grid.z > 1;
   if (split) MMLAB_CHECK(cudaMemsetAsync(r.c, 0, sizeof(float) * p.m * p.n, r.stream));
   const int per = int(k_per_split(p, ch));
-#define MMLAB_LAUNCH(BM, BN, BK)                                                              \
-  if (ch.bm == BM && ch.bn == BN && ch.bk == BK) {                                            \
+#define MMLAB_LAUNCH(BM, BN, BK)                                                                 \
+  if (ch.bm == BM && ch.bn == BN && ch.bk == BK) {                                               \
     if (ch.stages == 2 && ch.occupancy == 1) launch_kernel<BM, BN, BK, 2, 1>(r, lc, per, split); \
     if (ch.stages == 2 && ch.occupancy == 2) launch_kernel<BM, BN, BK, 2, 2>(r, lc, per, split); \
     if (ch.stages == 3 && ch.occupancy == 1) launch_kernel<BM, BN, BK, 3, 1>(r, lc, per, split); \
@@ -281,17 +283,34 @@ const Algorithm& register_tiled() {
     a.variants = {{"tuned", "tile, depth and split chosen from the problem size (the tuning table)"},
                   {"manual", "tile, depth and split from the axes"}};
     const std::vector<std::string> manual = {"manual"};
-    a.axes = {{"tile", AxisKind::shape, "block tile BMxBN (warp tile 32x64, thread tile 8x8)", "128x128",
-               {"128x128", "128x64", "64x128", "64x64"}, manual},
+    a.axes = {{"tile",
+               AxisKind::shape,
+               "block tile BMxBN (warp tile 32x64, thread tile 8x8)",
+               "128x128",
+               {"128x128", "128x64", "64x128", "64x64"},
+               manual},
               {"depth", AxisKind::integer, "k step BK of a shared-memory tile", "8", {"8", "16"}, manual},
-              {"split", AxisKind::integer, "k split over blockIdx.z, partial tiles added atomically", "1",
-               {"1", "3"}, manual},
-              {"stages", AxisKind::integer, "shared-memory pipeline stages filled by cp.async", "3",
-               {"2", "3"}, manual},
-              {"occupancy", AxisKind::integer, "blocks per SM the register budget is sized for (1 or 2)", "1",
-               {"1", "2"}, manual}};
-    a.constraints = "tile 128x128/128x64/64x128/64x64, depth 8 or 16, split 1 to 64, stages 2 or 3, occupancy 1 or 2; "
-                    "each matrix under 2^31 elements; any m, n, k";
+              {"split",
+               AxisKind::integer,
+               "k split over blockIdx.z, partial tiles added atomically",
+               "1",
+               {"1", "3"},
+               manual},
+              {"stages",
+               AxisKind::integer,
+               "shared-memory pipeline stages filled by cp.async",
+               "3",
+               {"2", "3"},
+               manual},
+              {"occupancy",
+               AxisKind::integer,
+               "blocks per SM the register budget is sized for (1 or 2)",
+               "1",
+               {"1", "2"},
+               manual}};
+    a.constraints =
+        "tile 128x128/128x64/64x128/64x64, depth 8 or 16, split 1 to 64, stages 2 or 3, occupancy 1 or 2; "
+        "each matrix under 2^31 elements; any m, n, k";
     a.supports = supports;
     a.launch_config = launch;
     a.run = run;

@@ -15,9 +15,9 @@ namespace mmlab {
 namespace {
 
 template <int kTile>
-__global__ void __launch_bounds__(kTile * kTile)
-    tiled_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
-                 int m, int n, int k) {
+__global__ void __launch_bounds__(kTile* kTile)
+    tiled_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+                 int n, int k) {
   static_assert(kTile * kTile <= 1024, "one thread per element of a tile");
   __shared__ float as[kTile][kTile];  // (TILE rows of A, TILE of k)
   __shared__ float bs[kTile][kTile];  // (TILE of k, TILE columns of B)
@@ -51,8 +51,12 @@ void run(const RunArgs& r) {
   const int m = int(r.problem.m), n = int(r.problem.n), k = int(r.problem.k);
   switch (r.params->integer("tile")) {
     case 8: tiled_kernel<8><<<dim(lc.grid), dim(lc.block), 0, stream_of(r)>>>(r.a, r.b, r.c, m, n, k); break;
-    case 16: tiled_kernel<16><<<dim(lc.grid), dim(lc.block), 0, stream_of(r)>>>(r.a, r.b, r.c, m, n, k); break;
-    case 32: tiled_kernel<32><<<dim(lc.grid), dim(lc.block), 0, stream_of(r)>>>(r.a, r.b, r.c, m, n, k); break;
+    case 16:
+      tiled_kernel<16><<<dim(lc.grid), dim(lc.block), 0, stream_of(r)>>>(r.a, r.b, r.c, m, n, k);
+      break;
+    case 32:
+      tiled_kernel<32><<<dim(lc.grid), dim(lc.block), 0, stream_of(r)>>>(r.a, r.b, r.c, m, n, k);
+      break;
     default: throw std::logic_error("tiled: unsupported tile reached run()");
   }
   MMLAB_CHECK_LAUNCH();
@@ -60,7 +64,8 @@ void run(const RunArgs& r) {
 
 Reason supports(const Problem& p, const Params& q, const DeviceInfo&) {
   const long t = q.integer("tile");
-  if (t != 8 && t != 16 && t != 32) return "tile must be 8, 16 or 32 (compiled sizes); got " + std::to_string(t);
+  if (t != 8 && t != 16 && t != 32)
+    return "tile must be 8, 16 or 32 (compiled sizes); got " + std::to_string(t);
   return fits_int(p);
 }
 
@@ -74,8 +79,12 @@ const Algorithm& tiled() {
     a.summary = "shared-memory tiling of the CUDA matrixMul sample, guarded for any m, n, k (lecture notes)";
     a.source = "algorithms/tiled.cu";
     a.variants = {{"default", "TILE x TILE threads per block, one output each"}};
-    a.axes = {{"tile", AxisKind::integer, "tile edge w: a w x w block computes a w x w tile of C", "32",
-               {"8", "16", "32"}, {}}};
+    a.axes = {{"tile",
+               AxisKind::integer,
+               "tile edge w: a w x w block computes a w x w tile of C",
+               "32",
+               {"8", "16", "32"},
+               {}}};
     a.constraints = "tile in {8, 16, 32}; any m, n, k";
     a.supports = supports;
     a.launch_config = launch;

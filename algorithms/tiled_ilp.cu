@@ -20,9 +20,9 @@ namespace mmlab {
 namespace {
 
 template <int kTM, int kTK, int kBT>
-__global__ void __launch_bounds__(kBT * kBT)
-    tiled_ilp_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n,
-                     int k) {
+__global__ void __launch_bounds__(kBT* kBT)
+    tiled_ilp_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+                     int n, int k) {
   static_assert(kTM % kBT == 0 && kTK % 4 == 0, "the block divides the tile; k is read 4 at a time");
   constexpr int kScale = kTM / kBT;  // TILESCALE
   constexpr int kThreads = kBT * kBT, kPitch = kTK + 4;
@@ -48,7 +48,8 @@ __global__ void __launch_bounds__(kBT * kBT)
     for (int p = 0; p < kTK; p += 4) {
       float4 av[kScale];
 #pragma unroll
-      for (int i = 0; i < kScale; ++i) av[i] = *reinterpret_cast<const float4*>(&as[(ty + i * kBT) * kPitch + p]);
+      for (int i = 0; i < kScale; ++i)
+        av[i] = *reinterpret_cast<const float4*>(&as[(ty + i * kBT) * kPitch + p]);
 #pragma unroll
       for (int q = 0; q < 4; ++q) {
         float bv[kScale];
@@ -74,9 +75,10 @@ __global__ void __launch_bounds__(kBT * kBT)
 }
 
 // Compiled (TM, TK, BT) triples.
-#define MMLAB_TILED_ILP(X)                                                                      \
-  X(128, 64, 8) X(128, 64, 16) X(128, 64, 32) X(128, 32, 8) X(128, 32, 16) X(128, 32, 32)       \
-  X(64, 64, 8) X(64, 64, 16) X(64, 64, 32) X(64, 32, 8) X(64, 32, 16) X(64, 32, 32)
+#define MMLAB_TILED_ILP(X)                                                                             \
+  X(128, 64, 8)                                                                                        \
+  X(128, 64, 16) X(128, 64, 32) X(128, 32, 8) X(128, 32, 16) X(128, 32, 32) X(64, 64, 8) X(64, 64, 16) \
+      X(64, 64, 32) X(64, 32, 8) X(64, 32, 16) X(64, 32, 32)
 
 std::size_t shared_bytes(long tm, long tk) { return sizeof(float) * std::size_t(tm * (tk + 4) + tk * tm); }
 
@@ -91,10 +93,12 @@ LaunchConfig launch(const Problem& p, const Params& q) {
 
 Reason supports(const Problem& p, const Params& q, const DeviceInfo&) {
   const Shape2 tile = q.shape("tile"), blk = q.shape("block");
-#define MMLAB_MATCH(TM, TK, BT) if (tile.x == TM && tile.y == TK && blk.x == BT && blk.y == BT) return fits_int(p);
+#define MMLAB_MATCH(TM, TK, BT) \
+  if (tile.x == TM && tile.y == TK && blk.x == BT && blk.y == BT) return fits_int(p);
   MMLAB_TILED_ILP(MMLAB_MATCH)
 #undef MMLAB_MATCH
-  return "tiled_ilp compiles tile 128x64, 128x32, 64x64, 64x32 with square blocks 8x8, 16x16, 32x32; not tile " +
+  return "tiled_ilp compiles tile 128x64, 128x32, 64x64, 64x32 with square blocks 8x8, 16x16, 32x32; not "
+         "tile " +
          std::to_string(tile.x) + "x" + std::to_string(tile.y) + " block " + std::to_string(blk.x) + "x" +
          std::to_string(blk.y);
 }
@@ -103,10 +107,11 @@ void run(const RunArgs& r) {
   const LaunchConfig lc = launch(r.problem, *r.params);
   const Shape2 tile = r.params->shape("tile");
   const int m = int(r.problem.m), n = int(r.problem.n), k = int(r.problem.k);
-#define MMLAB_LAUNCH(TM, TK, BT)                                                                     \
-  if (tile.x == TM && tile.y == TK && long(lc.block.x) == BT) {                                      \
-    allow_shared_bytes(tiled_ilp_kernel<TM, TK, BT>, lc.shared_bytes);                               \
-    tiled_ilp_kernel<TM, TK, BT><<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(r.a, r.b, r.c, m, n, k); \
+#define MMLAB_LAUNCH(TM, TK, BT)                                                              \
+  if (tile.x == TM && tile.y == TK && long(lc.block.x) == BT) {                               \
+    allow_shared_bytes(tiled_ilp_kernel<TM, TK, BT>, lc.shared_bytes);                        \
+    tiled_ilp_kernel<TM, TK, BT>                                                              \
+        <<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(r.a, r.b, r.c, m, n, k); \
   }
   MMLAB_TILED_ILP(MMLAB_LAUNCH)
 #undef MMLAB_LAUNCH
@@ -120,13 +125,22 @@ const Algorithm& tiled_ilp() {
   static const Algorithm a = [] {
     Algorithm a;
     a.name = "tiled_ilp";
-    a.summary = "rectangular shared-memory tiles, TILESCALE^2 spread outputs per thread (Gupta & Bhalla 2022)";
+    a.summary =
+        "rectangular shared-memory tiles, TILESCALE^2 spread outputs per thread (Gupta & Bhalla 2022)";
     a.source = "algorithms/tiled_ilp.cu";
     a.variants = {{"default", "TM x TM tile of C per block, k in steps of TK, guarded edges"}};
-    a.axes = {{"tile", AxisKind::shape, "TMxTK: A tile TM x TK and B tile TK x TM in shared memory", "128x64",
-               {"128x64", "128x32", "64x64", "64x32"}, {}},
-              {"block", AxisKind::shape, "square thread block BTxBT; TILESCALE = TM / BT outputs per dimension",
-               "16x16", {"8x8", "16x16", "32x32"}, {}}};
+    a.axes = {{"tile",
+               AxisKind::shape,
+               "TMxTK: A tile TM x TK and B tile TK x TM in shared memory",
+               "128x64",
+               {"128x64", "128x32", "64x64", "64x32"},
+               {}},
+              {"block",
+               AxisKind::shape,
+               "square thread block BTxBT; TILESCALE = TM / BT outputs per dimension",
+               "16x16",
+               {"8x8", "16x16", "32x32"},
+               {}}};
     a.constraints = "tile 128x64/128x32/64x64/64x32 with block 8x8/16x16/32x32; any m, n, k";
     a.supports = supports;
     a.launch_config = launch;

@@ -17,7 +17,7 @@ namespace mmlab {
 namespace {
 
 template <int kBx, int kBy>
-__global__ void __launch_bounds__(kBx * kBy)
+__global__ void __launch_bounds__(kBx* kBy)
     warptile_1d_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
                        int n, int k) {
   constexpr int kT = kBx, kRows = kT / kBy;  // tile edge, MICRO_TILE_ROWS
@@ -72,18 +72,20 @@ LaunchConfig launch(const Problem& p, const Params& q) {
 
 Reason supports(const Problem& p, const Params& q, const DeviceInfo&) {
   const Shape2 blk = q.shape("block");
-#define MMLAB_MATCH(BX, BY) if (blk.x == BX && blk.y == BY) return fits_int(p);
+#define MMLAB_MATCH(BX, BY) \
+  if (blk.x == BX && blk.y == BY) return fits_int(p);
   MMLAB_WARPTILE_1D(MMLAB_MATCH)
 #undef MMLAB_MATCH
-  return "warptile_1d compiles blocks 16x16, 16x8, 16x4, 32x32, 32x16, 32x8, 32x4, 64x16, 64x8, 64x4, 64x2; not " +
+  return "warptile_1d compiles blocks 16x16, 16x8, 16x4, 32x32, 32x16, 32x8, 32x4, 64x16, 64x8, 64x4, 64x2; "
+         "not " +
          std::to_string(blk.x) + "x" + std::to_string(blk.y);
 }
 
 void run(const RunArgs& r) {
   const LaunchConfig lc = launch(r.problem, *r.params);
   const int m = int(r.problem.m), n = int(r.problem.n), k = int(r.problem.k);
-#define MMLAB_LAUNCH(BX, BY)                                 \
-  if (lc.block.x == BX && lc.block.y == BY)                  \
+#define MMLAB_LAUNCH(BX, BY)                \
+  if (lc.block.x == BX && lc.block.y == BY) \
     warptile_1d_kernel<BX, BY><<<dim(lc.grid), dim(lc.block), 0, r.stream>>>(r.a, r.b, r.c, m, n, k);
   MMLAB_WARPTILE_1D(MMLAB_LAUNCH)
 #undef MMLAB_LAUNCH
@@ -100,9 +102,14 @@ const Algorithm& warptile_1d() {
     a.summary = "shared-memory tiling with 1D warp tiling, a column of outputs per thread (homework)";
     a.source = "algorithms/warptile_1d.cu";
     a.variants = {{"default", "BX x BY block, BX x BX tile, BX / BY outputs per thread"}};
-    a.axes = {{"block", AxisKind::shape, "block BXxBY; the tile is BX x BX and each thread computes BX/BY rows",
-               "64x4", {"16x16", "32x8", "64x4", "32x4", "64x8", "64x2", "16x4"}, {}}};
-    a.constraints = "block in 16x16, 16x8, 16x4, 32x32, 32x16, 32x8, 32x4, 64x16, 64x8, 64x4, 64x2; any m, n, k";
+    a.axes = {{"block",
+               AxisKind::shape,
+               "block BXxBY; the tile is BX x BX and each thread computes BX/BY rows",
+               "64x4",
+               {"16x16", "32x8", "64x4", "32x4", "64x8", "64x2", "16x4"},
+               {}}};
+    a.constraints =
+        "block in 16x16, 16x8, 16x4, 32x32, 32x16, 32x8, 32x4, 64x16, 64x8, 64x4, 64x2; any m, n, k";
     a.supports = supports;
     a.launch_config = launch;
     a.run = run;

@@ -1,5 +1,7 @@
 #include "analysis/commands.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,7 +11,6 @@
 #include <map>
 #include <set>
 #include <sstream>
-#include <unistd.h>
 
 #include "analysis/paper_tables.hpp"
 #include "analysis/statistics.hpp"
@@ -37,8 +38,8 @@ bool less_value(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-Table summary(const std::vector<Result>& rows, const std::vector<std::string>& by, const std::vector<std::string>& sort,
-              bool all) {
+Table summary(const std::vector<Result>& rows, const std::vector<std::string>& by,
+              const std::vector<std::string>& sort, bool all) {
   if (by.empty()) throw AnalysisError("summary: --by needs at least one column");
   std::map<std::vector<std::string>, std::vector<const Result*>> groups;
   std::vector<std::vector<std::string>> order;
@@ -46,8 +47,10 @@ Table summary(const std::vector<Result>& rows, const std::vector<std::string>& b
     if (!all && !r.ok()) continue;
     std::vector<std::string> key;
     for (const std::string& c : by) key.push_back(r.get(c));
-    if (!all) key.push_back("");
-    else key.push_back(r.status);
+    if (!all)
+      key.push_back("");
+    else
+      key.push_back(r.status);
     auto [it, fresh] = groups.try_emplace(key);
     if (fresh) order.push_back(key);
     it->second.push_back(&r);
@@ -58,7 +61,8 @@ Table summary(const std::vector<Result>& rows, const std::vector<std::string>& b
   Table t;
   t.title = "summary";
   t.header = by;
-  for (const char* c : {"rows", "trials", "min_ms", "max_ms", "mean_ms", "std_ms", "median_ms", "ci_lo_ms", "ci_hi_ms", "gflops"})
+  for (const char* c : {"rows", "trials", "min_ms", "max_ms", "mean_ms", "std_ms", "median_ms", "ci_lo_ms",
+                        "ci_hi_ms", "gflops"})
     t.header.push_back(c);
   if (all) t.header.push_back("status");
   struct Line {
@@ -86,8 +90,10 @@ Table summary(const std::vector<Result>& rows, const std::vector<std::string>& b
         std::vector<double> pooled;
         for (const Result* r : members) {
           if (r->samples.empty())
-            throw AnalysisError("summary: pooling " + std::to_string(members.size()) + " rows of one group needs "
-                                "their samples (" + r->file + ":" + std::to_string(r->line) + " has none)");
+            throw AnalysisError("summary: pooling " + std::to_string(members.size()) +
+                                " rows of one group needs "
+                                "their samples (" +
+                                r->file + ":" + std::to_string(r->line) + " has none)");
           if (r->m != first.m || r->n != first.n || r->k != first.k)
             throw AnalysisError("summary: a group mixes problem sizes; add m, n, k to --by");
           pooled.insert(pooled.end(), r->samples.begin(), r->samples.end());
@@ -124,18 +130,24 @@ Table compare(const std::vector<Result>& rows, const CompareOptions& o) {
   std::stringstream ss(o.baseline);
   for (std::string part; std::getline(ss, part, ':');) spec.push_back(part);
   if (spec.empty() || spec.size() > 3 || spec[0].empty())
-    throw AnalysisError("compare: --baseline must be ALG[:variant[:params]], e.g. cublas or tiled:default:tile=32");
+    throw AnalysisError(
+        "compare: --baseline must be ALG[:variant[:params]], e.g. cublas or tiled:default:tile=32");
   auto is_baseline = [&](const Result& r) {
-    return r.algorithm == spec[0] && (spec.size() < 2 || r.variant == spec[1]) && (spec.size() < 3 || r.params == spec[2]);
+    return r.algorithm == spec[0] && (spec.size() < 2 || r.variant == spec[1]) &&
+           (spec.size() < 3 || r.params == spec[2]);
   };
   std::set<std::string> algorithms;
   for (const Result& r : rows) algorithms.insert(r.algorithm);
   if (!algorithms.count(spec[0])) {
     std::string names;
     for (const auto& a : algorithms) names += (names.empty() ? "" : ", ") + a;
-    throw AnalysisError("compare: baseline algorithm '" + spec[0] + "' is not in the files (present: " + names + ")");
+    throw AnalysisError("compare: baseline algorithm '" + spec[0] +
+                        "' is not in the files (present: " + names + ")");
   }
-  struct Pair { const Result* base; const Result* other; };
+  struct Pair {
+    const Result* base;
+    const Result* other;
+  };
   std::vector<Pair> pairs;
   std::map<std::string, const Result*> base_of;  // shape|scope|l2 -> baseline row
   auto group = [](const Result& r) { return r.shape() + "|" + r.scope + "|" + r.fields.at("l2_flush"); };
@@ -144,24 +156,27 @@ Table compare(const std::vector<Result>& rows, const CompareOptions& o) {
     if (!o.sizes.empty() && std::find(o.sizes.begin(), o.sizes.end(), r.shape()) == o.sizes.end()) continue;
     auto [it, fresh] = base_of.emplace(group(r), &r);
     if (!fresh && it->second->configuration() != r.configuration())
-      throw AnalysisError("compare: baseline '" + o.baseline + "' matches several configurations at " + r.shape() +
-                          " (" + it->second->configuration() + "; " + r.configuration() +
+      throw AnalysisError("compare: baseline '" + o.baseline + "' matches several configurations at " +
+                          r.shape() + " (" + it->second->configuration() + "; " + r.configuration() +
                           "): name one, as ALG:variant:params");
-    if (!fresh) throw AnalysisError("compare: the baseline appears twice at " + r.shape() + " " + r.scope +
-                                    " (" + r.file + ":" + std::to_string(r.line) + "); compare one run at a time");
+    if (!fresh)
+      throw AnalysisError("compare: the baseline appears twice at " + r.shape() + " " + r.scope + " (" +
+                          r.file + ":" + std::to_string(r.line) + "); compare one run at a time");
   }
   for (const Result& r : rows) {
     if (!r.ok() || is_baseline(r)) continue;
     auto it = base_of.find(group(r));
     if (it != base_of.end()) pairs.push_back({it->second, &r});
   }
-  if (pairs.empty()) throw AnalysisError("compare: no configuration shares a problem size and scope with the baseline");
+  if (pairs.empty())
+    throw AnalysisError("compare: no configuration shares a problem size and scope with the baseline");
   std::vector<double> p;
   std::vector<double> speedup;
   std::vector<Interval> ci;
   for (const Pair& q : pairs) {
     if (q.base->samples.size() < 2 || q.other->samples.size() < 2)
-      throw AnalysisError("compare: needs raw samples (" + q.other->file + ":" + std::to_string(q.other->line) + ")");
+      throw AnalysisError("compare: needs raw samples (" + q.other->file + ":" +
+                          std::to_string(q.other->line) + ")");
     speedup.push_back(median(q.base->samples) / median(q.other->samples));
     ci.push_back(bootstrap_median_ratio(q.base->samples, q.other->samples, o.level, o.resamples, o.seed));
     p.push_back(mann_whitney(q.base->samples, q.other->samples).p);
@@ -169,8 +184,16 @@ Table compare(const std::vector<Result>& rows, const CompareOptions& o) {
   const std::vector<double> adjusted = holm(p);
   Table t;
   t.title = "compare against " + o.baseline;
-  t.header = {"size", "scope", "configuration", "median ms", "baseline ms", "speed-up", "CI " + fixed(o.level * 100, 0) + "%",
-              "p (Mann-Whitney)", "p (Holm)", "verdict"};
+  t.header = {"size",
+              "scope",
+              "configuration",
+              "median ms",
+              "baseline ms",
+              "speed-up",
+              "CI " + fixed(o.level * 100, 0) + "%",
+              "p (Mann-Whitney)",
+              "p (Holm)",
+              "verdict"};
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const Pair& q = pairs[i];
     const double alpha = 1 - o.level;
@@ -181,12 +204,17 @@ Table compare(const std::vector<Result>& rows, const CompareOptions& o) {
     std::snprintf(pa, sizeof pa, "%.3g", adjusted[i]);
     std::snprintf(mo, sizeof mo, "%.4g", median(q.other->samples));
     std::snprintf(mb, sizeof mb, "%.4g", median(q.base->samples));
-    t.rows.push_back({q.other->shape(), q.other->scope, q.other->configuration(), mo, mb, fixed(speedup[i], 3),
-                      fixed(ci[i].lo, 3) + " to " + fixed(ci[i].hi, 3), pv, pa, verdict});
+    t.rows.push_back({q.other->shape(), q.other->scope, q.other->configuration(), mo, mb,
+                      fixed(speedup[i], 3), fixed(ci[i].lo, 3) + " to " + fixed(ci[i].hi, 3), pv, pa,
+                      verdict});
   }
-  t.note = "speed-up = baseline median / median (above 1: faster than the baseline); CI: percentile bootstrap of "
-           "the ratio of medians (" + std::to_string(o.resamples) + " resamples); p: two-sided Mann-Whitney U on the "
-           "raw samples, Holm-adjusted over the " + std::to_string(pairs.size()) + " comparisons.";
+  t.note =
+      "speed-up = baseline median / median (above 1: faster than the baseline); CI: percentile bootstrap of "
+      "the ratio of medians (" +
+      std::to_string(o.resamples) +
+      " resamples); p: two-sided Mann-Whitney U on the "
+      "raw samples, Holm-adjusted over the " +
+      std::to_string(pairs.size()) + " comparisons.";
   return t;
 }
 
@@ -198,8 +226,10 @@ Table headline(const std::vector<Result>& rows, const std::string& shape) {
     if (!r.ok() || r.shape() != shape || r.scope != "kernel") continue;
     if (r.algorithm == "cublas") cub = &r;
     auto [it, fresh] = best.try_emplace(r.algorithm, &r);
-    if (fresh) order.push_back(r.algorithm);
-    else if (r.gflops > it->second->gflops) it->second = &r;
+    if (fresh)
+      order.push_back(r.algorithm);
+    else if (r.gflops > it->second->gflops)
+      it->second = &r;
   }
   if (!cub) throw AnalysisError("headline: no cublas row at " + shape + " in the given files");
   Table t;
@@ -225,7 +255,8 @@ namespace {
 
 std::string quote(const std::string& s) {
   std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\\\"") : c == '_' ? std::string("\\\\_") : std::string(1, c);
+  for (char c : s)
+    out += c == '"' ? std::string("\\\"") : c == '_' ? std::string("\\\\_") : std::string(1, c);
   return out + "\"";
 }
 
@@ -284,7 +315,8 @@ struct Series {
   std::string plot_clause(const std::string& style, const std::string& extra = "") const {
     std::ostringstream os;
     for (std::size_t i = 0; i < names.size(); ++i)
-      os << (i ? ", " : "plot ") << "datafile index " << i << " using 1:2 " << style << " title " << quote(names[i]);
+      os << (i ? ", " : "plot ") << "datafile index " << i << " using 1:2 " << style << " title "
+         << quote(names[i]);
     if (!extra.empty()) os << ", " << extra;
     return os.str() + "\n";
   }
@@ -303,9 +335,12 @@ void plot(PlotKind kind, const std::vector<Result>& rows, const std::string& out
   if (kind == PlotKind::size) {
     Series s;
     for (const Result* r : ok)
-      if (r->square()) s.add(r->variant == "default" ? r->algorithm : r->algorithm + " " + r->variant, double(r->m), r->gflops);
+      if (r->square())
+        s.add(r->variant == "default" ? r->algorithm : r->algorithm + " " + r->variant, double(r->m),
+              r->gflops);
     if (s.names.empty()) throw AnalysisError("plot size: no square problems");
-    script << "set title " << quote(o.title.empty() ? "GFLOP/s vs size (best configuration), " + device : o.title) << "\n"
+    script << "set title "
+           << quote(o.title.empty() ? "GFLOP/s vs size (best configuration), " + device : o.title) << "\n"
            << "set logscale x 2\nset xlabel 'n (m = n = k)'\nset ylabel 'GFLOP/s'\n"
            << s.plot_clause("with linespoints");
     run_gnuplot(script.str(), s.data(), out);
@@ -324,8 +359,11 @@ void plot(PlotKind kind, const std::vector<Result>& rows, const std::string& out
     for (const Result* r : ok)
       if (r->shape() == shape) data << i++ << " " << r->gflops << " " << quote(r->configuration()) << "\n";
     if (i == 0) throw AnalysisError("plot blocks: no rows at " + shape);
-    script << "set title " << quote(o.title.empty() ? "GFLOP/s per configuration at " + shape + ", " + device : o.title) << "\n"
-           << "set style fill solid 0.6\nset boxwidth 0.8\nset ylabel 'GFLOP/s'\nset xtics rotate by 60 right font ',9'\n"
+    script << "set title "
+           << quote(o.title.empty() ? "GFLOP/s per configuration at " + shape + ", " + device : o.title)
+           << "\n"
+           << "set style fill solid 0.6\nset boxwidth 0.8\nset ylabel 'GFLOP/s'\nset xtics rotate by 60 "
+              "right font ',9'\n"
            << "set key off\nset bmargin 16\nset xrange [-1:" << i << "]\n"
            << "plot datafile using 1:2:xtic(3) with boxes\n";
     run_gnuplot(script.str(), data.str(), out);
@@ -351,9 +389,11 @@ void plot(PlotKind kind, const std::vector<Result>& rows, const std::string& out
     s.add(r->algorithm, ai, r->gflops);
   }
   script << "set title " << quote(o.title.empty() ? "roofline, " + gpu : o.title) << "\n"
-         << "set logscale xy\nset xlabel 'arithmetic intensity (FLOP per compulsory byte)'\nset ylabel 'GFLOP/s'\n"
+         << "set logscale xy\nset xlabel 'arithmetic intensity (FLOP per compulsory byte)'\nset ylabel "
+            "'GFLOP/s'\n"
          << "set xrange [" << lo / 2 << ":" << hi * 2 << "]\n"
-         << "roof(x) = (x * " << c->bandwidth_gbs << " < " << c->peak_gflops << ") ? x * " << c->bandwidth_gbs << " : " << c->peak_gflops << "\n"
+         << "roof(x) = (x * " << c->bandwidth_gbs << " < " << c->peak_gflops << ") ? x * " << c->bandwidth_gbs
+         << " : " << c->peak_gflops << "\n"
          << s.plot_clause("with points pointsize 1.2",
                           "roof(x) with lines lw 2 lc rgb 'black' title " +
                               quote("FP32 peak " + fixed(c->peak_gflops / 1000, 1) + " TFLOP/s, " +

@@ -12,8 +12,8 @@ namespace mmlab::analysis {
 // Per configuration (or per group of the `by` columns, pooling the raw samples of rows that share
 // a group), the trial statistics, ordered by `sort` (numbers numerically). `all` keeps skipped and
 // failed rows.
-Table summary(const std::vector<Result>& rows, const std::vector<std::string>& by, const std::vector<std::string>& sort,
-              bool all);
+Table summary(const std::vector<Result>& rows, const std::vector<std::string>& by,
+              const std::vector<std::string>& sort, bool all);
 
 struct CompareOptions {
   std::string baseline;  // ALG[:variant[:params]]

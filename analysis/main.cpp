@@ -52,8 +52,10 @@ std::vector<std::string> split(const std::string& s) {
 }
 
 void emit(const std::string& text, const std::string& output) {
-  if (output.empty()) std::cout << text;
-  else write_atomically(output, text);
+  if (output.empty())
+    std::cout << text;
+  else
+    write_atomically(output, text);
 }
 
 std::string render_all(const std::vector<Table>& tables, Format f) {
@@ -90,7 +92,8 @@ std::string when_and_where(const std::vector<Result>& rows) {
 int cmd_readme(const po::variables_map& vm) {
   const std::string data = vm["data"].as<std::string>(), readme = vm["readme"].as<std::string>();
   const std::string plots = vm["plots-dir"].as<std::string>();
-  const std::string begin = "<!-- mmlab-analyze readme: begin -->", end = "<!-- mmlab-analyze readme: end -->";
+  const std::string begin = "<!-- mmlab-analyze readme: begin -->",
+                    end = "<!-- mmlab-analyze readme: end -->";
   std::ifstream in(readme);
   if (!in) throw AnalysisError(readme + ": cannot be read");
   const std::string text((std::istreambuf_iterator<char>(in)), {});
@@ -133,7 +136,8 @@ int cmd_readme(const po::variables_map& vm) {
     for (const auto& row : t.rows) shapes.insert(row[0] + "|" + row[1]);
     if (shapes.size() != t.rows.size()) continue;  // a sweep of configurations, not a head-to-head run
     t.title.clear();
-    md << "`" << f << "` (`mmlab-analyze compare " << f << " --baseline cublas`)\n\n" << render(t, Format::markdown) << "\n";
+    md << "`" << f << "` (`mmlab-analyze compare " << f << " --baseline cublas`)\n\n"
+       << render(t, Format::markdown) << "\n";
   }
 
   md << "### Comparisons with cuBLAS at 4096 (Mann-Whitney U, Holm-corrected)\n\n";
@@ -150,7 +154,8 @@ int cmd_readme(const po::variables_map& vm) {
       md << "`" << f << "`: ";
       bool first = true;
       for (auto& [v, c] : verdicts) md << (first ? "" : ", ") << c << " " << v, first = false;
-      md << "\n\n<details><summary>all comparisons</summary>\n\n" << render(t, Format::markdown) << "\n</details>\n\n";
+      md << "\n\n<details><summary>all comparisons</summary>\n\n"
+         << render(t, Format::markdown) << "\n</details>\n\n";
     } catch (const AnalysisError&) {
     }
   }
@@ -186,15 +191,17 @@ int cmd_readme(const po::variables_map& vm) {
     if (sizes.size() >= 4) {
       add(PlotKind::size, "size", stem + ": GFLOP/s vs size");
       add(PlotKind::roofline, "roofline", stem + ": roofline");
-    } else if (!per_shape.empty() && std::max_element(per_shape.begin(), per_shape.end(), [](auto& a, auto& b) {
-                                       return a.second < b.second;
-                                     })->second >= 5) {
+    } else if (!per_shape.empty() &&
+               std::max_element(per_shape.begin(), per_shape.end(), [](auto& a, auto& b) {
+                 return a.second < b.second;
+               })->second >= 5) {
       add(PlotKind::blocks, "blocks", stem + ": GFLOP/s per configuration");
     }
   }
   md << end;
   write_atomically(readme, text.substr(0, b) + md.str() + text.substr(e + end.size()));
-  std::cerr << "mmlab-analyze: wrote the Results section of " << readme << " and its plots in " << plots << "/\n";
+  std::cerr << "mmlab-analyze: wrote the Results section of " << readme << " and its plots in " << plots
+            << "/\n";
   return 0;
 }
 
@@ -204,13 +211,16 @@ int run(int argc, char** argv) {
       "output,o", po::value<std::string>()->default_value(""), "")("by", po::value<std::string>(), "")(
       "sort", po::value<std::string>()->default_value(""), "")("all", po::bool_switch(), "")(
       "baseline", po::value<std::string>(), "")("size", po::value<std::string>()->default_value(""), "")(
-      "level", po::value<double>()->default_value(0.95), "")("resamples", po::value<int>()->default_value(4000), "")(
-      "seed", po::value<unsigned long long>()->default_value(1), "")("data", po::value<std::string>()->default_value("data"), "")(
+      "level", po::value<double>()->default_value(0.95), "")("resamples",
+                                                             po::value<int>()->default_value(4000), "")(
+      "seed", po::value<unsigned long long>()->default_value(1), "")(
+      "data", po::value<std::string>()->default_value("data"), "")(
       "out-dir", po::value<std::string>()->default_value("results/tables"), "")(
       "readme", po::value<std::string>()->default_value("README.md"), "")(
       "plots-dir", po::value<std::string>()->default_value("docs/results"), "")(
       "title", po::value<std::string>()->default_value(""), "")(
-      "scope", po::value<std::string>()->default_value("kernel"), "")("args", po::value<std::vector<std::string>>(), "");
+      "scope", po::value<std::string>()->default_value("kernel"), "")(
+      "args", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("args", -1);
   po::variables_map vm;
@@ -219,7 +229,8 @@ int run(int argc, char** argv) {
   } catch (const po::error& e) {
     throw AnalysisError(e.what());
   }
-  std::vector<std::string> args = vm.count("args") ? vm["args"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  std::vector<std::string> args =
+      vm.count("args") ? vm["args"].as<std::vector<std::string>>() : std::vector<std::string>{};
   if (vm.count("help") || args.empty()) {
     std::cout << kUsage;
     for (const PaperTable& t : paper_tables()) std::cout << "\n  " << t.name << ": " << t.description;
@@ -231,7 +242,8 @@ int run(int argc, char** argv) {
   const Format format = parse_format(vm["format"].as<std::string>());
   const std::string output = vm["output"].as<std::string>();
   if (command == "summary") {
-    const std::string by = vm.count("by") ? vm["by"].as<std::string>() : "algorithm,variant,params,m,n,k,scope";
+    const std::string by =
+        vm.count("by") ? vm["by"].as<std::string>() : "algorithm,variant,params,m,n,k,scope";
     const auto rows = load_results(args, false);
     bool pooled = false;
     {
@@ -243,7 +255,9 @@ int run(int argc, char** argv) {
       }
     }
     const auto with_samples = pooled ? load_results(args, true) : rows;
-    emit(render(summary(with_samples, split(by), split(vm["sort"].as<std::string>()), vm["all"].as<bool>()), format), output);
+    emit(render(summary(with_samples, split(by), split(vm["sort"].as<std::string>()), vm["all"].as<bool>()),
+                format),
+         output);
     return 0;
   }
   if (command == "compare") {
@@ -254,7 +268,8 @@ int run(int argc, char** argv) {
     o.resamples = vm["resamples"].as<int>();
     o.seed = vm["seed"].as<unsigned long long>();
     o.sizes = split(vm["size"].as<std::string>());
-    if (!(o.level > 0 && o.level < 1) || o.resamples < 100) throw AnalysisError("compare: --level in (0, 1), --resamples >= 100");
+    if (!(o.level > 0 && o.level < 1) || o.resamples < 100)
+      throw AnalysisError("compare: --level in (0, 1), --resamples >= 100");
     emit(render(compare(load_results(args, true), o), format), output);
     return 0;
   }

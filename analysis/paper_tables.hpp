@@ -10,8 +10,8 @@
 namespace mmlab::analysis {
 
 struct PaperTable {
-  std::string name;         // oneil2013-table1, ...
-  std::string description;  // what it reproduces
+  std::string name;               // oneil2013-table1, ...
+  std::string description;        // what it reproduces
   std::vector<std::string> data;  // its result files, relative to the data folder
 };
 const std::vector<PaperTable>& paper_tables();

@@ -1,11 +1,12 @@
 #include "analysis/report.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "analysis/results.hpp"
 

@@ -11,11 +11,12 @@
 
 namespace mmlab::analysis {
 
-#define MMLAB_RESULT_COLUMNS                                                                                    \
-  "run_id", "timestamp", "git_revision", "device", "sm_count", "algorithm", "variant", "params", "block_x",     \
-      "block_y", "block_z", "grid_x", "grid_y", "grid_z", "shared_bytes", "device_bytes", "m", "n", "k", "scope", \
-      "l2_flush", "trials", "min_ms", "max_ms", "mean_ms", "std_ms", "median_ms", "ci_lo_ms", "ci_hi_ms",       \
-      "gflops", "status", "reason", "verified", "max_rel_err", "max_abs_err", "mse", "frac_err_over_1e-3"
+#define MMLAB_RESULT_COLUMNS                                                                                \
+  "run_id", "timestamp", "git_revision", "device", "sm_count", "algorithm", "variant", "params", "block_x", \
+      "block_y", "block_z", "grid_x", "grid_y", "grid_z", "shared_bytes", "device_bytes", "m", "n", "k",    \
+      "scope", "l2_flush", "trials", "min_ms", "max_ms", "mean_ms", "std_ms", "median_ms", "ci_lo_ms",      \
+      "ci_hi_ms", "gflops", "status", "reason", "verified", "max_rel_err", "max_abs_err", "mse",            \
+      "frac_err_over_1e-3"
 
 namespace {
 constexpr std::size_t kColumns = std::initializer_list<const char*>{MMLAB_RESULT_COLUMNS}.size();
@@ -36,13 +37,15 @@ double number(const std::string& text, const std::string& file, unsigned line, c
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(text.c_str(), &end);
-  if (errno || end == text.c_str() || *end) throw AnalysisError(where(file, line, column) + ": '" + text + "' is not a number");
+  if (errno || end == text.c_str() || *end)
+    throw AnalysisError(where(file, line, column) + ": '" + text + "' is not a number");
   return v;
 }
 
 long integer(const std::string& text, const std::string& file, unsigned line, const std::string& column) {
   const double v = number(text, file, line, column);
-  if (v != double(long(v))) throw AnalysisError(where(file, line, column) + ": '" + text + "' is not a whole number");
+  if (v != double(long(v)))
+    throw AnalysisError(where(file, line, column) + ": '" + text + "' is not a whole number");
   return long(v);
 }
 
@@ -64,7 +67,8 @@ const std::vector<std::string>& required_columns() {
 
 std::string samples_path(const std::string& results_path) {
   const std::string ext = ".csv";
-  if (results_path.size() > ext.size() && results_path.compare(results_path.size() - ext.size(), ext.size(), ext) == 0)
+  if (results_path.size() > ext.size() &&
+      results_path.compare(results_path.size() - ext.size(), ext.size(), ext) == 0)
     return results_path.substr(0, results_path.size() - ext.size()) + ".samples.csv";
   return results_path + ".samples.csv";
 }
@@ -117,7 +121,8 @@ static void attach_samples(const std::string& file, std::vector<Result>& rows, s
     if (!r.ok()) continue;
     auto it = by_run.find(r.run_id);
     if (it == by_run.end())
-      throw AnalysisError(path + ": no samples for run_id " + r.run_id + " (" + file + ":" + std::to_string(r.line) + ")");
+      throw AnalysisError(path + ": no samples for run_id " + r.run_id + " (" + file + ":" +
+                          std::to_string(r.line) + ")");
     r.samples = std::move(it->second);
   }
 }
@@ -159,7 +164,8 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         r.ci_hi_ms = num("ci_hi_ms");
         r.gflops = num("gflops");
         if (r.status != "ok" && r.status != "skipped" && r.status != "failed")
-          throw AnalysisError(where(file, r.line, "status") + ": '" + r.status + "' is not ok, skipped or failed");
+          throw AnalysisError(where(file, r.line, "status") + ": '" + r.status +
+                              "' is not ok, skipped or failed");
         if (r.algorithm.empty()) throw AnalysisError(where(file, r.line, "algorithm") + ": empty");
         // Derived columns, for grouping and sorting: block "16x16", size/shape "4096" or "MxNxK".
         r.fields["block"] = r.block();

@@ -93,7 +93,8 @@ TestResult mann_whitney(const std::vector<double>& x, const std::vector<double>&
 }
 
 TestResult welch(const std::vector<double>& x, const std::vector<double>& y) {
-  if (x.size() < 2 || y.size() < 2) throw std::invalid_argument("Welch's test needs two samples of at least 2");
+  if (x.size() < 2 || y.size() < 2)
+    throw std::invalid_argument("Welch's test needs two samples of at least 2");
   auto moments = [](const std::vector<double>& v, double& mean, double& var) {
     mean = std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
     var = 0;
@@ -112,7 +113,8 @@ TestResult welch(const std::vector<double>& x, const std::vector<double>& y) {
   }
   r.statistic = (m1 - m2) / std::sqrt(a + b);
   r.df = (a + b) * (a + b) / (a * a / double(x.size() - 1) + b * b / double(y.size() - 1));
-  r.p = 2.0 * boost::math::cdf(boost::math::complement(boost::math::students_t(r.df), std::fabs(r.statistic)));
+  r.p =
+      2.0 * boost::math::cdf(boost::math::complement(boost::math::students_t(r.df), std::fabs(r.statistic)));
   return r;
 }
 

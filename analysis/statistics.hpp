@@ -18,7 +18,8 @@ enum class Method { automatic, exact, asymptotic };
 // Mann-Whitney U, two-sided. exact: the permutation distribution (no ties); asymptotic: normal
 // approximation with tie correction and continuity correction; automatic: exact when there are no
 // ties and both samples have fewer than 8 values (as SciPy's "auto" did).
-TestResult mann_whitney(const std::vector<double>& x, const std::vector<double>& y, Method method = Method::automatic);
+TestResult mann_whitney(const std::vector<double>& x, const std::vector<double>& y,
+                        Method method = Method::automatic);
 
 // Welch's unequal-variance t test, two-sided.
 TestResult welch(const std::vector<double>& x, const std::vector<double>& y);
@@ -30,7 +31,7 @@ struct Interval {
   double lo = 0, hi = 0;
 };
 // Percentile bootstrap interval of median(x) / median(y), resampling both samples.
-Interval bootstrap_median_ratio(const std::vector<double>& x, const std::vector<double>& y, double level = 0.95,
-                                int resamples = 4000, std::uint64_t seed = 1);
+Interval bootstrap_median_ratio(const std::vector<double>& x, const std::vector<double>& y,
+                                double level = 0.95, int resamples = 4000, std::uint64_t seed = 1);
 
 }  // namespace mmlab::analysis

@@ -90,9 +90,9 @@ struct Algorithm {
   // its opt-in limit and grids over the device's grid limits, using launch_config().
   std::function<Reason(const Problem&, const Params&, const DeviceInfo&)> supports;
   std::function<LaunchConfig(const Problem&, const Params&)> launch_config;
-  std::function<double(const Problem&)> flops;  // null: 2 m n k
+  std::function<double(const Problem&)> flops;                                // null: 2 m n k
   std::function<std::size_t(const Problem&, const Params&)> workspace_bytes;  // null: none
-  std::function<std::shared_ptr<void>()> make_state;                           // null: none
+  std::function<std::shared_ptr<void>()> make_state;                          // null: none
   std::function<void(const RunArgs&)> run;
 
   double flop_count(const Problem& p) const {

@@ -98,12 +98,8 @@ Record& Record::set(const std::string& column, const std::string& value) {
     }
   throw std::logic_error("no CSV column named '" + column + "'");
 }
-Record& Record::set(const std::string& column, double value) {
-  return set(column, format_double(value));
-}
-Record& Record::set(const std::string& column, long long value) {
-  return set(column, std::to_string(value));
-}
+Record& Record::set(const std::string& column, double value) { return set(column, format_double(value)); }
+Record& Record::set(const std::string& column, long long value) { return set(column, std::to_string(value)); }
 
 std::string format_double(double v, int significant) {
   if (std::isnan(v)) return "nan";
@@ -128,8 +124,7 @@ static CsvRow existing_header_and_repair(const std::string& path) {
     if (text.back() != '\n') {
       const auto keep = text.rfind('\n');
       std::filesystem::resize_file(path, keep == std::string::npos ? 0 : keep + 1);
-      std::fprintf(stderr, "mmlab: %s: removed an incomplete last line (interrupted write)\n",
-                   path.c_str());
+      std::fprintf(stderr, "mmlab: %s: removed an incomplete last line (interrupted write)\n", path.c_str());
     }
   }
   return parse_csv_line(first, path + ":1");
@@ -149,9 +144,8 @@ CsvWriter::CsvWriter(std::string path, CsvRow header, OpenMode mode)
   if (exists && mode == OpenMode::append) {
     const CsvRow old = existing_header_and_repair(path_);
     if (!old.empty() && old != header_)
-      throw UsageError(path_ + ": existing file has a different header (" +
-                       std::to_string(old.size()) + " columns, expected " +
-                       std::to_string(header_.size()) +
+      throw UsageError(path_ + ": existing file has a different header (" + std::to_string(old.size()) +
+                       " columns, expected " + std::to_string(header_.size()) +
                        "); write to another file or pass --overwrite");
     need_header_ = old.empty();
   } else {

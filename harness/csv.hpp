@@ -32,9 +32,7 @@ class Record {
   Record& set(const std::string& column, int value) { return set(column, (long long)value); }
   Record& set(const std::string& column, unsigned value) { return set(column, (long long)value); }
   Record& set(const std::string& column, unsigned long value) { return set(column, (long long)value); }
-  Record& set(const std::string& column, unsigned long long value) {
-    return set(column, (long long)value);
-  }
+  Record& set(const std::string& column, unsigned long long value) { return set(column, (long long)value); }
   Record& set(const std::string& column, long value) { return set(column, (long long)value); }
   Record& set(const std::string& column, const char* value) { return set(column, std::string(value)); }
   Record& set(const std::string& column, bool) = delete;  // say "true"/"false" explicitly

@@ -26,8 +26,8 @@ inline void check(cudaError_t status, const char* call, const char* file, int li
 
 inline void check(cublasStatus_t status, const char* call, const char* file, int line) {
   if (status != CUBLAS_STATUS_SUCCESS)
-    throw CudaError(error_site(call, file, line) + " failed: " + cublasGetStatusName(status) +
-                    " (" + cublasGetStatusString(status) + ")");
+    throw CudaError(error_site(call, file, line) + " failed: " + cublasGetStatusName(status) + " (" +
+                    cublasGetStatusString(status) + ")");
 }
 
 }  // namespace mmlab

@@ -11,8 +11,9 @@ DeviceInfo query_device(int ordinal) {
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess || count == 0) {
     cudaGetLastError();  // clear it: absence is not an error for the harness
-    d.absent_reason = status != cudaSuccess ? std::string("no CUDA GPU found (") + cudaGetErrorString(status) + ")"
-                                            : std::string("no CUDA GPU on this machine");
+    d.absent_reason = status != cudaSuccess
+                          ? std::string("no CUDA GPU found (") + cudaGetErrorString(status) + ")"
+                          : std::string("no CUDA GPU on this machine");
     return d;
   }
   if (ordinal >= count)
@@ -48,15 +49,19 @@ void synchronize_device() { MMLAB_CHECK(cudaDeviceSynchronize()); }
 
 Buffer::Buffer(std::size_t bytes, Kind kind) : bytes_(bytes), kind_(kind) {
   if (bytes == 0) return;
-  if (kind == Kind::device) MMLAB_CHECK(cudaMalloc(&ptr_, bytes));
-  else MMLAB_CHECK(cudaMallocHost(&ptr_, bytes));
+  if (kind == Kind::device)
+    MMLAB_CHECK(cudaMalloc(&ptr_, bytes));
+  else
+    MMLAB_CHECK(cudaMallocHost(&ptr_, bytes));
 }
 
 Buffer::~Buffer() {
   if (!ptr_) return;
   // Errors here would only hide the one being reported; the memory goes with the context anyway.
-  if (kind_ == Kind::device) cudaFree(ptr_);
-  else cudaFreeHost(ptr_);
+  if (kind_ == Kind::device)
+    cudaFree(ptr_);
+  else
+    cudaFreeHost(ptr_);
 }
 
 void copy_to_host(void* dst, const void* src, std::size_t bytes) {

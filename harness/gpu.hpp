@@ -29,7 +29,9 @@ class Buffer {
   }
   void* get() const { return ptr_; }
   template <class T>
-  T* as() const { return static_cast<T*>(ptr_); }
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
   std::size_t bytes() const { return bytes_; }
 
  private:

@@ -23,9 +23,9 @@ __global__ void fill_random_kernel(float* x, std::size_t count, unsigned long lo
 // Reference tile: 64 x 64 outputs per 16 x 16-thread block, 4 x 4 per thread, k in steps of 16.
 constexpr int kRefTile = 64, kRefDepth = 16, kRefThreads = 16, kRefPer = kRefTile / kRefThreads;
 
-__global__ void __launch_bounds__(kRefThreads * kRefThreads)
-    reference_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                     double* __restrict__ c, long m, long n, long k) {
+__global__ void __launch_bounds__(kRefThreads* kRefThreads)
+    reference_kernel(const float* __restrict__ a, const float* __restrict__ b, double* __restrict__ c, long m,
+                     long n, long k) {
   __shared__ float as[kRefDepth][kRefTile + 1];  // (depth, rows): A's tile, transposed
   __shared__ float bs[kRefDepth][kRefTile];      // (depth, cols)
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kRefThreads + tx;

@@ -43,14 +43,15 @@ int list(int argc, char** argv) {
   std::vector<const mmlab::Algorithm*> which;
   for (int i = 2; i < argc; ++i) {
     const mmlab::Algorithm* a = mmlab::find_algorithm(argv[i]);
-    if (!a) throw mmlab::UsageError(std::string("unknown algorithm '") + argv[i] + "' (valid: " +
-                                    mmlab::algorithm_names() + ")");
+    if (!a)
+      throw mmlab::UsageError(std::string("unknown algorithm '") + argv[i] +
+                              "' (valid: " + mmlab::algorithm_names() + ")");
     which.push_back(a);
   }
   if (which.empty()) which = mmlab::registry();
   for (const mmlab::Algorithm* a : which) {
-    std::cout << a->name << "  (" << (a->backend == mmlab::Backend::device ? "GPU" : "host CPU")
-              << ", " << a->source << ")\n  " << a->summary << "\n";
+    std::cout << a->name << "  (" << (a->backend == mmlab::Backend::device ? "GPU" : "host CPU") << ", "
+              << a->source << ")\n  " << a->summary << "\n";
     std::cout << "  variants:\n";
     for (const auto& v : a->variants) std::cout << "    " << v.name << ": " << v.summary << "\n";
     if (!a->axes.empty()) std::cout << "  axes:\n";
@@ -95,7 +96,8 @@ int main(int argc, char** argv) {
       std::cout << kUsage;
       return 0;
     }
-    std::cerr << (command.empty() ? "mmlab: no command given\n" : "mmlab: unknown command '" + command + "'\n")
+    std::cerr << (command.empty() ? "mmlab: no command given\n"
+                                  : "mmlab: unknown command '" + command + "'\n")
               << kUsage;
     return 2;
   } catch (const mmlab::UsageError& e) {

@@ -1,11 +1,10 @@
 #include "harness/options.hpp"
 
+#include <boost/program_options.hpp>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
-
-#include <boost/program_options.hpp>
 
 namespace po = boost::program_options;
 
@@ -27,11 +26,13 @@ const Generic kGeneric[] = {
     {"m", "rows of A and C (with n and k: their cross product)"},
     {"n", "columns of B and C"},
     {"k", "columns of A, rows of B"},
-    {"scope", "kernel (one launch per trial), batched (a CUDA graph of `repeats` launches), "
-              "end_to_end (copies in, launch, copy out); a list (default kernel)"},
+    {"scope",
+     "kernel (one launch per trial), batched (a CUDA graph of `repeats` launches), "
+     "end_to_end (copies in, launch, copy out); a list (default kernel)"},
     {"l2-flush", "off, on, or off,on: overwrite the L2 cache before every trial (default off)"},
-    {"trials", "trials per configuration: a number, or 'auto' to stop once the median's 95% CI "
-               "is within ci-width (default 20)"},
+    {"trials",
+     "trials per configuration: a number, or 'auto' to stop once the median's 95% CI "
+     "is within ci-width (default 20)"},
     {"min-trials", "with trials=auto: at least this many (default 10)"},
     {"max-trials", "with trials=auto: at most this many (default 200)"},
     {"ci-width", "with trials=auto: target width of the median's CI, relative (default 0.02)"},
@@ -85,7 +86,8 @@ Settings to_settings(const po::variables_map& vm) {
   Settings out;
   for (const auto& [key, value] : vm) {
     if (value.defaulted() || key == "experiment") continue;
-    if (const auto* s = boost::any_cast<std::string>(&value.value())) out[key] = *s;
+    if (const auto* s = boost::any_cast<std::string>(&value.value()))
+      out[key] = *s;
     else if (const auto* b = boost::any_cast<bool>(&value.value())) {
       if (*b) out[key] = "1";
     }
@@ -236,11 +238,16 @@ static std::vector<AlgorithmChoice> choose_algorithms(const Settings& cli, const
     for (const Axis& axis : a->axes) {
       const std::string specific = a->name + "." + axis.name;
       std::string text;
-      if (cli.count(specific)) text = cli.at(specific);
-      else if (cli.count(axis.name)) text = cli.at(axis.name);
-      else if (file.count(specific)) text = file.at(specific);
-      else if (file.count(axis.name)) text = file.at(axis.name);
-      else continue;  // the default
+      if (cli.count(specific))
+        text = cli.at(specific);
+      else if (cli.count(axis.name))
+        text = cli.at(axis.name);
+      else if (file.count(specific))
+        text = file.at(specific);
+      else if (file.count(axis.name))
+        text = file.at(axis.name);
+      else
+        continue;  // the default
       std::vector<std::string> values;
       const auto items = text == "all" ? axis.values : split_list(text, specific);
       for (const std::string& item : items) values.push_back(canonical_value(axis, item));
@@ -261,7 +268,8 @@ static std::vector<Problem> problems_from(const Settings& src, const std::string
     for (const Problem& p : parse_shapes(src.at(prefix + "shape"))) out.push_back(p);
   if (!prefix.empty()) return out;
   const int given = int(src.count("m") + src.count("n") + src.count("k"));
-  if (given != 0 && given != 3) throw UsageError("m, n and k go together: give all three (or use size / shape)");
+  if (given != 0 && given != 3)
+    throw UsageError("m, n and k go together: give all three (or use size / shape)");
   if (given == 3)
     for (long m : parse_int_list(src.at("m"), "m"))
       for (long n : parse_int_list(src.at("n"), "n"))
@@ -272,7 +280,8 @@ static std::vector<Problem> problems_from(const Settings& src, const std::string
 static bool names_problems(const Settings& s) {
   for (const auto& [key, value] : s) {
     const auto ends = [&](const std::string& suffix) {
-      return key.size() >= suffix.size() && key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
+      return key.size() >= suffix.size() &&
+             key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
     };
     if (key == "m" || key == "n" || key == "k" || ends("size") || ends("shape")) return true;
   }

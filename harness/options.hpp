@@ -4,11 +4,10 @@
 //   CLI <alg>.<axis>  >  CLI <axis>  >  file [alg] <axis>  >  file <axis>  >  the axis default.
 #pragma once
 
+#include <boost/program_options/options_description.hpp>
 #include <map>
 #include <string>
 #include <vector>
-
-#include <boost/program_options/options_description.hpp>
 
 #include "harness/stats.hpp"
 #include "harness/sweep.hpp"

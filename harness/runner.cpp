@@ -26,12 +26,11 @@ const CsvRow& result_columns() {
       "run_id", "timestamp", "git_revision", "host", "device", "sm_count", "compute_capability",
       "cuda_runtime", "driver", "seed",
       // what ran
-      "algorithm", "variant", "params", "block_x", "block_y", "block_z", "grid_x", "grid_y",
-      "grid_z", "cluster_x", "cluster_y", "cluster_z", "shared_bytes", "device_bytes", "m", "n",
-      "k", "scope", "repeats", "l2_flush", "warmup",
+      "algorithm", "variant", "params", "block_x", "block_y", "block_z", "grid_x", "grid_y", "grid_z",
+      "cluster_x", "cluster_y", "cluster_z", "shared_bytes", "device_bytes", "m", "n", "k", "scope",
+      "repeats", "l2_flush", "warmup",
       // statistics (ms per launch)
-      "trials", "min_ms", "max_ms", "mean_ms", "std_ms", "median_ms", "ci_lo_ms", "ci_hi_ms",
-      "gflops",
+      "trials", "min_ms", "max_ms", "mean_ms", "std_ms", "median_ms", "ci_lo_ms", "ci_hi_ms", "gflops",
       // outcome
       "status", "reason", "verified", "max_rel_err", "max_abs_err", "mse", "frac_err_over_1e-3"};
   return columns;
@@ -95,8 +94,7 @@ Reason Workbench::prepare_device() {
   const std::size_t free = free_device_bytes();
   if (bytes + kDeviceReserve > double(free))
     return "problem needs " + gib(bytes) + " of device memory (A, B, C" +
-           (reference_on_device() ? ", float64 reference" : "") + "), " + gib(double(free)) +
-           " free";
+           (reference_on_device() ? ", float64 reference" : "") + "), " + gib(double(free)) + " free";
   d_a_ = Buffer(sizeof(float) * p.m * p.k, Buffer::Kind::device);
   d_b_ = Buffer(sizeof(float) * p.k * p.n, Buffer::Kind::device);
   d_c_ = Buffer(sizeof(float) * p.m * p.n, Buffer::Kind::device);
@@ -178,11 +176,11 @@ Reason launch_limits(const LaunchConfig& lc, const DeviceInfo& d) {
   if (threads == 0) return "empty block";
   if (threads > (unsigned long long)d.max_threads_per_block)
     return "block " + std::to_string(lc.block.x) + "x" + std::to_string(lc.block.y) + "x" +
-           std::to_string(lc.block.z) + " has " + std::to_string(threads) +
-           " threads; the device allows " + std::to_string(d.max_threads_per_block);
+           std::to_string(lc.block.z) + " has " + std::to_string(threads) + " threads; the device allows " +
+           std::to_string(d.max_threads_per_block);
   if (lc.shared_bytes > d.shared_per_block_optin)
-    return "needs " + std::to_string(lc.shared_bytes) + " bytes of shared memory per block; the device allows " +
-           std::to_string(d.shared_per_block_optin);
+    return "needs " + std::to_string(lc.shared_bytes) +
+           " bytes of shared memory per block; the device allows " + std::to_string(d.shared_per_block_optin);
   if (lc.grid.y > d.max_grid_y || lc.grid.z > d.max_grid_z)
     return "grid " + std::to_string(lc.grid.x) + "x" + std::to_string(lc.grid.y) + "x" +
            std::to_string(lc.grid.z) + " exceeds the device's grid limits";
@@ -223,7 +221,8 @@ Outcome run_configuration(Workbench& bench, const Configuration& cfg, const Devi
   if (on_device) {
     if (Reason why = bench.prepare_device()) return skipped(*why, out);
     if (workspace_bytes + kDeviceReserve > free_device_bytes())
-      return skipped("workspace of " + gib(double(workspace_bytes)) + " does not fit in free device memory", out);
+      return skipped("workspace of " + gib(double(workspace_bytes)) + " does not fit in free device memory",
+                     out);
     workspace = Buffer(workspace_bytes, Buffer::Kind::device);
     out.device_bytes = sizeof(float) * std::size_t(p.m * p.k + p.k * p.n + p.m * p.n) + workspace_bytes;
   } else {
@@ -335,8 +334,10 @@ std::string version_text(int v) {
 std::string duration_text(double seconds) {
   const long s = long(seconds + 0.5);
   char buf[32];
-  if (s >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
-  else std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
   return buf;
 }
 
@@ -358,7 +359,9 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
     r.set("device", cpu_name() + " (" + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " threads)");
   }
   const LaunchConfig& lc = o.launch;
-  r.set("algorithm", cfg.algorithm->name).set("variant", cfg.params.variant()).set("params", cfg.params.canonical());
+  r.set("algorithm", cfg.algorithm->name)
+      .set("variant", cfg.params.variant())
+      .set("params", cfg.params.canonical());
   if (on_device && o.launch_known) {
     r.set("block_x", lc.block.x).set("block_y", lc.block.y).set("block_z", lc.block.z);
     r.set("grid_x", lc.grid.x).set("grid_y", lc.grid.y).set("grid_z", lc.grid.z);

@@ -26,14 +26,15 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
   auto flush = [&] {
     const auto b = item.find_first_not_of(" \t");
     const auto e = item.find_last_not_of(" \t");
-    if (b == std::string::npos)
-      throw UsageError(what + ": empty item in list '" + text + "'");
+    if (b == std::string::npos) throw UsageError(what + ": empty item in list '" + text + "'");
     out.push_back(item.substr(b, e - b + 1));
     item.clear();
   };
   for (char c : text) {
-    if (c == ',') flush();
-    else item += c;
+    if (c == ',')
+      flush();
+    else
+      item += c;
   }
   flush();
   return out;
@@ -77,15 +78,15 @@ std::vector<Problem> parse_shapes(const std::string& text) {
 }
 
 std::string configuration_key(const std::string& algorithm, const std::string& variant,
-                              const std::string& params, long m, long n, long k,
-                              const std::string& scope, const std::string& l2_flush) {
-  return algorithm + '|' + variant + '|' + params + '|' + std::to_string(m) + 'x' +
-         std::to_string(n) + 'x' + std::to_string(k) + '|' + scope + '|' + l2_flush;
+                              const std::string& params, long m, long n, long k, const std::string& scope,
+                              const std::string& l2_flush) {
+  return algorithm + '|' + variant + '|' + params + '|' + std::to_string(m) + 'x' + std::to_string(n) + 'x' +
+         std::to_string(k) + '|' + scope + '|' + l2_flush;
 }
 
 std::string Configuration::key() const {
-  return configuration_key(algorithm->name, params.variant(), params.canonical(), problem.m,
-                           problem.n, problem.k, scope_name(scope), l2_flush ? "1" : "0");
+  return configuration_key(algorithm->name, params.variant(), params.canonical(), problem.m, problem.n,
+                           problem.k, scope_name(scope), l2_flush ? "1" : "0");
 }
 
 // All parameter points of one variant: the cross product of the axes that apply to it.
@@ -109,8 +110,8 @@ static std::vector<Params> parameter_points(const AlgorithmChoice& c, const std:
 }
 
 std::vector<Configuration> expand(const std::vector<AlgorithmChoice>& choices,
-                                  const std::vector<Problem>& problems,
-                                  const std::vector<Scope>& scopes, const std::vector<bool>& l2) {
+                                  const std::vector<Problem>& problems, const std::vector<Scope>& scopes,
+                                  const std::vector<bool>& l2) {
   std::vector<Problem> all = problems;
   for (const AlgorithmChoice& c : choices)
     for (const auto& [variant, list] : c.problems) all.insert(all.end(), list.begin(), list.end());

@@ -45,15 +45,15 @@ struct Configuration {
   std::string key() const;
 };
 std::string configuration_key(const std::string& algorithm, const std::string& variant,
-                              const std::string& params, long m, long n, long k,
-                              const std::string& scope, const std::string& l2_flush);
+                              const std::string& params, long m, long n, long k, const std::string& scope,
+                              const std::string& l2_flush);
 
 // Problems outermost (inputs and the reference are made once per problem; the order of first
 // appearance across `problems` and the choices' own lists), then algorithms in
 // the order asked, variants, parameter values, scopes, L2 settings. Axes that do not apply to a
 // variant are not expanded for it, and repeated values are dropped.
 std::vector<Configuration> expand(const std::vector<AlgorithmChoice>& choices,
-                                  const std::vector<Problem>& problems,
-                                  const std::vector<Scope>& scopes, const std::vector<bool>& l2);
+                                  const std::vector<Problem>& problems, const std::vector<Scope>& scopes,
+                                  const std::vector<bool>& l2);
 
 }  // namespace mmlab

@@ -31,8 +31,10 @@ class DeviceTimer final : public TrialTimer {
   }
 
   void untimed() override {
-    if (exec_) MMLAB_CHECK(cudaGraphLaunch(exec_, t_.args.stream));
-    else launch();
+    if (exec_)
+      MMLAB_CHECK(cudaGraphLaunch(exec_, t_.args.stream));
+    else
+      launch();
     MMLAB_CHECK(cudaStreamSynchronize(t_.args.stream));
   }
 
@@ -45,13 +47,13 @@ class DeviceTimer final : public TrialTimer {
       case Scope::kernel: launch(); break;
       case Scope::batched: MMLAB_CHECK(cudaGraphLaunch(exec_, s)); break;
       case Scope::end_to_end:
-        MMLAB_CHECK(cudaMemcpyAsync(const_cast<float*>(t_.args.a), t_.host_a,
-                                    sizeof(float) * p.m * p.k, cudaMemcpyHostToDevice, s));
-        MMLAB_CHECK(cudaMemcpyAsync(const_cast<float*>(t_.args.b), t_.host_b,
-                                    sizeof(float) * p.k * p.n, cudaMemcpyHostToDevice, s));
+        MMLAB_CHECK(cudaMemcpyAsync(const_cast<float*>(t_.args.a), t_.host_a, sizeof(float) * p.m * p.k,
+                                    cudaMemcpyHostToDevice, s));
+        MMLAB_CHECK(cudaMemcpyAsync(const_cast<float*>(t_.args.b), t_.host_b, sizeof(float) * p.k * p.n,
+                                    cudaMemcpyHostToDevice, s));
         launch();
-        MMLAB_CHECK(cudaMemcpyAsync(t_.host_c, t_.args.c, sizeof(float) * p.m * p.n,
-                                    cudaMemcpyDeviceToHost, s));
+        MMLAB_CHECK(
+            cudaMemcpyAsync(t_.host_c, t_.args.c, sizeof(float) * p.m * p.n, cudaMemcpyDeviceToHost, s));
         break;
     }
     MMLAB_CHECK(cudaEventRecord(stop_.get(), s));

@@ -20,8 +20,8 @@ struct DeviceTiming {
   const Algorithm* algorithm = nullptr;
   RunArgs args;  // device buffers and the stream to use
   Scope scope = Scope::kernel;
-  int repeats = 1;              // launches per trial in the batched scope
-  void* l2_flush = nullptr;     // overwritten before each trial when not null
+  int repeats = 1;           // launches per trial in the batched scope
+  void* l2_flush = nullptr;  // overwritten before each trial when not null
   std::size_t l2_flush_bytes = 0;
   const float* host_a = nullptr;  // end_to_end: pinned host copies to copy in
   const float* host_b = nullptr;

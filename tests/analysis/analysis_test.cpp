@@ -48,7 +48,8 @@ TEST(Results, LoadsRowsAndSamples) {
 
 TEST(Results, BadInputNamesFileLineAndColumn) {
   TempDir d;
-  EXPECT_NE(error_of([&] { load_results({d / "missing.csv"}, false); }).find("missing.csv: no such file"), std::string::npos);
+  EXPECT_NE(error_of([&] { load_results({d / "missing.csv"}, false); }).find("missing.csv: no such file"),
+            std::string::npos);
 
   { std::ofstream(d / "nocol.csv") << "run_id,algorithm\nx,y\n"; }
   const std::string missing = error_of([&] { load_results({d / "nocol.csv"}, false); });
@@ -64,7 +65,8 @@ TEST(Results, BadInputNamesFileLineAndColumn) {
 
   write_results(d / "nosamples.csv", {{"cublas", "default", "", 64, 64, 64, "kernel", around(1.0)}}, false);
   EXPECT_NO_THROW(load_results({d / "nosamples.csv"}, false));
-  EXPECT_NE(error_of([&] { load_results({d / "nosamples.csv"}, true); }).find("samples are missing"), std::string::npos);
+  EXPECT_NE(error_of([&] { load_results({d / "nosamples.csv"}, true); }).find("samples are missing"),
+            std::string::npos);
 
   const auto rows = load_results({d / "nosamples.csv"}, false);
   EXPECT_NE(error_of([&] { rows[0].get("nope"); }).find("unknown column 'nope'"), std::string::npos);
@@ -112,7 +114,8 @@ TEST(Compare, VerdictsAndErrors) {
   write_results(d / "two.csv", {{"tiled", "default", "tile=16", 64, 64, 64, "kernel", around(1.0)},
                                 {"tiled", "default", "tile=32", 64, 64, 64, "kernel", around(1.0)}});
   o.baseline = "tiled";
-  EXPECT_NE(error_of([&] { compare(load_results({d / "two.csv"}, true), o); }).find("several configurations"), std::string::npos);
+  EXPECT_NE(error_of([&] { compare(load_results({d / "two.csv"}, true), o); }).find("several configurations"),
+            std::string::npos);
 }
 
 // Every paper table built from one synthetic data set, compared with its golden rendering.
@@ -126,26 +129,39 @@ std::vector<Row> paper_fixture() {
     for (const std::string v : {"planes", "half_planes", "quarter_planes"})
       r.push_back({"dns", v, "tile=8", 8, 8, 8, scope, around(base * 1.05), "ok", "8x8x1"});
     r.push_back({"cannon", "tiled_atomic", "tile=8", 16, 16, 16, scope, around(base * 1.2), "ok", "8x8x1"});
-    r.push_back({"dns", "tiled_atomic", "tile=8;depth=8", 16, 16, 16, scope, around(base * 1.3), "ok", "8x8x8"});
+    r.push_back(
+        {"dns", "tiled_atomic", "tile=8;depth=8", 16, 16, 16, scope, around(base * 1.3), "ok", "8x8x8"});
     r.push_back({"dns", "planes", "tile=8", 16, 16, 16, scope, around(base * 1.4), "ok", "8x1x1"});
   }
-  const long table3[] = {256, 273, 512, 627, 768, 907, 1023, 1024, 1025, 1152, 1280, 1408, 1536, 1664, 1792, 1920, 2047, 2048, 2049, 4096};
+  const long table3[] = {256,  273,  512,  627,  768,  907,  1023, 1024, 1025, 1152,
+                         1280, 1408, 1536, 1664, 1792, 1920, 2047, 2048, 2049, 4096};
   for (long n : table3) {
     r.push_back({"cublas", "default", "", n, n, n, "kernel", around(ms(n, n, n, 50)), "ok", ""});
     r.push_back({"eigen", "default", "threads=16", n, n, n, "kernel", around(ms(n, n, n, 0.2)), "ok", ""});
     for (const std::string b : {"8x8", "16x16", "32x32"})
       r.push_back({"tiled_ilp", "default", "tile=128x64;block=" + b, n, n, n, "kernel",
-                   around(ms(n, n, n, b == "16x16" ? 26 : b == "32x32" ? 23 : 4)), "ok", b + "x1"});
-    r.push_back({"naive", "default", "block=16x16", n, n, n, "kernel", around(ms(n, n, n, 5.4)), "ok", "16x16x1"});
-    r.push_back({"tiled", "default", "tile=32", n, n, n, "kernel", around(ms(n, n, n, 8.7)), "ok", "32x32x1"});
-    r.push_back({"outer_product", "default", "tile=32;vector=8", n, n, n, "kernel", around(ms(n, n, n, 20)), "ok", "256x1x1"});
-    r.push_back({"outer_product", "prefetch", "tile=32;vector=8", n, n, n, "kernel", around(ms(n, n, n, 22)), "ok", "256x1x1"});
+                   around(ms(n, n, n,
+                             b == "16x16"   ? 26
+                             : b == "32x32" ? 23
+                                            : 4)),
+                   "ok", b + "x1"});
+    r.push_back(
+        {"naive", "default", "block=16x16", n, n, n, "kernel", around(ms(n, n, n, 5.4)), "ok", "16x16x1"});
+    r.push_back(
+        {"tiled", "default", "tile=32", n, n, n, "kernel", around(ms(n, n, n, 8.7)), "ok", "32x32x1"});
+    r.push_back({"outer_product", "default", "tile=32;vector=8", n, n, n, "kernel", around(ms(n, n, n, 20)),
+                 "ok", "256x1x1"});
+    r.push_back({"outer_product", "prefetch", "tile=32;vector=8", n, n, n, "kernel", around(ms(n, n, n, 22)),
+                 "ok", "256x1x1"});
   }
-  r.push_back({"tiled", "default", "tile=32", 320, 640, 320, "batched", around(ms(320, 640, 320, 7.0)), "ok", "32x32x1"});
+  r.push_back({"tiled", "default", "tile=32", 320, 640, 320, "batched", around(ms(320, 640, 320, 7.0)), "ok",
+               "32x32x1"});
   r.push_back({"cublas", "default", "", 640, 320, 480, "batched", around(ms(640, 320, 480, 20.0)), "ok", ""});
   for (const std::string b : {"16x16", "32x8", "64x4"}) {
-    r.push_back({"naive", "default", "block=" + b, 10000, 10000, 10000, "kernel", around(ms(10000, 10000, 10000, 5)), "ok", b + "x1"});
-    r.push_back({"warptile_1d", "default", "block=" + b, 10000, 10000, 10000, "kernel", around(ms(10000, 10000, 10000, b == "64x4" ? 21 : 10)), "ok", b + "x1"});
+    r.push_back({"naive", "default", "block=" + b, 10000, 10000, 10000, "kernel",
+                 around(ms(10000, 10000, 10000, 5)), "ok", b + "x1"});
+    r.push_back({"warptile_1d", "default", "block=" + b, 10000, 10000, 10000, "kernel",
+                 around(ms(10000, 10000, 10000, b == "64x4" ? 21 : 10)), "ok", b + "x1"});
     Row e{"warptile_1d", "default", "block=" + b, 1041, 1247, 139, "kernel", around(0.1), "ok", b + "x1"};
     e.max_abs_err = 1.0e-5;
     e.mse = 6.9e-13;
@@ -158,7 +174,8 @@ std::vector<Row> paper_fixture() {
       r.push_back(nv);
     }
   }
-  r.push_back({"cublas", "default", "", 10000, 10000, 10000, "kernel", around(ms(10000, 10000, 10000, 49)), "ok", ""});
+  r.push_back({"cublas", "default", "", 10000, 10000, 10000, "kernel", around(ms(10000, 10000, 10000, 49)),
+               "ok", ""});
   return r;
 }
 
@@ -175,15 +192,18 @@ TEST(PaperTables, LayoutsMatchTheGoldenFiles) {
     EXPECT_EQ(text, slurp(golden)) << p.name << " differs from " << golden
                                    << " (rerun with MMLAB_UPDATE_GOLDEN=1 after checking the change)";
   }
-  EXPECT_NE(render(build_paper_table("oneil2013-table1", rows)[0], Format::latex).find("\\begin{tabular}"), std::string::npos);
-  EXPECT_NE(render(build_paper_table("gupta2022-table1", rows)[0], Format::csv).find("N,Peak GF (T4)"), std::string::npos);
+  EXPECT_NE(render(build_paper_table("oneil2013-table1", rows)[0], Format::latex).find("\\begin{tabular}"),
+            std::string::npos);
+  EXPECT_NE(render(build_paper_table("gupta2022-table1", rows)[0], Format::csv).find("N,Peak GF (T4)"),
+            std::string::npos);
 }
 
 TEST(PaperTables, AbsentDataIsAClearError) {
   TempDir d;
   write_results(d / "few.csv", {{"cublas", "default", "", 64, 64, 64, "kernel", around(1.0)}});
   const auto rows = load_results({d / "few.csv"}, false);
-  EXPECT_NE(error_of([&] { build_paper_table("oneil2013-table1", rows); }).find("no ok row for Cannon"), std::string::npos);
+  EXPECT_NE(error_of([&] { build_paper_table("oneil2013-table1", rows); }).find("no ok row for Cannon"),
+            std::string::npos);
   EXPECT_NE(error_of([&] { find_paper_table("nope"); }).find("valid: oneil2013-table1"), std::string::npos);
 }
 
@@ -191,7 +211,8 @@ TEST(Plots, EveryKindWritesSvgAndPng) {
   TempDir d;
   write_results(d / "all.csv", paper_fixture());
   const auto rows = load_results({d / "all.csv"}, false);
-  for (auto [kind, name] : {std::pair{PlotKind::size, "size"}, {PlotKind::blocks, "blocks"}, {PlotKind::roofline, "roofline"}})
+  for (auto [kind, name] :
+       {std::pair{PlotKind::size, "size"}, {PlotKind::blocks, "blocks"}, {PlotKind::roofline, "roofline"}})
     for (const char* ext : {".svg", ".png"}) {
       const std::string out = d / (std::string(name) + ext);
       plot(kind, rows, out, PlotOptions{});
@@ -214,9 +235,11 @@ TEST(Cli, ExitCodesAndNothingPartialWritten) {
   EXPECT_TRUE(std::filesystem::exists(d / "s.md"));
   EXPECT_EQ(cli("compare " + (d / "r.csv") + " --baseline cublas --size 4096 --output " + (d / "c.md")), 0);
   EXPECT_EQ(cli("table gupta2022-table3 " + (d / "r.csv") + " --format latex --output " + (d / "t.tex")), 0);
-  for (const std::string& bad : std::vector<std::string>{"summary " + (d / "nope.csv"), "summary " + (d / "r.csv") + " --by nope",
+  for (const std::string& bad :
+       std::vector<std::string>{"summary " + (d / "nope.csv"), "summary " + (d / "r.csv") + " --by nope",
                                 "compare " + (d / "r.csv") + " --baseline nope", "compare " + (d / "r.csv"),
-                                "table nope " + (d / "r.csv"), std::string("frobnicate"), "plot size " + (d / "r.csv") + " -o " + (d / "x.gif"),
+                                "table nope " + (d / "r.csv"), std::string("frobnicate"),
+                                "plot size " + (d / "r.csv") + " -o " + (d / "x.gif"),
                                 "summary " + (d / "r.csv") + " --format docx"}) {
     EXPECT_EQ(cli(bad + " --output " + (d / "bad.out")), 2) << bad;
     EXPECT_FALSE(std::filesystem::exists(d / "bad.out")) << bad;

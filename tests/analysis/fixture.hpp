@@ -54,22 +54,30 @@ inline void write_results(const std::string& path, const std::vector<Row>& rows,
     double mean = 0, var = 0;
     for (double v : s) mean += v / n;
     for (double v : s) var += (v - mean) * (v - mean) / (n - 1);
-    const double median = s.empty() ? 0 : (s.size() % 2 ? s[s.size() / 2] : (s[s.size() / 2 - 1] + s[s.size() / 2]) / 2);
+    const double median =
+        s.empty() ? 0 : (s.size() % 2 ? s[s.size() / 2] : (s[s.size() / 2 - 1] + s[s.size() / 2]) / 2);
     const std::string bx = r.block.substr(0, r.block.find('x'));
     const std::string rest = r.block.substr(r.block.find('x') + 1);
     const std::string by = rest.substr(0, rest.find('x')), bz = rest.substr(rest.find('x') + 1);
-    auto num = [](double v) { std::ostringstream os; os.precision(10); os << v; return os.str(); };
+    auto num = [](double v) {
+      std::ostringstream os;
+      os.precision(10);
+      os << v;
+      return os.str();
+    };
     const bool ok = r.status == "ok";
-    out << "x," << run << ",2026-11-21T10:00:00Z,abc123," << r.device << ",132," << r.algorithm << "," << r.variant << ","
-        << r.params << "," << bx << "," << by << "," << bz << ",1,1,1,0,0," << r.m << "," << r.n << "," << r.k << ","
-        << r.scope << ",0," << (ok ? s.size() : 0) << ","
-        << (ok ? num(s.front()) + "," + num(s.back()) + "," + num(mean) + "," + num(std::sqrt(var)) + "," + num(median) +
-                     "," + num(s.front()) + "," + num(s.back()) + "," + num(2.0 * r.m * r.n * r.k / (median * 1e6))
+    out << "x," << run << ",2026-11-21T10:00:00Z,abc123," << r.device << ",132," << r.algorithm << ","
+        << r.variant << "," << r.params << "," << bx << "," << by << "," << bz << ",1,1,1,0,0," << r.m << ","
+        << r.n << "," << r.k << "," << r.scope << ",0," << (ok ? s.size() : 0) << ","
+        << (ok ? num(s.front()) + "," + num(s.back()) + "," + num(mean) + "," + num(std::sqrt(var)) + "," +
+                     num(median) + "," + num(s.front()) + "," + num(s.back()) + "," +
+                     num(2.0 * r.m * r.n * r.k / (median * 1e6))
                : std::string(",,,,,,,"))
-        << "," << r.status << ",," << (ok ? "1" : "0") << ",1e-7," << num(r.max_abs_err) << "," << num(r.mse) << ","
-        << num(r.frac) << "\n";
+        << "," << r.status << ",," << (ok ? "1" : "0") << ",1e-7," << num(r.max_abs_err) << "," << num(r.mse)
+        << "," << num(r.frac) << "\n";
     if (with_samples && ok)
-      for (std::size_t t = 0; t < r.samples.size(); ++t) samples << run << "," << t << "," << num(r.samples[t]) << "\n";
+      for (std::size_t t = 0; t < r.samples.size(); ++t)
+        samples << run << "," << t << "," << num(r.samples[t]) << "\n";
   }
 }
 

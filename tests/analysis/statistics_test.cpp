@@ -1,11 +1,11 @@
 // Reference values computed independently with SciPy 1.17 (stats.mannwhitneyu, stats.ttest_ind
 // with equal_var=False) and by hand (Holm).
+#include "analysis/statistics.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
-
-#include "analysis/statistics.hpp"
 
 namespace mmlab::analysis {
 namespace {

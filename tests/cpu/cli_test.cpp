@@ -37,9 +37,8 @@ Result mmlab(const std::string& args) {
 struct Dir {
   fs::path path;
   Dir() {
-    path = fs::temp_directory_path() /
-           ("mmlab-cli-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    path = fs::temp_directory_path() / ("mmlab-cli-" + std::to_string(getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(path);
     fs::create_directories(path);
   }
@@ -52,7 +51,8 @@ std::size_t rows_in(const std::string& csv) { return read_csv(csv).rows.size(); 
 TEST(Cli, ListShowsEveryAlgorithmWithItsAxes) {
   const Result r = mmlab("list");
   EXPECT_EQ(r.code, 0);
-  for (const char* s : {"naive", "tiled", "cublas", "eigen", "block = 16x16", "tile = 32", "variants:", "constraints:"})
+  for (const char* s :
+       {"naive", "tiled", "cublas", "eigen", "block = 16x16", "tile = 32", "variants:", "constraints:"})
     EXPECT_NE(r.output.find(s), std::string::npos) << s;
   EXPECT_EQ(mmlab("list nope").code, 2);
 }
@@ -70,7 +70,9 @@ TEST(Cli, HelpIsComplete) {
 TEST(Cli, BadInputExitsTwoAndWritesNothing) {
   Dir d;
   const std::string out = " --output " + (d / "r.csv");
-  struct Case { std::string args, says; };
+  struct Case {
+    std::string args, says;
+  };
   for (const Case& c : {Case{"--algorithms nope", "valid: naive"}, Case{"--size 0", ">= 1"},
                         Case{"--size 1:2", "start:stop:step"}, Case{"--size 12,,3", "empty item"},
                         Case{"--shape 3x4", "m x n x k"}, Case{"--eigen.variant fast", "valid: default"},
@@ -97,7 +99,8 @@ TEST(Cli, AnExistingCsvWithAnotherHeaderIsRefusedUntouched) {
 
 TEST(Cli, HostRunWritesRowsAndSamplesThenResumeSkipsThem) {
   Dir d;
-  const std::string common = "run --algorithms eigen,naive --shape 7x9x11 --trials 5 --output " + (d / "r.csv");
+  const std::string common =
+      "run --algorithms eigen,naive --shape 7x9x11 --trials 5 --output " + (d / "r.csv");
   const std::string args = common + " --size 8,16";
   const Result r = mmlab(args);
   EXPECT_EQ(r.code, 0) << r.output;
@@ -139,7 +142,8 @@ TEST(Cli, HostRunWritesRowsAndSamplesThenResumeSkipsThem) {
 void interrupt_and_resume(int sig) {
   Dir d;
   const std::string csv = d / "r.csv";
-  const std::string args = "run --algorithms eigen --eigen.threads 1 --size 96:480:32 --trials 40 --warmup 0 --output " + csv;
+  const std::string args =
+      "run --algorithms eigen --eigen.threads 1 --size 96:480:32 --trials 40 --warmup 0 --output " + csv;
   const pid_t child = fork();
   if (child == 0) {
     const std::string cmd = std::string(MMLAB_BINARY) + " " + args + " >/dev/null 2>&1";

@@ -1,9 +1,10 @@
+#include "harness/csv.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "harness/csv.hpp"
 #include "harness/params.hpp"
 
 namespace mmlab {

@@ -22,7 +22,8 @@ TEST(HostRun, EigenMatchesFloat64OnAwkwardShapes) {
     for (const std::string threads : {"1", "2"}) {
       Params params("default");
       params.set("threads", threads);
-      const Outcome o = run_configuration(bench, {&eigen, params, p, Scope::kernel, false}, no_gpu(), states, nullptr);
+      const Outcome o =
+          run_configuration(bench, {&eigen, params, p, Scope::kernel, false}, no_gpu(), states, nullptr);
       EXPECT_EQ(o.status, Status::ok) << p.m << "x" << p.n << "x" << p.k << ": " << o.reason;
     }
   }
@@ -33,8 +34,8 @@ TEST(HostRun, GpuAlgorithmsAreSkippedWithTheReason) {
   AlgorithmStates states;
   Params params("default");
   params.set("tile", "16");
-  const Outcome o = run_configuration(bench, {find_algorithm("tiled"), params, {8, 8, 8}, Scope::kernel, false},
-                                      no_gpu(), states, nullptr);
+  const Outcome o = run_configuration(
+      bench, {find_algorithm("tiled"), params, {8, 8, 8}, Scope::kernel, false}, no_gpu(), states, nullptr);
   EXPECT_EQ(o.status, Status::skipped);
   EXPECT_EQ(o.reason, "no CUDA GPU (test)");
 }
@@ -61,8 +62,9 @@ TEST(HostRun, AWrongHostAlgorithmFailsVerification) {
   EXPECT_FALSE(o.verdict->ok);
 
   TimingOptions t;
-  const Outcome batched = run_configuration(bench, {find_algorithm("eigen"), Params("default"), {40, 30, 20},
-                                                    Scope::batched, false}, no_gpu(), states, &t);
+  const Outcome batched = run_configuration(
+      bench, {find_algorithm("eigen"), Params("default"), {40, 30, 20}, Scope::batched, false}, no_gpu(),
+      states, &t);
   EXPECT_EQ(batched.status, Status::skipped);
 }
 

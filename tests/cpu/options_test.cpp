@@ -1,9 +1,9 @@
+#include "harness/options.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include "harness/options.hpp"
 
 namespace mmlab {
 namespace {
@@ -16,13 +16,15 @@ std::string params_of(const RunPlan& plan, const std::string& algorithm) {
 }
 
 TEST(Options, PrecedenceCliSpecificThenCliThenFileSpecificThenFileThenDefault) {
-  const Settings file = {{"algorithms", "naive,tiled"}, {"tile", "8"}, {"naive.block", "8x8"}, {"block", "4x4"}};
+  const Settings file = {
+      {"algorithms", "naive,tiled"}, {"tile", "8"}, {"naive.block", "8x8"}, {"block", "4x4"}};
   EXPECT_EQ(params_of(make_plan({}, file), "naive"), "block=8x8");  // file specific beats file global
   EXPECT_EQ(params_of(make_plan({}, file), "tiled"), "tile=8");     // file global
   EXPECT_EQ(params_of(make_plan({{"block", "32x8"}}, file), "naive"), "block=32x8");  // CLI beats file
   EXPECT_EQ(params_of(make_plan({{"block", "32x8"}, {"naive.block", "64x4"}}, file), "naive"), "block=64x4");
   EXPECT_EQ(params_of(make_plan({{"algorithms", "naive"}}, {}), "naive"), "block=16x16");  // the default
-  EXPECT_EQ(params_of(make_plan({{"algorithms", "tiled"}, {"tile", "all"}}, {}), "tiled"), "tile=8 tile=16 tile=32");
+  EXPECT_EQ(params_of(make_plan({{"algorithms", "tiled"}, {"tile", "all"}}, {}), "tiled"),
+            "tile=8 tile=16 tile=32");
 }
 
 TEST(Options, CliProblemsReplaceTheFilesAsAWhole) {

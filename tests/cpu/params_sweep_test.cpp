@@ -21,7 +21,8 @@ TEST(Shapes, GeneralProblems) {
   ASSERT_EQ(p.size(), 2u);
   EXPECT_EQ(p[0], (Problem{1041, 1247, 139}));
   EXPECT_EQ(p[1], (Problem{535, 792, 414}));
-  for (const char* bad : {"10x10", "1x2x3x4", "0x1x1", "axbxc"}) EXPECT_THROW(parse_shapes(bad), UsageError) << bad;
+  for (const char* bad : {"10x10", "1x2x3x4", "0x1x1", "axbxc"})
+    EXPECT_THROW(parse_shapes(bad), UsageError) << bad;
 }
 
 TEST(Params, CanonicalValues) {

@@ -1,8 +1,8 @@
+#include "harness/stats.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
-
-#include "harness/stats.hpp"
 
 namespace mmlab {
 namespace {
@@ -29,7 +29,10 @@ TEST(Stats, EvenCountMedianIsTheMidpoint) {
 // (e.g. Conover, Practical Nonparametric Statistics): n = 6 -> (1, 6), 10 -> (2, 9),
 // 20 -> (6, 15), 100 -> (40, 61).
 TEST(Stats, MedianConfidenceIntervalRanks) {
-  struct Case { std::size_t n, lo, hi; double coverage; };
+  struct Case {
+    std::size_t n, lo, hi;
+    double coverage;
+  };
   for (const Case c : {Case{6, 1, 6, 0.96875}, Case{10, 2, 9, 1 - 2 * 11.0 / 1024},
                        Case{20, 6, 15, 0.958610535}, Case{100, 40, 61, 0.964800}}) {
     const MedianRanks r = median_ci_ranks(c.n);
@@ -72,7 +75,7 @@ TEST(StopRule, AdaptiveStopsWhenTheCiIsNarrowAndNotBefore) {
   for (int i = 0; i < 20; ++i) wide.push_back(i % 2 ? 1.0 : 2.0);
   EXPECT_FALSE(should_stop(wide, r));
   wide.resize(50, 1.5);
-  EXPECT_TRUE(should_stop(wide, r));  // max reached
+  EXPECT_TRUE(should_stop(wide, r));                          // max reached
   EXPECT_FALSE(should_stop(std::vector<double>(9, 1.0), r));  // min not reached
 }
 

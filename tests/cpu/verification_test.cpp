@@ -1,3 +1,5 @@
+#include "harness/verification.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -5,7 +7,6 @@
 #include <vector>
 
 #include "harness/random.hpp"
-#include "harness/verification.hpp"
 
 namespace mmlab {
 namespace {

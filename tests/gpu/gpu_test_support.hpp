@@ -9,9 +9,9 @@ namespace mmlab::test {
 
 // The awkward shapes every algorithm must get right (foundation issue).
 inline const std::vector<Problem>& awkward_shapes() {
-  static const std::vector<Problem> shapes = {
-      {1, 1, 1},          {7, 7, 7},          {17, 33, 65},     {127, 129, 131},
-      {1000, 1000, 1000}, {1025, 1025, 1025}, {1041, 1247, 139}, {535, 792, 414}};
+  static const std::vector<Problem> shapes = {{1, 1, 1},         {7, 7, 7},          {17, 33, 65},
+                                              {127, 129, 131},   {1000, 1000, 1000}, {1025, 1025, 1025},
+                                              {1041, 1247, 139}, {535, 792, 414}};
   return shapes;
 }
 

@@ -33,7 +33,8 @@ TEST(GpuReference, MatchesEigenFloat64) {
     std::vector<double> host(nc), gpu(nc);
     reference_host(a.data(), b.data(), host.data(), p.m, p.n, p.k);
 
-    Buffer da(na * 4, Buffer::Kind::device), db(nb * 4, Buffer::Kind::device), dr(nc * 8, Buffer::Kind::device);
+    Buffer da(na * 4, Buffer::Kind::device), db(nb * 4, Buffer::Kind::device),
+        dr(nc * 8, Buffer::Kind::device);
     fill_random_device(da.as<float>(), na, 5, kMatrixA, nullptr);
     fill_random_device(db.as<float>(), nb, 5, kMatrixB, nullptr);
     reference_device(da.as<float>(), db.as<float>(), dr.as<double>(), p.m, p.n, p.k, nullptr);
@@ -45,7 +46,8 @@ TEST(GpuReference, MatchesEigenFloat64) {
 
 TEST(Verification, FailsPlantedBugs) {
   for (const Problem p : {Problem{127, 129, 131}, Problem{1000, 1000, 1000}, Problem{535, 792, 414}}) {
-    for (const Algorithm* bug : {&test::skips_last_term(), &test::leaves_corner(), &test::reduced_precision()}) {
+    for (const Algorithm* bug :
+         {&test::skips_last_term(), &test::leaves_corner(), &test::reduced_precision()}) {
       const Outcome o = run_once(*bug, p);
       EXPECT_EQ(o.status, Status::failed) << bug->name << " at " << p.m << "x" << p.n << "x" << p.k;
     }

@@ -39,8 +39,8 @@ Algorithm make(const char* name) {
   };
   a.run = [](const RunArgs& r) {
     const dim3 block(16, 16), grid(ceil_div(r.problem.n, 16), ceil_div(r.problem.m, 16));
-    buggy_kernel<kBug><<<grid, block, 0, r.stream>>>(r.a, r.b, r.c, int(r.problem.m), int(r.problem.n),
-                                                     int(r.problem.k));
+    buggy_kernel<kBug>
+        <<<grid, block, 0, r.stream>>>(r.a, r.b, r.c, int(r.problem.m), int(r.problem.n), int(r.problem.k));
     MMLAB_CHECK_LAUNCH();
   };
   return a;

@@ -305,7 +305,7 @@ const Algorithm& register_tiled() {
               {"occupancy",
                AxisKind::integer,
                "blocks per SM the register budget is sized for (1 or 2)",
-               "1",
+               "2",
                {"1", "2"},
                manual}};
     a.constraints =

@@ -75,10 +75,11 @@ __global__ void __launch_bounds__(kBT* kBT)
 }
 
 // Compiled (TM, TK, BT) triples.
-#define MMLAB_TILED_ILP(X)                                                                             \
-  X(128, 64, 8)                                                                                        \
-  X(128, 64, 16) X(128, 64, 32) X(128, 32, 8) X(128, 32, 16) X(128, 32, 32) X(64, 64, 8) X(64, 64, 16) \
-      X(64, 64, 32) X(64, 32, 8) X(64, 32, 16) X(64, 32, 32)
+#define MMLAB_TILED_ILP(X)                                                                            \
+  X(128, 64, 8)                                                                                       \
+  X(128, 64, 16)                                                                                      \
+  X(128, 64, 32) X(128, 32, 8) X(128, 32, 16) X(128, 32, 32) X(64, 64, 8) X(64, 64, 16) X(64, 64, 32) \
+      X(64, 32, 8) X(64, 32, 16) X(64, 32, 32)
 
 std::size_t shared_bytes(long tm, long tk) { return sizeof(float) * std::size_t(tm * (tk + 4) + tk * tm); }
 

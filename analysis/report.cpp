@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "analysis/results.hpp"
+#include "harness/csv.hpp"
 
 namespace mmlab::analysis {
 
@@ -24,13 +25,6 @@ std::string fixed(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
-}
-
-static std::string csv_field(const std::string& f) {
-  if (f.find_first_of(",\"\n") == std::string::npos) return f;
-  std::string out = "\"";
-  for (char c : f) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 static std::string latex_escape(const std::string& s) {
@@ -50,10 +44,11 @@ std::string render(const Table& t, Format f) {
   std::ostringstream os;
   const std::size_t cols = t.header.size();
   if (f == Format::csv) {
-    for (std::size_t i = 0; i < cols; ++i) os << (i ? "," : "") << csv_field(t.header[i]);
+    for (std::size_t i = 0; i < cols; ++i) os << (i ? "," : "") << mmlab::csv_escape(t.header[i]);
     os << "\n";
     for (const auto& r : t.rows) {
-      for (std::size_t i = 0; i < cols; ++i) os << (i ? "," : "") << csv_field(i < r.size() ? r[i] : "");
+      for (std::size_t i = 0; i < cols; ++i)
+        os << (i ? "," : "") << mmlab::csv_escape(i < r.size() ? r[i] : "");
       os << "\n";
     }
     return os.str();

@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "harness/csv.hpp"
+
 namespace mmlab::analysis {
 
 #define MMLAB_RESULT_COLUMNS                                                                                \
@@ -65,14 +67,6 @@ const std::vector<std::string>& required_columns() {
   return c;
 }
 
-std::string samples_path(const std::string& results_path) {
-  const std::string ext = ".csv";
-  if (results_path.size() > ext.size() &&
-      results_path.compare(results_path.size() - ext.size(), ext.size(), ext) == 0)
-    return results_path.substr(0, results_path.size() - ext.size()) + ".samples.csv";
-  return results_path + ".samples.csv";
-}
-
 std::string Result::configuration() const {
   std::string s = algorithm;
   if (variant != "default" && !variant.empty()) s += " " + variant;
@@ -104,7 +98,7 @@ const std::string& Result::get(const std::string& column) const {
 }
 
 static void attach_samples(const std::string& file, std::vector<Result>& rows, std::size_t first) {
-  const std::string path = samples_path(file);
+  const std::string path = samples_path_for(file);
   if (!std::filesystem::exists(path))
     throw AnalysisError(file + ": its raw samples are missing (expected " + path + ")");
   std::unordered_map<std::string, std::vector<double>> by_run;

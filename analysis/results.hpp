@@ -42,6 +42,4 @@ const std::vector<std::string>& required_columns();
 // <name>.samples.csv, and every ok row must have its samples.
 std::vector<Result> load_results(const std::vector<std::string>& files, bool samples);
 
-std::string samples_path(const std::string& results_path);
-
 }  // namespace mmlab::analysis

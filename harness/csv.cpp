@@ -101,6 +101,13 @@ Record& Record::set(const std::string& column, const std::string& value) {
 Record& Record::set(const std::string& column, double value) { return set(column, format_double(value)); }
 Record& Record::set(const std::string& column, long long value) { return set(column, std::to_string(value)); }
 
+std::string samples_path_for(const std::string& csv_path) {
+  const std::string ext = ".csv";
+  if (csv_path.size() > ext.size() && csv_path.compare(csv_path.size() - ext.size(), ext.size(), ext) == 0)
+    return csv_path.substr(0, csv_path.size() - ext.size()) + ".samples.csv";
+  return csv_path + ".samples.csv";
+}
+
 std::string format_double(double v, int significant) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";

@@ -67,4 +67,7 @@ class CsvWriter {
 
 std::string format_double(double v, int significant = 9);
 
+// Where a results file keeps its raw samples: x.csv -> x.samples.csv (mmlab and mmlab-analyze).
+std::string samples_path_for(const std::string& csv_path);
+
 }  // namespace mmlab

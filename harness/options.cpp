@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "harness/csv.hpp"
+
 namespace po = boost::program_options;
 
 namespace mmlab {
@@ -197,13 +199,6 @@ Settings parse_experiment_file(const std::string& path) {
     throw UsageError(path + ": " + e.what());
   }
   return to_settings(vm);
-}
-
-std::string samples_path_for(const std::string& csv_path) {
-  const std::string ext = ".csv";
-  if (csv_path.size() > ext.size() && csv_path.compare(csv_path.size() - ext.size(), ext.size(), ext) == 0)
-    return csv_path.substr(0, csv_path.size() - ext.size()) + ".samples.csv";
-  return csv_path + ".samples.csv";
 }
 
 static std::vector<AlgorithmChoice> choose_algorithms(const Settings& cli, const Settings& file) {

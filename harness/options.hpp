@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/csv.hpp"  // samples_path_for
 #include "harness/stats.hpp"
 #include "harness/sweep.hpp"
 
@@ -40,7 +41,5 @@ std::string run_help();
 Settings parse_command_line(int argc, const char* const* argv);  // argv[0] is "run"
 Settings parse_experiment_file(const std::string& path);
 RunPlan make_plan(const Settings& cli, const Settings& file);
-
-std::string samples_path_for(const std::string& csv_path);  // x.csv -> x.samples.csv
 
 }  // namespace mmlab

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/results.hpp"
+#include "harness/csv.hpp"
 
 namespace mmlab::analysis::test {
 
@@ -40,7 +41,7 @@ struct TempDir {
 // Writes `path` and its samples file in mmlab's layout (plus a column the analysis ignores).
 inline void write_results(const std::string& path, const std::vector<Row>& rows, bool with_samples = true) {
   std::ofstream out(path), samples;
-  if (with_samples) samples.open(samples_path(path));
+  if (with_samples) samples.open(mmlab::samples_path_for(path));
   out << "extra_column";
   for (const auto& c : required_columns()) out << "," << c;
   out << "\n";

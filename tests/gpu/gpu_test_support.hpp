@@ -11,7 +11,8 @@ namespace mmlab::test {
 inline const std::vector<Problem>& awkward_shapes() {
   static const std::vector<Problem> shapes = {{1, 1, 1},         {7, 7, 7},          {17, 33, 65},
                                               {127, 129, 131},   {1000, 1000, 1000}, {1025, 1025, 1025},
-                                              {1041, 1247, 139}, {535, 792, 414}};
+                                              {1041, 1247, 139}, {535, 792, 414},   {129, 4, 12},
+                                              {300, 260, 1028}};
   return shapes;
 }
 

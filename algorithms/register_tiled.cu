@@ -8,15 +8,17 @@
 //
 // Split: a block of (BM/64) x (BN/WN) warps computes a BM x BN tile of C; each warp a 64 x WN warp
 // tile as 8 x 4 lanes; each thread 8 rows (wm + 8i + lane%8) by WN/4 columns (float4 quads at
-// wn + 16q + 4(lane/8)). Per k step a thread does 8 x WN/4 FFMAs (128 for WN = 64).
+// wn + 16q + 4(lane/8)). Per k step a thread does 8 x WN/4 FFMAs (128 for WN = 64). 8x16 thread
+// tiles need ~255 registers (two warps per scheduler); 8x8 ones are held to 128 (four warps).
 // Shared memory: STAGES buffers of [A tile (BM, BK) as stored in memory | B tile (BK, BN)], all
 // filled by cp.async straight from global memory (no register staging, no transposing stores).
 // A is read by 16-byte loads along k (one per row per four k steps), B by 16-byte loads along n;
 // the float4s of each A row are XOR-swizzled by row so that the eight rows a warp reads at once
 // fall on distinct banks. One barrier per k tile.
 // Edges: rows past m and columns past n read clamped (valid) addresses and are never stored; the
-// last k tile of a slice zero-fills what lies past its end. 16-byte copies where rows are 16-byte
-// aligned (k % 4 == 0 and n % 4 == 0), otherwise 4-byte copies: any m, n, k.
+// last k tile of a slice zero-fills what lies past its end. Every copy is 16 bytes: an operand
+// whose rows are not 16-byte aligned (k % 4 != 0 for A, n % 4 != 0 for B) is first copied, padded
+// to an aligned pitch, into the workspace. Any m, n, k.
 // `split` > 1 divides k over blockIdx.z and adds the partial tiles into C (zeroed first) atomically.
 // Variants: `tuned` picks tile, warp tile, depth, stages and split from the problem size (the
 // table below, chosen by experiments/flagship-tuning.ini); `manual` takes them from the axes.
@@ -30,6 +32,8 @@ template <int kBM, int kBN, int kBK, int kWN>
 struct Tiling {
   static constexpr int kWM = 64, kTM = 8, kTN = kWN / 4;  // warp tile, thread tile (lanes 8 x 4)
   static constexpr int kThreads = 32 * (kBM / kWM) * (kBN / kWN);
+  // Registers: 8x16 thread tiles get up to 255 (two warps per scheduler), 8x8 ones 128 (four).
+  static constexpr int kMinBlocks = (kWN == 64 ? 256 : 512) / kThreads > 0 ? (kWN == 64 ? 256 : 512) / kThreads : 1;
   static constexpr int kChunks = kBK / 4;           // float4s along k in a row of the A tile
   static constexpr int kRowsPerLine = 8 / kChunks;  // A rows that share one 32-bank line
   static constexpr int kStageA = kBM * kBK, kStage = kBM * kBK + kBK * kBN;  // floats
@@ -41,10 +45,7 @@ struct Tiling {
   __device__ static int slot(int r, int g) { return g ^ ((r / kRowsPerLine) % kChunks); }
 };
 
-// Asynchronous global -> shared copies (sm_80+). A source size of 0 writes zeros.
-__device__ inline void copy4(unsigned dst, const float* src, bool valid) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 4 : 0));
-}
+// Asynchronous 16-byte global -> shared copy (sm_80+). A source size of 0 writes zeros.
 __device__ inline void copy16(unsigned dst, const float* src, bool valid) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
 }
@@ -54,12 +55,13 @@ __device__ inline void wait_for() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
 
-// kAligned: k % 4 == 0 and n % 4 == 0, so rows of A, B and C start on 16 bytes.
-template <int kBM, int kBN, int kBK, int kWN, int kStages, bool kAligned>
-__global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads,
-                                  256 / Tiling<kBM, kBN, kBK, kWN>::kThreads)
-    register_tiled_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
-                          int m, int n, int k, int k_per_split, bool accumulate) {
+// C (m x n, row pitch ldc) = A (m x k, pitch lda) * B (k x n, pitch ldb). lda, ldb and k are
+// multiples of 4 and the pointers 16-byte aligned (run() pads operands that are not), so every
+// copy is 16 bytes. Columns of B are clamped to ldb - 4, which is in bounds for B's pitch.
+template <int kBM, int kBN, int kBK, int kWN, int kStages>
+__global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads, Tiling<kBM, kBN, kBK, kWN>::kMinBlocks)
+    register_tiled_kernel(const float* __restrict__ a, int lda, const float* __restrict__ b, int ldb,
+                          float* __restrict__ c, int ldc, int m, int n, int k, int k_per_split, bool accumulate) {
   using T = Tiling<kBM, kBN, kBK, kWN>;
   extern __shared__ __align__(16) float smem[];
   const unsigned smem_u32 = unsigned(__cvta_generic_to_shared(smem));
@@ -68,45 +70,28 @@ __global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads,
   const int k_begin = blockIdx.z * k_per_split, k_end = min(k, k_begin + k_per_split);
   const int tiles = (k_end - k_begin + kBK - 1) / kBK;
 
-  // Copies of one k tile into stage `stage`. Rows past m and columns past n are clamped to the
-  // last valid ones; `tail` (the slice's last, partial tile) zero-fills k past k_end.
+  // Copies of one k tile into stage `stage`. Rows past m and columns past the pitch of B are
+  // clamped to valid ones; `tail` (the slice's last, partial tile) zero-fills k past k_end.
   const float* a_tile = a + k_begin;
-  const float* b_tile = b + long(k_begin) * n;
+  const float* b_tile = b + long(k_begin) * ldb;
   auto issue = [&](int t, int stage, bool tail) {
     const int k0 = k_begin + t * kBK;
     const float* at = a_tile + t * kBK;
-    const float* bt = b_tile + long(t) * kBK * n;
+    const float* bt = b_tile + long(t) * kBK * ldb;
     const unsigned as = smem_u32 + 4u * unsigned(stage * T::kStage), bs = as + 4u * T::kStageA;
-    if constexpr (kAligned) {
 #pragma unroll
-      for (int f = 0; f < kBM * kBK / 4 / T::kThreads; ++f) {
-        const int e = tid + f * T::kThreads, r = e / T::kChunks, g = e % T::kChunks;
-        const float* src = at + min(row0 + r, m - 1) * k + 4 * g;
-        const bool ok = !tail || k0 + 4 * g < k_end;
-        copy16(as + 4u * unsigned(r * kBK + 4 * T::slot(r, g)), ok ? src : a, ok);
-      }
+    for (int f = 0; f < kBM * kBK / 4 / T::kThreads; ++f) {
+      const int e = tid + f * T::kThreads, r = e / T::kChunks, g = e % T::kChunks;
+      const float* src = at + min(row0 + r, m - 1) * lda + 4 * g;
+      const bool ok = !tail || k0 + 4 * g < k_end;
+      copy16(as + 4u * unsigned(r * kBK + 4 * T::slot(r, g)), ok ? src : a, ok);
+    }
 #pragma unroll
-      for (int f = 0; f < kBK * kBN / 4 / T::kThreads; ++f) {
-        const int e = tid + f * T::kThreads, p = e / (kBN / 4), q = 4 * (e % (kBN / 4));
-        const float* src = bt + p * n + min(col0 + q, n - 4);
-        const bool ok = !tail || k0 + p < k_end;
-        copy16(bs + 4u * unsigned(p * kBN + q), ok ? src : b, ok);
-      }
-    } else {
-#pragma unroll 4
-      for (int f = 0; f < kBM * kBK / T::kThreads; ++f) {
-        const int e = tid + f * T::kThreads, r = e / kBK, p = e % kBK;
-        const float* src = at + min(row0 + r, m - 1) * k + p;
-        const bool ok = !tail || k0 + p < k_end;
-        copy4(as + 4u * unsigned(r * kBK + 4 * T::slot(r, p / 4) + p % 4), ok ? src : a, ok);
-      }
-#pragma unroll 4
-      for (int f = 0; f < kBK * kBN / T::kThreads; ++f) {
-        const int e = tid + f * T::kThreads, p = e / kBN, q = e % kBN;
-        const float* src = bt + p * n + min(col0 + q, n - 1);
-        const bool ok = !tail || k0 + p < k_end;
-        copy4(bs + 4u * unsigned(p * kBN + q), ok ? src : b, ok);
-      }
+    for (int f = 0; f < kBK * kBN / 4 / T::kThreads; ++f) {
+      const int e = tid + f * T::kThreads, p = e / (kBN / 4), q = 4 * (e % (kBN / 4));
+      const float* src = bt + p * ldb + min(col0 + q, ldb - 4);
+      const bool ok = !tail || k0 + p < k_end;
+      copy16(bs + 4u * unsigned(p * kBN + q), ok ? src : b, ok);
     }
   };
   auto is_tail = [&](int t) { return k_begin + (t + 1) * kBK > k_end; };
@@ -160,6 +145,7 @@ __global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads,
   }
   wait_for<0>();  // no copy may still target shared memory when the block exits
 
+  const bool vec_c = (ldc & 3) == 0;
 #pragma unroll
   for (int i = 0; i < T::kTM; ++i) {
     const int row = row0 + wm + lm + 8 * i;
@@ -167,9 +153,9 @@ __global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads,
 #pragma unroll
     for (int q = 0; q < T::kTN / 4; ++q) {
       const int col = col0 + wn + 4 * ln + 16 * q;
-      float* dst = c + long(row) * n + col;
+      float* dst = c + long(row) * ldc + col;
       const float* v = &acc[i][4 * q];
-      const bool whole = kAligned && col + 3 < n;
+      const bool whole = vec_c && col + 3 < n;
       if (accumulate) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
         if (whole) {
@@ -189,18 +175,32 @@ __global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads,
   }
 }
 
-// Compiled (BM, BN, BK, WN); each with 2, 3 or 4 stages, aligned or not.
-#define MMLAB_REGISTER_TILED(X)                                                            \
-  X(128, 128, 8, 64) X(128, 128, 16, 64) X(128, 128, 32, 64) X(128, 256, 8, 64) X(128, 256, 16, 64) \
-  X(256, 128, 8, 64) X(256, 128, 16, 64) X(128, 128, 16, 32) X(128, 64, 16, 64) X(64, 128, 16, 64)  \
+// dst (rows x cols_dst, pitch cols_dst) = src (rows x cols, pitch cols) with zeros past cols and
+// past src_rows: the padded, 16-byte-aligned copy of an operand whose rows are not.
+__global__ void pad_copy(const float* __restrict__ src, int src_rows, int cols, float* __restrict__ dst, int rows,
+                         int cols_dst) {
+  const long total = long(rows) * cols_dst;
+  for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < total; e += long(gridDim.x) * blockDim.x) {
+    const int r = int(e / cols_dst), col = int(e % cols_dst);
+    dst[e] = r < src_rows && col < cols ? src[long(r) * cols + col] : 0.f;
+  }
+}
+
+// Compiled (BM, BN, BK, WN), each with 2, 3 or 4 stages.
+#define MMLAB_REGISTER_TILED(X)                                                                      \
+  X(128, 128, 8, 64) X(128, 128, 16, 64) X(128, 256, 16, 64) X(256, 128, 16, 64) X(128, 64, 16, 64) \
+  X(64, 128, 16, 64) X(128, 128, 16, 32) X(128, 128, 32, 32) X(256, 128, 16, 32) X(128, 64, 16, 32)  \
   X(64, 64, 16, 32) X(64, 64, 32, 32)
+
+constexpr const char* kCompiled =
+    "128x128/8,16/64x64, 128x256, 256x128, 128x64, 64x128/16/64x64, 128x128/16,32/64x32, "
+    "256x128, 128x64/16/64x32, 64x64/16,32/64x32";
 
 struct Choice {
   long bm, bn, bk, wn, stages, split;
 };
 
-// The `tuned` variant's table: see tuned() below (chosen by experiments/flagship-tuning.ini).
-Choice tuned(const Problem& p);
+Choice tuned(const Problem& p);  // the `tuned` variant's table, below
 
 Choice choice(const Problem& p, const Params& q) {
   if (q.variant() == "tuned") return tuned(p);
@@ -208,8 +208,27 @@ Choice choice(const Problem& p, const Params& q) {
   return {t.x, t.y, q.integer("depth"), w.y, q.integer("stages"), q.integer("split")};
 }
 
-long k_per_split(const Problem& p, const Choice& ch) {
-  const long per = (p.k + ch.split - 1) / ch.split;
+long round4(long x) { return (x + 3) / 4 * 4; }
+
+// Operands whose rows are not 16-byte aligned (k % 4 for A, n % 4 for B) are first copied into the
+// workspace with their pitch rounded up to a multiple of 4 and zeros in the pad. The kernel then
+// reads A's last chunk of four whole (the pad is zero) and never reads B's rows past k.
+struct Padding {
+  bool a, b;
+  long lda, ldb;
+  std::size_t a_floats, b_floats;
+};
+Padding padding(const Problem& p) {
+  Padding d;
+  d.a = p.k % 4 != 0, d.b = p.n % 4 != 0;
+  d.lda = round4(p.k), d.ldb = round4(p.n);
+  d.a_floats = d.a ? std::size_t(p.m * d.lda) : 0;
+  d.b_floats = d.b ? std::size_t(p.k * d.ldb) : 0;
+  return d;
+}
+
+long k_per_split(long k, const Choice& ch) {
+  const long per = (k + ch.split - 1) / ch.split;
   return (per + ch.bk - 1) / ch.bk * ch.bk;  // whole k tiles per split
 }
 
@@ -217,15 +236,20 @@ long threads_of(const Choice& ch) { return 32 * (ch.bm / 64) * (ch.bn / ch.wn); 
 
 LaunchConfig launch(const Problem& p, const Params& q) {
   const Choice ch = choice(p, q);
+  const long k = p.k;
   LaunchConfig lc;
   lc.block = {unsigned(threads_of(ch)), 1, 1};
-  lc.grid = {ceil_div(p.n, ch.bn), ceil_div(p.m, ch.bm), ceil_div(p.k, k_per_split(p, ch))};
+  lc.grid = {ceil_div(p.n, ch.bn), ceil_div(p.m, ch.bm), ceil_div(k, k_per_split(k, ch))};
   lc.shared_bytes = sizeof(float) * std::size_t(ch.stages * (ch.bm * ch.bk + ch.bk * ch.bn));
   return lc;
 }
 
-// Blocks of 128 x 128 (or the tile given) that one wave of the GPU runs at once: 132 SMs (H100,
-// H200) times the blocks an SM holds (two of 128 threads at the kernel's ~200 registers).
+std::size_t workspace(const Problem& p, const Params&) {
+  const Padding d = padding(p);
+  return sizeof(float) * (d.a_floats + d.b_floats);
+}
+
+// One wave: 132 SMs (H100, H200) x the blocks an SM holds of the tuned tiles (two of 128 threads).
 constexpr double kSlots = 132 * 2;
 
 Choice tuned(const Problem& p) {
@@ -238,7 +262,8 @@ Choice tuned(const Problem& p) {
 Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   const Choice ch = choice(p, q);
   if (d.present && d.cc_major < 8) return "register_tiled needs cp.async: compute capability 8.0 or newer";
-  if (p.m * p.k >= (1L << 31) || p.k * p.n >= (1L << 31) || p.m * p.n >= (1L << 31))
+  const long k = round4(p.k), n = round4(p.n);
+  if (p.m * k >= (1L << 31) || k * n >= (1L << 31) || p.m * p.n >= (1L << 31))
     return "register_tiled indexes with 32 bits: every matrix must have fewer than 2^31 elements";
   if (ch.split < 1 || ch.split > 64) return "split must be 1 to 64";
   if (ch.stages < 2 || ch.stages > 4) return "stages must be 2, 3 or 4";
@@ -246,42 +271,56 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   if (ch.bm == BM && ch.bn == BN && ch.bk == BK && ch.wn == WN) return fits_int(p);
   MMLAB_REGISTER_TILED(MMLAB_MATCH)
 #undef MMLAB_MATCH
-  return "register_tiled compiles tile/depth/warp 128x128/8,16,32/64x64, 128x256 and 256x128/8,16/64x64, "
-         "128x128/16/64x32, 128x64 and 64x128/16/64x64, 64x64/16,32/64x32; not " +
-         std::to_string(ch.bm) + "x" + std::to_string(ch.bn) + "/" + std::to_string(ch.bk) + "/64x" +
-         std::to_string(ch.wn);
+  return "register_tiled compiles tile/depth/warp " + std::string(kCompiled) + "; not " + std::to_string(ch.bm) +
+         "x" + std::to_string(ch.bn) + "/" + std::to_string(ch.bk) + "/64x" + std::to_string(ch.wn);
 }
 
-template <int kBM, int kBN, int kBK, int kWN, int kStages, bool kAligned>
-void launch_kernel(const RunArgs& r, const LaunchConfig& lc, int per, bool split) {
-  auto* kernel = register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, kAligned>;
+struct Operands {
+  const float *a, *b;
+  int lda, ldb, k;
+};
+
+template <int kBM, int kBN, int kBK, int kWN, int kStages>
+void launch_kernel(const RunArgs& r, const Operands& o, const LaunchConfig& lc, int per, bool split) {
+  auto* kernel = register_tiled_kernel<kBM, kBN, kBK, kWN, kStages>;
   allow_shared_bytes(kernel, lc.shared_bytes);
   kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(
-      r.a, r.b, r.c, int(r.problem.m), int(r.problem.n), int(r.problem.k), per, split);
+      o.a, o.lda, o.b, o.ldb, r.c, int(r.problem.n), int(r.problem.m), int(r.problem.n), o.k, per, split);
 }
 
 template <int kBM, int kBN, int kBK, int kWN>
-void launch_stages(const RunArgs& r, const LaunchConfig& lc, long stages, int per, bool split) {
-  const bool aligned = r.problem.k % 4 == 0 && r.problem.n % 4 == 0;
-  auto go = [&](auto stage_count) {
-    constexpr int kS = decltype(stage_count)::value;
-    if (aligned) launch_kernel<kBM, kBN, kBK, kWN, kS, true>(r, lc, per, split);
-    else launch_kernel<kBM, kBN, kBK, kWN, kS, false>(r, lc, per, split);
-  };
-  if (stages == 2) go(std::integral_constant<int, 2>());
-  if (stages == 3) go(std::integral_constant<int, 3>());
-  if (stages == 4) go(std::integral_constant<int, 4>());
+void launch_stages(const RunArgs& r, const Operands& o, const LaunchConfig& lc, long stages, int per, bool split) {
+  if (stages == 2) launch_kernel<kBM, kBN, kBK, kWN, 2>(r, o, lc, per, split);
+  if (stages == 3) launch_kernel<kBM, kBN, kBK, kWN, 3>(r, o, lc, per, split);
+  if (stages == 4) launch_kernel<kBM, kBN, kBK, kWN, 4>(r, o, lc, per, split);
+}
+
+void pad(const float* src, long rows, long cols, float* dst, long rows_dst, long cols_dst, cudaStream_t s) {
+  const long total = rows_dst * cols_dst;
+  const unsigned blocks = unsigned(std::min<long>((total + 255) / 256, 132 * 16));
+  pad_copy<<<blocks, 256, 0, s>>>(src, int(rows), int(cols), dst, int(rows_dst), int(cols_dst));
 }
 
 void run(const RunArgs& r) {
   const Problem& p = r.problem;
   const Choice ch = choice(p, *r.params);
   const LaunchConfig lc = launch(p, *r.params);
+  const Padding d = padding(p);
+  Operands o{r.a, r.b, int(p.k), int(p.n), int(p.k)};
+  float* work = static_cast<float*>(r.workspace);
+  if (d.a) {
+    pad(r.a, p.m, p.k, work, p.m, d.lda, r.stream);
+    o.a = work, o.lda = int(d.lda);
+  }
+  if (d.b) {
+    pad(r.b, p.k, p.n, work + d.a_floats, p.k, d.ldb, r.stream);
+    o.b = work + d.a_floats, o.ldb = int(d.ldb);
+  }
   const bool split = lc.grid.z > 1;
   if (split) MMLAB_CHECK(cudaMemsetAsync(r.c, 0, sizeof(float) * p.m * p.n, r.stream));
-  const int per = int(k_per_split(p, ch));
+  const int per = int(k_per_split(p.k, ch));
 #define MMLAB_LAUNCH(BM, BN, BK, WN) \
-  if (ch.bm == BM && ch.bn == BN && ch.bk == BK && ch.wn == WN) launch_stages<BM, BN, BK, WN>(r, lc, ch.stages, per, split);
+  if (ch.bm == BM && ch.bn == BN && ch.bk == BK && ch.wn == WN) launch_stages<BM, BN, BK, WN>(r, o, lc, ch.stages, per, split);
   MMLAB_REGISTER_TILED(MMLAB_LAUNCH)
 #undef MMLAB_LAUNCH
   MMLAB_CHECK_LAUNCH();
@@ -324,13 +363,12 @@ const Algorithm& register_tiled() {
                "1",
                {"1", "3"},
                manual}};
-    a.constraints =
-        "tile/depth/warp: 128x128 with depth 8, 16, 32 and warp 64x64, or depth 16 and warp 64x32; "
-        "128x256, 256x128 with depth 8, 16 (warp 64x64); 128x64, 64x128 with depth 16 (64x64); "
-        "64x64 with depth 16, 32 (64x32); stages 2 to 4; split 1 to 64; each matrix under 2^31 "
-        "elements; any m, n, k";
+    a.constraints = std::string("tile/depth/warp ") + kCompiled +
+                    "; stages 2 to 4; split 1 to 64; each (padded) matrix under 2^31 elements; any m, n, k "
+                    "(operands with rows not 16-byte aligned are copied padded into the workspace)";
     a.supports = supports;
     a.launch_config = launch;
+    a.workspace_bytes = workspace;
     a.run = run;
     return a;
   }();

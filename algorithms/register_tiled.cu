@@ -23,6 +23,8 @@
 // Variants: `tuned` picks tile, warp tile, depth, stages and split from the problem size (the
 // table below, chosen by experiments/flagship-tuning.ini); `manual` takes them from the axes.
 // Example: mmlab run --algorithms register_tiled,cublas --size 1024:8192:1024
+#include <cmath>
+
 #include "algorithms/common.cuh"
 
 namespace mmlab {
@@ -249,14 +251,28 @@ std::size_t workspace(const Problem& p, const Params&) {
   return sizeof(float) * (d.a_floats + d.b_floats);
 }
 
-// One wave: 132 SMs (H100, H200) x the blocks an SM holds of the tuned tiles (two of 128 threads).
-constexpr double kSlots = 132 * 2;
+// The `tuned` table, read off experiments/flagship-tuning.ini on the H100 (data/flagship/tuning.csv,
+// docs/flagship-notes.md). 8x16 thread tiles are the fastest when whole waves of blocks keep every
+// SM busy: 128x256 (one block per SM) for large problems, 128x128 (two per SM) with k split until
+// the waves fill. Where padding tiles would waste more than 5% of the work (1025, 2049) or there are
+// too few tiles (512), 128x64 tiles of 8x8 threads (four blocks per SM) with k split four ways.
+constexpr double kSMs = 132;  // H100 and H200
 
 Choice tuned(const Problem& p) {
-  auto blocks = [&](long bm, long bn) { return double(ceil_div(p.m, bm)) * double(ceil_div(p.n, bn)); };
-  Choice ch{128, 128, 16, 64, 3, 1};
-  while (blocks(ch.bm, ch.bn) * ch.split < kSlots && p.k / (ch.split * 2) >= 256) ch.split *= 2;
-  return ch;
+  auto tiles = [&](long bm, long bn) { return double(ceil_div(p.m, bm)) * double(ceil_div(p.n, bn)); };
+  auto coverage = [&](long bm, long bn) { return double(p.m) * double(p.n) / (tiles(bm, bn) * bm * bn); };
+  auto fill = [](double blocks, double per_sm) {  // busy share of the waves' block slots
+    const double slots = kSMs * per_sm;
+    return blocks / (std::ceil(blocks / slots) * slots);
+  };
+  if (coverage(128, 256) >= 0.95 && fill(tiles(128, 256), 1) >= 0.85) return {128, 256, 16, 64, 2, 1};
+  if (coverage(128, 128) >= 0.95)
+    for (long split = 1; split <= 4 && p.k / split >= 128; split *= 2)
+      if (tiles(128, 128) * split >= 2 * kSMs && fill(tiles(128, 128) * split, 2) >= 0.85)
+        return {128, 128, 16, 64, 2, split};
+  long split = 1;
+  while (split < 4 && p.k / (split * 2) >= 128) split *= 2;
+  return {128, 64, 16, 32, 3, split};
 }
 
 Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {

@@ -147,6 +147,29 @@ __global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads, Tiling<k
   }
   wait_for<0>();  // no copy may still target shared memory when the block exits
 
+  // How the accumulators leave shapes how the compiler allocates them all along: float4 stores
+  // keep each quad in four aligned registers, the register banks of the B quad they meet in every
+  // FFMA. For 8x8 tiles, scalar stores cut the resulting bank conflicts (dispatch stalls) and win;
+  // for 8x16 tiles float4 stores measured faster (docs/flagship-notes.md, step 6).
+  if constexpr (kWN == 32) {
+#pragma unroll
+    for (int i = 0; i < T::kTM; ++i) {
+      const int row = row0 + wm + lm + 8 * i;
+      if (row >= m) continue;
+#pragma unroll
+      for (int q = 0; q < T::kTN / 4; ++q) {
+        const int col = col0 + wn + 4 * ln + 16 * q;
+        float* dst = c + long(row) * ldc + col;
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          if (col + j >= n) continue;
+          if (accumulate) atomicAdd(dst + j, acc[i][4 * q + j]);
+          else dst[j] = acc[i][4 * q + j];
+        }
+      }
+    }
+    return;
+  }
   const bool vec_c = (ldc & 3) == 0;
 #pragma unroll
   for (int i = 0; i < T::kTM; ++i) {

@@ -60,7 +60,7 @@ __device__ inline void wait_for() {
 // C (m x n, row pitch ldc) = A (m x k, pitch lda) * B (k x n, pitch ldb). lda, ldb and k are
 // multiples of 4 and the pointers 16-byte aligned (run() pads operands that are not), so every
 // copy is 16 bytes. Columns of B are clamped to ldb - 4, which is in bounds for B's pitch.
-template <int kBM, int kBN, int kBK, int kWN, int kStages>
+template <int kBM, int kBN, int kBK, int kWN, int kStages, bool kAccumulate>
 __global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads, Tiling<kBM, kBN, kBK, kWN>::kMinBlocks)
     register_tiled_kernel(const float* __restrict__ a, int lda, const float* __restrict__ b, int ldb,
                           float* __restrict__ c, int ldc, int m, int n, int k, int k_per_split, bool accumulate) {
@@ -150,8 +150,11 @@ __global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads, Tiling<k
   // How the accumulators leave shapes how the compiler allocates them all along: float4 stores
   // keep each quad in four aligned registers, the register banks of the B quad they meet in every
   // FFMA. For 8x8 tiles, scalar stores cut the resulting bank conflicts (dispatch stalls) and win;
-  // for 8x16 tiles float4 stores measured faster (docs/flagship-notes.md, step 6).
-  if constexpr (kWN == 32) {
+  // for 8x16 tiles float4 stores measured faster (docs/flagship-notes.md, step 6). Split-k kernels
+  // (kAccumulate) add into C with float4 atomics, four times fewer than scalar ones. The runtime
+  // `accumulate` test stays in the scalar path: without it ptxas allocated differently and the
+  // conflicts came back (44% -> 64% of FFMAs), a compiler heuristic this code has to live with.
+  if constexpr (kWN == 32 && !kAccumulate) {
 #pragma unroll
     for (int i = 0; i < T::kTM; ++i) {
       const int row = row0 + wm + lm + 8 * i;
@@ -321,7 +324,9 @@ struct Operands {
 
 template <int kBM, int kBN, int kBK, int kWN, int kStages>
 void launch_kernel(const RunArgs& r, const Operands& o, const LaunchConfig& lc, int per, bool split) {
-  auto* kernel = register_tiled_kernel<kBM, kBN, kBK, kWN, kStages>;
+  auto* kernel = register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, false>;
+  if constexpr (kWN == 32)  // only 8x8 tiles have a separate split-k epilogue
+    if (split) kernel = register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, true>;
   allow_shared_bytes(kernel, lc.shared_bytes);
   kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(
       o.a, o.lda, o.b, o.ldb, r.c, int(r.problem.n), int(r.problem.m), int(r.problem.n), o.k, per, split);

@@ -278,10 +278,12 @@ std::size_t workspace(const Problem& p, const Params&) {
 }
 
 // The `tuned` table, read off experiments/flagship-tuning.ini on the H100 (data/flagship/tuning.csv,
-// docs/flagship-notes.md). 8x16 thread tiles are the fastest when whole waves of blocks keep every
-// SM busy: 128x256 (one block per SM) for large problems, 128x128 (two per SM) with k split until
-// the waves fill. Where padding tiles would waste more than 5% of the work (1025, 2049) or there are
-// too few tiles (512), 128x64 tiles of 8x8 threads (four blocks per SM) with k split four ways.
+// docs/flagship-notes.md). Large problems: 128x128 tiles of 8x8 threads (two 256-thread blocks per
+// SM) once they make at least two well-filled waves (4095, 4096, 8192); else 128x256 tiles of 8x16
+// threads (one block per SM) if they fill their waves (2048, 4096x1024x8192); else 128x128 tiles of
+// 8x16 threads with k split until the waves fill (1024, 1000x3000x2000). Where padding tiles would
+// waste more than 5% of the work (1025, 2049) or tiles are too few (512): 128x64 tiles of 8x8
+// threads (four blocks per SM) with k split four ways.
 constexpr double kSMs = 132;  // H100 and H200
 
 Choice tuned(const Problem& p) {
@@ -291,6 +293,8 @@ Choice tuned(const Problem& p) {
     const double slots = kSMs * per_sm;
     return blocks / (std::ceil(blocks / slots) * slots);
   };
+  if (coverage(128, 128) >= 0.95 && tiles(128, 128) >= 4 * kSMs && fill(tiles(128, 128), 2) >= 0.85)
+    return {128, 128, 16, 32, 2, 1};
   if (coverage(128, 256) >= 0.95 && fill(tiles(128, 256), 1) >= 0.85) return {128, 256, 16, 64, 2, 1};
   if (coverage(128, 128) >= 0.95)
     for (long split = 1; split <= 4 && p.k / split >= 128; split *= 2)

@@ -57,6 +57,14 @@ __device__ inline void wait_for() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
 
+}  // namespace
+}  // namespace mmlab
+
+#include "algorithms/register_tiled_quads.cuh"
+
+namespace mmlab {
+namespace {
+
 // C (m x n, row pitch ldc) = A (m x k, pitch lda) * B (k x n, pitch ldb). lda, ldb and k are
 // multiples of 4 and the pointers 16-byte aligned (run() pads operands that are not), so every
 // copy is 16 bytes. Columns of B are clamped to ldb - 4, which is in bounds for B's pitch.
@@ -214,18 +222,19 @@ __global__ void pad_copy(const float* __restrict__ src, int src_rows, int cols, 
   }
 }
 
-// Compiled (BM, BN, BK, WN), each with 2, 3 or 4 stages.
+// Compiled (BM, BN, BK, WM, WN), each with 2, 3 or 4 stages. Warp tile 32x64: the quads kernel.
 #define MMLAB_REGISTER_TILED(X)                                                                      \
-  X(128, 128, 8, 64) X(128, 128, 16, 64) X(128, 256, 16, 64) X(256, 128, 16, 64) X(128, 64, 16, 64) \
-  X(64, 128, 16, 64) X(128, 128, 16, 32) X(128, 128, 32, 32) X(256, 128, 16, 32) X(128, 64, 16, 32)  \
-  X(64, 64, 16, 32) X(64, 64, 32, 32)
+  X(128, 128, 8, 64, 64) X(128, 128, 16, 64, 64) X(128, 256, 16, 64, 64) X(256, 128, 16, 64, 64)     \
+  X(128, 64, 16, 64, 64) X(64, 128, 16, 64, 64) X(128, 128, 16, 64, 32) X(128, 128, 32, 64, 32)      \
+  X(256, 128, 16, 64, 32) X(128, 64, 16, 64, 32) X(64, 64, 16, 64, 32) X(64, 64, 32, 64, 32)         \
+  X(128, 128, 8, 32, 64) X(128, 128, 16, 32, 64) X(128, 64, 16, 32, 64)
 
 constexpr const char* kCompiled =
     "128x128/8,16/64x64, 128x256, 256x128, 128x64, 64x128/16/64x64, 128x128/16,32/64x32, "
-    "256x128, 128x64/16/64x32, 64x64/16,32/64x32";
+    "256x128, 128x64/16/64x32, 64x64/16,32/64x32, 128x128/8,16/32x64, 128x64/16/32x64";
 
 struct Choice {
-  long bm, bn, bk, wn, stages, split;
+  long bm, bn, bk, wm, wn, stages, split;
 };
 
 Choice tuned(const Problem& p);  // the `tuned` variant's table, below
@@ -233,7 +242,7 @@ Choice tuned(const Problem& p);  // the `tuned` variant's table, below
 Choice choice(const Problem& p, const Params& q) {
   if (q.variant() == "tuned") return tuned(p);
   const Shape2 t = q.shape("tile"), w = q.shape("warp");
-  return {t.x, t.y, q.integer("depth"), w.y, q.integer("stages"), q.integer("split")};
+  return {t.x, t.y, q.integer("depth"), w.x, w.y, q.integer("stages"), q.integer("split")};
 }
 
 long round4(long x) { return (x + 3) / 4 * 4; }
@@ -260,7 +269,7 @@ long k_per_split(long k, const Choice& ch) {
   return (per + ch.bk - 1) / ch.bk * ch.bk;  // whole k tiles per split
 }
 
-long threads_of(const Choice& ch) { return 32 * (ch.bm / 64) * (ch.bn / ch.wn); }
+long threads_of(const Choice& ch) { return 32 * (ch.bm / ch.wm) * (ch.bn / ch.wn); }
 
 LaunchConfig launch(const Problem& p, const Params& q) {
   const Choice ch = choice(p, q);
@@ -268,7 +277,8 @@ LaunchConfig launch(const Problem& p, const Params& q) {
   LaunchConfig lc;
   lc.block = {unsigned(threads_of(ch)), 1, 1};
   lc.grid = {ceil_div(p.n, ch.bn), ceil_div(p.m, ch.bm), ceil_div(k, k_per_split(k, ch))};
-  lc.shared_bytes = sizeof(float) * std::size_t(ch.stages * (ch.bm * ch.bk + ch.bk * ch.bn));
+  const long pitch_a = ch.wm == 32 ? ch.bm + 4 : ch.bm;  // the quads kernel pads A's transposed rows
+  lc.shared_bytes = sizeof(float) * std::size_t(ch.stages * (pitch_a * ch.bk + ch.bk * ch.bn));
   return lc;
 }
 
@@ -294,15 +304,15 @@ Choice tuned(const Problem& p) {
     return blocks / (std::ceil(blocks / slots) * slots);
   };
   if (coverage(128, 128) >= 0.95 && tiles(128, 128) >= 4 * kSMs && fill(tiles(128, 128), 2) >= 0.85)
-    return {128, 128, 16, 32, 2, 1};
-  if (coverage(128, 256) >= 0.95 && fill(tiles(128, 256), 1) >= 0.85) return {128, 256, 16, 64, 2, 1};
+    return {128, 128, 16, 64, 32, 2, 1};
+  if (coverage(128, 256) >= 0.95 && fill(tiles(128, 256), 1) >= 0.85) return {128, 256, 16, 64, 64, 2, 1};
   if (coverage(128, 128) >= 0.95)
     for (long split = 1; split <= 4 && p.k / split >= 128; split *= 2)
       if (tiles(128, 128) * split >= 2 * kSMs && fill(tiles(128, 128) * split, 2) >= 0.85)
-        return {128, 128, 16, 64, 2, split};
+        return {128, 128, 16, 64, 64, 2, split};
   long split = 1;
   while (split < 4 && p.k / (split * 2) >= 128) split *= 2;
-  return {128, 64, 16, 32, 3, split};
+  return {128, 64, 16, 64, 32, 3, split};
 }
 
 Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
@@ -313,12 +323,13 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
     return "register_tiled indexes with 32 bits: every matrix must have fewer than 2^31 elements";
   if (ch.split < 1 || ch.split > 64) return "split must be 1 to 64";
   if (ch.stages < 2 || ch.stages > 4) return "stages must be 2, 3 or 4";
-#define MMLAB_MATCH(BM, BN, BK, WN) \
-  if (ch.bm == BM && ch.bn == BN && ch.bk == BK && ch.wn == WN) return fits_int(p);
+#define MMLAB_MATCH(BM, BN, BK, WM, WN) \
+  if (ch.bm == BM && ch.bn == BN && ch.bk == BK && ch.wm == WM && ch.wn == WN) return fits_int(p);
   MMLAB_REGISTER_TILED(MMLAB_MATCH)
 #undef MMLAB_MATCH
   return "register_tiled compiles tile/depth/warp " + std::string(kCompiled) + "; not " + std::to_string(ch.bm) +
-         "x" + std::to_string(ch.bn) + "/" + std::to_string(ch.bk) + "/64x" + std::to_string(ch.wn);
+         "x" + std::to_string(ch.bn) + "/" + std::to_string(ch.bk) + "/" + std::to_string(ch.wm) + "x" +
+         std::to_string(ch.wn);
 }
 
 struct Operands {
@@ -326,21 +337,24 @@ struct Operands {
   int lda, ldb, k;
 };
 
-template <int kBM, int kBN, int kBK, int kWN, int kStages>
+template <int kBM, int kBN, int kBK, int kWM, int kWN, int kStages>
 void launch_kernel(const RunArgs& r, const Operands& o, const LaunchConfig& lc, int per, bool split) {
-  auto* kernel = register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, false>;
-  if constexpr (kWN == 32)  // only 8x8 tiles have a separate split-k epilogue
-    if (split) kernel = register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, true>;
+  auto* kernel = register_tiled_quads_kernel<kBM, kBN, kBK, kStages>;
+  if constexpr (kWM == 64) {
+    kernel = register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, false>;
+    if constexpr (kWN == 32)  // only 8x8 tiles have a separate split-k epilogue
+      if (split) kernel = register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, true>;
+  }
   allow_shared_bytes(kernel, lc.shared_bytes);
   kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(
       o.a, o.lda, o.b, o.ldb, r.c, int(r.problem.n), int(r.problem.m), int(r.problem.n), o.k, per, split);
 }
 
-template <int kBM, int kBN, int kBK, int kWN>
+template <int kBM, int kBN, int kBK, int kWM, int kWN>
 void launch_stages(const RunArgs& r, const Operands& o, const LaunchConfig& lc, long stages, int per, bool split) {
-  if (stages == 2) launch_kernel<kBM, kBN, kBK, kWN, 2>(r, o, lc, per, split);
-  if (stages == 3) launch_kernel<kBM, kBN, kBK, kWN, 3>(r, o, lc, per, split);
-  if (stages == 4) launch_kernel<kBM, kBN, kBK, kWN, 4>(r, o, lc, per, split);
+  if (stages == 2) launch_kernel<kBM, kBN, kBK, kWM, kWN, 2>(r, o, lc, per, split);
+  if (stages == 3) launch_kernel<kBM, kBN, kBK, kWM, kWN, 3>(r, o, lc, per, split);
+  if (stages == 4) launch_kernel<kBM, kBN, kBK, kWM, kWN, 4>(r, o, lc, per, split);
 }
 
 void pad(const float* src, long rows, long cols, float* dst, long rows_dst, long cols_dst, cudaStream_t s) {
@@ -367,8 +381,9 @@ void run(const RunArgs& r) {
   const bool split = lc.grid.z > 1;
   if (split) MMLAB_CHECK(cudaMemsetAsync(r.c, 0, sizeof(float) * p.m * p.n, r.stream));
   const int per = int(k_per_split(p.k, ch));
-#define MMLAB_LAUNCH(BM, BN, BK, WN) \
-  if (ch.bm == BM && ch.bn == BN && ch.bk == BK && ch.wn == WN) launch_stages<BM, BN, BK, WN>(r, o, lc, ch.stages, per, split);
+#define MMLAB_LAUNCH(BM, BN, BK, WM, WN)                                           \
+  if (ch.bm == BM && ch.bn == BN && ch.bk == BK && ch.wm == WM && ch.wn == WN) \
+    launch_stages<BM, BN, BK, WM, WN>(r, o, lc, ch.stages, per, split);
   MMLAB_REGISTER_TILED(MMLAB_LAUNCH)
 #undef MMLAB_LAUNCH
   MMLAB_CHECK_LAUNCH();
@@ -394,9 +409,9 @@ const Algorithm& register_tiled() {
                manual},
               {"warp",
                AxisKind::shape,
-               "warp tile 64xWN: thread tile 8x16 (64x64) or 8x8 (64x32)",
+               "warp tile: 64x64 (8x16 per thread) or 64x32 (8x8), A as stored; 32x64 (8x8 in quads), A transposed",
                "64x64",
-               {"64x64", "64x32"},
+               {"64x64", "64x32", "32x64"},
                manual},
               {"depth", AxisKind::integer, "k step BK of a shared-memory tile", "16", {"8", "16", "32"}, manual},
               {"stages",

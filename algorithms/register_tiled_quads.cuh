@@ -1,0 +1,136 @@
+// register_tiled's second kernel (warp axis value 32x64): A transposed in shared memory, so that
+// each k step of a thread is two 16-byte loads of A and two of B for 64 FFMAs.
+//
+// Split: a block of (BM/32) x (BN/64) warps; each warp a 32 x 64 warp tile as 4 x 8 threads; each
+// thread an 8 x 8 tile made of 2 x 2 quads of 4 x 4 outputs (rows tm + {0..3} and 16 + tm + {0..3}
+// of the warp tile, columns tn + {0..3} and 32 + tn + {0..3}). The A tile is stored transposed,
+// (BK, BM + 4): a warp's A reads are 4 distinct float4s, its B reads 8 contiguous ones, and the +4
+// pitch sends the transposing stores to distinct banks. A goes through registers (16-byte loads
+// one tile ahead, transposing stores after the barrier); B by cp.async into STAGES buffers.
+// 128 registers (four warps per scheduler). Operands are 16-byte aligned with pitches lda, ldb
+// (run() pads them); rows past m and columns past ldb are clamped, k past the slice zero-filled.
+// The epilogue stores scalars: with float4 stores ptxas kept the accumulators in aligned quads,
+// on the register banks of the B quads, and 65% of the FFMAs had a bank conflict; scalar stores
+// bring that to 23% (docs/flagship-notes.md, step 8). Included by register_tiled.cu only.
+#pragma once
+
+namespace mmlab {
+namespace {
+
+template <int kBM, int kBN, int kBK>
+struct Quads {
+  static constexpr int kWarpsM = kBM / 32, kThreads = kWarpsM * (kBN / 64) * 32;
+  static constexpr int kPitchA = kBM + 4;
+  static constexpr int kStage = kBK * kPitchA + kBK * kBN;   // floats of one pipeline stage
+  static constexpr int kLoadsA = kBM * kBK / 4 / kThreads;   // 16-byte loads of A per thread
+  static constexpr int kCopiesB = kBK * kBN / 4 / kThreads;  // 16-byte copies of B per thread
+  static_assert(kBM % 32 == 0 && kBN % 64 == 0 && kBK % 4 == 0, "whole warp tiles, whole float4s in k");
+  static_assert(kLoadsA * 4 * kThreads == kBM * kBK && kCopiesB * 4 * kThreads == kBK * kBN,
+                "every thread copies the same amount");
+};
+
+template <int kBM, int kBN, int kBK, int kStages>
+__global__ void __launch_bounds__(Quads<kBM, kBN, kBK>::kThreads, 512 / Quads<kBM, kBN, kBK>::kThreads)
+    register_tiled_quads_kernel(const float* __restrict__ a, int lda, const float* __restrict__ b, int ldb,
+                                float* __restrict__ c, int ldc, int m, int n, int k, int k_per_split,
+                                bool accumulate) {
+  using S = Quads<kBM, kBN, kBK>;
+  extern __shared__ __align__(16) float smem[];  // kStages x [A (BK, BM + 4) transposed, B (BK, BN)]
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int wm = (warp % S::kWarpsM) * 32, wn = (warp / S::kWarpsM) * 64;  // warp tile origin
+  const int tm = (lane / 8) * 4, tn = (lane % 8) * 4;                      // thread quad origin
+  const int row0 = blockIdx.y * kBM, col0 = blockIdx.x * kBN;
+  const int k_begin = blockIdx.z * k_per_split, k_end = min(k, k_begin + k_per_split);
+  const int tiles = (k_end - k_begin + kBK - 1) / kBK;
+
+  // A tile t: 16-byte loads into registers (row r, k offset p), stored transposed later.
+  float4 ra[S::kLoadsA];
+  auto load_a = [&](int t) {
+    const int k0 = k_begin + t * kBK;
+#pragma unroll
+    for (int f = 0; f < S::kLoadsA; ++f) {
+      const int e = tid + f * S::kThreads, r = e / (kBK / 4), p = k0 + (e % (kBK / 4)) * 4;
+      const float4* src = reinterpret_cast<const float4*>(a + min(row0 + r, m - 1) * lda + p);
+      ra[f] = p < k_end ? __ldg(src) : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+  };
+  auto store_a = [&](int t) {
+    float* as = smem + (t % kStages) * S::kStage;
+#pragma unroll
+    for (int f = 0; f < S::kLoadsA; ++f) {
+      const int e = tid + f * S::kThreads, r = e / (kBK / 4), q = (e % (kBK / 4)) * 4;
+      as[(q + 0) * S::kPitchA + r] = ra[f].x;
+      as[(q + 1) * S::kPitchA + r] = ra[f].y;
+      as[(q + 2) * S::kPitchA + r] = ra[f].z;
+      as[(q + 3) * S::kPitchA + r] = ra[f].w;
+    }
+  };
+  // B tile t: asynchronous 16-byte copies straight into its stage.
+  auto issue_b = [&](int t) {
+    float* bs = smem + (t % kStages) * S::kStage + kBK * S::kPitchA;
+    const int k0 = k_begin + t * kBK;
+#pragma unroll
+    for (int f = 0; f < S::kCopiesB; ++f) {
+      const int e = tid + f * S::kThreads, r = e / (kBN / 4), q = (e % (kBN / 4)) * 4;
+      const bool ok = k0 + r < k_end;
+      const unsigned dst = unsigned(__cvta_generic_to_shared(&bs[r * kBN + q]));
+      copy16(dst, ok ? b + (k0 + r) * ldb + min(col0 + q, ldb - 4) : b, ok);
+    }
+  };
+
+  float acc[8][8] = {};  // (2 x 4 rows, 2 x 4 columns)
+  // Prologue: tiles 0 .. STAGES - 2 into their stages, and tile STAGES - 1 of A into registers.
+#pragma unroll
+  for (int t = 0; t < kStages - 1; ++t) {
+    if (t < tiles) {
+      issue_b(t);
+      load_a(t);
+      store_a(t);
+    }
+    commit();  // one group per tile, empty past the end, so the counting below stays uniform
+  }
+  if (kStages - 1 < tiles) load_a(kStages - 1);
+  for (int t = 0; t < tiles; ++t) {
+    wait_for<kStages - 2>();  // B of tile t has landed (for this thread) ...
+    __syncthreads();          // ... and for everyone, as have A's stores; stage (t - 1) % STAGES is free
+    const int next = t + kStages - 1;
+    if (next < tiles) {
+      issue_b(next);
+      store_a(next);  // loaded during the last tile's multiply
+    }
+    commit();
+    if (next + 1 < tiles) load_a(next + 1);  // in flight during this tile's multiply
+    const float* as = smem + (t % kStages) * S::kStage;
+    const float* bs = as + kBK * S::kPitchA;
+#pragma unroll
+    for (int p = 0; p < kBK; ++p) {
+      const float4 a0 = *reinterpret_cast<const float4*>(&as[p * S::kPitchA + wm + tm]);
+      const float4 a1 = *reinterpret_cast<const float4*>(&as[p * S::kPitchA + wm + 16 + tm]);
+      const float4 b0 = *reinterpret_cast<const float4*>(&bs[p * kBN + wn + tn]);
+      const float4 b1 = *reinterpret_cast<const float4*>(&bs[p * kBN + wn + 32 + tn]);
+      const float av[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+      const float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+    }
+  }
+  wait_for<0>();  // no copy may still target shared memory when the block exits
+
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int row = row0 + wm + (i < 4 ? tm + i : 16 + tm + i - 4);
+    if (row >= m) continue;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const int col = col0 + wn + (j < 4 ? tn + j : 32 + tn + j - 4);
+      if (col >= n) continue;
+      if (accumulate) atomicAdd(c + long(row) * ldc + col, acc[i][j]);
+      else c[long(row) * ldc + col] = acc[i][j];
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mmlab

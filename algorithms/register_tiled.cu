@@ -288,31 +288,28 @@ std::size_t workspace(const Problem& p, const Params&) {
 }
 
 // The `tuned` table, read off experiments/flagship-tuning.ini on the H100 (data/flagship/tuning.csv,
-// docs/flagship-notes.md). Large problems: 128x128 tiles of 8x8 threads (two 256-thread blocks per
-// SM) once they make at least two well-filled waves (4095, 4096, 8192); else 128x256 tiles of 8x16
-// threads (one block per SM) if they fill their waves (2048, 4096x1024x8192); else 128x128 tiles of
-// 8x16 threads with k split until the waves fill (1024, 1000x3000x2000). Where padding tiles would
-// waste more than 5% of the work (1025, 2049) or tiles are too few (512): 128x64 tiles of 8x8
-// threads (four blocks per SM) with k split four ways.
+// docs/flagship-notes.md). The quads kernel (warp 32x64) is the fastest wherever its 128x128 tiles
+// make about a wave (240 of the 264 slots of two blocks per SM) with little padding waste: 2048 and
+// up, 4096x1024x8192; with k split in two when the tiles fill half a wave (1000x3000x2000). Fewer
+// tiles: 128x128 tiles of 8x16 threads split four ways while that gives every SM a block (1024),
+// else 128x64 tiles of 8x8 threads split four ways (512). Where padding tiles would waste more
+// than 5% of the work (1025, 2049): 128x64 quads tiles, k split while slices stay 512 deep.
 constexpr double kSMs = 132;  // H100 and H200
 
 Choice tuned(const Problem& p) {
   auto tiles = [&](long bm, long bn) { return double(ceil_div(p.m, bm)) * double(ceil_div(p.n, bn)); };
-  auto coverage = [&](long bm, long bn) { return double(p.m) * double(p.n) / (tiles(bm, bn) * bm * bn); };
-  auto fill = [](double blocks, double per_sm) {  // busy share of the waves' block slots
-    const double slots = kSMs * per_sm;
-    return blocks / (std::ceil(blocks / slots) * slots);
-  };
-  if (coverage(128, 128) >= 0.95 && tiles(128, 128) >= 4 * kSMs && fill(tiles(128, 128), 2) >= 0.85)
-    return {128, 128, 16, 64, 32, 2, 1};
-  if (coverage(128, 256) >= 0.95 && fill(tiles(128, 256), 1) >= 0.85) return {128, 256, 16, 64, 64, 2, 1};
-  if (coverage(128, 128) >= 0.95)
-    for (long split = 1; split <= 4 && p.k / split >= 128; split *= 2)
-      if (tiles(128, 128) * split >= 2 * kSMs && fill(tiles(128, 128) * split, 2) >= 0.85)
-        return {128, 128, 16, 64, 64, 2, split};
-  long split = 1;
-  while (split < 4 && p.k / (split * 2) >= 128) split *= 2;
-  return {128, 64, 16, 64, 32, 3, split};
+  const double t128 = tiles(128, 128), coverage = double(p.m) * double(p.n) / (t128 * 128 * 128);
+  if (t128 >= 240 && (coverage >= 0.95 || t128 >= 1000)) return {128, 128, 16, 32, 64, 2, 1};
+  if (coverage >= 0.95) {
+    if (t128 * 2 >= 2 * kSMs && p.k >= 256) return {128, 128, 16, 32, 64, 2, 2};
+    if (t128 * 4 >= kSMs && p.k >= 512) return {128, 128, 16, 64, 64, 3, 4};
+    long split = 1;
+    while (split < 4 && p.k / (split * 2) >= 128) split *= 2;
+    return {128, 64, 16, 64, 32, 3, split};
+  }
+  long split = 4;
+  while (split > 1 && p.k / split < 512) split /= 2;
+  return {128, 64, 16, 32, 64, 4, split};
 }
 
 Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {

@@ -288,28 +288,31 @@ std::size_t workspace(const Problem& p, const Params&) {
 }
 
 // The `tuned` table, read off experiments/flagship-tuning.ini on the H100 (data/flagship/tuning.csv,
-// docs/flagship-notes.md). The quads kernel (warp 32x64) is the fastest wherever its 128x128 tiles
-// make about a wave (240 of the 264 slots of two blocks per SM) with little padding waste: 2048 and
-// up, 4096x1024x8192; with k split in two when the tiles fill half a wave (1000x3000x2000). Fewer
-// tiles: 128x128 tiles of 8x16 threads split four ways while that gives every SM a block (1024),
-// else 128x64 tiles of 8x8 threads split four ways (512). Where padding tiles would waste more
-// than 5% of the work (1025, 2049): 128x64 quads tiles, k split while slices stay 512 deep.
-constexpr double kSMs = 132;  // H100 and H200
+// docs/flagship-notes.md). Where 128x128 tiles waste little to padding: the quads kernel (warp
+// 32x64) with 128x128 tiles once they make about a wave (240 of the 264 slots of two blocks per SM;
+// 2048 and up), k split in two when that fills the last wave much better (3072); with 128x64 tiles
+// and k split four ways below that (1536, 1000x3000x2000); 128x128 tiles of 8x16 threads split
+// four ways while that still gives every SM a block (1024); 128x64 tiles of 8x8 threads split four
+// ways (512). Where padding tiles would waste more than 5% of the work (1025, 2049): 128x64 quads
+// tiles, k split while the slices stay 512 deep.
+constexpr double kSMs = 132, kSlots = 2 * kSMs;  // H100 and H200; two 256-thread blocks per SM
 
 Choice tuned(const Problem& p) {
-  auto tiles = [&](long bm, long bn) { return double(ceil_div(p.m, bm)) * double(ceil_div(p.n, bn)); };
-  const double t128 = tiles(128, 128), coverage = double(p.m) * double(p.n) / (t128 * 128 * 128);
-  if (t128 >= 240 && (coverage >= 0.95 || t128 >= 1000)) return {128, 128, 16, 32, 64, 2, 1};
-  if (coverage >= 0.95) {
-    if (t128 * 2 >= 2 * kSMs && p.k >= 256) return {128, 128, 16, 32, 64, 2, 2};
+  auto fill = [](double blocks) { return blocks / (std::ceil(blocks / kSlots) * kSlots); };
+  const double t128 = double(ceil_div(p.m, 128)) * double(ceil_div(p.n, 128));
+  const double coverage = double(p.m) * double(p.n) / (t128 * 128 * 128);
+  auto split_while = [&](long min_depth) {
+    long split = 4;
+    while (split > 1 && p.k / split < min_depth) split /= 2;
+    return split;
+  };
+  if (coverage >= 0.95 || t128 >= 1000) {
+    if (t128 >= 240) return {128, 128, 16, 32, 64, 2, fill(t128) < 0.85 && fill(2 * t128) >= 0.85 ? 2 : 1};
+    if (t128 >= 128) return {128, 64, 16, 32, 64, 4, split_while(128)};
     if (t128 * 4 >= kSMs && p.k >= 512) return {128, 128, 16, 64, 64, 3, 4};
-    long split = 1;
-    while (split < 4 && p.k / (split * 2) >= 128) split *= 2;
-    return {128, 64, 16, 64, 32, 3, split};
+    return {128, 64, 16, 64, 32, 3, split_while(128)};
   }
-  long split = 4;
-  while (split > 1 && p.k / split < 512) split /= 2;
-  return {128, 64, 16, 32, 64, 4, split};
+  return {128, 64, 16, 32, 64, 4, split_while(512)};
 }
 
 Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {

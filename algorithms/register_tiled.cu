@@ -339,11 +339,11 @@ struct Operands {
 
 template <int kBM, int kBN, int kBK, int kWM, int kWN, int kStages>
 void launch_kernel(const RunArgs& r, const Operands& o, const LaunchConfig& lc, int per, bool split) {
-  auto* kernel = register_tiled_quads_kernel<kBM, kBN, kBK, kStages>;
-  if constexpr (kWM == 64) {
-    kernel = register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, false>;
-    if constexpr (kWN == 32)  // only 8x8 tiles have a separate split-k epilogue
-      if (split) kernel = register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, true>;
+  auto* kernel = register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, false>;
+  if constexpr (kWM == 32) {
+    kernel = register_tiled_quads_kernel<kBM, kBN, kBK, kStages>;
+  } else if constexpr (kWN == 32) {  // only 8x8 tiles have a separate split-k epilogue
+    if (split) kernel = register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, true>;
   }
   allow_shared_bytes(kernel, lc.shared_bytes);
   kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(

@@ -6,6 +6,9 @@
 // scheduler issues one FFMA per cycle at most: every non-FFMA instruction costs an FFMA slot, so
 // the design is about the share of FFMAs in the instruction stream (docs/flagship-notes.md).
 //
+// Two kernels. Warp tile 32x64 (algorithms/register_tiled_quads.cuh): 8x8 thread tiles in 4x4
+// quads with A transposed in shared memory through registers; the fastest from 2048 up (fewest
+// register-bank conflicts). Warp tiles 64x64 and 64x32, this file's kernel, described next.
 // Split: a block of (BM/64) x (BN/WN) warps computes a BM x BN tile of C; each warp a 64 x WN warp
 // tile as 8 x 4 lanes; each thread 8 rows (wm + 8i + lane%8) by WN/4 columns (float4 quads at
 // wn + 16q + 4(lane/8)). Per k step a thread does 8 x WN/4 FFMAs (128 for WN = 64). 8x16 thread
@@ -35,7 +38,9 @@ struct Tiling {
   static constexpr int kWM = 64, kTM = 8, kTN = kWN / 4;  // warp tile, thread tile (lanes 8 x 4)
   static constexpr int kThreads = 32 * (kBM / kWM) * (kBN / kWN);
   // Registers: 8x16 thread tiles get up to 255 (two warps per scheduler), 8x8 ones 128 (four).
-  static constexpr int kMinBlocks = (kWN == 64 ? 256 : 512) / kThreads > 0 ? (kWN == 64 ? 256 : 512) / kThreads : 1;
+  static constexpr int kMinBlocks = (kWN == 64 ? 256 : 512) / kThreads > 0
+                                        ? (kWN == 64 ? 256 : 512) / kThreads
+                                        : 1;
   static constexpr int kChunks = kBK / 4;           // float4s along k in a row of the A tile
   static constexpr int kRowsPerLine = 8 / kChunks;  // A rows that share one 32-bank line
   static constexpr int kStageA = kBM * kBK, kStage = kBM * kBK + kBK * kBN;  // floats
@@ -69,9 +74,11 @@ namespace {
 // multiples of 4 and the pointers 16-byte aligned (run() pads operands that are not), so every
 // copy is 16 bytes. Columns of B are clamped to ldb - 4, which is in bounds for B's pitch.
 template <int kBM, int kBN, int kBK, int kWN, int kStages, bool kAccumulate>
-__global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads, Tiling<kBM, kBN, kBK, kWN>::kMinBlocks)
+__global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads,
+                                  Tiling<kBM, kBN, kBK, kWN>::kMinBlocks)
     register_tiled_kernel(const float* __restrict__ a, int lda, const float* __restrict__ b, int ldb,
-                          float* __restrict__ c, int ldc, int m, int n, int k, int k_per_split, bool accumulate) {
+                          float* __restrict__ c, int ldc, int m, int n, int k, int k_per_split,
+                          bool accumulate) {
   using T = Tiling<kBM, kBN, kBK, kWN>;
   extern __shared__ __align__(16) float smem[];
   const unsigned smem_u32 = unsigned(__cvta_generic_to_shared(smem));
@@ -174,8 +181,10 @@ __global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads, Tiling<k
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
           if (col + j >= n) continue;
-          if (accumulate) atomicAdd(dst + j, acc[i][4 * q + j]);
-          else dst[j] = acc[i][4 * q + j];
+          if (accumulate)
+            atomicAdd(dst + j, acc[i][4 * q + j]);
+          else
+            dst[j] = acc[i][4 * q + j];
         }
       }
     }
@@ -213,8 +222,8 @@ __global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads, Tiling<k
 
 // dst (rows x cols_dst, pitch cols_dst) = src (rows x cols, pitch cols) with zeros past cols and
 // past src_rows: the padded, 16-byte-aligned copy of an operand whose rows are not.
-__global__ void pad_copy(const float* __restrict__ src, int src_rows, int cols, float* __restrict__ dst, int rows,
-                         int cols_dst) {
+__global__ void pad_copy(const float* __restrict__ src, int src_rows, int cols, float* __restrict__ dst,
+                         int rows, int cols_dst) {
   const long total = long(rows) * cols_dst;
   for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < total; e += long(gridDim.x) * blockDim.x) {
     const int r = int(e / cols_dst), col = int(e % cols_dst);
@@ -224,10 +233,11 @@ __global__ void pad_copy(const float* __restrict__ src, int src_rows, int cols, 
 
 // Compiled (BM, BN, BK, WM, WN), each with 2, 3 or 4 stages. Warp tile 32x64: the quads kernel.
 #define MMLAB_REGISTER_TILED(X)                                                                      \
-  X(128, 128, 8, 64, 64) X(128, 128, 16, 64, 64) X(128, 256, 16, 64, 64) X(256, 128, 16, 64, 64)     \
-  X(128, 64, 16, 64, 64) X(64, 128, 16, 64, 64) X(128, 128, 16, 64, 32) X(128, 128, 32, 64, 32)      \
-  X(256, 128, 16, 64, 32) X(128, 64, 16, 64, 32) X(64, 64, 16, 64, 32) X(64, 64, 32, 64, 32)         \
-  X(128, 128, 8, 32, 64) X(128, 128, 16, 32, 64) X(128, 64, 16, 32, 64)
+  X(128, 128, 8, 64, 64)                                                                             \
+  X(128, 128, 16, 64, 64) X(128, 256, 16, 64, 64) X(256, 128, 16, 64, 64) X(128, 64, 16, 64, 64)     \
+      X(64, 128, 16, 64, 64) X(128, 128, 16, 64, 32) X(128, 128, 32, 64, 32) X(256, 128, 16, 64, 32) \
+          X(128, 64, 16, 64, 32) X(64, 64, 16, 64, 32) X(64, 64, 32, 64, 32) X(128, 128, 8, 32, 64)  \
+              X(128, 128, 16, 32, 64) X(128, 64, 16, 32, 64)
 
 constexpr const char* kCompiled =
     "128x128/8,16/64x64, 128x256, 256x128, 128x64, 64x128/16/64x64, 128x128/16,32/64x32, "
@@ -327,9 +337,9 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   if (ch.bm == BM && ch.bn == BN && ch.bk == BK && ch.wm == WM && ch.wn == WN) return fits_int(p);
   MMLAB_REGISTER_TILED(MMLAB_MATCH)
 #undef MMLAB_MATCH
-  return "register_tiled compiles tile/depth/warp " + std::string(kCompiled) + "; not " + std::to_string(ch.bm) +
-         "x" + std::to_string(ch.bn) + "/" + std::to_string(ch.bk) + "/" + std::to_string(ch.wm) + "x" +
-         std::to_string(ch.wn);
+  return "register_tiled compiles tile/depth/warp " + std::string(kCompiled) + "; not " +
+         std::to_string(ch.bm) + "x" + std::to_string(ch.bn) + "/" + std::to_string(ch.bk) + "/" +
+         std::to_string(ch.wm) + "x" + std::to_string(ch.wn);
 }
 
 struct Operands {
@@ -351,7 +361,8 @@ void launch_kernel(const RunArgs& r, const Operands& o, const LaunchConfig& lc, 
 }
 
 template <int kBM, int kBN, int kBK, int kWM, int kWN>
-void launch_stages(const RunArgs& r, const Operands& o, const LaunchConfig& lc, long stages, int per, bool split) {
+void launch_stages(const RunArgs& r, const Operands& o, const LaunchConfig& lc, long stages, int per,
+                   bool split) {
   if (stages == 2) launch_kernel<kBM, kBN, kBK, kWM, kWN, 2>(r, o, lc, per, split);
   if (stages == 3) launch_kernel<kBM, kBN, kBK, kWM, kWN, 3>(r, o, lc, per, split);
   if (stages == 4) launch_kernel<kBM, kBN, kBK, kWM, kWN, 4>(r, o, lc, per, split);
@@ -381,7 +392,7 @@ void run(const RunArgs& r) {
   const bool split = lc.grid.z > 1;
   if (split) MMLAB_CHECK(cudaMemsetAsync(r.c, 0, sizeof(float) * p.m * p.n, r.stream));
   const int per = int(k_per_split(p.k, ch));
-#define MMLAB_LAUNCH(BM, BN, BK, WM, WN)                                           \
+#define MMLAB_LAUNCH(BM, BN, BK, WM, WN)                                       \
   if (ch.bm == BM && ch.bn == BN && ch.bk == BK && ch.wm == WM && ch.wn == WN) \
     launch_stages<BM, BN, BK, WM, WN>(r, o, lc, ch.stages, per, split);
   MMLAB_REGISTER_TILED(MMLAB_LAUNCH)
@@ -396,36 +407,37 @@ const Algorithm& register_tiled() {
   static const Algorithm a = [] {
     Algorithm a;
     a.name = "register_tiled";
-    a.summary = "flagship: warp-tiled 8x16 register blocking, all-cp.async multi-stage pipeline, split-k";
+    a.summary = "flagship: warp-tiled 8x8 and 8x16 register blocking, cp.async multi-stage pipeline, split-k";
     a.source = "algorithms/register_tiled.cu";
     a.variants = {{"tuned", "tile, warp tile, depth, stages and split chosen from the problem size"},
                   {"manual", "all from the axes"}};
     const std::vector<std::string> manual = {"manual"};
-    a.axes = {{"tile",
-               AxisKind::shape,
-               "block tile BMxBN",
-               "128x128",
-               {"128x128", "128x256", "256x128", "128x64", "64x128", "64x64"},
-               manual},
-              {"warp",
-               AxisKind::shape,
-               "warp tile: 64x64 (8x16 per thread) or 64x32 (8x8), A as stored; 32x64 (8x8 in quads), A transposed",
-               "64x64",
-               {"64x64", "64x32", "32x64"},
-               manual},
-              {"depth", AxisKind::integer, "k step BK of a shared-memory tile", "16", {"8", "16", "32"}, manual},
-              {"stages",
-               AxisKind::integer,
-               "shared-memory pipeline stages filled by cp.async",
-               "3",
-               {"2", "3", "4"},
-               manual},
-              {"split",
-               AxisKind::integer,
-               "k split over blockIdx.z, partial tiles added atomically",
-               "1",
-               {"1", "3"},
-               manual}};
+    a.axes = {
+        {"tile",
+         AxisKind::shape,
+         "block tile BMxBN",
+         "128x128",
+         {"128x128", "128x256", "256x128", "128x64", "64x128", "64x64"},
+         manual},
+        {"warp",
+         AxisKind::shape,
+         "warp tile: 64x64 (8x16 per thread) or 64x32 (8x8), A as stored; 32x64 (8x8 in quads), A transposed",
+         "64x64",
+         {"64x64", "64x32", "32x64"},
+         manual},
+        {"depth", AxisKind::integer, "k step BK of a shared-memory tile", "16", {"8", "16", "32"}, manual},
+        {"stages",
+         AxisKind::integer,
+         "shared-memory pipeline stages filled by cp.async",
+         "3",
+         {"2", "3", "4"},
+         manual},
+        {"split",
+         AxisKind::integer,
+         "k split over blockIdx.z, partial tiles added atomically",
+         "1",
+         {"1", "3"},
+         manual}};
     a.constraints = std::string("tile/depth/warp ") + kCompiled +
                     "; stages 2 to 4; split 1 to 64; each (padded) matrix under 2^31 elements; any m, n, k "
                     "(operands with rows not 16-byte aligned are copied padded into the workspace)";

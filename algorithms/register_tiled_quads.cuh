@@ -126,8 +126,10 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK>::kThreads, 512 / Quads<kB
     for (int j = 0; j < 8; ++j) {
       const int col = col0 + wn + (j < 4 ? tn + j : 32 + tn + j - 4);
       if (col >= n) continue;
-      if (accumulate) atomicAdd(c + long(row) * ldc + col, acc[i][j]);
-      else c[long(row) * ldc + col] = acc[i][j];
+      if (accumulate)
+        atomicAdd(c + long(row) * ldc + col, acc[i][j]);
+      else
+        c[long(row) * ldc + col] = acc[i][j];
     }
   }
 }

@@ -232,16 +232,19 @@ __global__ void pad_copy(const float* __restrict__ src, int src_rows, int cols, 
 }
 
 // Compiled (BM, BN, BK, WM, WN), each with 2, 3 or 4 stages. Warp tile 32x64: the quads kernel.
-#define MMLAB_REGISTER_TILED(X)                                                                      \
-  X(128, 128, 8, 64, 64)                                                                             \
-  X(128, 128, 16, 64, 64) X(128, 256, 16, 64, 64) X(256, 128, 16, 64, 64) X(128, 64, 16, 64, 64)     \
-      X(64, 128, 16, 64, 64) X(128, 128, 16, 64, 32) X(128, 128, 32, 64, 32) X(256, 128, 16, 64, 32) \
-          X(128, 64, 16, 64, 32) X(64, 64, 16, 64, 32) X(64, 64, 32, 64, 32) X(128, 128, 8, 32, 64)  \
-              X(128, 128, 16, 32, 64) X(128, 64, 16, 32, 64)
+#define MMLAB_REGISTER_TILED(X)                                                                       \
+  X(128, 128, 8, 64, 64)                                                                              \
+  X(128, 128, 16, 64, 64)                                                                             \
+  X(128, 256, 16, 64, 64)                                                                             \
+  X(256, 128, 16, 64, 64) X(128, 64, 16, 64, 64) X(64, 128, 16, 64, 64) X(128, 128, 16, 64, 32)       \
+      X(128, 128, 32, 64, 32) X(256, 128, 16, 64, 32) X(128, 64, 16, 64, 32) X(64, 64, 16, 64, 32)    \
+          X(64, 64, 32, 64, 32) X(128, 128, 8, 32, 64) X(128, 128, 16, 32, 64) X(128, 64, 16, 32, 64) \
+              X(128, 128, 8, 32, 128) X(128, 128, 16, 32, 128) X(128, 256, 16, 32, 128)
 
 constexpr const char* kCompiled =
     "128x128/8,16/64x64, 128x256, 256x128, 128x64, 64x128/16/64x64, 128x128/16,32/64x32, "
-    "256x128, 128x64/16/64x32, 64x64/16,32/64x32, 128x128/8,16/32x64, 128x64/16/32x64";
+    "256x128, 128x64/16/64x32, 64x64/16,32/64x32, 128x128/8,16/32x64, 128x64/16/32x64, "
+    "128x128/8,16/32x128, 128x256/16/32x128";
 
 struct Choice {
   long bm, bn, bk, wm, wn, stages, split;
@@ -349,12 +352,15 @@ struct Operands {
 
 template <int kBM, int kBN, int kBK, int kWM, int kWN, int kStages>
 void launch_kernel(const RunArgs& r, const Operands& o, const LaunchConfig& lc, int per, bool split) {
-  auto* kernel = register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, false>;
-  if constexpr (kWM == 32) {
-    kernel = register_tiled_quads_kernel<kBM, kBN, kBK, kStages>;
-  } else if constexpr (kWN == 32) {  // only 8x8 tiles have a separate split-k epilogue
-    if (split) kernel = register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, true>;
-  }
+  using Kernel = void (*)(const float*, int, const float*, int, float*, int, int, int, int, int, bool);
+  Kernel kernel = nullptr;
+  if constexpr (kWM == 32)
+    kernel = register_tiled_quads_kernel<kBM, kBN, kBK, kStages, kWN / 32>;
+  else if constexpr (kWN == 32)  // only 8x8 tiles have a separate split-k epilogue
+    kernel = split ? register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, true>
+                   : register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, false>;
+  else
+    kernel = register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, false>;
   allow_shared_bytes(kernel, lc.shared_bytes);
   kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(
       o.a, o.lda, o.b, o.ldb, r.c, int(r.problem.n), int(r.problem.m), int(r.problem.n), o.k, per, split);
@@ -421,9 +427,10 @@ const Algorithm& register_tiled() {
          manual},
         {"warp",
          AxisKind::shape,
-         "warp tile: 64x64 (8x16 per thread) or 64x32 (8x8), A as stored; 32x64 (8x8 in quads), A transposed",
+         "warp tile: 64x64 (8x16 per thread) or 64x32 (8x8), A as stored; 32x64 or 32x128 (8x8 or 8x16 in "
+         "4x4 quads), A transposed",
          "64x64",
-         {"64x64", "64x32", "32x64"},
+         {"64x64", "64x32", "32x64", "32x128"},
          manual},
         {"depth", AxisKind::integer, "k step BK of a shared-memory tile", "16", {"8", "16", "32"}, manual},
         {"stages",

@@ -1,13 +1,14 @@
-// register_tiled's second kernel (warp axis value 32x64): A transposed in shared memory, so that
-// each k step of a thread is two 16-byte loads of A and two of B for 64 FFMAs.
+// register_tiled's second kernel (warp axis values 32x64 and 32x128): A transposed in shared
+// memory, so that each k step of a thread is two 16-byte loads of A and kQN of B for 8 x 4kQN FFMAs.
 //
-// Split: a block of (BM/32) x (BN/64) warps; each warp a 32 x 64 warp tile as 4 x 8 threads; each
-// thread an 8 x 8 tile made of 2 x 2 quads of 4 x 4 outputs (rows tm + {0..3} and 16 + tm + {0..3}
-// of the warp tile, columns tn + {0..3} and 32 + tn + {0..3}). The A tile is stored transposed,
+// Split: a block of (BM/32) x (BN/(32 kQN)) warps; each warp a 32 x 32kQN warp tile as 4 x 8
+// threads; each thread an 8 x 4kQN tile made of 2 x kQN quads of 4 x 4 outputs (rows tm + {0..3}
+// and 16 + tm + {0..3} of the warp tile, columns 32q + tn + {0..3}). kQN = 2 (8x8, 128 registers,
+// four warps per scheduler) or 4 (8x16, up to 255 registers, two). The A tile is stored transposed,
 // (BK, BM + 4): a warp's A reads are 4 distinct float4s, its B reads 8 contiguous ones, and the +4
 // pitch sends the transposing stores to distinct banks. A goes through registers (16-byte loads
 // one tile ahead, transposing stores after the barrier); B by cp.async into STAGES buffers.
-// 128 registers (four warps per scheduler). Operands are 16-byte aligned with pitches lda, ldb
+// Operands are 16-byte aligned with pitches lda, ldb
 // (run() pads them); rows past m and columns past ldb are clamped, k past the slice zero-filled.
 // The epilogue stores scalars: with float4 stores ptxas kept the accumulators in aligned quads,
 // on the register banks of the B quads, and 65% of the FFMAs had a bank conflict; scalar stores
@@ -17,9 +18,9 @@
 namespace mmlab {
 namespace {
 
-template <int kBM, int kBN, int kBK>
+template <int kBM, int kBN, int kBK, int kQN>
 struct Quads {
-  static constexpr int kWarpsM = kBM / 32, kThreads = kWarpsM * (kBN / 64) * 32;
+  static constexpr int kWarpsM = kBM / 32, kThreads = kWarpsM * (kBN / (32 * kQN)) * 32;
   static constexpr int kPitchA = kBM + 4;
   static constexpr int kStage = kBK * kPitchA + kBK * kBN;   // floats of one pipeline stage
   static constexpr int kLoadsA = kBM * kBK / 4 / kThreads;   // 16-byte loads of A per thread
@@ -29,16 +30,17 @@ struct Quads {
                 "every thread copies the same amount");
 };
 
-template <int kBM, int kBN, int kBK, int kStages>
-__global__ void __launch_bounds__(Quads<kBM, kBN, kBK>::kThreads, 512 / Quads<kBM, kBN, kBK>::kThreads)
+template <int kBM, int kBN, int kBK, int kStages, int kQN>
+__global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN>::kThreads,
+                                  (kQN == 2 ? 512 : 256) / Quads<kBM, kBN, kBK, kQN>::kThreads)
     register_tiled_quads_kernel(const float* __restrict__ a, int lda, const float* __restrict__ b, int ldb,
                                 float* __restrict__ c, int ldc, int m, int n, int k, int k_per_split,
                                 bool accumulate) {
-  using S = Quads<kBM, kBN, kBK>;
+  using S = Quads<kBM, kBN, kBK, kQN>;
   extern __shared__ __align__(16) float smem[];  // kStages x [A (BK, BM + 4) transposed, B (BK, BN)]
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const int wm = (warp % S::kWarpsM) * 32, wn = (warp / S::kWarpsM) * 64;  // warp tile origin
-  const int tm = (lane / 8) * 4, tn = (lane % 8) * 4;                      // thread quad origin
+  const int wm = (warp % S::kWarpsM) * 32, wn = (warp / S::kWarpsM) * (32 * kQN);  // warp tile origin
+  const int tm = (lane / 8) * 4, tn = (lane % 8) * 4;                              // thread quad origin
   const int row0 = blockIdx.y * kBM, col0 = blockIdx.x * kBN;
   const int k_begin = blockIdx.z * k_per_split, k_end = min(k, k_begin + k_per_split);
   const int tiles = (k_end - k_begin + kBK - 1) / kBK;
@@ -78,7 +80,7 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK>::kThreads, 512 / Quads<kB
     }
   };
 
-  float acc[8][8] = {};  // (2 x 4 rows, 2 x 4 columns)
+  float acc[8][4 * kQN] = {};  // (2 x 4 rows, kQN x 4 columns)
   // Prologue: tiles 0 .. STAGES - 2 into their stages, and tile STAGES - 1 of A into registers.
 #pragma unroll
   for (int t = 0; t < kStages - 1; ++t) {
@@ -106,14 +108,28 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK>::kThreads, 512 / Quads<kB
     for (int p = 0; p < kBK; ++p) {
       const float4 a0 = *reinterpret_cast<const float4*>(&as[p * S::kPitchA + wm + tm]);
       const float4 a1 = *reinterpret_cast<const float4*>(&as[p * S::kPitchA + wm + 16 + tm]);
-      const float4 b0 = *reinterpret_cast<const float4*>(&bs[p * kBN + wn + tn]);
-      const float4 b1 = *reinterpret_cast<const float4*>(&bs[p * kBN + wn + 32 + tn]);
-      const float av[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
-      const float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+      if constexpr (kQN == 2) {
+        const float4 b0 = *reinterpret_cast<const float4*>(&bs[p * kBN + wn + tn]);
+        const float4 b1 = *reinterpret_cast<const float4*>(&bs[p * kBN + wn + 32 + tn]);
+        const float av[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+        const float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
 #pragma unroll
-      for (int i = 0; i < 8; ++i)
+        for (int i = 0; i < 8; ++i)
 #pragma unroll
-        for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+          for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+      } else {
+        float bv[4 * kQN];
+#pragma unroll
+        for (int q = 0; q < kQN; ++q) {
+          const float4 v = *reinterpret_cast<const float4*>(&bs[p * kBN + wn + 32 * q + tn]);
+          bv[4 * q] = v.x, bv[4 * q + 1] = v.y, bv[4 * q + 2] = v.z, bv[4 * q + 3] = v.w;
+        }
+        const float av[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+#pragma unroll
+          for (int j = 0; j < 4 * kQN; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+      }
     }
   }
   wait_for<0>();  // no copy may still target shared memory when the block exits
@@ -123,8 +139,8 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK>::kThreads, 512 / Quads<kB
     const int row = row0 + wm + (i < 4 ? tm + i : 16 + tm + i - 4);
     if (row >= m) continue;
 #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      const int col = col0 + wn + (j < 4 ? tn + j : 32 + tn + j - 4);
+    for (int j = 0; j < 4 * kQN; ++j) {
+      const int col = col0 + wn + (kQN == 2 ? (j < 4 ? tn + j : 32 + tn + j - 4) : 32 * (j / 4) + tn + j % 4);
       if (col >= n) continue;
       if (accumulate)
         atomicAdd(c + long(row) * ldc + col, acc[i][j]);

@@ -232,14 +232,15 @@ __global__ void pad_copy(const float* __restrict__ src, int src_rows, int cols, 
 }
 
 // Compiled (BM, BN, BK, WM, WN), each with 2, 3 or 4 stages. Warp tile 32x64: the quads kernel.
-#define MMLAB_REGISTER_TILED(X)                                                                       \
-  X(128, 128, 8, 64, 64)                                                                              \
-  X(128, 128, 16, 64, 64)                                                                             \
-  X(128, 256, 16, 64, 64)                                                                             \
-  X(256, 128, 16, 64, 64) X(128, 64, 16, 64, 64) X(64, 128, 16, 64, 64) X(128, 128, 16, 64, 32)       \
-      X(128, 128, 32, 64, 32) X(256, 128, 16, 64, 32) X(128, 64, 16, 64, 32) X(64, 64, 16, 64, 32)    \
-          X(64, 64, 32, 64, 32) X(128, 128, 8, 32, 64) X(128, 128, 16, 32, 64) X(128, 64, 16, 32, 64) \
-              X(128, 128, 8, 32, 128) X(128, 128, 16, 32, 128) X(128, 256, 16, 32, 128)
+#define MMLAB_REGISTER_TILED(X)                                                                         \
+  X(128, 128, 8, 64, 64)                                                                                \
+  X(128, 128, 16, 64, 64)                                                                               \
+  X(128, 256, 16, 64, 64)                                                                               \
+  X(256, 128, 16, 64, 64)                                                                               \
+  X(128, 64, 16, 64, 64) X(64, 128, 16, 64, 64) X(128, 128, 16, 64, 32) X(128, 128, 32, 64, 32)         \
+      X(256, 128, 16, 64, 32) X(128, 64, 16, 64, 32) X(64, 64, 16, 64, 32) X(64, 64, 32, 64, 32)        \
+          X(128, 128, 8, 32, 64) X(128, 128, 16, 32, 64) X(128, 64, 16, 32, 64) X(128, 128, 8, 32, 128) \
+              X(128, 128, 16, 32, 128) X(128, 256, 16, 32, 128)
 
 constexpr const char* kCompiled =
     "128x128/8,16/64x64, 128x256, 256x128, 128x64, 64x128/16/64x64, 128x128/16,32/64x32, "
@@ -301,9 +302,10 @@ std::size_t workspace(const Problem& p, const Params&) {
 }
 
 // The `tuned` table, read off experiments/flagship-tuning.ini on the H100 (data/flagship/tuning.csv,
-// docs/flagship-notes.md). Where 128x128 tiles waste little to padding: the quads kernel (warp
-// 32x64) with 128x128 tiles once they make about a wave (240 of the 264 slots of two blocks per SM;
-// 2048 and up), k split in two when that fills the last wave much better (3072); with 128x64 tiles
+// docs/flagship-notes.md). Where 128x128 tiles waste little to padding: the quads kernel with 8x16
+// threads (warp 32x128) once 128x128 tiles make four well-filled waves (4095 and up); with 8x8
+// threads (warp 32x64) from about one wave (240 of the 264 slots of two blocks per SM; 2048, 3072,
+// 4096x1024x8192), k split in two when that fills the last wave much better (3072); with 128x64 tiles
 // and k split four ways below that (1536, 1000x3000x2000); 128x128 tiles of 8x16 threads split
 // four ways while that still gives every SM a block (1024); 128x64 tiles of 8x8 threads split four
 // ways (512). Where padding tiles would waste more than 5% of the work (1025, 2049): 128x64 quads
@@ -320,6 +322,7 @@ Choice tuned(const Problem& p) {
     return split;
   };
   if (coverage >= 0.95 || t128 >= 1000) {
+    if (t128 >= 1000 && fill(t128) >= 0.85) return {128, 128, 16, 32, 128, 2, 1};
     if (t128 >= 240) return {128, 128, 16, 32, 64, 2, fill(t128) < 0.85 && fill(2 * t128) >= 0.85 ? 2 : 1};
     if (t128 >= 128) return {128, 64, 16, 32, 64, 4, split_while(128)};
     if (t128 * 4 >= kSMs && p.k >= 512) return {128, 128, 16, 64, 64, 3, 4};

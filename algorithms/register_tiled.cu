@@ -6,22 +6,16 @@
 // scheduler issues one FFMA per cycle at most: every non-FFMA instruction costs an FFMA slot, so
 // the design is about the share of FFMAs in the instruction stream (docs/flagship-notes.md).
 //
-// Two kernels. Warp tile 32x64 (algorithms/register_tiled_quads.cuh): 8x8 thread tiles in 4x4
-// quads with A transposed in shared memory through registers; the fastest from 2048 up (fewest
-// register-bank conflicts). Warp tiles 64x64 and 64x32, this file's kernel, described next.
-// Split: a block of (BM/64) x (BN/WN) warps computes a BM x BN tile of C; each warp a 64 x WN warp
-// tile as 8 x 4 lanes; each thread 8 rows (wm + 8i + lane%8) by WN/4 columns (float4 quads at
-// wn + 16q + 4(lane/8)). Per k step a thread does 8 x WN/4 FFMAs (128 for WN = 64). 8x16 thread
-// tiles need ~255 registers (two warps per scheduler); 8x8 ones are held to 128 (four warps).
-// Shared memory: STAGES buffers of [A tile (BM, BK) as stored in memory | B tile (BK, BN)], all
-// filled by cp.async straight from global memory (no register staging, no transposing stores).
-// A is read by 16-byte loads along k (one per row per four k steps), B by 16-byte loads along n;
-// the float4s of each A row are XOR-swizzled by row so that the eight rows a warp reads at once
-// fall on distinct banks. One barrier per k tile.
-// Edges: rows past m and columns past n read clamped (valid) addresses and are never stored; the
-// last k tile of a slice zero-fills what lies past its end. Every copy is 16 bytes: an operand
-// whose rows are not 16-byte aligned (k % 4 != 0 for A, n % 4 != 0 for B) is first copied, padded
-// to an aligned pitch, into the workspace. Any m, n, k.
+// Two kernels, chosen by the `warp` axis. Quads (warp tiles 32x64, 32x128;
+// algorithms/register_tiled_quads.cuh): 8x8 or 8x16 thread tiles in 4x4 quads, A transposed in
+// shared memory through registers; the fastest from 1536 up (fewest register-bank conflicts).
+// Natural-A (warp tiles 64x64, 64x32; algorithms/register_tiled_natural.cuh): 8x16 or 8x8 thread
+// tiles, A and B both by cp.async; the fastest for small split-k problems (512, 1024).
+// Both: 16-byte copies into STAGES shared-memory buffers, one barrier per k tile; rows past m and
+// columns past n read clamped (valid) addresses and are never stored; the last k tile of a slice
+// zero-fills what lies past its end. An operand whose rows are not 16-byte aligned (k % 4 != 0 for
+// A, n % 4 != 0 for B) is first copied, padded to an aligned pitch, into the workspace (this file).
+// Any m, n, k.
 // `split` > 1 divides k over blockIdx.z and adds the partial tiles into C (zeroed first) atomically.
 // Variants: `tuned` picks tile, warp tile, depth, stages and split from the problem size (the
 // table below, chosen by experiments/flagship-tuning.ini); `manual` takes them from the axes.
@@ -29,196 +23,11 @@
 #include <cmath>
 
 #include "algorithms/common.cuh"
-
-namespace mmlab {
-namespace {
-
-template <int kBM, int kBN, int kBK, int kWN>
-struct Tiling {
-  static constexpr int kWM = 64, kTM = 8, kTN = kWN / 4;  // warp tile, thread tile (lanes 8 x 4)
-  static constexpr int kThreads = 32 * (kBM / kWM) * (kBN / kWN);
-  // Registers: 8x16 thread tiles get up to 255 (two warps per scheduler), 8x8 ones 128 (four).
-  static constexpr int kMinBlocks = (kWN == 64 ? 256 : 512) / kThreads > 0
-                                        ? (kWN == 64 ? 256 : 512) / kThreads
-                                        : 1;
-  static constexpr int kChunks = kBK / 4;           // float4s along k in a row of the A tile
-  static constexpr int kRowsPerLine = 8 / kChunks;  // A rows that share one 32-bank line
-  static constexpr int kStageA = kBM * kBK, kStage = kBM * kBK + kBK * kBN;  // floats
-  static_assert(kBM % kWM == 0 && kBN % kWN == 0 && (kWN == 32 || kWN == 64), "whole warp tiles");
-  static_assert(kBK == 8 || kBK == 16 || kBK == 32, "BK: 2, 4 or 8 float4s per A row");
-  static_assert((kBM * kBK / 4) % kThreads == 0 && (kBK * kBN / 4) % kThreads == 0,
-                "every thread copies the same number of float4s");
-  // Physical float4 slot of float4 `g` of A row `r`: rows that share a bank slot get distinct slots.
-  __device__ static int slot(int r, int g) { return g ^ ((r / kRowsPerLine) % kChunks); }
-};
-
-// Asynchronous 16-byte global -> shared copy (sm_80+). A source size of 0 writes zeros.
-__device__ inline void copy16(unsigned dst, const float* src, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
-}
-__device__ inline void commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int kPending>
-__device__ inline void wait_for() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-}
-
-}  // namespace
-}  // namespace mmlab
-
+#include "algorithms/register_tiled_natural.cuh"
 #include "algorithms/register_tiled_quads.cuh"
 
 namespace mmlab {
 namespace {
-
-// C (m x n, row pitch ldc) = A (m x k, pitch lda) * B (k x n, pitch ldb). lda, ldb and k are
-// multiples of 4 and the pointers 16-byte aligned (run() pads operands that are not), so every
-// copy is 16 bytes. Columns of B are clamped to ldb - 4, which is in bounds for B's pitch.
-template <int kBM, int kBN, int kBK, int kWN, int kStages, bool kAccumulate>
-__global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads,
-                                  Tiling<kBM, kBN, kBK, kWN>::kMinBlocks)
-    register_tiled_kernel(const float* __restrict__ a, int lda, const float* __restrict__ b, int ldb,
-                          float* __restrict__ c, int ldc, int m, int n, int k, int k_per_split,
-                          bool accumulate) {
-  using T = Tiling<kBM, kBN, kBK, kWN>;
-  extern __shared__ __align__(16) float smem[];
-  const unsigned smem_u32 = unsigned(__cvta_generic_to_shared(smem));
-  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const int row0 = blockIdx.y * kBM, col0 = blockIdx.x * kBN;
-  const int k_begin = blockIdx.z * k_per_split, k_end = min(k, k_begin + k_per_split);
-  const int tiles = (k_end - k_begin + kBK - 1) / kBK;
-
-  // Copies of one k tile into stage `stage`. Rows past m and columns past the pitch of B are
-  // clamped to valid ones; `tail` (the slice's last, partial tile) zero-fills k past k_end.
-  const float* a_tile = a + k_begin;
-  const float* b_tile = b + long(k_begin) * ldb;
-  auto issue = [&](int t, int stage, bool tail) {
-    const int k0 = k_begin + t * kBK;
-    const float* at = a_tile + t * kBK;
-    const float* bt = b_tile + long(t) * kBK * ldb;
-    const unsigned as = smem_u32 + 4u * unsigned(stage * T::kStage), bs = as + 4u * T::kStageA;
-#pragma unroll
-    for (int f = 0; f < kBM * kBK / 4 / T::kThreads; ++f) {
-      const int e = tid + f * T::kThreads, r = e / T::kChunks, g = e % T::kChunks;
-      const float* src = at + min(row0 + r, m - 1) * lda + 4 * g;
-      const bool ok = !tail || k0 + 4 * g < k_end;
-      copy16(as + 4u * unsigned(r * kBK + 4 * T::slot(r, g)), ok ? src : a, ok);
-    }
-#pragma unroll
-    for (int f = 0; f < kBK * kBN / 4 / T::kThreads; ++f) {
-      const int e = tid + f * T::kThreads, p = e / (kBN / 4), q = 4 * (e % (kBN / 4));
-      const float* src = bt + p * ldb + min(col0 + q, ldb - 4);
-      const bool ok = !tail || k0 + p < k_end;
-      copy16(bs + 4u * unsigned(p * kBN + q), ok ? src : b, ok);
-    }
-  };
-  auto is_tail = [&](int t) { return k_begin + (t + 1) * kBK > k_end; };
-
-  // This thread's fragments: A rows wm + lm + 8i (one swizzle for all eight), B columns wn + 4 ln + 16q.
-  const int wm = (warp % (kBM / T::kWM)) * T::kWM, wn = (warp / (kBM / T::kWM)) * kWN;
-  const int lm = lane % 8, ln = lane / 8;
-  const int a_frag = (wm + lm) * kBK, b_frag = T::kStageA + wn + 4 * ln;
-  const int swizzle = ((wm + lm) / T::kRowsPerLine) % T::kChunks;
-
-  float acc[T::kTM][T::kTN] = {};
-#pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < tiles) issue(s, s, is_tail(s));
-    commit();  // one group per tile, empty past the end, so the counting below stays uniform
-  }
-  int read = 0, write = kStages - 1;
-  for (int t = 0; t < tiles; ++t) {
-    wait_for<kStages - 2>();  // tile t has landed for this thread ...
-    __syncthreads();          // ... and for all; everyone is done with the stage written next
-    const int next = t + kStages - 1;
-    if (next < tiles) issue(next, write, is_tail(next));
-    commit();
-    write = write + 1 == kStages ? 0 : write + 1;
-
-    const float* as = smem + read * T::kStage + a_frag;
-    const float* bs = smem + read * T::kStage + b_frag;
-    read = read + 1 == kStages ? 0 : read + 1;
-#pragma unroll
-    for (int g = 0; g < T::kChunks; ++g) {
-      float4 av[T::kTM];  // rows i, k steps 4g .. 4g + 3
-#pragma unroll
-      for (int i = 0; i < T::kTM; ++i)
-        av[i] = *reinterpret_cast<const float4*>(as + i * 8 * kBK + 4 * (g ^ swizzle));
-#pragma unroll
-      for (int s = 0; s < 4; ++s) {
-        float bv[T::kTN];
-#pragma unroll
-        for (int q = 0; q < T::kTN / 4; ++q) {
-          const float4 v = *reinterpret_cast<const float4*>(bs + (4 * g + s) * kBN + 16 * q);
-          bv[4 * q] = v.x, bv[4 * q + 1] = v.y, bv[4 * q + 2] = v.z, bv[4 * q + 3] = v.w;
-        }
-#pragma unroll
-        for (int i = 0; i < T::kTM; ++i) {
-          const float x = s == 0 ? av[i].x : s == 1 ? av[i].y : s == 2 ? av[i].z : av[i].w;
-#pragma unroll
-          for (int j = 0; j < T::kTN; ++j) acc[i][j] = fmaf(x, bv[j], acc[i][j]);
-        }
-      }
-    }
-  }
-  wait_for<0>();  // no copy may still target shared memory when the block exits
-
-  // How the accumulators leave shapes how the compiler allocates them all along: float4 stores
-  // keep each quad in four aligned registers, the register banks of the B quad they meet in every
-  // FFMA. For 8x8 tiles, scalar stores cut the resulting bank conflicts (dispatch stalls) and win;
-  // for 8x16 tiles float4 stores measured faster (docs/flagship-notes.md, step 6). Split-k kernels
-  // (kAccumulate) add into C with float4 atomics, four times fewer than scalar ones. The runtime
-  // `accumulate` test stays in the scalar path: without it ptxas allocated differently and the
-  // conflicts came back (44% -> 64% of FFMAs), a compiler heuristic this code has to live with.
-  if constexpr (kWN == 32 && !kAccumulate) {
-#pragma unroll
-    for (int i = 0; i < T::kTM; ++i) {
-      const int row = row0 + wm + lm + 8 * i;
-      if (row >= m) continue;
-#pragma unroll
-      for (int q = 0; q < T::kTN / 4; ++q) {
-        const int col = col0 + wn + 4 * ln + 16 * q;
-        float* dst = c + long(row) * ldc + col;
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          if (col + j >= n) continue;
-          if (accumulate)
-            atomicAdd(dst + j, acc[i][4 * q + j]);
-          else
-            dst[j] = acc[i][4 * q + j];
-        }
-      }
-    }
-    return;
-  }
-  const bool vec_c = (ldc & 3) == 0;
-#pragma unroll
-  for (int i = 0; i < T::kTM; ++i) {
-    const int row = row0 + wm + lm + 8 * i;
-    if (row >= m) continue;
-#pragma unroll
-    for (int q = 0; q < T::kTN / 4; ++q) {
-      const int col = col0 + wn + 4 * ln + 16 * q;
-      float* dst = c + long(row) * ldc + col;
-      const float* v = &acc[i][4 * q];
-      const bool whole = vec_c && col + 3 < n;
-      if (accumulate) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-        if (whole) {
-          atomicAdd(reinterpret_cast<float4*>(dst), make_float4(v[0], v[1], v[2], v[3]));
-          continue;
-        }
-#endif
-        for (int j = 0; j < 4; ++j)
-          if (col + j < n) atomicAdd(dst + j, v[j]);
-      } else if (whole) {
-        *reinterpret_cast<float4*>(dst) = make_float4(v[0], v[1], v[2], v[3]);
-      } else {
-        for (int j = 0; j < 4; ++j)
-          if (col + j < n) dst[j] = v[j];
-      }
-    }
-  }
-}
 
 // dst (rows x cols_dst, pitch cols_dst) = src (rows x cols, pitch cols) with zeros past cols and
 // past src_rows: the padded, 16-byte-aligned copy of an operand whose rows are not.
@@ -231,16 +40,16 @@ __global__ void pad_copy(const float* __restrict__ src, int src_rows, int cols, 
   }
 }
 
-// Compiled (BM, BN, BK, WM, WN), each with 2, 3 or 4 stages. Warp tile 32x64: the quads kernel.
-#define MMLAB_REGISTER_TILED(X)                                                                         \
-  X(128, 128, 8, 64, 64)                                                                                \
-  X(128, 128, 16, 64, 64)                                                                               \
-  X(128, 256, 16, 64, 64)                                                                               \
-  X(256, 128, 16, 64, 64)                                                                               \
-  X(128, 64, 16, 64, 64) X(64, 128, 16, 64, 64) X(128, 128, 16, 64, 32) X(128, 128, 32, 64, 32)         \
-      X(256, 128, 16, 64, 32) X(128, 64, 16, 64, 32) X(64, 64, 16, 64, 32) X(64, 64, 32, 64, 32)        \
-          X(128, 128, 8, 32, 64) X(128, 128, 16, 32, 64) X(128, 64, 16, 32, 64) X(128, 128, 8, 32, 128) \
-              X(128, 128, 16, 32, 128) X(128, 256, 16, 32, 128)
+// Compiled (BM, BN, BK, WM, WN), each with 2, 3 or 4 stages. WM 64: natural-A; WM 32: quads.
+// clang-format off
+#define MMLAB_REGISTER_TILED(X)                                                                  \
+  X(128, 128, 8, 64, 64) X(128, 128, 16, 64, 64) X(128, 256, 16, 64, 64) X(256, 128, 16, 64, 64) \
+  X(128, 64, 16, 64, 64) X(64, 128, 16, 64, 64)                                                  \
+  X(128, 128, 16, 64, 32) X(128, 128, 32, 64, 32) X(256, 128, 16, 64, 32) X(128, 64, 16, 64, 32) \
+  X(64, 64, 16, 64, 32) X(64, 64, 32, 64, 32)                                                    \
+  X(128, 128, 8, 32, 64) X(128, 128, 16, 32, 64) X(128, 64, 16, 32, 64)                          \
+  X(128, 128, 8, 32, 128) X(128, 128, 16, 32, 128) X(128, 256, 16, 32, 128)
+// clang-format on
 
 constexpr const char* kCompiled =
     "128x128/8,16/64x64, 128x256, 256x128, 128x64, 64x128/16/64x64, 128x128/16,32/64x32, "
@@ -287,10 +96,9 @@ long threads_of(const Choice& ch) { return 32 * (ch.bm / ch.wm) * (ch.bn / ch.wn
 
 LaunchConfig launch(const Problem& p, const Params& q) {
   const Choice ch = choice(p, q);
-  const long k = p.k;
   LaunchConfig lc;
   lc.block = {unsigned(threads_of(ch)), 1, 1};
-  lc.grid = {ceil_div(p.n, ch.bn), ceil_div(p.m, ch.bm), ceil_div(k, k_per_split(k, ch))};
+  lc.grid = {ceil_div(p.n, ch.bn), ceil_div(p.m, ch.bm), ceil_div(p.k, k_per_split(p.k, ch))};
   const long pitch_a = ch.wm == 32 ? ch.bm + 4 : ch.bm;  // the quads kernel pads A's transposed rows
   lc.shared_bytes = sizeof(float) * std::size_t(ch.stages * (pitch_a * ch.bk + ch.bk * ch.bn));
   return lc;

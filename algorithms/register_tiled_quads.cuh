@@ -12,8 +12,10 @@
 // (run() pads them); rows past m and columns past ldb are clamped, k past the slice zero-filled.
 // The epilogue stores scalars: with float4 stores ptxas kept the accumulators in aligned quads,
 // on the register banks of the B quads, and 65% of the FFMAs had a bank conflict; scalar stores
-// bring that to 23% (docs/flagship-notes.md, step 8). Included by register_tiled.cu only.
+// bring that to about 24% (docs/flagship-notes.md, step 8). Included by register_tiled.cu only.
 #pragma once
+
+#include "algorithms/cp_async.cuh"
 
 namespace mmlab {
 namespace {

@@ -1,0 +1,19 @@
+// cp.async (sm_80+) helpers shared by register_tiled's kernels: 16-byte global -> shared copies
+// grouped into commit groups, and waits on the groups still in flight.
+#pragma once
+
+namespace mmlab {
+namespace {
+
+// Asynchronous 16-byte global -> shared copy (sm_80+). A source size of 0 writes zeros.
+__device__ inline void copy16(unsigned dst, const float* src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
+}
+__device__ inline void commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int kPending>
+__device__ inline void wait_for() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+}  // namespace
+}  // namespace mmlab

@@ -1,6 +1,6 @@
 // cannon: Cannon's algorithm on the GPU, from one thread block to a grid of them.
 //
-// Source: papers/oneil-2013-massively-parallel-matrix-multiplication.txt (sections 2.3, 3.1, 5):
+// Source: T. W. O'Neil, "Experiments with Massively Parallel Matrix Multiplication" (2013) (sections 2.3, 3.1, 5):
 // C[i][j] = sum_s A[i][(i+j+s) % n] * B[(i+j+s) % n][j], each (i, j) of a torus starting at a
 // different point of the k loop, so that neighbours never want the same operand at once.
 // Variants and how they split the work:
@@ -17,8 +17,8 @@
 //                 thread starts its k loop at (tx + ty) mod TILE; `block` threads compute
 //                 (TILE / block.y) x (TILE / block.x) outputs each, strided by the block shape.
 // Constraints: single_block needs m n <= 1024 threads and A, B in shared memory; shift and
-// tiled_atomic need TILE^2 <= 1024 threads; tiled compiles the (tile, block) pairs listed by
-// `mmlab list cannon`. Edges are zero-padded: any m, n, k otherwise.
+// tiled_atomic compile tiles 8, 16, 32 (TILE^2 <= 1024 threads); tiled compiles the (tile, block)
+// pairs listed by `mmlab list cannon`. Edges are zero-padded: any m, n, k otherwise.
 // Example: mmlab run --algorithms cannon --cannon.variant tiled --tile 32,64 --block 16x16 --size 4096
 #include "algorithms/common.cuh"
 
@@ -140,132 +140,115 @@ __global__ void __launch_bounds__(kBx* kBy)
     }
 }
 
-// The (tile, block) pairs of `tiled` that are compiled.
-#define MMLAB_CANNON_TILED(X) \
-  X(16, 16, 16)               \
-  X(16, 8, 8) X(32, 32, 32) X(32, 16, 16) X(32, 32, 8) X(32, 8, 8) X(64, 16, 16) X(64, 32, 8) X(64, 8, 8)
+enum class Kind { single_block, shift, tiled_atomic, tiled };  // in the order of kVariants
+const std::vector<Variant> kVariants = {
+    {"single_block", "one m x n block, A and B in shared memory, order (i + j + s) % k (sec. 3.1)"},
+    {"shift", "a TILE x TILE torus per C tile: skew, then multiply and shift A left, B up"},
+    {"tiled_atomic", "one block per TILE^3 sub-product, atomicAdd into zeroed C (sec. 5)"},
+    {"tiled", "blocks own C tiles and walk k tiles in order (bi + bj + s) mod q; no atomics"}};
 
-bool tiled_compiled(long t, long bx, long by) {
-#define MMLAB_MATCH(T, BX, BY) \
-  if (t == T && bx == BX && by == BY) return true;
-  MMLAB_CANNON_TILED(MMLAB_MATCH)
-#undef MMLAB_MATCH
-  return false;
-}
-
-LaunchConfig launch(const Problem& p, const Params& q) {
+LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   LaunchConfig lc;
-  const std::string& v = q.variant();
-  if (v == "single_block") {
+  const Kind v = variant_kind<Kind>(kVariants, q);
+  if (v == Kind::single_block) {
     lc.block = {unsigned(p.n), unsigned(p.m), 1};
     lc.shared_bytes = sizeof(float) * std::size_t(p.m * p.k + p.k * p.n);
     return lc;
   }
   const long t = q.integer("tile");
-  lc.grid = {ceil_div(p.n, t), ceil_div(p.m, t), v == "tiled_atomic" ? ceil_div(p.k, t) : 1u};
-  if (v == "tiled") {
+  lc.grid = {ceil_div(p.n, t), ceil_div(p.m, t), v == Kind::tiled_atomic ? ceil_div(p.k, t) : 1u};
+  if (v == Kind::tiled) {
     const Shape2 blk = q.shape("block");
     lc.block = {unsigned(blk.x), unsigned(blk.y), 1};
   } else {
     lc.block = {unsigned(t), unsigned(t), 1};
   }
-  lc.shared_bytes = sizeof(float) * std::size_t(t * (v == "shift" ? 4 * (t + 1) : 2 * t));
+  lc.shared_bytes = sizeof(float) * std::size_t(t * (v == Kind::shift ? 4 * (t + 1) : 2 * t));
   return lc;
 }
 
 Reason supports(const Problem& p, const Params& q, const DeviceInfo&) {
   if (Reason r = fits_int(p)) return r;
-  const std::string& v = q.variant();
-  if (v == "single_block") {
-    if (p.m * p.n > 1024)
-      return "single_block needs m * n <= 1024 threads; " + std::to_string(p.m) + " x " +
-             std::to_string(p.n) + " gives " + std::to_string(p.m * p.n);
-    return std::nullopt;  // the harness checks A and B against the shared-memory limit
-  }
-  const long t = q.integer("tile");
-  if (v == "tiled") {
-    const Shape2 blk = q.shape("block");
-    if (!tiled_compiled(t, blk.x, blk.y))
-      return "tiled compiles tile/block pairs 16:16x16,8x8 32:32x32,16x16,32x8,8x8 64:16x16,32x8,8x8; not " +
-             std::to_string(t) + ":" + std::to_string(blk.x) + "x" + std::to_string(blk.y);
-  } else if (t != 8 && t != 16 && t != 32) {
-    return v + " needs tile 8, 16 or 32 (TILE^2 threads per block); got " + std::to_string(t);
-  }
-  return std::nullopt;
+  if (variant_kind<Kind>(kVariants, q) == Kind::single_block && p.m * p.n > 1024)
+    return "single_block needs m * n <= 1024 threads; " + std::to_string(p.m) + " x " + std::to_string(p.n) +
+           " gives " + std::to_string(p.m * p.n);
+  return std::nullopt;  // the harness checks A and B against the shared-memory limit
 }
 
+void launch_single_block(const RunArgs& r, const LaunchConfig& lc) {
+  allow_shared_bytes(single_block_kernel, lc.shared_bytes);
+  single_block_kernel<<<1, dim(lc.block), lc.shared_bytes, r.stream>>>(r.a, r.b, r.c, int(r.problem.m),
+                                                                       int(r.problem.n), int(r.problem.k));
+}
+
+template <int kT>
+void launch_shift(const RunArgs& r, const LaunchConfig& lc) {
+  shift_kernel<kT><<<dim(lc.grid), dim(lc.block), 0, r.stream>>>(r.a, r.b, r.c, int(r.problem.m),
+                                                                 int(r.problem.n), int(r.problem.k));
+}
+
+template <int kT>
+void launch_tiled_atomic(const RunArgs& r, const LaunchConfig& lc) {
+  const bool split = lc.grid.z > 1;  // several k slices add into C: start from zero
+  if (split) MMLAB_CHECK(cudaMemsetAsync(r.c, 0, sizeof(float) * r.problem.m * r.problem.n, r.stream));
+  tiled_atomic_kernel<kT><<<dim(lc.grid), dim(lc.block), 0, r.stream>>>(
+      r.a, r.b, r.c, int(r.problem.m), int(r.problem.n), int(r.problem.k), split);
+}
+
+template <int kT, int kBx, int kBy>
+void launch_tiled(const RunArgs& r, const LaunchConfig& lc) {
+  tiled_kernel<kT, kBx, kBy><<<dim(lc.grid), dim(lc.block), 0, r.stream>>>(
+      r.a, r.b, r.c, int(r.problem.m), int(r.problem.n), int(r.problem.k));
+}
+
+// The compiled points: shift and tiled_atomic per tile (TILE^2 threads), tiled per (tile, block).
+#define MMLAB_TORUS(T) \
+  {{"shift", {{"tile", #T}}}, launch_shift<T>}, {{"tiled_atomic", {{"tile", #T}}}, launch_tiled_atomic<T>},
+#define MMLAB_TILED(T, BX, BY) \
+  {{"tiled", {{"tile", #T}, {"block", shape_text(BX, BY)}}}, launch_tiled<T, BX, BY>},
+const KernelTable<Launcher> kKernels = {
+    MMLAB_TORUS(8) MMLAB_TORUS(16) MMLAB_TORUS(32)                                                 //
+    MMLAB_TILED(16, 16, 16) MMLAB_TILED(16, 8, 8) MMLAB_TILED(32, 32, 32) MMLAB_TILED(32, 16, 16)  //
+    MMLAB_TILED(32, 32, 8) MMLAB_TILED(32, 8, 8) MMLAB_TILED(64, 16, 16) MMLAB_TILED(64, 32, 8)    //
+    MMLAB_TILED(64, 8, 8)};
+#undef MMLAB_TORUS
+#undef MMLAB_TILED
+
 void run(const RunArgs& r) {
-  const Problem& p = r.problem;
-  const Params& q = *r.params;
-  const LaunchConfig lc = launch(p, q);
-  const dim3 grid = dim(lc.grid), block = dim(lc.block);
-  const int m = int(p.m), n = int(p.n), k = int(p.k);
-  const std::string& v = q.variant();
-  const long t = v == "single_block" ? 0 : q.integer("tile");
-  if (v == "single_block") {
-    allow_shared_bytes(single_block_kernel, lc.shared_bytes);
-    single_block_kernel<<<1, block, lc.shared_bytes, r.stream>>>(r.a, r.b, r.c, m, n, k);
-  } else if (v == "shift" || v == "tiled_atomic") {
-    const bool split = grid.z > 1;  // several k slices add into C: start from zero
-    if (v == "tiled_atomic" && split)
-      MMLAB_CHECK(cudaMemsetAsync(r.c, 0, sizeof(float) * p.m * p.n, r.stream));
-#define MMLAB_LAUNCH(T)                                                                    \
-  if (t == T) {                                                                            \
-    if (v == "shift")                                                                      \
-      shift_kernel<T><<<grid, block, 0, r.stream>>>(r.a, r.b, r.c, m, n, k);               \
-    else                                                                                   \
-      tiled_atomic_kernel<T><<<grid, block, 0, r.stream>>>(r.a, r.b, r.c, m, n, k, split); \
-  }
-    MMLAB_LAUNCH(8) MMLAB_LAUNCH(16) MMLAB_LAUNCH(32)
-#undef MMLAB_LAUNCH
-  } else {
-    const Shape2 blk = q.shape("block");
-#define MMLAB_LAUNCH(T, BX, BY)             \
-  if (t == T && blk.x == BX && blk.y == BY) \
-    tiled_kernel<T, BX, BY><<<grid, block, 0, r.stream>>>(r.a, r.b, r.c, m, n, k);
-    MMLAB_CANNON_TILED(MMLAB_LAUNCH)
-#undef MMLAB_LAUNCH
-  }
+  const LaunchConfig lc = launch(r.problem, *r.params, *r.device);
+  if (variant_kind<Kind>(kVariants, *r.params) == Kind::single_block)
+    launch_single_block(r, lc);
+  else
+    kKernels.at (*r.params)(r, lc);
   MMLAB_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-namespace algorithms {
-const Algorithm& cannon() {
-  static const Algorithm a = [] {
-    Algorithm a;
-    a.name = "cannon";
-    a.summary = "Cannon's algorithm: skewed k order on a torus of threads, then of blocks (O'Neil 2013)";
-    a.source = "algorithms/cannon.cu";
-    a.variants = {
-        {"single_block", "one m x n block, A and B in shared memory, order (i + j + s) % k (sec. 3.1)"},
-        {"shift", "a TILE x TILE torus per C tile: skew, then multiply and shift A left, B up"},
-        {"tiled_atomic", "one block per TILE^3 sub-product, atomicAdd into zeroed C (sec. 5)"},
-        {"tiled", "blocks own C tiles and walk k tiles in order (bi + bj + s) mod q; no atomics"}};
-    a.axes = {{"tile",
-               AxisKind::integer,
-               "tile edge TILE (shift, tiled_atomic: TILE^2 threads per block)",
-               "32",
-               {"8", "16", "32", "64"},
-               {"shift", "tiled_atomic", "tiled"}},
-              {"block",
-               AxisKind::shape,
-               "threads per block of `tiled` (x by y); must divide the tile",
-               "16x16",
-               {"8x8", "16x16", "32x8", "32x32"},
-               {"tiled"}}};
-    a.constraints =
-        "single_block: m n <= 1024 and (m + n) k floats in shared memory; shift, tiled_atomic: "
-        "tile 8/16/32; tiled: tile:block pairs 16:16x16,8x8 32:32x32,16x16,32x8,8x8 "
-        "64:16x16,32x8,8x8; any m, n, k otherwise";
-    a.supports = supports;
-    a.launch_config = launch;
-    a.run = run;
-    return a;
-  }();
+MMLAB_ALGORITHM(cannon) {
+  Algorithm a;
+  a.name = "cannon";
+  a.summary = "Cannon's algorithm: skewed k order on a torus of threads, then of blocks (O'Neil 2013)";
+  a.source = "algorithms/cannon.cu";
+  a.variants = kVariants;
+  a.axes = {{"tile",
+             AxisKind::integer,
+             "tile edge TILE (shift, tiled_atomic: TILE^2 threads per block)",
+             "32",
+             {},
+             {"shift", "tiled_atomic", "tiled"}},
+            {"block",
+             AxisKind::shape,
+             "threads per block of `tiled` (x by y); must divide the tile",
+             "16x16",
+             {},
+             {"tiled"}}};
+  a.constraints = "single_block: m n <= 1024 and (m + n) k floats in shared memory; any m, n, k otherwise";
+  a.set_compiled(kKernels.compiled());
+  a.supports = supports;
+  a.launch_config = launch;
+  a.run = run;
   return a;
 }
-}  // namespace algorithms
 
 }  // namespace mmlab

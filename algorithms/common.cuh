@@ -2,6 +2,9 @@
 #pragma once
 
 #include <climits>
+#include <initializer_list>
+#include <stdexcept>
+#include <vector>
 
 #include "harness/algorithm.hpp"
 #include "harness/cuda_check.hpp"
@@ -9,8 +12,6 @@
 namespace mmlab {
 
 inline unsigned ceil_div(long a, long b) { return unsigned((a + b - 1) / b); }
-
-inline cudaStream_t stream_of(const RunArgs& r) { return r.stream; }
 
 inline Dim3 dim(const dim3& d) { return {d.x, d.y, d.z}; }
 inline dim3 dim(const Dim3& d) { return dim3(d.x, d.y, d.z); }
@@ -20,10 +21,39 @@ inline Reason fits_int(const Problem& p) {
   if (p.m > INT_MAX || p.n > INT_MAX || p.k > INT_MAX) return "m, n and k must each be below 2^31";
   return std::nullopt;
 }
+// The same, as a descriptor's `supports`.
+inline Reason supports_int_indexing(const Problem& p, const Params&, const DeviceInfo&) {
+  return fits_int(p);
+}
 
-}  // namespace mmlab
+// The usual launcher of one compiled kernel instance.
+using Launcher = void (*)(const RunArgs&, const LaunchConfig&);
 
-namespace mmlab {
+// The kernels an algorithm compiled, each behind a launcher `Fn` (a pointer to a template
+// instance), with the parameter point it implements. The descriptor takes `compiled()`, so the
+// list below is the one source of what exists; `at` finds the launcher or throws.
+template <class Fn>
+class KernelTable {
+ public:
+  struct Entry {
+    CompiledPoint point;
+    Fn launch;
+  };
+  KernelTable(std::initializer_list<Entry> entries) {
+    std::vector<CompiledPoint> points;
+    for (const Entry& e : entries) points.push_back(e.point), launchers_.push_back(e.launch);
+    set_ = CompiledSet(std::move(points));
+  }
+  const CompiledSet& compiled() const { return set_; }
+  Fn at(const Params& q) const {
+    if (auto i = set_.find(q); i && set_.governs(q.variant())) return launchers_[*i];
+    throw std::logic_error("no compiled kernel for " + q.variant() + " " + q.canonical());
+  }
+
+ private:
+  CompiledSet set_;
+  std::vector<Fn> launchers_;
+};
 
 // Raise a kernel's dynamic shared-memory limit when it needs more than the default 48 KiB.
 template <class Kernel>

@@ -1,6 +1,6 @@
 // cublas: cublasSgemm in pure FP32, the vendor baseline every other algorithm is compared with.
 //
-// Source: the CUBLAS columns of papers/lecture-... (Table 18) and papers/gupta-bhalla-... (Table 3).
+// Source: the CUBLAS columns of the lecture notes (Table 18) and Gupta and Bhalla (2022) (Table 3).
 // Split: cuBLAS chooses its own kernel, grid and blocks; they are not recorded (empty columns).
 // Math mode CUBLAS_PEDANTIC_MATH: no reduced-precision tensor-core shortcuts, so the comparison
 // with the lab's FP32 kernels is like for like.
@@ -28,7 +28,7 @@ void run(const RunArgs& r) {
   auto h = static_cast<cublasHandle_t>(r.state);
   const int m = int(r.problem.m), n = int(r.problem.n), k = int(r.problem.k);
   const float one = 1.f, zero = 0.f;
-  MMLAB_CHECK(cublasSetStream(h, stream_of(r)));
+  MMLAB_CHECK(cublasSetStream(h, r.stream));
   // A workspace of our own, so cuBLAS allocates nothing while a CUDA graph is being captured.
   MMLAB_CHECK(cublasSetWorkspace(h, r.workspace, kWorkspaceBytes));
   MMLAB_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, r.b, n, r.a, k, &zero, r.c, n));
@@ -36,23 +36,18 @@ void run(const RunArgs& r) {
 
 }  // namespace
 
-namespace algorithms {
-const Algorithm& cublas() {
-  static const Algorithm a = [] {
-    Algorithm a;
-    a.name = "cublas";
-    a.summary = "cublasSgemm, pure FP32 (CUBLAS_PEDANTIC_MATH), row-major via C^T = B^T A^T";
-    a.source = "algorithms/cublas.cu";
-    a.variants = {{"default", "the kernel cuBLAS picks for the shape"}};
-    a.constraints = "m, n, k below 2^31; launch dimensions are cuBLAS's own and not recorded";
-    a.supports = [](const Problem& p, const Params&, const DeviceInfo&) { return fits_int(p); };
-    a.workspace_bytes = [](const Problem&, const Params&) { return kWorkspaceBytes; };
-    a.make_state = make_handle;
-    a.run = run;
-    return a;
-  }();
+MMLAB_ALGORITHM(cublas) {
+  Algorithm a;
+  a.name = "cublas";
+  a.summary = "cublasSgemm, pure FP32 (CUBLAS_PEDANTIC_MATH), row-major via C^T = B^T A^T";
+  a.source = "algorithms/cublas.cu";
+  a.variants = {{"default", "the kernel cuBLAS picks for the shape"}};
+  a.constraints = "m, n, k below 2^31; launch dimensions are cuBLAS's own and not recorded";
+  a.supports = supports_int_indexing;
+  a.workspace_bytes = [](const Problem&, const Params&) { return kWorkspaceBytes; };
+  a.make_state = make_handle;
+  a.run = run;
   return a;
 }
-}  // namespace algorithms
 
 }  // namespace mmlab

@@ -1,7 +1,7 @@
 // dns: the Dekel-Nassimi-Sahni 3D algorithm: every product term A[i][p] B[p][j] at once, on a
 // 3D grid of threads (i, p, j), then a reduction over p.
 //
-// Source: papers/oneil-2013-massively-parallel-matrix-multiplication.txt (sections 2.2, 3.1, 3.2, 5).
+// Source: T. W. O'Neil, "Experiments with Massively Parallel Matrix Multiplication" (2013) (sections 2.2, 3.1, 3.2, 5).
 // Variants and how they split the work:
 //   block3d         one m x k x n block (x = i, y = p, z = j, as in the paper): each thread forms one
 //                   term in shared memory, then a shared-memory tree over p gives C[i][j] (sec. 3.1).
@@ -114,8 +114,25 @@ __global__ void sum_slices_kernel(const float* __restrict__ ws, float* __restric
   }
 }
 
-int split_of(const std::string& v) { return v == "half_planes" ? 2 : v == "quarter_planes" ? 4 : 1; }
-bool is_planes(const std::string& v) { return v == "planes" || v == "half_planes" || v == "quarter_planes"; }
+enum class Kind {
+  block3d,
+  planes,
+  half_planes,
+  quarter_planes,
+  tiled_atomic,
+  tiled_reduce
+};  // kVariants' order
+const std::vector<Variant> kVariants = {
+    {"block3d", "one m x k x n block, one term per thread, shared-memory tree (sec. 3.1)"},
+    {"planes", "TILE blocks of TILE x TILE threads per sub-product, one column each (sec. 3.2)"},
+    {"half_planes", "2 TILE blocks of TILE x TILE/2 threads per sub-product (sec. 3.2)"},
+    {"quarter_planes", "4 TILE blocks of TILE x TILE/4 threads per sub-product (sec. 3.2)"},
+    {"tiled_atomic", "3D grid of tile products, layers reduced in shared memory, atomicAdd (sec. 5)"},
+    {"tiled_reduce", "the same, partial tiles to a workspace summed by a second kernel"}};
+
+Kind kind_of(const Params& q) { return variant_kind<Kind>(kVariants, q); }
+bool is_planes(Kind v) { return v == Kind::planes || v == Kind::half_planes || v == Kind::quarter_planes; }
+int split_of(Kind v) { return v == Kind::half_planes ? 2 : v == Kind::quarter_planes ? 4 : 1; }
 
 // Layers of p per block: the largest power of two within the thread, z-dimension and depth limits.
 unsigned layers_for(long tile, long depth) {
@@ -124,10 +141,10 @@ unsigned layers_for(long tile, long depth) {
   return l;
 }
 
-LaunchConfig launch(const Problem& p, const Params& q) {
+LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   LaunchConfig lc;
-  const std::string& v = q.variant();
-  if (v == "block3d") {
+  const Kind v = kind_of(q);
+  if (v == Kind::block3d) {
     lc.block = {unsigned(p.m), unsigned(p.k), unsigned(p.n)};
     lc.shared_bytes = sizeof(float) * std::size_t(p.m * p.k + p.k * p.n + p.m * p.k * p.n);
   } else if (is_planes(v)) {
@@ -146,8 +163,8 @@ LaunchConfig launch(const Problem& p, const Params& q) {
 
 Reason supports(const Problem& p, const Params& q, const DeviceInfo&) {
   if (Reason r = fits_int(p)) return r;
-  const std::string& v = q.variant();
-  if (v == "block3d") {
+  const Kind v = kind_of(q);
+  if (v == Kind::block3d) {
     const long threads = p.m * p.k * p.n;
     if (threads > 1024)
       return "block3d needs m k n <= 1024 threads (one per term); " + std::to_string(p.m) + "x" +
@@ -157,15 +174,16 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo&) {
   }
   const long t = q.integer("tile");
   if (t > 32)
-    return v + " needs TILE^2 <= 1024 threads; tile " + std::to_string(t) + " gives " + std::to_string(t * t);
+    return q.variant() + " needs TILE^2 <= 1024 threads; tile " + std::to_string(t) + " gives " +
+           std::to_string(t * t);
   if (is_planes(v) && t % split_of(v) != 0)
-    return v + " splits a column in " + std::to_string(split_of(v)) + "; tile must be a multiple";
+    return q.variant() + " splits a column in " + std::to_string(split_of(v)) + "; tile must be a multiple";
   if (is_planes(v) && p.n * split_of(v) > 2147483647L) return "grid x (n * split) exceeds 2^31 - 1";
   return std::nullopt;
 }
 
 std::size_t workspace(const Problem& p, const Params& q) {
-  if (q.variant() != "tiled_reduce") return 0;
+  if (kind_of(q) != Kind::tiled_reduce) return 0;
   const long slices = ceil_div(p.k, q.integer("depth"));
   return slices > 1 ? sizeof(float) * std::size_t(slices) * std::size_t(p.m) * std::size_t(p.n) : 0;
 }
@@ -173,21 +191,23 @@ std::size_t workspace(const Problem& p, const Params& q) {
 void run(const RunArgs& r) {
   const Problem& p = r.problem;
   const Params& q = *r.params;
-  const LaunchConfig lc = launch(p, q);
+  const LaunchConfig lc = launch(p, q, *r.device);
   const dim3 grid = dim(lc.grid), block = dim(lc.block);
   const int m = int(p.m), n = int(p.n), k = int(p.k);
-  const std::string& v = q.variant();
+  const Kind v = kind_of(q);
   const bool sliced = grid.z > 1;
-  if (sliced && v != "tiled_reduce" && v != "block3d")
+  if (sliced && v != Kind::tiled_reduce && v != Kind::block3d)
     MMLAB_CHECK(cudaMemsetAsync(r.c, 0, sizeof(float) * p.m * p.n, r.stream));  // atomics add into zero
-  if (v == "block3d") {
+  if (v == Kind::block3d) {
     block3d_kernel<<<1, block, lc.shared_bytes, r.stream>>>(r.a, r.b, r.c, m, n, k);
   } else if (is_planes(v)) {
     planes_kernel<<<grid, block, lc.shared_bytes, r.stream>>>(r.a, r.b, r.c, m, n, k, int(q.integer("tile")),
                                                               split_of(v), sliced);
   } else {
     allow_shared_bytes(tiled3d_kernel, lc.shared_bytes);
-    const Output mode = !sliced ? Output::store : v == "tiled_atomic" ? Output::atomic : Output::workspace;
+    const Output mode = !sliced                   ? Output::store
+                        : v == Kind::tiled_atomic ? Output::atomic
+                                                  : Output::workspace;
     float* out = mode == Output::workspace ? static_cast<float*>(r.workspace) : r.c;
     tiled3d_kernel<<<grid, block, lc.shared_bytes, r.stream>>>(r.a, r.b, out, m, n, k,
                                                                int(q.integer("depth")), mode);
@@ -203,45 +223,34 @@ void run(const RunArgs& r) {
 
 }  // namespace
 
-namespace algorithms {
-const Algorithm& dns() {
-  static const Algorithm a = [] {
-    Algorithm a;
-    a.name = "dns";
-    a.summary = "Dekel-Nassimi-Sahni 3D algorithm: all terms at once, reduced over k (O'Neil 2013)";
-    a.source = "algorithms/dns.cu";
-    a.variants = {
-        {"block3d", "one m x k x n block, one term per thread, shared-memory tree (sec. 3.1)"},
-        {"planes", "TILE blocks of TILE x TILE threads per sub-product, one column each (sec. 3.2)"},
-        {"half_planes", "2 TILE blocks of TILE x TILE/2 threads per sub-product (sec. 3.2)"},
-        {"quarter_planes", "4 TILE blocks of TILE x TILE/4 threads per sub-product (sec. 3.2)"},
-        {"tiled_atomic", "3D grid of tile products, layers reduced in shared memory, atomicAdd (sec. 5)"},
-        {"tiled_reduce", "the same, partial tiles to a workspace summed by a second kernel"}};
-    const std::vector<std::string> tiled = {"planes", "half_planes", "quarter_planes", "tiled_atomic",
-                                            "tiled_reduce"};
-    a.axes = {{"tile",
-               AxisKind::integer,
-               "sub-product edge TILE (planes: k slice and rows; tiled: C tile)",
-               "8",
-               {"8", "16", "32"},
-               tiled},
-              {"depth",
-               AxisKind::integer,
-               "k extent DEPTH of one block's tile product (tiled_atomic, tiled_reduce)",
-               "8",
-               {"8", "32", "128"},
-               {"tiled_atomic", "tiled_reduce"}}};
-    a.constraints =
-        "block3d: m k n <= 1024, n <= 64; planes family: tile <= 32, a multiple of the split; "
-        "tiled_*: tile <= 32; tiled_reduce: ceil(k / depth) m n floats of workspace; any m, n, k";
-    a.supports = supports;
-    a.launch_config = launch;
-    a.workspace_bytes = workspace;
-    a.run = run;
-    return a;
-  }();
+MMLAB_ALGORITHM(dns) {
+  Algorithm a;
+  a.name = "dns";
+  a.summary = "Dekel-Nassimi-Sahni 3D algorithm: all terms at once, reduced over k (O'Neil 2013)";
+  a.source = "algorithms/dns.cu";
+  a.variants = kVariants;
+  const std::vector<std::string> tiled = {"planes", "half_planes", "quarter_planes", "tiled_atomic",
+                                          "tiled_reduce"};
+  a.axes = {{"tile",
+             AxisKind::integer,
+             "sub-product edge TILE (planes: k slice and rows; tiled: C tile)",
+             "8",
+             {"8", "16", "32"},
+             tiled},
+            {"depth",
+             AxisKind::integer,
+             "k extent DEPTH of one block's tile product (tiled_atomic, tiled_reduce)",
+             "8",
+             {"8", "32", "128"},
+             {"tiled_atomic", "tiled_reduce"}}};
+  a.constraints =
+      "block3d: m k n <= 1024, n <= 64; planes family: tile <= 32, a multiple of the split; "
+      "tiled_*: tile <= 32; tiled_reduce: ceil(k / depth) m n floats of workspace; any m, n, k";
+  a.supports = supports;
+  a.launch_config = launch;
+  a.workspace_bytes = workspace;
+  a.run = run;
   return a;
 }
-}  // namespace algorithms
 
 }  // namespace mmlab

@@ -1,6 +1,6 @@
 // eigen: Eigen's float32 matrix product on the CPU, the "BLAS" column of the papers.
 //
-// Source: papers/gupta-bhalla-2022-matrix-multiplication-on-gpu.txt (Table 3, BLAS vs cuBLAS).
+// Source: A. Gupta and S. Bhalla, "Matrix Multiplication on GPU" (2022) (Table 3, BLAS vs cuBLAS).
 // Split: Eigen's cache-blocked GEBP kernels, parallelised over `threads` OpenMP threads.
 // Timed on the host (steady clock) around the product; inputs and output live in host memory,
 // so only the `kernel` scope applies.
@@ -28,28 +28,23 @@ void run(const RunArgs& r) {
 
 }  // namespace
 
-namespace algorithms {
-const Algorithm& eigen() {
-  static const Algorithm a = [] {
-    const std::string all_threads = std::to_string(std::max(1u, std::thread::hardware_concurrency()));
-    Algorithm a;
-    a.name = "eigen";
-    a.summary = "Eigen float32 product on the host CPU, the papers' BLAS baseline (Gupta & Bhalla 2022)";
-    a.source = "algorithms/eigen.cpp";
-    a.backend = Backend::host;
-    a.variants = {{"default", "C.noalias() = A * B on row-major maps"}};
-    a.axes = {{"threads",
-               AxisKind::integer,
-               "OpenMP threads (default: every hardware thread)",
-               all_threads,
-               {"1", all_threads},
-               {}}};
-    a.constraints = "host memory only; scope kernel only";
-    a.run = run;
-    return a;
-  }();
+MMLAB_ALGORITHM(eigen) {
+  const std::string all_threads = std::to_string(std::max(1u, std::thread::hardware_concurrency()));
+  Algorithm a;
+  a.name = "eigen";
+  a.summary = "Eigen float32 product on the host CPU, the papers' BLAS baseline (Gupta & Bhalla 2022)";
+  a.source = "algorithms/eigen.cpp";
+  a.backend = Backend::host;
+  a.variants = {{"default", "C.noalias() = A * B on row-major maps"}};
+  a.axes = {{"threads",
+             AxisKind::integer,
+             "OpenMP threads (default: every hardware thread)",
+             all_threads,
+             {"1", all_threads},
+             {}}};
+  a.constraints = "host memory only; scope kernel only";
+  a.run = run;
   return a;
 }
-}  // namespace algorithms
 
 }  // namespace mmlab

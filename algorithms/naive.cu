@@ -1,7 +1,7 @@
 // naive: one thread per element of C, reading A and B straight from global memory.
 //
-// Source: papers/homework-naive-vs-tiled-matmul.txt ("Naive Implementation") and
-// papers/sgemm-implementation-and-optimization-readme.txt ("Naive Method").
+// Source: the homework report "naive vs. tiled matrix multiplication" (V100S) ("Naive Implementation") and
+// "SGEMM Implementation and Optimization on CUDA" (an SJTU ACA Lab project README) ("Naive Method").
 // Split: a 2D grid of `block`-shaped thread blocks tiles C; thread (x, y) of block (bx, by)
 // computes C[by * block.y + y][bx * block.x + x] as a dot product over k. threadIdx.x runs
 // along a row of C, so a warp reads B and writes C coalesced and broadcasts A.
@@ -23,7 +23,7 @@ __global__ void naive_kernel(const float* __restrict__ a, const float* __restric
   c[long(row) * n + col] = acc;
 }
 
-LaunchConfig launch(const Problem& p, const Params& q) {
+LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   const Shape2 blk = q.shape("block");
   LaunchConfig lc;
   lc.block = {unsigned(blk.x), unsigned(blk.y), 1};
@@ -32,36 +32,31 @@ LaunchConfig launch(const Problem& p, const Params& q) {
 }
 
 void run(const RunArgs& r) {
-  const LaunchConfig lc = launch(r.problem, *r.params);
-  naive_kernel<<<dim(lc.grid), dim(lc.block), 0, stream_of(r)>>>(r.a, r.b, r.c, int(r.problem.m),
-                                                                 int(r.problem.n), int(r.problem.k));
+  const LaunchConfig lc = launch(r.problem, *r.params, *r.device);
+  naive_kernel<<<dim(lc.grid), dim(lc.block), 0, r.stream>>>(r.a, r.b, r.c, int(r.problem.m),
+                                                             int(r.problem.n), int(r.problem.k));
   MMLAB_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-namespace algorithms {
-const Algorithm& naive() {
-  static const Algorithm a = [] {
-    Algorithm a;
-    a.name = "naive";
-    a.summary = "one thread per element of C, operands from global memory (homework; SGEMM README)";
-    a.source = "algorithms/naive.cu";
-    a.variants = {{"default", "one dot product of length k per thread"}};
-    a.axes = {{"block",
-               AxisKind::shape,
-               "thread-block shape x by y (x runs along a row of C)",
-               "16x16",
-               {"8x8", "16x16", "32x32", "32x8", "8x32", "64x4", "128x2", "256x1", "1024x1"},
-               {}}};
-    a.constraints = "block.x * block.y <= 1024; any m, n, k";
-    a.supports = [](const Problem& p, const Params&, const DeviceInfo&) { return fits_int(p); };
-    a.launch_config = launch;
-    a.run = run;
-    return a;
-  }();
+MMLAB_ALGORITHM(naive) {
+  Algorithm a;
+  a.name = "naive";
+  a.summary = "one thread per element of C, operands from global memory (homework; SGEMM README)";
+  a.source = "algorithms/naive.cu";
+  a.variants = {{"default", "one dot product of length k per thread"}};
+  a.axes = {{"block",
+             AxisKind::shape,
+             "thread-block shape x by y (x runs along a row of C)",
+             "16x16",
+             {"8x8", "16x16", "32x32", "32x8", "8x32", "64x4", "128x2", "256x1", "1024x1"},
+             {}}};
+  a.constraints = "block.x * block.y <= 1024; any m, n, k";
+  a.supports = supports_int_indexing;
+  a.launch_config = launch;
+  a.run = run;
   return a;
 }
-}  // namespace algorithms
 
 }  // namespace mmlab

@@ -1,7 +1,7 @@
 // outer_product: A's tile in shared memory, B and C in registers; each thread adds outer
 // products, so every shared-memory load feeds several multiply-adds ("CompOpt").
 //
-// Source: papers/sgemm-implementation-and-optimization-readme.txt ("CompOpt Method", "Prefetch
+// Source: "SGEMM Implementation and Optimization on CUDA" (an SJTU ACA Lab project README) ("CompOpt Method", "Prefetch
 // Method"): an SM instruction takes at most one operand from shared memory, so the inner product
 // (two shared operands) is replaced by an outer product of A's column (shared) and B's row
 // (registers).
@@ -11,11 +11,12 @@
 // then for each k every thread loads one value of B straight from global memory (coalesced along
 // the row) and multiplies it with the TILE values of A's column, read 4 at a time (all threads
 // read the same address: a broadcast).
-// The tile is stored transposed, (k, rows), with its 4-float groups XOR-swizzled by k so the
+// The tile is stored transposed (k, rows), with its 4-float groups XOR-swizzled by k so the
 // transposing stores spread over the banks while the reads stay 16-byte aligned.
 // Variants: default stages each A tile between two barriers; prefetch loads the next A tile into
 // registers while the current one is used, and stores it into a second buffer (double buffering).
-// Constraints: tile in {16, 32}, vector in {2, 4, 8}; any m, n, k.
+// Constraints: the compiled (tile, vector) pairs (`mmlab list outer_product`: tile 16 or 32 with
+// vector 2, 4 or 8); any m, n, k.
 // Example: mmlab run --algorithms outer_product --outer_product.variant all --tile 16,32 --vector 4,8 --size
 // 4096
 #include "algorithms/common.cuh"
@@ -88,78 +89,67 @@ __global__ void __launch_bounds__(kT* kV)
       if (row0 + i < m) c[(row0 + i) * n + col] = acc[i];
 }
 
-#define MMLAB_OUTER_PRODUCT(X) X(16, 2) X(16, 4) X(16, 8) X(32, 2) X(32, 4) X(32, 8)
+enum class Kind { compopt, prefetch };  // in the order of kVariants
+const std::vector<Variant> kVariants = {
+    {"default", "CompOpt: stage A's tile, then outer products"},
+    {"prefetch", "the next A tile loaded while the current one is used (double buffer)"}};
 
-LaunchConfig launch(const Problem& p, const Params& q) {
+LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   const long t = q.integer("tile"), v = q.integer("vector");
   LaunchConfig lc;
   lc.block = {unsigned(t * v), 1, 1};
   lc.grid = {ceil_div(p.n, t * v), ceil_div(p.m, t), 1};
-  lc.shared_bytes = sizeof(float) * std::size_t(t * t * (q.variant() == "prefetch" ? 2 : 1));
+  lc.shared_bytes =
+      sizeof(float) * std::size_t(t * t * (variant_kind<Kind>(kVariants, q) == Kind::prefetch ? 2 : 1));
   return lc;
 }
 
-Reason supports(const Problem& p, const Params& q, const DeviceInfo&) {
-  const long t = q.integer("tile"), v = q.integer("vector");
-#define MMLAB_MATCH(T, V) \
-  if (t == T && v == V) return fits_int(p);
-  MMLAB_OUTER_PRODUCT(MMLAB_MATCH)
-#undef MMLAB_MATCH
-  return "outer_product compiles tile 16 or 32 with vector 2, 4 or 8; not tile " + std::to_string(t) +
-         " vector " + std::to_string(v);
+template <int kT, int kV, bool kPrefetch>
+void launch_kernel(const RunArgs& r, const LaunchConfig& lc) {
+  outer_product_kernel<kT, kV, kPrefetch><<<dim(lc.grid), dim(lc.block), 0, r.stream>>>(
+      r.a, r.b, r.c, int(r.problem.m), int(r.problem.n), int(r.problem.k));
 }
 
+// The compiled (TILE, VECTOR) pairs, each without and with the prefetch.
+#define MMLAB_ENTRY(T, V)                                                    \
+  {{"default", {{"tile", #T}, {"vector", #V}}}, launch_kernel<T, V, false>}, \
+      {{"prefetch", {{"tile", #T}, {"vector", #V}}}, launch_kernel<T, V, true>},
+const KernelTable<Launcher> kKernels = {MMLAB_ENTRY(16, 2) MMLAB_ENTRY(16, 4) MMLAB_ENTRY(16, 8)
+                                            MMLAB_ENTRY(32, 2) MMLAB_ENTRY(32, 4) MMLAB_ENTRY(32, 8)};
+#undef MMLAB_ENTRY
+
 void run(const RunArgs& r) {
-  const LaunchConfig lc = launch(r.problem, *r.params);
-  const long t = r.params->integer("tile"), v = r.params->integer("vector");
-  const bool prefetch = r.params->variant() == "prefetch";
-  const int m = int(r.problem.m), n = int(r.problem.n), k = int(r.problem.k);
-#define MMLAB_LAUNCH(T, V)                                                        \
-  if (t == T && v == V) {                                                         \
-    if (prefetch)                                                                 \
-      outer_product_kernel<T, V, true>                                            \
-          <<<dim(lc.grid), dim(lc.block), 0, r.stream>>>(r.a, r.b, r.c, m, n, k); \
-    else                                                                          \
-      outer_product_kernel<T, V, false>                                           \
-          <<<dim(lc.grid), dim(lc.block), 0, r.stream>>>(r.a, r.b, r.c, m, n, k); \
-  }
-  MMLAB_OUTER_PRODUCT(MMLAB_LAUNCH)
-#undef MMLAB_LAUNCH
+  kKernels.at (*r.params)(r, launch(r.problem, *r.params, *r.device));
   MMLAB_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-namespace algorithms {
-const Algorithm& outer_product() {
-  static const Algorithm a = [] {
-    Algorithm a;
-    a.name = "outer_product";
-    a.summary =
-        "A tile in shared memory, B and C in registers, outer products (SGEMM README, CompOpt/Prefetch)";
-    a.source = "algorithms/outer_product.cu";
-    a.variants = {{"default", "CompOpt: stage A's tile, then outer products"},
-                  {"prefetch", "the next A tile loaded while the current one is used (double buffer)"}};
-    a.axes = {{"tile",
-               AxisKind::integer,
-               "TILE: rows of the C tile and k step; TILE accumulators per thread",
-               "32",
-               {"16", "32"},
-               {}},
-              {"vector",
-               AxisKind::integer,
-               "VECTOR: TILE x VECTOR threads, each owning one column of the C tile",
-               "8",
-               {"2", "4", "8"},
-               {}}};
-    a.constraints = "tile 16 or 32, vector 2, 4 or 8; any m, n, k";
-    a.supports = supports;
-    a.launch_config = launch;
-    a.run = run;
-    return a;
-  }();
+MMLAB_ALGORITHM(outer_product) {
+  Algorithm a;
+  a.name = "outer_product";
+  a.summary =
+      "A tile in shared memory, B and C in registers, outer products (SGEMM README, CompOpt/Prefetch)";
+  a.source = "algorithms/outer_product.cu";
+  a.variants = kVariants;
+  a.axes = {{"tile",
+             AxisKind::integer,
+             "TILE: rows of the C tile and k step; TILE accumulators per thread",
+             "32",
+             {},
+             {}},
+            {"vector",
+             AxisKind::integer,
+             "VECTOR: TILE x VECTOR threads, each owning one column of the C tile",
+             "8",
+             {},
+             {}}};
+  a.constraints = "any m, n, k";
+  a.set_compiled(kKernels.compiled());
+  a.supports = supports_int_indexing;
+  a.launch_config = launch;
+  a.run = run;
   return a;
 }
-}  // namespace algorithms
 
 }  // namespace mmlab

@@ -1,7 +1,7 @@
 // register_tiled: the lab's flagship FP32 kernel: 2D register blocking with warp tiling, a
 // multi-stage cp.async shared-memory pipeline, pure FFMA arithmetic (no tensor cores).
 //
-// Sources: the register-blocking ideas of papers/gupta-bhalla-... and papers/sgemm-... taken to
+// Sources: the register-blocking ideas of Gupta and Bhalla (2022) and the SGEMM README taken to
 // their usual end point (block tile -> warp tile -> thread tile), sized for Hopper, where each
 // scheduler issues one FFMA per cycle at most: every non-FFMA instruction costs an FFMA slot, so
 // the design is about the share of FFMAs in the instruction stream (docs/flagship-notes.md).
@@ -40,30 +40,16 @@ __global__ void pad_copy(const float* __restrict__ src, int src_rows, int cols, 
   }
 }
 
-// Compiled (BM, BN, BK, WM, WN), each with 2, 3 or 4 stages. WM 64: natural-A; WM 32: quads.
-// clang-format off
-#define MMLAB_REGISTER_TILED(X)                                                                  \
-  X(128, 128, 8, 64, 64) X(128, 128, 16, 64, 64) X(128, 256, 16, 64, 64) X(256, 128, 16, 64, 64) \
-  X(128, 64, 16, 64, 64) X(64, 128, 16, 64, 64)                                                  \
-  X(128, 128, 16, 64, 32) X(128, 128, 32, 64, 32) X(256, 128, 16, 64, 32) X(128, 64, 16, 64, 32) \
-  X(64, 64, 16, 64, 32) X(64, 64, 32, 64, 32)                                                    \
-  X(128, 128, 8, 32, 64) X(128, 128, 16, 32, 64) X(128, 64, 16, 32, 64)                          \
-  X(128, 128, 8, 32, 128) X(128, 128, 16, 32, 128) X(128, 256, 16, 32, 128)
-// clang-format on
-
-constexpr const char* kCompiled =
-    "128x128/8,16/64x64, 128x256, 256x128, 128x64, 64x128/16/64x64, 128x128/16,32/64x32, "
-    "256x128, 128x64/16/64x32, 64x64/16,32/64x32, 128x128/8,16/32x64, 128x64/16/32x64, "
-    "128x128/8,16/32x128, 128x256/16/32x128";
+enum class Kind { tuned, manual };  // in the order of kVariants
+const std::vector<Variant> kVariants = {
+    {"tuned", "tile, warp tile, depth, stages and split chosen from the problem size and the SM count"},
+    {"manual", "all from the axes"}};
 
 struct Choice {
   long bm, bn, bk, wm, wn, stages, split;
 };
 
-Choice tuned(const Problem& p);  // the `tuned` variant's table, below
-
-Choice choice(const Problem& p, const Params& q) {
-  if (q.variant() == "tuned") return tuned(p);
+Choice choice(const Params& q) {  // of resolved (manual) parameters
   const Shape2 t = q.shape("tile"), w = q.shape("warp");
   return {t.x, t.y, q.integer("depth"), w.x, w.y, q.integer("stages"), q.integer("split")};
 }
@@ -94,8 +80,8 @@ long k_per_split(long k, const Choice& ch) {
 
 long threads_of(const Choice& ch) { return 32 * (ch.bm / ch.wm) * (ch.bn / ch.wn); }
 
-LaunchConfig launch(const Problem& p, const Params& q) {
-  const Choice ch = choice(p, q);
+LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
+  const Choice ch = choice(q);
   LaunchConfig lc;
   lc.block = {unsigned(threads_of(ch)), 1, 1};
   lc.grid = {ceil_div(p.n, ch.bn), ceil_div(p.m, ch.bm), ceil_div(p.k, k_per_split(p.k, ch))};
@@ -109,57 +95,66 @@ std::size_t workspace(const Problem& p, const Params&) {
   return sizeof(float) * (d.a_floats + d.b_floats);
 }
 
-// The `tuned` table, read off experiments/flagship-tuning.ini on the H100 (data/flagship/tuning.csv,
-// docs/flagship-notes.md). Where 128x128 tiles waste little to padding: the quads kernel with 8x16
-// threads (warp 32x128) once 128x128 tiles make four well-filled waves (4095 and up); with 8x8
-// threads (warp 32x64) from about one wave (240 of the 264 slots of two blocks per SM; 2048, 3072,
-// 4096x1024x8192), k split in two when that fills the last wave much better (3072); with 128x64 tiles
-// and k split four ways below that (1536, 1000x3000x2000); 128x128 tiles of 8x16 threads split
-// four ways while that still gives every SM a block (1024); 128x64 tiles of 8x8 threads split four
-// ways (512). Where padding tiles would waste more than 5% of the work (1025, 2049): 128x64 quads
-// tiles, k split while the slices stay 512 deep.
-constexpr double kSMs = 132, kSlots = 2 * kSMs;  // H100 and H200; two 256-thread blocks per SM
-
-Choice tuned(const Problem& p) {
-  auto fill = [](double blocks) { return blocks / (std::ceil(blocks / kSlots) * kSlots); };
+// The `tuned` choice, read off experiments/flagship-tuning.ini on the H100 (data/flagship/tuning.csv,
+// docs/flagship-notes.md) and stated in waves of the device's own SM count. Where 128x128 tiles
+// waste little to padding: the quads kernel with 8x16 threads (warp 32x128) once 128x128 tiles make
+// four well-filled waves (4095 and up on 132 SMs); with 8x8 threads (warp 32x64) from about one
+// wave (240 of the 264 slots of two blocks per SM; 2048, 3072, 4096x1024x8192), k split in two when
+// that fills the last wave much better (3072); with 128x64 tiles and k split four ways below that
+// (1536, 1000x3000x2000); 128x128 tiles of 8x16 threads split four ways while that still gives
+// every SM a block (1024); 128x64 tiles of 8x8 threads split four ways (512). Where padding tiles
+// would waste more than 5% of the work (1025, 2049): 128x64 quads tiles, k split while the slices
+// stay 512 deep.
+Choice tuned(const Problem& p, const DeviceInfo& d) {
+  const double sms = d.sm_count > 0 ? d.sm_count : 132, slots = 2 * sms;  // two 256-thread blocks per SM
+  auto fill = [&](double blocks) { return blocks / (std::ceil(blocks / slots) * slots); };
   const double t128 = double(ceil_div(p.m, 128)) * double(ceil_div(p.n, 128));
   const double coverage = double(p.m) * double(p.n) / (t128 * 128 * 128);
+  // The thresholds measured on 132 SMs (264 slots), in the device's own slots.
+  const double waves4 = slots * 1000 / 264, one_wave = slots * 240 / 264, half_wave = slots * 128 / 264;
   auto split_while = [&](long min_depth) {
     long split = 4;
     while (split > 1 && p.k / split < min_depth) split /= 2;
     return split;
   };
-  if (coverage >= 0.95 || t128 >= 1000) {
-    if (t128 >= 1000 && fill(t128) >= 0.85) return {128, 128, 16, 32, 128, 2, 1};
-    if (t128 >= 240) return {128, 128, 16, 32, 64, 2, fill(t128) < 0.85 && fill(2 * t128) >= 0.85 ? 2 : 1};
-    if (t128 >= 128) return {128, 64, 16, 32, 64, 4, split_while(128)};
-    if (t128 * 4 >= kSMs && p.k >= 512) return {128, 128, 16, 64, 64, 3, 4};
+  if (coverage >= 0.95 || t128 >= waves4) {
+    if (t128 >= waves4 && fill(t128) >= 0.85) return {128, 128, 16, 32, 128, 2, 1};
+    if (t128 >= one_wave)
+      return {128, 128, 16, 32, 64, 2, fill(t128) < 0.85 && fill(2 * t128) >= 0.85 ? 2 : 1};
+    if (t128 >= half_wave) return {128, 64, 16, 32, 64, 4, split_while(128)};
+    if (t128 * 4 >= sms && p.k >= 512) return {128, 128, 16, 64, 64, 3, 4};
     return {128, 64, 16, 64, 32, 3, split_while(128)};
   }
   return {128, 64, 16, 32, 64, 4, split_while(512)};
 }
 
+Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) {
+  if (variant_kind<Kind>(kVariants, q) == Kind::manual) return q;
+  const Choice ch = tuned(p, d);
+  Params out(kVariants[int(Kind::manual)].name);
+  out.set("tile", shape_text(ch.bm, ch.bn));
+  out.set("warp", shape_text(ch.wm, ch.wn));
+  out.set("depth", std::to_string(ch.bk));
+  out.set("stages", std::to_string(ch.stages));
+  out.set("split", std::to_string(ch.split));
+  return out;
+}
+
 Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
-  const Choice ch = choice(p, q);
+  const Choice ch = choice(q);
   if (d.present && d.cc_major < 8) return "register_tiled needs cp.async: compute capability 8.0 or newer";
   const long k = round4(p.k), n = round4(p.n);
   if (p.m * k >= (1L << 31) || k * n >= (1L << 31) || p.m * p.n >= (1L << 31))
     return "register_tiled indexes with 32 bits: every matrix must have fewer than 2^31 elements";
   if (ch.split < 1 || ch.split > 64) return "split must be 1 to 64";
-  if (ch.stages < 2 || ch.stages > 4) return "stages must be 2, 3 or 4";
-#define MMLAB_MATCH(BM, BN, BK, WM, WN) \
-  if (ch.bm == BM && ch.bn == BN && ch.bk == BK && ch.wm == WM && ch.wn == WN) return fits_int(p);
-  MMLAB_REGISTER_TILED(MMLAB_MATCH)
-#undef MMLAB_MATCH
-  return "register_tiled compiles tile/depth/warp " + std::string(kCompiled) + "; not " +
-         std::to_string(ch.bm) + "x" + std::to_string(ch.bn) + "/" + std::to_string(ch.bk) + "/" +
-         std::to_string(ch.wm) + "x" + std::to_string(ch.wn);
+  return fits_int(p);
 }
 
 struct Operands {
   const float *a, *b;
   int lda, ldb, k;
 };
+using KernelLauncher = void (*)(const RunArgs&, const Operands&, const LaunchConfig&, int per, bool split);
 
 template <int kBM, int kBN, int kBK, int kWM, int kWN, int kStages>
 void launch_kernel(const RunArgs& r, const Operands& o, const LaunchConfig& lc, int per, bool split) {
@@ -177,96 +172,89 @@ void launch_kernel(const RunArgs& r, const Operands& o, const LaunchConfig& lc, 
       o.a, o.lda, o.b, o.ldb, r.c, int(r.problem.n), int(r.problem.m), int(r.problem.n), o.k, per, split);
 }
 
-template <int kBM, int kBN, int kBK, int kWM, int kWN>
-void launch_stages(const RunArgs& r, const Operands& o, const LaunchConfig& lc, long stages, int per,
-                   bool split) {
-  if (stages == 2) launch_kernel<kBM, kBN, kBK, kWM, kWN, 2>(r, o, lc, per, split);
-  if (stages == 3) launch_kernel<kBM, kBN, kBK, kWM, kWN, 3>(r, o, lc, per, split);
-  if (stages == 4) launch_kernel<kBM, kBN, kBK, kWM, kWN, 4>(r, o, lc, per, split);
-}
+// The compiled points: (BM, BN, BK, WM, WN), each with 2, 3 and 4 stages. WM 64: natural-A kernel;
+// WM 32: quads kernel.
+#define MMLAB_STAGE(BM, BN, BK, WM, WN, S)                                                                   \
+  {{"manual", {{"tile", shape_text(BM, BN)}, {"warp", shape_text(WM, WN)}, {"depth", #BK}, {"stages", #S}}}, \
+   launch_kernel<BM, BN, BK, WM, WN, S>},
+#define MMLAB_ENTRY(BM, BN, BK, WM, WN) \
+  MMLAB_STAGE(BM, BN, BK, WM, WN, 2) MMLAB_STAGE(BM, BN, BK, WM, WN, 3) MMLAB_STAGE(BM, BN, BK, WM, WN, 4)
+// clang-format off
+const KernelTable<KernelLauncher> kKernels = {
+  MMLAB_ENTRY(128, 128, 8, 64, 64) MMLAB_ENTRY(128, 128, 16, 64, 64) MMLAB_ENTRY(128, 256, 16, 64, 64)
+  MMLAB_ENTRY(256, 128, 16, 64, 64) MMLAB_ENTRY(128, 64, 16, 64, 64) MMLAB_ENTRY(64, 128, 16, 64, 64)
+  MMLAB_ENTRY(128, 128, 16, 64, 32) MMLAB_ENTRY(128, 128, 32, 64, 32) MMLAB_ENTRY(256, 128, 16, 64, 32)
+  MMLAB_ENTRY(128, 64, 16, 64, 32) MMLAB_ENTRY(64, 64, 16, 64, 32) MMLAB_ENTRY(64, 64, 32, 64, 32)
+  MMLAB_ENTRY(128, 128, 8, 32, 64) MMLAB_ENTRY(128, 128, 16, 32, 64) MMLAB_ENTRY(128, 64, 16, 32, 64)
+  MMLAB_ENTRY(128, 128, 8, 32, 128) MMLAB_ENTRY(128, 128, 16, 32, 128) MMLAB_ENTRY(128, 256, 16, 32, 128)};
+// clang-format on
+#undef MMLAB_ENTRY
+#undef MMLAB_STAGE
 
-void pad(const float* src, long rows, long cols, float* dst, long rows_dst, long cols_dst, cudaStream_t s) {
+void pad(const float* src, long rows, long cols, float* dst, long rows_dst, long cols_dst, int sms,
+         cudaStream_t s) {
   const long total = rows_dst * cols_dst;
-  const unsigned blocks = unsigned(std::min<long>((total + 255) / 256, 132 * 16));
+  const unsigned blocks = unsigned(std::min<long>((total + 255) / 256, 16L * std::max(sms, 1)));
   pad_copy<<<blocks, 256, 0, s>>>(src, int(rows), int(cols), dst, int(rows_dst), int(cols_dst));
 }
 
 void run(const RunArgs& r) {
   const Problem& p = r.problem;
-  const Choice ch = choice(p, *r.params);
-  const LaunchConfig lc = launch(p, *r.params);
+  const Choice ch = choice(*r.params);
+  const LaunchConfig lc = launch(p, *r.params, *r.device);
   const Padding d = padding(p);
   Operands o{r.a, r.b, int(p.k), int(p.n), int(p.k)};
   float* work = static_cast<float*>(r.workspace);
   if (d.a) {
-    pad(r.a, p.m, p.k, work, p.m, d.lda, r.stream);
+    pad(r.a, p.m, p.k, work, p.m, d.lda, r.device->sm_count, r.stream);
     o.a = work, o.lda = int(d.lda);
   }
   if (d.b) {
-    pad(r.b, p.k, p.n, work + d.a_floats, p.k, d.ldb, r.stream);
+    pad(r.b, p.k, p.n, work + d.a_floats, p.k, d.ldb, r.device->sm_count, r.stream);
     o.b = work + d.a_floats, o.ldb = int(d.ldb);
   }
   const bool split = lc.grid.z > 1;
   if (split) MMLAB_CHECK(cudaMemsetAsync(r.c, 0, sizeof(float) * p.m * p.n, r.stream));
-  const int per = int(k_per_split(p.k, ch));
-#define MMLAB_LAUNCH(BM, BN, BK, WM, WN)                                       \
-  if (ch.bm == BM && ch.bn == BN && ch.bk == BK && ch.wm == WM && ch.wn == WN) \
-    launch_stages<BM, BN, BK, WM, WN>(r, o, lc, ch.stages, per, split);
-  MMLAB_REGISTER_TILED(MMLAB_LAUNCH)
-#undef MMLAB_LAUNCH
+  kKernels.at (*r.params)(r, o, lc, int(k_per_split(p.k, ch)), split);
   MMLAB_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-namespace algorithms {
-const Algorithm& register_tiled() {
-  static const Algorithm a = [] {
-    Algorithm a;
-    a.name = "register_tiled";
-    a.summary = "flagship: warp-tiled 8x8 and 8x16 register blocking, cp.async multi-stage pipeline, split-k";
-    a.source = "algorithms/register_tiled.cu";
-    a.variants = {{"tuned", "tile, warp tile, depth, stages and split chosen from the problem size"},
-                  {"manual", "all from the axes"}};
-    const std::vector<std::string> manual = {"manual"};
-    a.axes = {
-        {"tile",
-         AxisKind::shape,
-         "block tile BMxBN",
-         "128x128",
-         {"128x128", "128x256", "256x128", "128x64", "64x128", "64x64"},
-         manual},
-        {"warp",
-         AxisKind::shape,
-         "warp tile: 64x64 (8x16 per thread) or 64x32 (8x8), A as stored; 32x64 or 32x128 (8x8 or 8x16 in "
-         "4x4 quads), A transposed",
-         "64x64",
-         {"64x64", "64x32", "32x64", "32x128"},
-         manual},
-        {"depth", AxisKind::integer, "k step BK of a shared-memory tile", "16", {"8", "16", "32"}, manual},
-        {"stages",
-         AxisKind::integer,
-         "shared-memory pipeline stages filled by cp.async",
-         "3",
-         {"2", "3", "4"},
-         manual},
-        {"split",
-         AxisKind::integer,
-         "k split over blockIdx.z, partial tiles added atomically",
-         "1",
-         {"1", "3"},
-         manual}};
-    a.constraints = std::string("tile/depth/warp ") + kCompiled +
-                    "; stages 2 to 4; split 1 to 64; each (padded) matrix under 2^31 elements; any m, n, k "
-                    "(operands with rows not 16-byte aligned are copied padded into the workspace)";
-    a.supports = supports;
-    a.launch_config = launch;
-    a.workspace_bytes = workspace;
-    a.run = run;
-    return a;
-  }();
+MMLAB_ALGORITHM(register_tiled) {
+  Algorithm a;
+  a.name = "register_tiled";
+  a.summary = "flagship: warp-tiled 8x8 and 8x16 register blocking, cp.async multi-stage pipeline, split-k";
+  a.source = "algorithms/register_tiled.cu";
+  a.variants = kVariants;
+  const std::vector<std::string> manual = {"manual"};
+  a.axes = {
+      {"tile", AxisKind::shape, "block tile BMxBN", "128x128", {}, manual},
+      {"warp",
+       AxisKind::shape,
+       "warp tile: 64x64 (8x16 per thread) or 64x32 (8x8), A as stored; 32x64 or 32x128 (8x8 or 8x16 in "
+       "4x4 quads), A transposed",
+       "64x64",
+       {},
+       manual},
+      {"depth", AxisKind::integer, "k step BK of a shared-memory tile", "16", {}, manual},
+      {"stages", AxisKind::integer, "shared-memory pipeline stages filled by cp.async", "3", {}, manual},
+      {"split",
+       AxisKind::integer,
+       "k split over blockIdx.z, partial tiles added atomically",
+       "1",
+       {"1", "3"},
+       manual}};
+  a.constraints =
+      "split 1 to 64; each (padded) matrix under 2^31 elements; any m, n, k (operands with rows not 16-byte "
+      "aligned are copied padded into the workspace)";
+  a.set_compiled(kKernels.compiled());
+  a.resolve = resolve;
+  a.supports = supports;
+  a.launch_config = launch;
+  a.workspace_bytes = workspace;
+  a.run = run;
   return a;
 }
-}  // namespace algorithms
 
 }  // namespace mmlab

@@ -53,4 +53,11 @@ const Axis* Algorithm::find_axis(const std::string& a) const {
   return nullptr;
 }
 
+void Algorithm::set_compiled(CompiledSet set) {
+  compiled = std::move(set);
+  for (Axis& x : axes)
+    if (std::vector<std::string> v = compiled.values(x.name); !v.empty()) x.values = std::move(v);
+  constraints = "compiled: " + compiled.listing() + (constraints.empty() ? "" : "; " + constraints);
+}
+
 }  // namespace mmlab

@@ -1,13 +1,14 @@
 // tiled: the classic shared-memory tiling of the CUDA matrixMul sample.
 //
-// Source: papers/lecture-device-memories-and-matrix-multiplication.txt (the matrixMul kernel,
-// BLOCK_SIZE = w); also the "Tiling Method" of papers/sgemm-implementation-and-optimization-readme.txt.
+// Source: the lecture notes "Device Memories and Matrix Multiplication" (the matrixMul kernel,
+// BLOCK_SIZE = w); also the "Tiling Method" of "SGEMM Implementation and Optimization on CUDA" (an SJTU ACA Lab project README),.
 // Split: one TILE x TILE thread block per TILE x TILE tile of C. For each of the ceil(k / TILE)
 // steps, every thread loads one element of A's tile and one of B's into shared memory, the block
 // synchronises, and each thread adds TILE products to its one output.
 // Unlike the sample, m, n and k need not be multiples of TILE: loads past an edge read zero
 // (which adds nothing) and stores past an edge are skipped.
-// Constraints: tile in {8, 16, 32} (TILE^2 threads per block, at most 1024); any m, n, k.
+// Constraints: tile in the compiled list (`mmlab list tiled`: 8, 16, 32; TILE^2 threads per
+// block, at most 1024); any m, n, k.
 // Example: mmlab run --algorithms tiled --tile 8,16,32 --size 256:4096:256
 #include "algorithms/common.cuh"
 
@@ -37,7 +38,7 @@ __global__ void __launch_bounds__(kTile* kTile)
   if (row < m && col < n) c[long(row) * n + col] = acc;
 }
 
-LaunchConfig launch(const Problem& p, const Params& q) {
+LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   const long t = q.integer("tile");
   LaunchConfig lc;
   lc.block = {unsigned(t), unsigned(t), 1};
@@ -46,53 +47,38 @@ LaunchConfig launch(const Problem& p, const Params& q) {
   return lc;
 }
 
-void run(const RunArgs& r) {
-  const LaunchConfig lc = launch(r.problem, *r.params);
-  const int m = int(r.problem.m), n = int(r.problem.n), k = int(r.problem.k);
-  switch (r.params->integer("tile")) {
-    case 8: tiled_kernel<8><<<dim(lc.grid), dim(lc.block), 0, stream_of(r)>>>(r.a, r.b, r.c, m, n, k); break;
-    case 16:
-      tiled_kernel<16><<<dim(lc.grid), dim(lc.block), 0, stream_of(r)>>>(r.a, r.b, r.c, m, n, k);
-      break;
-    case 32:
-      tiled_kernel<32><<<dim(lc.grid), dim(lc.block), 0, stream_of(r)>>>(r.a, r.b, r.c, m, n, k);
-      break;
-    default: throw std::logic_error("tiled: unsupported tile reached run()");
-  }
-  MMLAB_CHECK_LAUNCH();
+template <int kTile>
+void launch_kernel(const RunArgs& r, const LaunchConfig& lc) {
+  tiled_kernel<kTile><<<dim(lc.grid), dim(lc.block), 0, r.stream>>>(r.a, r.b, r.c, int(r.problem.m),
+                                                                    int(r.problem.n), int(r.problem.k));
 }
 
-Reason supports(const Problem& p, const Params& q, const DeviceInfo&) {
-  const long t = q.integer("tile");
-  if (t != 8 && t != 16 && t != 32)
-    return "tile must be 8, 16 or 32 (compiled sizes); got " + std::to_string(t);
-  return fits_int(p);
+#define MMLAB_ENTRY(T) {{"default", {{"tile", #T}}}, launch_kernel<T>},
+const KernelTable<Launcher> kKernels = {MMLAB_ENTRY(8) MMLAB_ENTRY(16) MMLAB_ENTRY(32)};
+#undef MMLAB_ENTRY
+
+void run(const RunArgs& r) {
+  const LaunchConfig lc = launch(r.problem, *r.params, *r.device);
+  kKernels.at (*r.params)(r, lc);
+  MMLAB_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-namespace algorithms {
-const Algorithm& tiled() {
-  static const Algorithm a = [] {
-    Algorithm a;
-    a.name = "tiled";
-    a.summary = "shared-memory tiling of the CUDA matrixMul sample, guarded for any m, n, k (lecture notes)";
-    a.source = "algorithms/tiled.cu";
-    a.variants = {{"default", "TILE x TILE threads per block, one output each"}};
-    a.axes = {{"tile",
-               AxisKind::integer,
-               "tile edge w: a w x w block computes a w x w tile of C",
-               "32",
-               {"8", "16", "32"},
-               {}}};
-    a.constraints = "tile in {8, 16, 32}; any m, n, k";
-    a.supports = supports;
-    a.launch_config = launch;
-    a.run = run;
-    return a;
-  }();
+MMLAB_ALGORITHM(tiled) {
+  Algorithm a;
+  a.name = "tiled";
+  a.summary = "shared-memory tiling of the CUDA matrixMul sample, guarded for any m, n, k (lecture notes)";
+  a.source = "algorithms/tiled.cu";
+  a.variants = {{"default", "TILE x TILE threads per block, one output each"}};
+  a.axes = {
+      {"tile", AxisKind::integer, "tile edge w: a w x w block computes a w x w tile of C", "32", {}, {}}};
+  a.constraints = "any m, n, k";
+  a.set_compiled(kKernels.compiled());
+  a.supports = supports_int_indexing;
+  a.launch_config = launch;
+  a.run = run;
   return a;
 }
-}  // namespace algorithms
 
 }  // namespace mmlab

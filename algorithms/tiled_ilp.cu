@@ -1,6 +1,6 @@
 // tiled_ilp: shared-memory tiling with instruction-level parallelism, rectangular tiles.
 //
-// Source: papers/gupta-bhalla-2022-matrix-multiplication-on-gpu.txt (sections 1.2.1 to 1.2.3).
+// Source: A. Gupta and S. Bhalla, "Matrix Multiplication on GPU" (2022) (sections 1.2.1 to 1.2.3).
 // Split: a BT x BT thread block computes a TM x TM tile of C; its A tile is TM x TK and its B tile
 // TK x TM (the paper's "128 x 64 tile for A and B": tile = TMxTK = 128x64, 64 KiB of shared
 // memory, so dynamic shared memory past 48 KiB). Each thread computes TILESCALE x TILESCALE
@@ -12,7 +12,8 @@
 // Shared layout: A rows padded to TK + 4 floats, so the k dimension is read 4 at a time (one
 // 16-byte load) and rows ty, ty + 1 of a warp fall on different banks; B unpadded (a warp reads
 // 16 or 32 consecutive columns).
-// Constraints: tile in {128x64, 128x32, 64x64, 64x32}, block in {8x8, 16x16, 32x32}, BT <= TM.
+// Constraints: the compiled (tile, block) pairs (`mmlab list tiled_ilp`: tiles 128x64, 128x32,
+// 64x64, 64x32, each with blocks 8x8, 16x16, 32x32).
 // Example: mmlab run --algorithms tiled_ilp --block 8x8,16x16,32x32 --tile 128x64 --size 256:4096:256
 #include "algorithms/common.cuh"
 
@@ -74,16 +75,9 @@ __global__ void __launch_bounds__(kBT* kBT)
     }
 }
 
-// Compiled (TM, TK, BT) triples.
-#define MMLAB_TILED_ILP(X)                                                                            \
-  X(128, 64, 8)                                                                                       \
-  X(128, 64, 16)                                                                                      \
-  X(128, 64, 32) X(128, 32, 8) X(128, 32, 16) X(128, 32, 32) X(64, 64, 8) X(64, 64, 16) X(64, 64, 32) \
-      X(64, 32, 8) X(64, 32, 16) X(64, 32, 32)
-
 std::size_t shared_bytes(long tm, long tk) { return sizeof(float) * std::size_t(tm * (tk + 4) + tk * tm); }
 
-LaunchConfig launch(const Problem& p, const Params& q) {
+LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   const Shape2 tile = q.shape("tile"), blk = q.shape("block");
   LaunchConfig lc;
   lc.block = {unsigned(blk.x), unsigned(blk.y), 1};
@@ -92,64 +86,53 @@ LaunchConfig launch(const Problem& p, const Params& q) {
   return lc;
 }
 
-Reason supports(const Problem& p, const Params& q, const DeviceInfo&) {
-  const Shape2 tile = q.shape("tile"), blk = q.shape("block");
-#define MMLAB_MATCH(TM, TK, BT) \
-  if (tile.x == TM && tile.y == TK && blk.x == BT && blk.y == BT) return fits_int(p);
-  MMLAB_TILED_ILP(MMLAB_MATCH)
-#undef MMLAB_MATCH
-  return "tiled_ilp compiles tile 128x64, 128x32, 64x64, 64x32 with square blocks 8x8, 16x16, 32x32; not "
-         "tile " +
-         std::to_string(tile.x) + "x" + std::to_string(tile.y) + " block " + std::to_string(blk.x) + "x" +
-         std::to_string(blk.y);
+template <int kTM, int kTK, int kBT>
+void launch_kernel(const RunArgs& r, const LaunchConfig& lc) {
+  allow_shared_bytes(tiled_ilp_kernel<kTM, kTK, kBT>, lc.shared_bytes);
+  tiled_ilp_kernel<kTM, kTK, kBT><<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(
+      r.a, r.b, r.c, int(r.problem.m), int(r.problem.n), int(r.problem.k));
 }
 
+// The compiled (TM, TK, BT) triples: tile TMxTK, square block BTxBT.
+#define MMLAB_ENTRY(TM, TK, BT) \
+  {{"default", {{"tile", shape_text(TM, TK)}, {"block", shape_text(BT, BT)}}}, launch_kernel<TM, TK, BT>},
+const KernelTable<Launcher> kKernels = {
+    MMLAB_ENTRY(128, 64, 8) MMLAB_ENTRY(128, 64, 16) MMLAB_ENTRY(128, 64, 32) MMLAB_ENTRY(128, 32, 8)
+        MMLAB_ENTRY(128, 32, 16) MMLAB_ENTRY(128, 32, 32) MMLAB_ENTRY(64, 64, 8) MMLAB_ENTRY(64, 64, 16)
+            MMLAB_ENTRY(64, 64, 32) MMLAB_ENTRY(64, 32, 8) MMLAB_ENTRY(64, 32, 16) MMLAB_ENTRY(64, 32, 32)};
+#undef MMLAB_ENTRY
+
 void run(const RunArgs& r) {
-  const LaunchConfig lc = launch(r.problem, *r.params);
-  const Shape2 tile = r.params->shape("tile");
-  const int m = int(r.problem.m), n = int(r.problem.n), k = int(r.problem.k);
-#define MMLAB_LAUNCH(TM, TK, BT)                                                              \
-  if (tile.x == TM && tile.y == TK && long(lc.block.x) == BT) {                               \
-    allow_shared_bytes(tiled_ilp_kernel<TM, TK, BT>, lc.shared_bytes);                        \
-    tiled_ilp_kernel<TM, TK, BT>                                                              \
-        <<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(r.a, r.b, r.c, m, n, k); \
-  }
-  MMLAB_TILED_ILP(MMLAB_LAUNCH)
-#undef MMLAB_LAUNCH
+  kKernels.at (*r.params)(r, launch(r.problem, *r.params, *r.device));
   MMLAB_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-namespace algorithms {
-const Algorithm& tiled_ilp() {
-  static const Algorithm a = [] {
-    Algorithm a;
-    a.name = "tiled_ilp";
-    a.summary =
-        "rectangular shared-memory tiles, TILESCALE^2 spread outputs per thread (Gupta & Bhalla 2022)";
-    a.source = "algorithms/tiled_ilp.cu";
-    a.variants = {{"default", "TM x TM tile of C per block, k in steps of TK, guarded edges"}};
-    a.axes = {{"tile",
-               AxisKind::shape,
-               "TMxTK: A tile TM x TK and B tile TK x TM in shared memory",
-               "128x64",
-               {"128x64", "128x32", "64x64", "64x32"},
-               {}},
-              {"block",
-               AxisKind::shape,
-               "square thread block BTxBT; TILESCALE = TM / BT outputs per dimension",
-               "16x16",
-               {"8x8", "16x16", "32x32"},
-               {}}};
-    a.constraints = "tile 128x64/128x32/64x64/64x32 with block 8x8/16x16/32x32; any m, n, k";
-    a.supports = supports;
-    a.launch_config = launch;
-    a.run = run;
-    return a;
-  }();
+MMLAB_ALGORITHM(tiled_ilp) {
+  Algorithm a;
+  a.name = "tiled_ilp";
+  a.summary = "rectangular shared-memory tiles, TILESCALE^2 spread outputs per thread (Gupta & Bhalla 2022)";
+  a.source = "algorithms/tiled_ilp.cu";
+  a.variants = {{"default", "TM x TM tile of C per block, k in steps of TK, guarded edges"}};
+  a.axes = {{"tile",
+             AxisKind::shape,
+             "TMxTK: A tile TM x TK and B tile TK x TM in shared memory",
+             "128x64",
+             {},
+             {}},
+            {"block",
+             AxisKind::shape,
+             "square thread block BTxBT; TILESCALE = TM / BT outputs per dimension",
+             "16x16",
+             {},
+             {}}};
+  a.constraints = "any m, n, k";
+  a.set_compiled(kKernels.compiled());
+  a.supports = supports_int_indexing;
+  a.launch_config = launch;
+  a.run = run;
   return a;
 }
-}  // namespace algorithms
 
 }  // namespace mmlab

@@ -1,7 +1,7 @@
 // warptile_1d: shared-memory tiling with 1D warp tiling: each thread accumulates a column of
 // MICRO_TILE_ROWS outputs.
 //
-// Source: papers/homework-naive-vs-tiled-matmul.txt ("Tiled Implementation": non-square blocks
+// Source: the homework report "naive vs. tiled matrix multiplication" (V100S) ("Tiled Implementation": non-square blocks
 // 32x8, 64x4; "partial warp tiling 1 dimension"; __fmaf_rn accumulation).
 // Split: a BX x BY block computes a T x T tile of C, T = BX; thread (tx, ty) owns column tx and
 // rows ty + i BY for i < MICRO_TILE_ROWS = T / BY. Per step of k (T wide) the block stages a T x T
@@ -57,11 +57,7 @@ __global__ void __launch_bounds__(kBx* kBy)
   }
 }
 
-// Compiled block shapes (BX, BY): T = BX, MICRO_TILE_ROWS = BX / BY.
-#define MMLAB_WARPTILE_1D(X) \
-  X(16, 16) X(16, 8) X(16, 4) X(32, 32) X(32, 16) X(32, 8) X(32, 4) X(64, 16) X(64, 8) X(64, 4) X(64, 2)
-
-LaunchConfig launch(const Problem& p, const Params& q) {
+LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   const Shape2 blk = q.shape("block");
   LaunchConfig lc;
   lc.block = {unsigned(blk.x), unsigned(blk.y), 1};
@@ -70,53 +66,44 @@ LaunchConfig launch(const Problem& p, const Params& q) {
   return lc;
 }
 
-Reason supports(const Problem& p, const Params& q, const DeviceInfo&) {
-  const Shape2 blk = q.shape("block");
-#define MMLAB_MATCH(BX, BY) \
-  if (blk.x == BX && blk.y == BY) return fits_int(p);
-  MMLAB_WARPTILE_1D(MMLAB_MATCH)
-#undef MMLAB_MATCH
-  return "warptile_1d compiles blocks 16x16, 16x8, 16x4, 32x32, 32x16, 32x8, 32x4, 64x16, 64x8, 64x4, 64x2; "
-         "not " +
-         std::to_string(blk.x) + "x" + std::to_string(blk.y);
+template <int kBx, int kBy>
+void launch_kernel(const RunArgs& r, const LaunchConfig& lc) {
+  warptile_1d_kernel<kBx, kBy><<<dim(lc.grid), dim(lc.block), 0, r.stream>>>(
+      r.a, r.b, r.c, int(r.problem.m), int(r.problem.n), int(r.problem.k));
 }
 
+// The compiled block shapes (BX, BY): T = BX, MICRO_TILE_ROWS = BX / BY.
+#define MMLAB_ENTRY(BX, BY) {{"default", {{"block", shape_text(BX, BY)}}}, launch_kernel<BX, BY>},
+const KernelTable<Launcher> kKernels = {MMLAB_ENTRY(16, 16) MMLAB_ENTRY(16, 8) MMLAB_ENTRY(16, 4) MMLAB_ENTRY(
+    32, 32) MMLAB_ENTRY(32, 16) MMLAB_ENTRY(32, 8) MMLAB_ENTRY(32, 4) MMLAB_ENTRY(64, 16) MMLAB_ENTRY(64, 8)
+                                            MMLAB_ENTRY(64, 4) MMLAB_ENTRY(64, 2)};
+#undef MMLAB_ENTRY
+
 void run(const RunArgs& r) {
-  const LaunchConfig lc = launch(r.problem, *r.params);
-  const int m = int(r.problem.m), n = int(r.problem.n), k = int(r.problem.k);
-#define MMLAB_LAUNCH(BX, BY)                \
-  if (lc.block.x == BX && lc.block.y == BY) \
-    warptile_1d_kernel<BX, BY><<<dim(lc.grid), dim(lc.block), 0, r.stream>>>(r.a, r.b, r.c, m, n, k);
-  MMLAB_WARPTILE_1D(MMLAB_LAUNCH)
-#undef MMLAB_LAUNCH
+  kKernels.at (*r.params)(r, launch(r.problem, *r.params, *r.device));
   MMLAB_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-namespace algorithms {
-const Algorithm& warptile_1d() {
-  static const Algorithm a = [] {
-    Algorithm a;
-    a.name = "warptile_1d";
-    a.summary = "shared-memory tiling with 1D warp tiling, a column of outputs per thread (homework)";
-    a.source = "algorithms/warptile_1d.cu";
-    a.variants = {{"default", "BX x BY block, BX x BX tile, BX / BY outputs per thread"}};
-    a.axes = {{"block",
-               AxisKind::shape,
-               "block BXxBY; the tile is BX x BX and each thread computes BX/BY rows",
-               "64x4",
-               {"16x16", "32x8", "64x4", "32x4", "64x8", "64x2", "16x4"},
-               {}}};
-    a.constraints =
-        "block in 16x16, 16x8, 16x4, 32x32, 32x16, 32x8, 32x4, 64x16, 64x8, 64x4, 64x2; any m, n, k";
-    a.supports = supports;
-    a.launch_config = launch;
-    a.run = run;
-    return a;
-  }();
+MMLAB_ALGORITHM(warptile_1d) {
+  Algorithm a;
+  a.name = "warptile_1d";
+  a.summary = "shared-memory tiling with 1D warp tiling, a column of outputs per thread (homework)";
+  a.source = "algorithms/warptile_1d.cu";
+  a.variants = {{"default", "BX x BY block, BX x BX tile, BX / BY outputs per thread"}};
+  a.axes = {{"block",
+             AxisKind::shape,
+             "block BXxBY; the tile is BX x BX and each thread computes BX/BY rows",
+             "64x4",
+             {},
+             {}}};
+  a.constraints = "any m, n, k";
+  a.set_compiled(kKernels.compiled());
+  a.supports = supports_int_indexing;
+  a.launch_config = launch;
+  a.run = run;
   return a;
 }
-}  // namespace algorithms
 
 }  // namespace mmlab

@@ -9,9 +9,11 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "harness/compiled.hpp"
 #include "harness/params.hpp"
 
 struct CUstream_st;  // = cudaStream_t without including the CUDA runtime
@@ -40,16 +42,21 @@ struct DeviceInfo {
   bool present = false;
   std::string absent_reason;  // why there is no device, when !present
   std::string name = "none";
-  int ordinal = 0;
   int sm_count = 0;
   int cc_major = 0, cc_minor = 0;
   int max_threads_per_block = 0;
-  std::size_t shared_per_block = 0;        // without opting in
   std::size_t shared_per_block_optin = 0;  // with cudaFuncAttributeMaxDynamicSharedMemorySize
-  std::size_t total_bytes = 0;
   std::size_t l2_bytes = 0;
   unsigned max_grid_y = 65535, max_grid_z = 65535;
-  int cuda_runtime = 0, driver = 0;  // e.g. 13000
+  int clock_khz = 0;           // the SMs' boost clock
+  int cuda_runtime = 0;        // e.g. 13000 = CUDA 13.0
+  int cuda_driver = 0;         // the CUDA version the driver supports, same encoding
+  std::string driver_version;  // the NVIDIA driver, e.g. "580.159.04" ("" when unknown)
+
+  // FP32 lanes per SM (FFMA per clock) for the compute capabilities we know; 0 otherwise.
+  int fp32_lanes_per_sm() const;
+  // sm_count x lanes x 2 FLOP x clock; 0 when the lanes are unknown.
+  double fp32_peak_gflops() const { return 2e-6 * sm_count * fp32_lanes_per_sm() * double(clock_khz); }
 };
 
 enum class Backend {
@@ -62,6 +69,15 @@ struct Variant {
   std::string summary;
 };
 
+// The variant of `q` as the algorithm's own enum, whose enumerators follow `variants` in order:
+// variant names are compared here, once, and nowhere in an algorithm file.
+template <class Kind>
+Kind variant_kind(const std::vector<Variant>& variants, const Params& q) {
+  for (std::size_t i = 0; i < variants.size(); ++i)
+    if (variants[i].name == q.variant()) return Kind(i);
+  throw std::logic_error("unknown variant '" + q.variant() + "' reached an algorithm");
+}
+
 // Everything run() receives. The buffers belong to the harness.
 struct RunArgs {
   const float* a = nullptr;  // (m, k)
@@ -71,7 +87,8 @@ struct RunArgs {
   const Params* params = nullptr;
   void* workspace = nullptr;  // workspace_bytes(problem, params) bytes, device memory
   CUstream_st* stream = nullptr;
-  void* state = nullptr;  // what make_state() returned, e.g. a library handle
+  void* state = nullptr;               // what make_state() returned, e.g. a library handle
+  const DeviceInfo* device = nullptr;  // the GPU it runs on (SM count, limits)
 };
 
 using Reason = std::optional<std::string>;  // nullopt: supported
@@ -83,13 +100,19 @@ struct Algorithm {
   Backend backend = Backend::device;
   std::vector<Variant> variants;  // at least one
   std::vector<Axis> axes;
-  std::string constraints;  // the limits supports() enforces, in words
+  std::string constraints;  // the limits supports() enforces, in words (the compiled list is added)
+  // The configurations kernels were compiled for (see compiled.hpp); empty: any value runs.
+  CompiledSet compiled;
 
+  // What a configuration runs as: e.g. a `tuned` variant resolves to the tile, warp tile and split
+  // it picks for the problem and the device. Every hook below, and the CSV's `resolved` column,
+  // receive the resolved parameters. Optional: null means "as given".
+  std::function<Params(const Problem&, const Params&, const DeviceInfo&)> resolve;
   // Reason the configuration cannot run, or nullopt. Optional: null means "always".
-  // The harness itself already rejects blocks over the device's thread limit, shared memory over
-  // its opt-in limit and grids over the device's grid limits, using launch_config().
+  // The harness itself already rejects points outside `compiled`, blocks over the device's
+  // thread limit, shared memory over its opt-in limit and grids over its grid limits.
   std::function<Reason(const Problem&, const Params&, const DeviceInfo&)> supports;
-  std::function<LaunchConfig(const Problem&, const Params&)> launch_config;
+  std::function<LaunchConfig(const Problem&, const Params&, const DeviceInfo&)> launch_config;
   std::function<double(const Problem&)> flops;                                // null: 2 m n k
   std::function<std::size_t(const Problem&, const Params&)> workspace_bytes;  // null: none
   std::function<std::shared_ptr<void>()> make_state;                          // null: none
@@ -103,7 +126,22 @@ struct Algorithm {
   }
   const Variant* find_variant(const std::string& v) const;
   const Axis* find_axis(const std::string& a) const;
+  // The compiled set, filled in: each axis it fixes takes its values from it (what `all` and the
+  // GPU tests sweep), and the constraints end with its listing.
+  void set_compiled(CompiledSet set);
 };
+
+// Defines mmlab::algorithms::NAME(), the descriptor built once by the function body that follows:
+//   MMLAB_ALGORITHM(tiled) { Algorithm a; ...; return a; }
+#define MMLAB_ALGORITHM(NAME)                     \
+  namespace algorithms {                          \
+  Algorithm describe_##NAME();                    \
+  const Algorithm& NAME() {                       \
+    static const Algorithm a = describe_##NAME(); \
+    return a;                                     \
+  }                                               \
+  }                                               \
+  Algorithm algorithms::describe_##NAME()
 
 // The registry (algorithms/registry.cpp): every algorithm of the lab, in listing order.
 const std::vector<const Algorithm*>& registry();

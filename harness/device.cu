@@ -1,8 +1,57 @@
 // Device query and buffers.
+#include <dlfcn.h>
+
+#include <fstream>
+#include <regex>
+
 #include "harness/cuda_check.hpp"
 #include "harness/gpu.hpp"
 
 namespace mmlab {
+
+int DeviceInfo::fp32_lanes_per_sm() const {
+  switch (cc_major * 10 + cc_minor) {
+    case 70:
+    case 72:
+    case 75:
+    case 80: return 64;
+    case 86:
+    case 87:
+    case 89:
+    case 90:
+    case 100:
+    case 103:
+    case 110:
+    case 120:
+    case 121: return 128;
+    default: return 0;
+  }
+}
+
+namespace {
+
+// The NVIDIA driver's version ("580.159.04"): from the kernel module's banner, else from NVML
+// (loaded at run time: the harness does not link against the driver's libraries).
+std::string nvidia_driver_version() {
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string line;
+  std::smatch m;
+  if (std::getline(in, line) && std::regex_search(line, m, std::regex(R"(\s(\d+\.\d+(\.\d+)?)\s)")))
+    return m[1];
+  void* nvml = dlopen("libnvidia-ml.so.1", RTLD_LAZY);
+  if (!nvml) return "";
+  std::string out;
+  using Init = int (*)();
+  using Version = int (*)(char*, unsigned);
+  auto init = reinterpret_cast<Init>(dlsym(nvml, "nvmlInit_v2"));
+  auto version = reinterpret_cast<Version>(dlsym(nvml, "nvmlSystemGetDriverVersion"));
+  char buf[96] = {};
+  if (init && version && init() == 0 && version(buf, sizeof buf) == 0) out = buf;
+  dlclose(nvml);
+  return out;
+}
+
+}  // namespace
 
 DeviceInfo query_device(int ordinal) {
   DeviceInfo d;
@@ -24,18 +73,17 @@ DeviceInfo query_device(int ordinal) {
   MMLAB_CHECK(cudaGetDeviceProperties(&p, ordinal));
   d.present = true;
   d.name = p.name;
-  d.ordinal = ordinal;
   d.sm_count = p.multiProcessorCount;
   d.cc_major = p.major;
   d.cc_minor = p.minor;
   d.max_threads_per_block = p.maxThreadsPerBlock;
-  d.shared_per_block = p.sharedMemPerBlock;
   d.shared_per_block_optin = p.sharedMemPerBlockOptin;
-  d.total_bytes = p.totalGlobalMem;
   d.l2_bytes = std::size_t(p.l2CacheSize);
   d.max_grid_y = unsigned(p.maxGridSize[1]);
   d.max_grid_z = unsigned(p.maxGridSize[2]);
-  MMLAB_CHECK(cudaDriverGetVersion(&d.driver));
+  MMLAB_CHECK(cudaDeviceGetAttribute(&d.clock_khz, cudaDevAttrClockRate, ordinal));
+  MMLAB_CHECK(cudaDriverGetVersion(&d.cuda_driver));
+  d.driver_version = nvidia_driver_version();
   return d;
 }
 

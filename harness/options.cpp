@@ -23,6 +23,8 @@ struct Generic {
 const Generic kGeneric[] = {
     {"output", "CSV to append to (default results/<experiment>.csv); raw samples go to <name>.samples.csv"},
     {"algorithms", "algorithms to run, a list or 'all' (default all; see `mmlab list`)"},
+    {"variant",
+     "variants to run for every algorithm, a list or 'all' (default all); <algorithm>.variant overrides it"},
     {"size", "square sizes n (m = n = k): a list and/or ranges start:stop:step, e.g. 256:4096:256,1000"},
     {"shape", "general problems m x n x k, e.g. 1041x1247x139,535x792x414"},
     {"m", "rows of A and C (with n and k: their cross product)"},
@@ -41,7 +43,7 @@ const Generic kGeneric[] = {
     {"max-seconds", "with trials=auto: stop a configuration after this long (default 20)"},
     {"warmup", "untimed launches before the trials (default 3)"},
     {"repeats", "launches per trial in the batched scope (default 20)"},
-    {"seed", "seed of the random inputs, uniform in [-1, 1) (default 20240601)"},
+    {"seed", "seed of the random inputs, uniform in [-1, 1), any whole number >= 0 (default 20240601)"},
     {"device", "CUDA device ordinal (default 0)"},
 };
 
@@ -217,11 +219,23 @@ static std::vector<AlgorithmChoice> choose_algorithms(const Settings& cli, const
   for (const Algorithm* a : algorithms) {
     AlgorithmChoice c;
     c.algorithm = a;
-    const std::string variants = resolve(cli, file, a->name + ".variant", "all");
+    const std::string specific = a->name + ".variant";
+    const bool own = cli.count(specific) || file.count(specific);
+    const std::string variants =
+        own ? resolve(cli, file, specific, "all") : resolve(cli, file, "variant", "all");
     if (variants == "all") {
       for (const Variant& v : a->variants) c.variants.push_back(v.name);
+    } else if (!own) {  // the global list: the variants of it that this algorithm has
+      for (const std::string& v : split_list(variants, "variant"))
+        if (a->find_variant(v)) c.variants.push_back(v);
+      if (c.variants.empty()) {
+        std::string valid;
+        for (const Variant& x : a->variants) valid += (valid.empty() ? "" : ", ") + x.name;
+        throw UsageError(a->name + " has none of the variants '" + variants + "' (its variants: " + valid +
+                         "); set " + specific + " or leave it out of --algorithms");
+      }
     } else {
-      for (const std::string& v : split_list(variants, a->name + ".variant")) {
+      for (const std::string& v : split_list(variants, specific)) {
         if (!a->find_variant(v)) {
           std::string valid;
           for (const Variant& x : a->variants) valid += (valid.empty() ? "" : ", ") + x.name;
@@ -319,7 +333,7 @@ RunPlan make_plan(const Settings& cli, const Settings& file) {
     if (s != "on" && s != "off") throw UsageError("l2-flush: '" + s + "' must be on or off");
     l2.push_back(s == "on");
   }
-  plan.configurations = expand(algorithms, problems, scopes, l2);
+  plan.configurations = expand(algorithms, problems, scopes, l2, &plan.not_compiled);
 
   TimingOptions& t = plan.timing;
   const std::string trials = resolve(cli, file, "trials", "20");
@@ -342,7 +356,8 @@ RunPlan make_plan(const Settings& cli, const Settings& file) {
   const std::string warmup = resolve(cli, file, "warmup", "3");
   t.warmup = warmup == "0" ? 0 : int(positive(warmup, "warmup"));
   t.repeats = int(positive(resolve(cli, file, "repeats", "20"), "repeats"));
-  plan.seed = (unsigned long long)positive(resolve(cli, file, "seed", "20240601"), "seed");
+  const std::string seed = resolve(cli, file, "seed", "20240601");
+  plan.seed = seed == "0" ? 0 : (unsigned long long)positive(seed, "seed");
   const std::string device = resolve(cli, file, "device", "0");
   plan.device = device == "0" ? 0 : int(positive(device, "device"));
 

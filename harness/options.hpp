@@ -27,6 +27,7 @@ struct TimingOptions {
 struct RunPlan {
   std::string experiment;  // the experiment file, or ""
   std::vector<Configuration> configurations;
+  std::size_t not_compiled = 0;  // points of the asked axis values left out: no kernel compiled for them
   TimingOptions timing;
   std::string output;          // the CSV
   std::string samples_output;  // its raw samples

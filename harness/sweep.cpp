@@ -84,18 +84,20 @@ std::string configuration_key(const std::string& algorithm, const std::string& v
          std::to_string(k) + '|' + scope + '|' + l2_flush;
 }
 
+const char* l2_flush_name(bool on) { return on ? "on" : "off"; }
+
 std::string Configuration::key() const {
   return configuration_key(algorithm->name, params.variant(), params.canonical(), problem.m, problem.n,
-                           problem.k, scope_name(scope), l2_flush ? "1" : "0");
+                           problem.k, scope_name(scope), l2_flush_name(l2_flush));
 }
 
-// All parameter points of one variant: the cross product of the axes that apply to it.
-static std::vector<Params> parameter_points(const AlgorithmChoice& c, const std::string& variant) {
+std::vector<Params> parameter_points(const Algorithm& a, const std::string& variant, const AxisValues& asked,
+                                     std::size_t* left_out) {
   std::vector<Params> points{Params(variant)};
-  for (const Axis& axis : c.algorithm->axes) {
+  for (const Axis& axis : a.axes) {
     if (!axis.applies_to(variant)) continue;
     std::vector<std::string> values{axis.default_value};
-    for (auto& [name, list] : c.axis_values)
+    for (auto& [name, list] : asked)
       if (name == axis.name) values = list;
     std::vector<Params> next;
     for (const Params& p : points)
@@ -106,12 +108,18 @@ static std::vector<Params> parameter_points(const AlgorithmChoice& c, const std:
       }
     points = std::move(next);
   }
-  return points;
+  if (!a.compiled.governs(variant)) return points;
+  std::vector<Params> compiled;
+  for (const Params& p : points)
+    if (a.compiled.admits(p)) compiled.push_back(p);
+  if (compiled.empty()) return points;
+  if (left_out) *left_out += points.size() - compiled.size();
+  return compiled;
 }
 
 std::vector<Configuration> expand(const std::vector<AlgorithmChoice>& choices,
                                   const std::vector<Problem>& problems, const std::vector<Scope>& scopes,
-                                  const std::vector<bool>& l2) {
+                                  const std::vector<bool>& l2, std::size_t* left_out) {
   std::vector<Problem> all = problems;
   for (const AlgorithmChoice& c : choices)
     for (const auto& [variant, list] : c.problems) all.insert(all.end(), list.begin(), list.end());
@@ -128,7 +136,10 @@ std::vector<Configuration> expand(const std::vector<AlgorithmChoice>& choices,
       for (const std::string& variant : c.variants) {
         const auto own = c.problems.find(variant);
         if (!listed(own == c.problems.end() ? problems : own->second, problem)) continue;
-        for (const Params& params : parameter_points(c, variant))
+        std::size_t dropped = 0;
+        const std::vector<Params> points = parameter_points(*c.algorithm, variant, c.axis_values, &dropped);
+        if (left_out) *left_out += dropped * scopes.size() * l2.size();
+        for (const Params& params : points)
           for (Scope scope : scopes)
             for (bool flush : l2) {
               Configuration cfg{c.algorithm, params, problem, scope, flush};

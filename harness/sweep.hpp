@@ -16,6 +16,7 @@ enum class Scope {
   end_to_end,  // copy A and B in, launch, copy C out (as the 2013 paper timed)
 };
 const char* scope_name(Scope s);
+const char* l2_flush_name(bool on);          // "off" / "on", as the CLI and the CSV say it
 Scope parse_scope(const std::string& text);  // throws UsageError
 
 // "a,b , c" -> {"a","b","c"}; empty items are an error.
@@ -25,11 +26,13 @@ std::vector<long> parse_int_list(const std::string& text, const std::string& wha
 // "1041x1247x139,535x792x414" -> problems (m x n x k).
 std::vector<Problem> parse_shapes(const std::string& text);
 
+using AxisValues = std::vector<std::pair<std::string, std::vector<std::string>>>;  // axis -> canonical values
+
 // What the user asked for one algorithm: variants and, per axis, the values to sweep.
 struct AlgorithmChoice {
   const Algorithm* algorithm = nullptr;
   std::vector<std::string> variants;
-  std::vector<std::pair<std::string, std::vector<std::string>>> axis_values;  // canonical values
+  AxisValues axis_values;
   // Problems per variant (from <alg>.<variant>.size, <alg>.size, ...); a variant not listed here
   // runs every problem of the sweep.
   std::map<std::string, std::vector<Problem>> problems;
@@ -48,12 +51,19 @@ std::string configuration_key(const std::string& algorithm, const std::string& v
                               const std::string& params, long m, long n, long k, const std::string& scope,
                               const std::string& l2_flush);
 
+// The parameter points of one variant: the cross product of the values asked for each axis that
+// applies to it (the axis default where none is asked), keeping only points with a compiled
+// kernel when the algorithm's compiled set governs the variant. When none of them is compiled,
+// all are kept, so the user sees why as `skipped` rows. `left_out` counts what was dropped.
+std::vector<Params> parameter_points(const Algorithm& a, const std::string& variant, const AxisValues& asked,
+                                     std::size_t* left_out = nullptr);
+
 // Problems outermost (inputs and the reference are made once per problem; the order of first
 // appearance across `problems` and the choices' own lists), then algorithms in
 // the order asked, variants, parameter values, scopes, L2 settings. Axes that do not apply to a
 // variant are not expanded for it, and repeated values are dropped.
 std::vector<Configuration> expand(const std::vector<AlgorithmChoice>& choices,
                                   const std::vector<Problem>& problems, const std::vector<Scope>& scopes,
-                                  const std::vector<bool>& l2);
+                                  const std::vector<bool>& l2, std::size_t* left_out = nullptr);
 
 }  // namespace mmlab

@@ -192,3 +192,70 @@ TEST(Cli, DryRunListsTheConfigurations) {
 
 }  // namespace
 }  // namespace mmlab
+
+namespace mmlab {
+namespace {
+
+// The schema as a pandas user meets it: versions as text, verified empty where nothing ran,
+// l2_flush as the CLI says it, and the resolved parameters of every row.
+TEST(Cli, RowsSayWhatRanInWordsAReaderKeeps) {
+  Dir d;
+  const Result r = mmlab(
+      "run --algorithms eigen,tiled,register_tiled --size 16 --trials 2 --warmup 0 --seed 0 "
+      "--output " +
+      (d / "x.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  const CsvTable t = read_csv(d / "x.csv");
+  auto col = [&](const char* c) { return std::size_t(t.column(c)); };
+  ASSERT_EQ(t.rows.size(), 1u + 1u + 2u);  // eigen, tiled (default tile), register_tiled tuned + manual
+  for (const CsvRow& row : t.rows) {
+    EXPECT_EQ(row[col("schema")], "2");
+    EXPECT_EQ(row[col("l2_flush")], "off");
+    EXPECT_EQ(row[col("seed")], "0");
+    if (row[col("status")] == "skipped") {
+      EXPECT_EQ(row[col("verified")], "") << row[col("algorithm")];
+    }
+    if (row[col("algorithm")] == "eigen") {
+      EXPECT_EQ(row[col("verified")], "1");
+    }
+    if (row[col("algorithm")] == "register_tiled" && row[col("variant")] == "tuned") {
+      EXPECT_EQ(row[col("params")], "");
+      EXPECT_EQ(row[col("resolved")].rfind("tile=", 0), 0u) << row[col("resolved")];
+    }
+  }
+  // The no-GPU reason is said once at the start, not on every row.
+  std::size_t said = 0;
+  for (std::size_t at = 0; (at = r.output.find("no CUDA GPU", at)) != std::string::npos; ++at) ++said;
+  EXPECT_LE(said, 1u) << r.output;
+}
+
+TEST(Cli, AGlobalVariantListAndSeedZero) {
+  Dir d;
+  Result r = mmlab("run --algorithms cannon,dns --variant tiled_atomic --size 8 --dry-run --output " +
+                   (d / "x.csv"));
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("cannon tiled_atomic"), std::string::npos);
+  EXPECT_NE(r.output.find("dns tiled_atomic"), std::string::npos);
+  EXPECT_EQ(r.output.find("single_block"), std::string::npos);
+  r = mmlab("run --algorithms cannon,naive --variant tiled --size 8 --dry-run");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("naive has none of the variants"), std::string::npos) << r.output;
+  EXPECT_EQ(mmlab("run --algorithms eigen --size 8 --seed 0 --dry-run").code, 0);
+}
+
+// `all` sweeps the compiled list only; asking for uncompiled combinations says how many were left out.
+TEST(Cli, SweepsOnlyWhatIsCompiled) {
+  Result r =
+      mmlab("run --algorithms cannon --cannon.variant tiled --tile all --block all --size 8 --dry-run");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("\n9 configurations"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("7 combinations"), std::string::npos) << r.output;  // 4 tiles x 4 blocks - 9
+  r = mmlab("list warptile_1d");
+  EXPECT_NE(
+      r.output.find("compiled: block 16x16, 16x8, 16x4, 32x32, 32x16, 32x8, 32x4, 64x16, 64x8, 64x4, 64x2"),
+      std::string::npos)
+      << r.output;
+}
+
+}  // namespace
+}  // namespace mmlab

@@ -72,7 +72,32 @@ TEST(Sweep, CrossProductWithPruning) {
       EXPECT_FALSE(cfg.params.has("tile"));
     }
   }
-  EXPECT_EQ(configs[0].key(), "fake|one|block=8x8|64x64x64|kernel|0");
+  EXPECT_EQ(configs[0].key(), "fake|one|block=8x8|64x64x64|kernel|off");
+}
+
+// A compiled set governs the variants it names: their sweeps skip uncompiled points (and count
+// them); other variants sweep the full cross product.
+TEST(Sweep, OnlyCompiledPointsOfGovernedVariants) {
+  Algorithm a = two_variant_algorithm();
+  a.compiled = CompiledSet(
+      {{"two", {{"block", "8x8"}, {"tile", "16"}}}, {"two", {{"block", "16x16"}, {"tile", "8"}}}});
+  AlgorithmChoice c{&a, {"one", "two"}, {{"block", {"8x8", "16x16"}}, {"tile", {"8", "16"}}}, {}};
+  std::size_t left_out = 0;
+  const auto configs = expand({c}, {{64, 64, 64}}, {Scope::kernel}, {false, true}, &left_out);
+  EXPECT_EQ(configs.size(), (2u + 2u) * 2u);  // one: 2 blocks; two: 2 of its 4 points; x 2 L2 settings
+  EXPECT_EQ(left_out, 2u * 2u);
+  for (const auto& cfg : configs) {
+    if (cfg.params.variant() == "two") {
+      EXPECT_TRUE(a.compiled.admits(cfg.params)) << cfg.params.canonical();
+    }
+  }
+  EXPECT_EQ(a.compiled.listing(), "block/tile 8x8/16, 16x16/8");
+  Params off("two");
+  off.set("block", "8x8");
+  off.set("tile", "8");
+  EXPECT_EQ(a.compiled.missing("fake", off).value_or(""),
+            "fake two compiles block/tile 8x8/16, 16x16/8; not block/tile 8x8/8");
+  EXPECT_FALSE(a.compiled.missing("fake", Params("one")));
 }
 
 TEST(Sweep, DefaultsWhenNoValuesAreGiven) {

@@ -72,18 +72,20 @@ TEST(Timing, EveryScopeAndTheL2FlushProduceSamples) {
     }
 }
 
-TEST(Timing, CublasReachesItsKnownSpeedAt4096) {
-  // REFERENCE.md: cuBLAS pure FP32 runs at about 50 TFLOP/s on the H100 at 4096. Far below that,
-  // the timing (not cuBLAS) is wrong.
+TEST(Timing, CublasReachesAKnownShareOfThePeakAt4096) {
+  // cuBLAS pure FP32 SGEMM runs at 75-80% of the FP32 peak at 4096 on every recent GPU (51 of
+  // 66.9 TFLOP/s on the H100). Far below half of it, the timing (not cuBLAS) is wrong. The peak
+  // is the device's own: SMs x FP32 lanes x 2 x clock.
   TimingOptions t;
   t.stop.min_trials = t.stop.max_trials = 10;
   const Outcome o = run_once(*find_algorithm("cublas"), {4096, 4096, 4096}, Params("default"), &t);
   ASSERT_EQ(o.status, Status::ok) << o.reason;
-  const double tflops = 2.0 * 4096.0 * 4096 * 4096 / (o.stats.median * 1e-3) / 1e12;
-  std::printf("cublas 4096: %.1f TFLOP/s\n", tflops);
-  if (device().name.find("H100") != std::string::npos || device().name.find("H200") != std::string::npos) {
-    EXPECT_GT(tflops, 30.0);
-  }
+  const double gflops = 2.0 * 4096.0 * 4096 * 4096 / (o.stats.median * 1e-3) / 1e9;
+  const double peak = device().fp32_peak_gflops();
+  std::printf("cublas 4096: %.1f TFLOP/s of a %.1f TFLOP/s FP32 peak\n", gflops / 1000, peak / 1000);
+  if (peak == 0) GTEST_SKIP() << "FP32 lanes per SM unknown for " << device().name;
+  EXPECT_GT(gflops, 0.5 * peak);
+  EXPECT_LT(gflops, 1.01 * peak);  // above the peak, the timing is wrong the other way
 }
 
 TEST(Limits, OversizedBlocksAndProblemsAreSkippedWithAReason) {

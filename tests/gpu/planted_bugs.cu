@@ -31,7 +31,7 @@ Algorithm make(const char* name) {
   Algorithm a;
   a.name = name;
   a.variants = {{"default", "planted bug"}};
-  a.launch_config = [](const Problem& p, const Params&) {
+  a.launch_config = [](const Problem& p, const Params&, const DeviceInfo&) {
     LaunchConfig lc;
     lc.block = {16, 16, 1};
     lc.grid = {ceil_div(p.n, 16), ceil_div(p.m, 16), 1};

@@ -1,0 +1,171 @@
+// One configuration, in four phases: check (can it run here?), prepare (buffers), verify (once,
+// against float64, output poisoned first), time (warm-up, then trials).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include "harness/cuda_check.hpp"
+#include "harness/runner.hpp"
+#include "harness/timing.hpp"
+
+namespace mmlab {
+
+const char* status_name(Status s) {
+  switch (s) {
+    case Status::ok: return "ok";
+    case Status::skipped: return "skipped";
+    case Status::failed: return "failed";
+    case Status::interrupted: return "interrupted";
+  }
+  return "?";
+}
+
+namespace {
+
+// The checks the harness makes for every GPU algorithm, from its launch configuration.
+Reason launch_limits(const LaunchConfig& lc, const DeviceInfo& d) {
+  const auto threads = lc.block.volume();
+  if (threads == 0) return "empty block";
+  if (threads > (unsigned long long)d.max_threads_per_block)
+    return "block " + std::to_string(lc.block.x) + "x" + std::to_string(lc.block.y) + "x" +
+           std::to_string(lc.block.z) + " has " + std::to_string(threads) + " threads; the device allows " +
+           std::to_string(d.max_threads_per_block);
+  if (lc.shared_bytes > d.shared_per_block_optin)
+    return "needs " + std::to_string(lc.shared_bytes) +
+           " bytes of shared memory per block; the device allows " + std::to_string(d.shared_per_block_optin);
+  if (lc.grid.y > d.max_grid_y || lc.grid.z > d.max_grid_z)
+    return "grid " + std::to_string(lc.grid.x) + "x" + std::to_string(lc.grid.y) + "x" +
+           std::to_string(lc.grid.z) + " exceeds the device's grid limits";
+  return std::nullopt;
+}
+
+// Phase 1: can this configuration run on this device? Fills the resolved parameters and launch.
+Reason check(const Configuration& cfg, const DeviceInfo& device, Outcome& out) {
+  const Algorithm& alg = *cfg.algorithm;
+  const Problem& p = cfg.problem;
+  const bool on_device = alg.backend == Backend::device;
+  out.resolved = alg.resolve ? alg.resolve(p, cfg.params, device) : cfg.params;
+  if (on_device && !device.present) return device.absent_reason;
+  if (Reason why = alg.compiled.missing(alg.name, out.resolved)) return why;
+  if (alg.supports)
+    if (Reason why = alg.supports(p, out.resolved, device)) return why;
+  if (alg.launch_config) {
+    out.launch = alg.launch_config(p, out.resolved, device);
+    out.launch_known = true;
+    if (on_device)
+      if (Reason why = launch_limits(out.launch, device)) return why;
+  }
+  if (!on_device && cfg.scope != Scope::kernel)
+    return std::string("host algorithm: scope ") + scope_name(cfg.scope) + " does not apply";
+  if (!on_device && cfg.l2_flush) return "host algorithm: the L2 flush does not apply";
+  return std::nullopt;
+}
+
+// Phase 2: inputs, output and workspace; the arguments run() receives.
+Reason prepare(Workbench& bench, const Configuration& cfg, const DeviceInfo& device, AlgorithmStates& states,
+               Buffer& workspace, Outcome& out, RunArgs& args) {
+  const Algorithm& alg = *cfg.algorithm;
+  const Problem& p = cfg.problem;
+  args.problem = p;
+  args.params = &out.resolved;
+  args.state = states.get(alg);
+  args.device = &device;
+  if (alg.backend == Backend::host) {
+    bench.prepare_host();
+    args.a = bench.host_a(), args.b = bench.host_b(), args.c = bench.host_c();
+    return std::nullopt;
+  }
+  if (Reason why = bench.prepare_device()) return why;
+  const std::size_t workspace_bytes = alg.workspace(p, out.resolved);
+  if (workspace_bytes + kDeviceReserve > free_device_bytes())
+    return "workspace of " + gib(double(workspace_bytes)) + " does not fit in free device memory";
+  workspace = Buffer(workspace_bytes, Buffer::Kind::device);
+  out.device_bytes = sizeof(float) * std::size_t(p.m * p.k + p.k * p.n + p.m * p.n) + workspace_bytes;
+  args.a = bench.device_a(), args.b = bench.device_b(), args.c = bench.device_c();
+  args.stream = bench.stream();
+  args.workspace = workspace.get();
+  return std::nullopt;
+}
+
+// Phase 3: one run on a NaN-poisoned output, compared with the float64 reference.
+Verdict verify(Workbench& bench, const Algorithm& alg, const RunArgs& args) {
+  const std::size_t c_count = std::size_t(args.problem.m) * args.problem.n;
+  if (alg.backend == Backend::host) {
+    std::fill(args.c, args.c + c_count, std::nanf(""));
+    alg.run(args);
+    return bench.verify_host_output(args.c);
+  }
+  poison_device(args.c, c_count, args.stream);
+  alg.run(args);
+  MMLAB_CHECK(cudaStreamSynchronize(args.stream));
+  return bench.verify_device_output(args.c);
+}
+
+// Phase 4: warm-up, then trials until the stopping rule (or an interrupt) says stop.
+void time(Workbench& bench, const Configuration& cfg, const DeviceInfo& device, const RunArgs& args,
+          const TimingOptions& timing, const std::atomic<bool>* interrupted, Outcome& out) {
+  const Algorithm& alg = *cfg.algorithm;
+  Buffer flush;
+  std::unique_ptr<TrialTimer> timer;
+  if (alg.backend == Backend::device) {
+    DeviceTiming t;
+    t.algorithm = &alg;
+    t.args = args;
+    t.scope = cfg.scope;
+    t.repeats = cfg.scope == Scope::batched ? timing.repeats : 1;
+    if (cfg.l2_flush) {
+      flush = Buffer(std::max<std::size_t>(2 * device.l2_bytes, 1 << 20), Buffer::Kind::device);
+      t.l2_flush = flush.get();
+      t.l2_flush_bytes = flush.bytes();
+    }
+    if (cfg.scope == Scope::end_to_end) {
+      bench.prepare_host();
+      t.host_a = bench.host_a();
+      t.host_b = bench.host_b();
+      t.host_c = bench.host_c();
+    }
+    timer = make_device_timer(t);
+  } else {
+    timer = make_host_timer(&alg, args);
+  }
+  for (int w = 0; w < timing.warmup; ++w) timer->untimed();
+  const auto start = std::chrono::steady_clock::now();
+  while (!should_stop(out.samples, timing.stop)) {
+    if (interrupted && interrupted->load()) {
+      out.status = Status::interrupted;
+      return;
+    }
+    out.samples.push_back(timer->trial_ms());
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (timing.stop.adaptive && elapsed > timing.max_seconds && !out.samples.empty()) break;
+  }
+  out.stats = summarize(out.samples);
+}
+
+}  // namespace
+
+Outcome run_configuration(Workbench& bench, const Configuration& cfg, const DeviceInfo& device,
+                          AlgorithmStates& states, const TimingOptions* timing,
+                          const std::atomic<bool>* interrupted) {
+  Outcome out;
+  auto skip = [&](std::string why) {
+    out.status = Status::skipped;
+    out.reason = std::move(why);
+    return out;
+  };
+  if (Reason why = check(cfg, device, out)) return skip(*why);
+  Buffer workspace;
+  RunArgs args;
+  if (Reason why = prepare(bench, cfg, device, states, workspace, out, args)) return skip(*why);
+  out.verdict = verify(bench, *cfg.algorithm, args);
+  if (!out.verdict->ok) {
+    out.status = Status::failed;
+    out.reason = out.verdict->reason;
+    return out;
+  }
+  if (timing) time(bench, cfg, device, args, *timing, interrupted, out);
+  return out;
+}
+
+}  // namespace mmlab

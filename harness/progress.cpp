@@ -1,0 +1,70 @@
+#include "harness/progress.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+namespace mmlab {
+
+namespace {
+
+std::string duration_text(double seconds) {
+  const long s = long(seconds + 0.5);
+  char buf[32];
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
+  return buf;
+}
+
+}  // namespace
+
+std::string describe(const Configuration& c) {
+  std::ostringstream os;
+  os << c.algorithm->name << ' ' << c.params.variant();
+  if (!c.params.canonical().empty()) os << ' ' << c.params.canonical();
+  os << ' ' << c.problem.m << 'x' << c.problem.n << 'x' << c.problem.k << ' ' << scope_name(c.scope);
+  if (c.l2_flush) os << " l2-flush";
+  return os.str();
+}
+
+Progress::Progress(const std::vector<Configuration>& todo, const DeviceInfo& device)
+    : todo_(todo), device_(device) {}
+
+void Progress::start(std::size_t i) {
+  started_ = std::chrono::steady_clock::now();
+  std::fprintf(stderr, "[%zu/%zu] %s ... ", i + 1, todo_.size(), describe(todo_[i]).c_str());
+}
+
+// Remaining work at the seconds per FLOP measured so far; "?" until something has run.
+std::string Progress::eta(std::size_t next) const {
+  if (next >= todo_.size()) return "0:00";
+  if (measured_flop_ <= 0) return "?";
+  double flop = 0;
+  for (std::size_t j = next; j < todo_.size(); ++j) flop += todo_[j].algorithm->flop_count(todo_[j].problem);
+  return duration_text(flop * measured_seconds_ / measured_flop_);
+}
+
+void Progress::finish(std::size_t i, const Outcome& o) {
+  const Configuration& cfg = todo_[i];
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  if (o.status == Status::ok || o.status == Status::failed) {
+    measured_seconds_ += seconds;
+    measured_flop_ += cfg.algorithm->flop_count(cfg.problem);
+  }
+  std::string result;
+  if (o.status == Status::ok) {
+    char buf[192];
+    std::snprintf(buf, sizeof buf, "%.1f GFLOP/s (median %.4g ms, %zu trials; max |err| %.2g, mse %.2g)",
+                  cfg.algorithm->flop_count(cfg.problem) / (o.stats.median * 1e6), o.stats.median,
+                  o.stats.trials, o.verdict->max_abs_err, o.verdict->mse);
+    result = buf;
+  } else if (o.status == Status::skipped && !device_.present && o.reason == device_.absent_reason) {
+    result = "skipped (no GPU)";  // the reason was printed once, at the start
+  } else {
+    result = std::string(o.status == Status::failed ? "FAILED: " : "skipped: ") + o.reason;
+  }
+  std::fprintf(stderr, "-> %s  (%.1f s; ETA %s)\n", result.c_str(), seconds, eta(i + 1).c_str());
+}
+
+}  // namespace mmlab

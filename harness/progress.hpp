@@ -1,0 +1,32 @@
+// Progress on stderr: a line as each configuration starts, finished by its result, with an ETA
+// weighted by work (FLOPs), so a sweep from 64 to 8192 does not promise 0:00 before its largest size.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "harness/runner.hpp"
+
+namespace mmlab {
+
+class Progress {
+ public:
+  Progress(const std::vector<Configuration>& todo, const DeviceInfo& device);
+  void start(std::size_t i);                     // "[i/N] description ... " (no newline yet)
+  void finish(std::size_t i, const Outcome& o);  // "-> result (ETA h:mm:ss)"
+
+ private:
+  std::string eta(std::size_t next) const;
+
+  const std::vector<Configuration>& todo_;
+  const DeviceInfo& device_;
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+  double measured_seconds_ = 0, measured_flop_ = 0;  // configurations that ran
+  std::chrono::steady_clock::time_point started_;
+};
+
+std::string describe(const Configuration& c);  // "tiled default tile=32 1024x1024x1024 kernel"
+
+}  // namespace mmlab

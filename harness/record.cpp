@@ -1,0 +1,100 @@
+#include "harness/record.hpp"
+
+#include <unistd.h>
+
+#include <ctime>
+#include <fstream>
+
+#include "harness/schema.hpp"
+
+namespace mmlab {
+
+namespace {
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string hostname() {
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+std::string cpu_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return "cpu: " + line.substr(colon + 2);
+    }
+  return "cpu";
+}
+
+}  // namespace
+
+std::string compute_capability_text(const DeviceInfo& d) {
+  return "sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor);
+}
+
+std::string cuda_version_text(int v) {
+  return v ? "CUDA " + std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10) : "";
+}
+
+CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo& device,
+                const Configuration& cfg, const Outcome& o) {
+  Record r(result_columns());
+  const bool on_device = cfg.algorithm->backend == Backend::device;
+  r.set("schema", kSchemaVersion).set("run_id", run_id).set("timestamp", utc_now());
+  r.set("git_revision", git_revision()).set("host", hostname()).set("seed", (long long)plan.seed);
+  if (on_device) {
+    r.set("device", device.present ? device.name : "none");
+    if (device.present)
+      r.set("sm_count", device.sm_count)
+          .set("compute_capability", compute_capability_text(device))
+          .set("cuda_driver", cuda_version_text(device.cuda_driver))
+          .set("driver", device.driver_version);
+    r.set("cuda_runtime", cuda_version_text(device.cuda_runtime));
+  } else {
+    r.set("device", cpu_name() + " (" + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " threads)");
+  }
+  r.set("algorithm", cfg.algorithm->name)
+      .set("variant", cfg.params.variant())
+      .set("params", cfg.params.canonical());
+  // What ran: the resolved parameters, whenever the check got as far as resolving them.
+  if (!o.resolved.variant().empty()) r.set("resolved", o.resolved.canonical());
+  const LaunchConfig& lc = o.launch;
+  if (on_device && o.launch_known) {
+    r.set("block_x", lc.block.x).set("block_y", lc.block.y).set("block_z", lc.block.z);
+    r.set("grid_x", lc.grid.x).set("grid_y", lc.grid.y).set("grid_z", lc.grid.z);
+    r.set("cluster_x", lc.cluster.x).set("cluster_y", lc.cluster.y).set("cluster_z", lc.cluster.z);
+    r.set("shared_bytes", (long long)lc.shared_bytes);
+  }
+  r.set("device_bytes", (long long)o.device_bytes);
+  r.set("m", cfg.problem.m).set("n", cfg.problem.n).set("k", cfg.problem.k);
+  r.set("scope", scope_name(cfg.scope)).set("l2_flush", l2_flush_name(cfg.l2_flush));
+  r.set("repeats", cfg.scope == Scope::batched ? plan.timing.repeats : 1).set("warmup", plan.timing.warmup);
+  if (o.status == Status::ok) {
+    const Stats& s = o.stats;
+    r.set("trials", (long long)s.trials).set("min_ms", s.min).set("max_ms", s.max).set("mean_ms", s.mean);
+    r.set("std_ms", s.std).set("median_ms", s.median).set("ci_lo_ms", s.ci_lo).set("ci_hi_ms", s.ci_hi);
+    r.set("gflops", cfg.algorithm->flop_count(cfg.problem) / (s.median * 1e-3) / 1e9);
+  } else {
+    r.set("trials", 0LL);
+  }
+  r.set("status", status_name(o.status)).set("reason", o.reason);
+  if (o.verdict) {  // verified: 1 passed, 0 failed, empty when nothing ran (skipped)
+    r.set("verified", o.verdict->ok ? "1" : "0").set("max_rel_err", o.verdict->max_rel_err);
+    r.set("max_abs_err", o.verdict->max_abs_err).set("mse", o.verdict->mse);
+    r.set("frac_err_over_1e-3", o.verdict->frac_over_1e3);
+  }
+  return r.values();
+}
+
+}  // namespace mmlab

@@ -1,0 +1,20 @@
+// A configuration's CSV row (the schema is harness/schema.hpp) and the identity it carries.
+#pragma once
+
+#include <string>
+
+#include "harness/csv.hpp"
+#include "harness/runner.hpp"
+
+namespace mmlab {
+
+const char* git_revision();  // generated at build time
+
+// "sm_90", "CUDA 13.0": versions as text that no CSV reader turns into a number.
+std::string compute_capability_text(const DeviceInfo& d);
+std::string cuda_version_text(int version);
+
+CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo& device,
+                const Configuration& cfg, const Outcome& o);
+
+}  // namespace mmlab

@@ -1,0 +1,50 @@
+// The results CSV schema, written once: mmlab writes these columns and mmlab-analyze reads them
+// (DESIGN.md, "CSV"). Version 2 added `schema`, `resolved` and `cuda_driver`, made `driver` the
+// NVIDIA driver version, wrote versions as text ("sm_90", "CUDA 13.0"), `l2_flush` as off/on and
+// left `verified` empty where nothing ran. The analysis still reads version 1 files (no `schema`
+// column), translating them on the way in.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace mmlab {
+
+inline constexpr const char* kSchemaVersion = "2";
+
+inline constexpr std::array kResultColumns{
+    // identity
+    "schema", "run_id", "timestamp", "git_revision", "host", "device", "sm_count", "compute_capability",
+    "cuda_runtime", "cuda_driver", "driver", "seed",
+    // what ran
+    "algorithm", "variant", "params", "resolved", "block_x", "block_y", "block_z", "grid_x", "grid_y",
+    "grid_z", "cluster_x", "cluster_y", "cluster_z", "shared_bytes", "device_bytes", "m", "n", "k", "scope",
+    "repeats", "l2_flush", "warmup",
+    // statistics (ms per launch)
+    "trials", "min_ms", "max_ms", "mean_ms", "std_ms", "median_ms", "ci_lo_ms", "ci_hi_ms", "gflops",
+    // outcome
+    "status", "reason", "verified", "max_rel_err", "max_abs_err", "mse", "frac_err_over_1e-3"};
+
+inline const std::vector<std::string>& result_columns() {
+  static const std::vector<std::string> columns(kResultColumns.begin(), kResultColumns.end());
+  return columns;
+}
+
+// The columns a version 1 file has (the same order, without the ones version 2 added).
+inline const std::vector<std::string>& result_columns_v1() {
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> out;
+    for (const std::string& c : result_columns())
+      if (c != "schema" && c != "resolved" && c != "cuda_driver") out.push_back(c);
+    return out;
+  }();
+  return columns;
+}
+
+inline const std::vector<std::string>& sample_columns() {
+  static const std::vector<std::string> columns = {"run_id", "trial", "ms"};
+  return columns;
+}
+
+}  // namespace mmlab

@@ -1,0 +1,119 @@
+#include "harness/workbench.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "harness/cuda_check.hpp"
+#include "harness/random.hpp"
+
+namespace mmlab {
+
+namespace {
+// Above this many multiply-adds the reference is computed on the GPU, below it by Eigen.
+constexpr double kHostReferenceLimit = 256.0 * 256.0 * 256.0;
+}  // namespace
+
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+
+Workbench::Workbench(const Problem& p, const DeviceInfo& d, unsigned long long seed)
+    : problem_(p), device_(d), seed_(seed) {
+  if (device_.present) {
+    cudaStream_t s;
+    MMLAB_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    stream_ = s;
+  }
+}
+
+Workbench::~Workbench() {
+  if (stream_) cudaStreamDestroy(stream_);
+}
+
+bool Workbench::reference_on_device() const {
+  const Problem& p = problem_;
+  return device_.present && double(p.m) * double(p.n) * double(p.k) > kHostReferenceLimit;
+}
+
+Reason Workbench::prepare_device() {
+  if (d_a_.get()) return std::nullopt;
+  const Problem& p = problem_;
+  const double bytes = 4.0 * (double(p.m) * p.k + double(p.k) * p.n + double(p.m) * p.n) +
+                       (reference_on_device() ? 8.0 * double(p.m) * p.n : 0.0);
+  const std::size_t free = free_device_bytes();
+  if (bytes + kDeviceReserve > double(free))
+    return "problem needs " + gib(bytes) + " of device memory (A, B, C" +
+           (reference_on_device() ? ", float64 reference" : "") + "), " + gib(double(free)) + " free";
+  d_a_ = Buffer(sizeof(float) * p.m * p.k, Buffer::Kind::device);
+  d_b_ = Buffer(sizeof(float) * p.k * p.n, Buffer::Kind::device);
+  d_c_ = Buffer(sizeof(float) * p.m * p.n, Buffer::Kind::device);
+  fill_random_device(d_a_.as<float>(), std::size_t(p.m) * p.k, seed_, kMatrixA, stream_);
+  fill_random_device(d_b_.as<float>(), std::size_t(p.k) * p.n, seed_, kMatrixB, stream_);
+  MMLAB_CHECK(cudaStreamSynchronize(stream_));
+  return std::nullopt;
+}
+
+void Workbench::prepare_host() {
+  if (h_a_) return;
+  const Problem& p = problem_;
+  const std::size_t na = std::size_t(p.m) * p.k, nb = std::size_t(p.k) * p.n, nc = std::size_t(p.m) * p.n;
+  float* base;
+  if (device_.present) {  // pinned, so end_to_end copies run at full speed
+    pinned_ = Buffer(sizeof(float) * (na + nb + nc), Buffer::Kind::pinned_host);
+    base = pinned_.as<float>();
+  } else {
+    host_storage_.resize(na + nb + nc);
+    base = host_storage_.data();
+  }
+  h_a_ = base;
+  h_b_ = base + na;
+  h_c_ = base + na + nb;
+  fill_random_host(h_a_, na, seed_, kMatrixA);
+  fill_random_host(h_b_, nb, seed_, kMatrixB);
+}
+
+void Workbench::ensure_reference() {
+  if (reference_ready_) return;
+  const Problem& p = problem_;
+  if (reference_on_device()) {
+    if (auto why = prepare_device()) throw CudaError("float64 reference: " + *why);
+    d_ref_ = Buffer(sizeof(double) * p.m * p.n, Buffer::Kind::device);
+    reference_device(device_a(), device_b(), d_ref_.as<double>(), p.m, p.n, p.k, stream_);
+    MMLAB_CHECK(cudaStreamSynchronize(stream_));
+  } else {
+    prepare_host();
+    h_ref_.resize(std::size_t(p.m) * p.n);
+    reference_host(h_a_, h_b_, h_ref_.data(), p.m, p.n, p.k);
+  }
+  reference_ready_ = true;
+}
+
+Verdict Workbench::verify_device_output(const float* c_device) {
+  ensure_reference();
+  const std::size_t count = std::size_t(problem_.m) * problem_.n;
+  if (reference_on_device())
+    return judge(compare_device(c_device, d_ref_.as<double>(), count, stream_), problem_.k);
+  prepare_host();
+  MMLAB_CHECK(cudaStreamSynchronize(stream_));
+  copy_to_host(h_c_, c_device, count * sizeof(float));
+  return judge(compare_host(h_c_, h_ref_.data(), count), problem_.k);
+}
+
+Verdict Workbench::verify_host_output(const float* c_host) {
+  ensure_reference();
+  const std::size_t count = std::size_t(problem_.m) * problem_.n;
+  if (!reference_on_device()) return judge(compare_host(c_host, h_ref_.data(), count), problem_.k);
+  MMLAB_CHECK(cudaMemcpyAsync(device_c(), c_host, count * sizeof(float), cudaMemcpyHostToDevice, stream_));
+  return judge(compare_device(device_c(), d_ref_.as<double>(), count, stream_), problem_.k);
+}
+
+void* AlgorithmStates::get(const Algorithm& a) {
+  if (!a.make_state) return nullptr;
+  auto it = states_.find(&a);
+  if (it == states_.end()) it = states_.emplace(&a, a.make_state()).first;
+  return it->second.get();
+}
+
+}  // namespace mmlab

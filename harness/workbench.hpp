@@ -1,0 +1,62 @@
+// One problem's workbench (inputs, output buffers, the float64 reference) and the per-run
+// algorithm states (library handles).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "harness/algorithm.hpp"
+#include "harness/gpu.hpp"
+#include "harness/verification.hpp"
+
+namespace mmlab {
+
+// Device memory kept free for the CUDA context, cuBLAS and the comparison.
+inline constexpr std::size_t kDeviceReserve = std::size_t(512) << 20;
+std::string gib(double bytes);  // "1.50 GiB"
+
+// One problem's inputs, output buffers and reference. Made lazily, as configurations need them.
+class Workbench {
+ public:
+  Workbench(const Problem& p, const DeviceInfo& d, unsigned long long seed);
+  ~Workbench();
+  const Problem& problem() const { return problem_; }
+  Reason prepare_device();  // A, B, C (+ the reference when it lives on the GPU)
+  void prepare_host();      // host copies of A and B, and a host C
+  Verdict verify_device_output(const float* c_device);
+  Verdict verify_host_output(const float* c_host);
+  const float* device_a() const { return d_a_.as<float>(); }
+  const float* device_b() const { return d_b_.as<float>(); }
+  float* device_c() const { return d_c_.as<float>(); }
+  const float* host_a() const { return h_a_; }
+  const float* host_b() const { return h_b_; }
+  float* host_c() const { return h_c_; }
+  CUstream_st* stream() const { return stream_; }
+
+ private:
+  bool reference_on_device() const;
+  void ensure_reference();
+
+  Problem problem_;
+  DeviceInfo device_;
+  unsigned long long seed_;
+  CUstream_st* stream_ = nullptr;
+  Buffer d_a_, d_b_, d_c_, d_ref_;
+  Buffer pinned_;  // host A, B, C in one pinned allocation when a GPU is present
+  std::vector<float> host_storage_;
+  float *h_a_ = nullptr, *h_b_ = nullptr, *h_c_ = nullptr;
+  std::vector<double> h_ref_;
+  bool reference_ready_ = false;
+};
+
+// Library handles and the like, made once per algorithm per run.
+class AlgorithmStates {
+ public:
+  void* get(const Algorithm& a);
+
+ private:
+  std::map<const Algorithm*, std::shared_ptr<void>> states_;
+};
+
+}  // namespace mmlab

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/plot.hpp"
 #include "analysis/report.hpp"
 #include "analysis/results.hpp"
 
@@ -21,24 +22,16 @@ struct CompareOptions {
   int resamples = 4000;
   unsigned long long seed = 1;
   std::vector<std::string> sizes;  // only these shapes ("4096", "1041x1247x139"); empty: all
+  std::string run = "latest";      // see select_run
 };
 // Every other configuration at the same shape and scope as the baseline: speed-up of the median
 // (baseline median / its median) with a bootstrap CI, Mann-Whitney U on the raw samples, Holm's
 // correction across all comparisons, and a verdict.
 Table compare(const std::vector<Result>& rows, const CompareOptions& o);
 
-// Each algorithm's best configuration at one shape, against cuBLAS in the same file.
-Table headline(const std::vector<Result>& rows, const std::string& shape);
-
-enum class PlotKind { size, blocks, roofline };
-PlotKind parse_plot_kind(const std::string& text);
-struct PlotOptions {
-  std::string title;
-  std::string shape;  // blocks: the problem shape to show (default: the largest square one)
-  std::string scope = "kernel";
-};
-// Writes OUT (.svg or .png) through gnuplot; AnalysisError on bad input, std::runtime_error when
-// gnuplot fails. The file is written whole or not at all.
-void plot(PlotKind kind, const std::vector<Result>& rows, const std::string& out, const PlotOptions& o);
+// Each algorithm's best configuration at one shape against the baseline algorithm's row measured
+// with it (same rows, scope `kernel`, same L2 setting), the latest run of each configuration.
+Table headline(const std::vector<Result>& rows, const std::string& shape,
+               const std::string& baseline = "cublas");
 
 }  // namespace mmlab::analysis

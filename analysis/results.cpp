@@ -2,28 +2,29 @@
 
 #include <libfccp/csv.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <unordered_map>
 #include <utility>
 
 #include "harness/csv.hpp"
+#include "harness/schema.hpp"
 
 namespace mmlab::analysis {
 
-#define MMLAB_RESULT_COLUMNS                                                                                \
-  "run_id", "timestamp", "git_revision", "device", "sm_count", "algorithm", "variant", "params", "block_x", \
-      "block_y", "block_z", "grid_x", "grid_y", "grid_z", "shared_bytes", "device_bytes", "m", "n", "k",    \
-      "scope", "l2_flush", "trials", "min_ms", "max_ms", "mean_ms", "std_ms", "median_ms", "ci_lo_ms",      \
-      "ci_hi_ms", "gflops", "status", "reason", "verified", "max_rel_err", "max_abs_err", "mse",            \
-      "frac_err_over_1e-3"
-
 namespace {
-constexpr std::size_t kColumns = std::initializer_list<const char*>{MMLAB_RESULT_COLUMNS}.size();
+constexpr std::size_t kColumns = kResultColumns.size();
 using Reader = io::CSVReader<kColumns, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>>;
 using SampleReader = io::CSVReader<3, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>>;
+
+template <std::size_t... I>
+void read_header(Reader& in, std::index_sequence<I...>) {
+  in.read_header(io::ignore_extra_column | io::ignore_missing_column, std::string(kResultColumns[I])...);
+}
 
 template <class R, std::size_t... I>
 bool read_row(R& in, std::array<std::string, sizeof...(I)>& row, std::index_sequence<I...>) {
@@ -62,10 +63,26 @@ long integer(const std::string& text, const std::string& file, unsigned line, co
 }
 }  // namespace
 
-const std::vector<std::string>& required_columns() {
-  static const std::vector<std::string> c = {MMLAB_RESULT_COLUMNS};
-  return c;
+const std::vector<std::string>& required_columns() { return result_columns(); }
+
+namespace {
+
+// A version 1 row in version 2's words: l2_flush 0/1 -> off/on, compute capability "9.0" ->
+// "sm_90", versions -> "CUDA 13.0", verified empty where nothing ran, resolved = params.
+void upgrade_v1(std::map<std::string, std::string>& f) {
+  f["schema"] = "1";
+  f["l2_flush"] = f["l2_flush"] == "1" ? "on" : "off";
+  if (const std::string cc = f["compute_capability"]; cc.size() >= 3 && cc[1] == '.')
+    f["compute_capability"] = "sm_" + cc.substr(0, 1) + cc.substr(2);
+  for (const char* v : {"cuda_runtime", "driver"})
+    if (!f[v].empty()) f[v] = std::string("CUDA ") + f[v];
+  f["cuda_driver"] = f["driver"];  // version 1 wrote the driver's CUDA version there
+  f["driver"] = "";
+  if (f["status"] == "skipped") f["verified"] = "";
+  f["resolved"] = f["params"];
 }
+
+}  // namespace
 
 std::string Result::configuration() const {
   std::string s = algorithm;
@@ -91,7 +108,7 @@ const std::string& Result::get(const std::string& column) const {
   if (it == fields.end()) {
     std::string valid;
     for (const auto& c : required_columns()) valid += (valid.empty() ? "" : ", ") + c;
-    valid += ", and the derived block, size, shape";
+    valid += ", and the derived block, size, shape, run";
     throw AnalysisError("unknown column '" + column + "' (columns: " + valid + ")");
   }
   return it->second;
@@ -121,6 +138,34 @@ static void attach_samples(const std::string& file, std::vector<Result>& rows, s
   }
 }
 
+std::vector<Result> select_run(const std::vector<Result>& rows, const std::string& run) {
+  if (run == "all") return rows;
+  std::vector<Result> out;
+  if (run == "latest") {
+    std::map<std::string, std::size_t> last;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const Result& r = rows[i];
+      last[r.configuration() + "|" + r.shape() + "|" + r.scope + "|" + r.fields.at("l2_flush")] = i;
+    }
+    std::vector<std::size_t> keep;
+    for (const auto& [key, i] : last) keep.push_back(i);
+    std::sort(keep.begin(), keep.end());
+    for (std::size_t i : keep) out.push_back(rows[i]);
+    return out;
+  }
+  std::set<std::string> runs;
+  for (const Result& r : rows) {
+    runs.insert(r.fields.at("run"));
+    if (r.fields.at("run") == run) out.push_back(r);
+  }
+  if (out.empty()) {
+    std::string list;
+    for (const auto& x : runs) list += (list.empty() ? "" : ", ") + x;
+    throw AnalysisError("no rows of run '" + run + "' (runs in the files: " + list + "; or latest, all)");
+  }
+  return out;
+}
+
 std::vector<Result> load_results(const std::vector<std::string>& files, bool samples) {
   if (files.empty()) throw AnalysisError("no result files given");
   std::vector<Result> out;
@@ -129,13 +174,19 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
     const std::size_t first = out.size();
     try {
       Reader in(file);
-      in.read_header(io::ignore_extra_column, MMLAB_RESULT_COLUMNS);
+      read_header(in, std::make_index_sequence<kColumns>{});
+      const bool v1 = !in.has_column("schema");
+      for (const std::string& c : v1 ? result_columns_v1() : result_columns())
+        if (!in.has_column(c))
+          throw AnalysisError(file + ": not an mmlab results file (no column '" + c + "')");
       std::array<std::string, kColumns> row;
       while (read_row(in, row, std::make_index_sequence<kColumns>{})) {
         Result r;
         r.file = file;
         r.line = in.get_file_line();
         for (std::size_t i = 0; i < kColumns; ++i) r.fields[required_columns()[i]] = row[i];
+        if (v1) upgrade_v1(r.fields);
+        row.fill("");
         auto num = [&](const char* c) { return number(r.fields[c], file, r.line, c); };
         auto whole = [&](const char* c) { return integer(r.fields[c], file, r.line, c); };
         r.run_id = r.fields["run_id"];
@@ -164,6 +215,7 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         // Derived columns, for grouping and sorting: block "16x16", size/shape "4096" or "MxNxK".
         r.fields["block"] = r.block();
         r.fields["size"] = r.fields["shape"] = r.shape();
+        r.fields["run"] = r.run_id.substr(0, r.run_id.rfind('-'));  // one mmlab invocation
         out.push_back(std::move(r));
       }
     } catch (const io::error::base&) {

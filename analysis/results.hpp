@@ -38,6 +38,11 @@ struct Result {
 // The columns the analysis reads; mmlab writes them all.
 const std::vector<std::string>& required_columns();
 
+// The rows of one run: "latest" keeps, per configuration, shape, scope and L2 setting, the last row
+// recorded (a re-run supersedes, a resumed run completes); "all" keeps every row; any other value
+// is a run (the `run` field: run_id without its index, one mmlab invocation).
+std::vector<Result> select_run(const std::vector<Result>& rows, const std::string& run);
+
 // Reads the result files (rows in file order). With `samples`, also each file's sibling
 // <name>.samples.csv, and every ok row must have its samples.
 std::vector<Result> load_results(const std::vector<std::string>& files, bool samples);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
-#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -89,32 +88,6 @@ TestResult mann_whitney(const std::vector<double>& x, const std::vector<double>&
   }
   const double z = (big - mu - 0.5) / sigma;  // continuity correction
   r.p = std::min(1.0, 2.0 * boost::math::cdf(boost::math::complement(boost::math::normal(), z)));
-  return r;
-}
-
-TestResult welch(const std::vector<double>& x, const std::vector<double>& y) {
-  if (x.size() < 2 || y.size() < 2)
-    throw std::invalid_argument("Welch's test needs two samples of at least 2");
-  auto moments = [](const std::vector<double>& v, double& mean, double& var) {
-    mean = std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
-    var = 0;
-    for (double e : v) var += (e - mean) * (e - mean);
-    var /= double(v.size() - 1);
-  };
-  double m1, v1, m2, v2;
-  moments(x, m1, v1);
-  moments(y, m2, v2);
-  const double a = v1 / double(x.size()), b = v2 / double(y.size());
-  TestResult r;
-  if (a + b == 0) {
-    r.statistic = 0;
-    r.p = m1 == m2 ? 1.0 : 0.0;
-    return r;
-  }
-  r.statistic = (m1 - m2) / std::sqrt(a + b);
-  r.df = (a + b) * (a + b) / (a * a / double(x.size() - 1) + b * b / double(y.size() - 1));
-  r.p =
-      2.0 * boost::math::cdf(boost::math::complement(boost::math::students_t(r.df), std::fabs(r.statistic)));
   return r;
 }
 

@@ -11,7 +11,6 @@ double median(std::vector<double> x);
 struct TestResult {
   double statistic = 0;  // U (of the first sample) or t
   double p = 1;          // two-sided
-  double df = 0;         // Welch only
 };
 
 enum class Method { automatic, exact, asymptotic };
@@ -20,9 +19,6 @@ enum class Method { automatic, exact, asymptotic };
 // ties and both samples have fewer than 8 values (as SciPy's "auto" did).
 TestResult mann_whitney(const std::vector<double>& x, const std::vector<double>& y,
                         Method method = Method::automatic);
-
-// Welch's unequal-variance t test, two-sided.
-TestResult welch(const std::vector<double>& x, const std::vector<double>& y);
 
 // Holm's step-down adjustment of p-values (family-wise error), in the input order.
 std::vector<double> holm(const std::vector<double>& p);

@@ -7,6 +7,7 @@
 
 #include "analysis/commands.hpp"
 #include "analysis/paper_tables.hpp"
+#include "analysis/readme.hpp"
 #include "tests/analysis/fixture.hpp"
 
 namespace mmlab::analysis {
@@ -116,6 +117,85 @@ TEST(Compare, VerdictsAndErrors) {
   o.baseline = "tiled";
   EXPECT_NE(error_of([&] { compare(load_results({d / "two.csv"}, true), o); }).find("several configurations"),
             std::string::npos);
+}
+
+// A re-run appends a second run: compare takes the latest row of each configuration by default,
+// one named run on request, and refuses `all` with a message that says how to choose.
+TEST(Compare, PicksTheLatestRunOrTheOneNamed) {
+  TempDir d;
+  std::vector<Row> rows = {{"cublas", "default", "", 512, 512, 512, "kernel", around(1.0, 30)},
+                           {"fast", "default", "", 512, 512, 512, "kernel", around(0.5, 30)}};
+  rows[0].run = rows[1].run = "first";
+  Row cublas2 = rows[0], fast2 = rows[1];
+  cublas2.run = fast2.run = "second";
+  fast2.samples = around(2.0, 30);  // the second run is slower
+  rows.push_back(cublas2);
+  rows.push_back(fast2);
+  write_results(d / "c.csv", rows);
+  const auto loaded = load_results({d / "c.csv"}, true);
+  CompareOptions o;
+  o.baseline = "cublas";
+  Table t = compare(loaded, o);
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0].back(), "slower");
+  o.run = "first";
+  t = compare(loaded, o);
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0].back(), "faster");
+  o.run = "all";
+  EXPECT_NE(error_of([&] { compare(loaded, o); }).find("--run"), std::string::npos);
+  o.run = "nope";
+  EXPECT_NE(error_of([&] { compare(loaded, o); }).find("first, second"), std::string::npos);
+}
+
+// headline pairs rows with the baseline measured under the same L2 setting, and takes any baseline.
+TEST(Headline, PairsByL2SettingAndTakesABaseline) {
+  TempDir d;
+  std::vector<Row> rows = {{"cublas", "default", "", 64, 64, 64, "kernel", around(1.0)},
+                           {"tiled", "default", "tile=32", 64, 64, 64, "kernel", around(2.0)},
+                           {"cublas", "default", "", 64, 64, 64, "kernel", around(4.0)},
+                           {"tiled", "default", "tile=32", 64, 64, 64, "kernel", around(4.0)}};
+  rows[2].l2_flush = rows[3].l2_flush = "on";
+  write_results(d / "h.csv", rows);
+  const auto loaded = load_results({d / "h.csv"}, false);
+  Table t = headline(loaded, "64");
+  ASSERT_EQ(t.rows.size(), 4u);
+  EXPECT_EQ(t.header[2], "L2 flush");
+  for (const auto& r : t.rows) {
+    if (r[0] == "tiled") {
+      EXPECT_EQ(r.back(), r[2] == "off" ? "0.500" : "1.000") << r[2];
+    }
+  }
+  t = headline(loaded, "64", "tiled");
+  EXPECT_EQ(t.header.back(), "x tiled");
+  EXPECT_NE(error_of([&] { headline(loaded, "64", "nope"); }).find("no nope row"), std::string::npos);
+}
+
+// Files of schema version 1 (the committed data before version 2) read as version 2 rows.
+TEST(Results, ReadsSchemaVersion1) {
+  TempDir d;
+  Row r{"tiled", "default", "tile=32", 64, 64, 64, "kernel", around(1.0)};
+  r.l2_flush = "on";
+  Row skipped{"naive", "default", "", 64, 64, 64, "kernel", {}, "skipped"};
+  write_results(d / "v1.csv", {r, skipped}, true, true);
+  const auto rows = load_results({d / "v1.csv"}, true);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].get("schema"), "1");
+  EXPECT_EQ(rows[0].get("l2_flush"), "on");
+  EXPECT_EQ(rows[0].get("resolved"), "tile=32");
+  EXPECT_EQ(rows[1].get("verified"), "");
+  EXPECT_EQ(rows[0].samples.size(), 10u);
+  std::ofstream(d / "foreign.csv") << "a,b,c\n1,2,3\n";
+  EXPECT_NE(error_of([&] { load_results({d / "foreign.csv"}, false); }).find("not an mmlab results file"),
+            std::string::npos);
+}
+
+TEST(Readme, ReportNamesDoNotDoubleWords) {
+  EXPECT_EQ(report_name("sgemm-methods/sgemm-methods.csv"), "sgemm-methods");
+  EXPECT_EQ(report_name("homework-blockshapes/blockshapes.csv"), "homework-blockshapes");
+  EXPECT_EQ(report_name("oneil2013/table1.csv"), "oneil2013-table1");
+  EXPECT_EQ(report_name("flagship/history/step1-tuning.csv"), "flagship-history-step1-tuning");
+  EXPECT_EQ(report_name("quick.csv"), "quick");
 }
 
 // Every paper table built from one synthetic data set, compared with its golden rendering.

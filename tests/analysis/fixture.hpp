@@ -6,11 +6,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "analysis/results.hpp"
 #include "harness/csv.hpp"
+#include "harness/schema.hpp"
 
 namespace mmlab::analysis::test {
 
@@ -23,6 +25,8 @@ struct Row {
   std::string block = "16x16x1";
   std::string device = "NVIDIA H100 test GPU";
   double max_abs_err = 1e-5, mse = 1e-12, frac = 0;
+  std::string run = "run";  // run_id = run-<index>
+  std::string l2_flush = "off";
 };
 
 struct TempDir {
@@ -38,17 +42,20 @@ struct TempDir {
   std::string operator/(const std::string& f) const { return (path / f).string(); }
 };
 
-// Writes `path` and its samples file in mmlab's layout (plus a column the analysis ignores).
-inline void write_results(const std::string& path, const std::vector<Row>& rows, bool with_samples = true) {
+// Writes `path` and its samples file in mmlab's layout (plus a column the analysis ignores): the
+// current schema, or version 1 (no schema, resolved or cuda_driver columns; l2_flush 0/1).
+inline void write_results(const std::string& path, const std::vector<Row>& rows, bool with_samples = true,
+                          bool version1 = false) {
   std::ofstream out(path), samples;
   if (with_samples) samples.open(mmlab::samples_path_for(path));
+  const std::vector<std::string>& columns = version1 ? mmlab::result_columns_v1() : mmlab::result_columns();
   out << "extra_column";
-  for (const auto& c : required_columns()) out << "," << c;
+  for (const auto& c : columns) out << "," << c;
   out << "\n";
   if (with_samples) samples << "run_id,trial,ms\n";
   int id = 0;
   for (const Row& r : rows) {
-    const std::string run = "run-" + std::to_string(id++);
+    const std::string run = r.run + "-" + std::to_string(id++);
     std::vector<double> s = r.samples;
     std::sort(s.begin(), s.end());
     const double n = double(s.size());
@@ -67,15 +74,45 @@ inline void write_results(const std::string& path, const std::vector<Row>& rows,
       return os.str();
     };
     const bool ok = r.status == "ok";
-    out << "x," << run << ",2026-11-21T10:00:00Z,abc123," << r.device << ",132," << r.algorithm << ","
-        << r.variant << "," << r.params << "," << bx << "," << by << "," << bz << ",1,1,1,0,0," << r.m << ","
-        << r.n << "," << r.k << "," << r.scope << ",0," << (ok ? s.size() : 0) << ","
-        << (ok ? num(s.front()) + "," + num(s.back()) + "," + num(mean) + "," + num(std::sqrt(var)) + "," +
-                     num(median) + "," + num(s.front()) + "," + num(s.back()) + "," +
-                     num(2.0 * r.m * r.n * r.k / (median * 1e6))
-               : std::string(",,,,,,,"))
-        << "," << r.status << ",," << (ok ? "1" : "0") << ",1e-7," << num(r.max_abs_err) << "," << num(r.mse)
-        << "," << num(r.frac) << "\n";
+    std::map<std::string, std::string> f = {
+        {"schema", "2"},
+        {"run_id", run},
+        {"timestamp", "2026-11-21T10:00:00Z"},
+        {"git_revision", "abc123"},
+        {"device", r.device},
+        {"sm_count", "132"},
+        {"algorithm", r.algorithm},
+        {"variant", r.variant},
+        {"params", r.params},
+        {"resolved", r.params},
+        {"block_x", bx},
+        {"block_y", by},
+        {"block_z", bz},
+        {"grid_x", "1"},
+        {"grid_y", "1"},
+        {"grid_z", "1"},
+        {"shared_bytes", "0"},
+        {"device_bytes", "0"},
+        {"m", std::to_string(r.m)},
+        {"n", std::to_string(r.n)},
+        {"k", std::to_string(r.k)},
+        {"scope", r.scope},
+        {"l2_flush", version1 ? (r.l2_flush == "on" ? "1" : "0") : r.l2_flush},
+        {"trials", std::to_string(ok ? s.size() : 0)},
+        {"status", r.status},
+        {"verified", ok ? "1" : ""},
+        {"max_rel_err", "1e-7"},
+        {"max_abs_err", num(r.max_abs_err)},
+        {"mse", num(r.mse)},
+        {"frac_err_over_1e-3", num(r.frac)}};
+    if (ok) {
+      f["min_ms"] = num(s.front()), f["max_ms"] = num(s.back()), f["mean_ms"] = num(mean);
+      f["std_ms"] = num(std::sqrt(var)), f["median_ms"] = num(median), f["ci_lo_ms"] = num(s.front());
+      f["ci_hi_ms"] = num(s.back()), f["gflops"] = num(2.0 * r.m * r.n * r.k / (median * 1e6));
+    }
+    out << "x";
+    for (const auto& c : columns) out << "," << mmlab::csv_escape(f[c]);
+    out << "\n";
     if (with_samples && ok)
       for (std::size_t t = 0; t < r.samples.size(); ++t)
         samples << run << "," << t << "," << num(r.samples[t]) << "\n";

@@ -34,17 +34,6 @@ TEST(MannWhitney, IdenticalSamplesAreNotDifferent) {
   EXPECT_DOUBLE_EQ(mann_whitney({1, 1, 1}, {1, 1, 1}).p, 1.0);
 }
 
-TEST(Welch, MatchesScipy) {
-  const TestResult t = welch(kA, kB);
-  EXPECT_NEAR(t.statistic, -4.916040199603297, 1e-12);
-  EXPECT_NEAR(t.df, 19.833162172218913, 1e-10);
-  EXPECT_NEAR(t.p, 8.530323728028585e-05, 1e-13);
-  const TestResult u = welch(kX, kY);
-  EXPECT_NEAR(u.statistic, -3.795711512818596, 1e-12);
-  EXPECT_NEAR(u.df, 7.290428137108197, 1e-10);
-  EXPECT_NEAR(u.p, 0.006259431421070864, 1e-12);
-}
-
 TEST(Holm, StepDownAdjustment) {
   const std::vector<double> adj = holm({0.01, 0.04, 0.03, 0.005});
   const std::vector<double> expected = {0.03, 0.06, 0.06, 0.02};

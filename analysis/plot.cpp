@@ -1,0 +1,175 @@
+// Plots through gnuplot: GFLOP/s against size, per configuration, and a roofline.
+#include "analysis/plot.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "analysis/paper_tables.hpp"
+#include "analysis/report.hpp"
+
+namespace mmlab::analysis {
+
+PlotKind parse_plot_kind(const std::string& text) {
+  if (text == "size") return PlotKind::size;
+  if (text == "blocks") return PlotKind::blocks;
+  if (text == "roofline") return PlotKind::roofline;
+  throw AnalysisError("unknown plot kind '" + text + "' (valid: size, blocks, roofline)");
+}
+
+namespace {
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s)
+    out += c == '"' ? std::string("\\\"") : c == '_' ? std::string("\\\\_") : std::string(1, c);
+  return out + "\"";
+}
+
+void run_gnuplot(const std::string& script, const std::string& data, const std::string& out) {
+  namespace fs = std::filesystem;
+  const std::string ext = fs::path(out).extension().string();
+  if (ext != ".svg" && ext != ".png") throw AnalysisError(out + ": plots are written as .svg or .png");
+  std::error_code ec;
+  if (fs::path(out).has_parent_path()) fs::create_directories(fs::path(out).parent_path(), ec);
+  const fs::path dir = fs::temp_directory_path() / ("mmlab-plot-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string tmp_out = out + ".tmp" + std::to_string(::getpid()) + ext;
+  std::ofstream(dir / "data.txt") << data;
+  std::ofstream s(dir / "plot.gp");
+  s << (ext == ".svg" ? "set terminal svg size 960,600 dynamic background rgb 'white' font 'Helvetica,12'\n"
+                      : "set terminal pngcairo size 1280,800 font 'Helvetica,12'\n")
+    << "set output " << quote(tmp_out) << "\n"
+    << "datafile = " << quote((dir / "data.txt").string()) << "\n"
+    << script;
+  s.close();
+  const std::string cmd = "gnuplot " + (dir / "plot.gp").string() + " 2>" + (dir / "err.txt").string();
+  const int rc = std::system(cmd.c_str());
+  std::string err;
+  {
+    std::ifstream e(dir / "err.txt");
+    err.assign(std::istreambuf_iterator<char>(e), {});
+  }
+  fs::remove_all(dir, ec);
+  if (rc != 0 || !fs::exists(tmp_out)) {
+    fs::remove(tmp_out, ec);
+    throw std::runtime_error("gnuplot failed (exit " + std::to_string(rc) + "): " + err);
+  }
+  fs::rename(tmp_out, out, ec);
+  if (ec) throw AnalysisError(out + ": cannot be written (" + ec.message() + ")");
+}
+
+// Series of (x, y) points, one per name, in first-appearance order.
+struct Series {
+  std::vector<std::string> names;
+  std::map<std::string, std::map<double, double>> points;
+  void add(const std::string& name, double x, double y) {
+    if (!points.count(name)) names.push_back(name);
+    auto& p = points[name];
+    auto it = p.find(x);
+    if (it == p.end() || y > it->second) p[x] = y;  // the best configuration at each x
+  }
+  std::string data() const {
+    std::ostringstream os;
+    for (const auto& n : names) {
+      os << "# " << n << "\n";
+      for (auto& [x, y] : points.at(n)) os << x << " " << y << "\n";
+      os << "\n\n";
+    }
+    return os.str();
+  }
+  std::string plot_clause(const std::string& style, const std::string& extra = "") const {
+    std::ostringstream os;
+    for (std::size_t i = 0; i < names.size(); ++i)
+      os << (i ? ", " : "plot ") << "datafile index " << i << " using 1:2 " << style << " title "
+         << quote(names[i]);
+    if (!extra.empty()) os << ", " << extra;
+    return os.str() + "\n";
+  }
+};
+
+}  // namespace
+
+void plot(PlotKind kind, const std::vector<Result>& rows, const std::string& out, const PlotOptions& o) {
+  std::vector<const Result*> ok;
+  for (const Result& r : rows)
+    if (r.ok() && r.scope == o.scope) ok.push_back(&r);
+  if (ok.empty()) throw AnalysisError("plot: no ok rows in scope '" + o.scope + "'");
+  const std::string device = ok.front()->device;
+  std::ostringstream script;
+  script << "set grid\nset key outside right top\n";
+  if (kind == PlotKind::size) {
+    Series s;
+    for (const Result* r : ok)
+      if (r->square())
+        s.add(r->variant == "default" ? r->algorithm : r->algorithm + " " + r->variant, double(r->m),
+              r->gflops);
+    if (s.names.empty()) throw AnalysisError("plot size: no square problems");
+    script << "set title "
+           << quote(o.title.empty() ? "GFLOP/s vs size (best configuration), " + device : o.title) << "\n"
+           << "set logscale x 2\nset xlabel 'n (m = n = k)'\nset ylabel 'GFLOP/s'\n"
+           << s.plot_clause("with linespoints");
+    run_gnuplot(script.str(), s.data(), out);
+    return;
+  }
+  if (kind == PlotKind::blocks) {
+    std::string shape = o.shape;
+    if (shape.empty()) {
+      long largest = 0;
+      for (const Result* r : ok)
+        if (r->square()) largest = std::max(largest, r->m);
+      shape = std::to_string(largest);
+    }
+    std::ostringstream data;
+    int i = 0;
+    for (const Result* r : ok)
+      if (r->shape() == shape) data << i++ << " " << r->gflops << " " << quote(r->configuration()) << "\n";
+    if (i == 0) throw AnalysisError("plot blocks: no rows at " + shape);
+    script << "set title "
+           << quote(o.title.empty() ? "GFLOP/s per configuration at " + shape + ", " + device : o.title)
+           << "\n"
+           << "set style fill solid 0.6\nset boxwidth 0.8\nset ylabel 'GFLOP/s'\nset xtics rotate by 60 "
+              "right font ',9'\n"
+           << "set key off\nset bmargin 16\nset xrange [-1:" << i << "]\n"
+           << "plot datafile using 1:2:xtic(3) with boxes\n";
+    run_gnuplot(script.str(), data.str(), out);
+    return;
+  }
+  // Only rows measured on a device whose ceilings are known (host baselines have none here).
+  const Ceilings* c = nullptr;
+  std::string gpu;
+  for (const Result* r : ok)
+    if ((c = device_ceilings(r->device))) {
+      gpu = r->device;
+      break;
+    }
+  if (!c) throw AnalysisError("plot roofline: no ceilings known for device '" + device + "'");
+  Series s;
+  double lo = 1e9, hi = 0;
+  for (const Result* r : ok) {
+    if (r->device != gpu) continue;
+    const double flop = 2.0 * double(r->m) * double(r->n) * double(r->k);
+    const double bytes = 4.0 * (double(r->m) * r->k + double(r->k) * r->n + double(r->m) * r->n);
+    const double ai = flop / bytes;  // compulsory traffic: each input read once, C written once
+    lo = std::min(lo, ai), hi = std::max(hi, ai);
+    s.add(r->algorithm, ai, r->gflops);
+  }
+  script << "set title " << quote(o.title.empty() ? "roofline, " + gpu : o.title) << "\n"
+         << "set logscale xy\nset xlabel 'arithmetic intensity (FLOP per compulsory byte)'\nset ylabel "
+            "'GFLOP/s'\n"
+         << "set xrange [" << lo / 2 << ":" << hi * 2 << "]\n"
+         << "roof(x) = (x * " << c->bandwidth_gbs << " < " << c->peak_gflops << ") ? x * " << c->bandwidth_gbs
+         << " : " << c->peak_gflops << "\n"
+         << s.plot_clause("with points pointsize 1.2",
+                          "roof(x) with lines lw 2 lc rgb 'black' title " +
+                              quote("FP32 peak " + fixed(c->peak_gflops / 1000, 1) + " TFLOP/s, " +
+                                    fixed(c->bandwidth_gbs / 1000, 1) + " TB/s"));
+  run_gnuplot(script.str(), s.data(), out);
+}
+
+}  // namespace mmlab::analysis

@@ -1,0 +1,22 @@
+// Plots of results through gnuplot (SVG or PNG).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/results.hpp"
+
+namespace mmlab::analysis {
+
+enum class PlotKind { size, blocks, roofline };
+PlotKind parse_plot_kind(const std::string& text);
+struct PlotOptions {
+  std::string title;
+  std::string shape;  // blocks: the problem shape to show (default: the largest square one)
+  std::string scope = "kernel";
+};
+// Writes OUT (.svg or .png) through gnuplot; AnalysisError on bad input, std::runtime_error when
+// gnuplot fails. The file is written whole or not at all.
+void plot(PlotKind kind, const std::vector<Result>& rows, const std::string& out, const PlotOptions& o);
+
+}  // namespace mmlab::analysis

@@ -53,8 +53,8 @@ std::string when_and_where(const std::vector<Result>& rows) {
     for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
     return out;
   };
-  return (devices.empty() ? std::string("CPU only") : join(devices)) + "; measured " + join(days) +
-         "; revision " + join(revisions);
+  return (devices.empty() ? std::string("the CPU") : join(devices)) + ", " + join(days) + ", revision " +
+         join(revisions);
 }
 
 // The square size a report's headline uses: 4096 when cuBLAS ran there, else cuBLAS's largest.
@@ -303,12 +303,13 @@ void regenerate(const std::string& data, const std::string& readme, const std::s
     md << "*" << p.description << "* ([report](docs/results/" << report_name(p.data.front()) << ".md))\n\n"
        << render(head(tables.front(), 3), Format::markdown) << "\n";
   }
-  for (const auto& [kind, f] : h.plots) {
-    const std::string name = "headline-" + report_name(f) + "-" + kind + ".svg";
-    plot(parse_plot_kind(kind), load_results({(fs::path(data) / f).string()}, false),
-         (fs::path(reports) / name).string(), PlotOptions{});
-    md << "![" << report_name(f) << ": " << kind << "](" << (fs::path(reports) / name).generic_string()
-       << ")\n\n";
+  for (const auto& [kind, f] : h.plots) {  // the report's own plot where it drew one of that kind
+    const std::string suffix = kind == "blocks" ? "configurations" : kind;
+    const fs::path file = fs::path(reports) / (report_name(f) + "-" + suffix + ".svg");
+    if (!fs::exists(file))
+      plot(parse_plot_kind(kind), load_results({(fs::path(data) / f).string()}, false), file.string(),
+           PlotOptions{});
+    md << "![" << report_name(f) << ": " << kind << "](" << file.generic_string() << ")\n\n";
   }
   md << "Every experiment has its report (all comparisons, plots): ";
   for (std::size_t i = 0; i < written.size(); ++i) {

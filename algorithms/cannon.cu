@@ -1,8 +1,8 @@
 // cannon: Cannon's algorithm on the GPU, from one thread block to a grid of them.
 //
-// Source: T. W. O'Neil, "Experiments with Massively Parallel Matrix Multiplication" (2013) (sections 2.3, 3.1, 5):
-// C[i][j] = sum_s A[i][(i+j+s) % n] * B[(i+j+s) % n][j], each (i, j) of a torus starting at a
-// different point of the k loop, so that neighbours never want the same operand at once.
+// Source: T. W. O'Neil, "Experiments with Massively Parallel Matrix Multiplication" (2013)
+// (sections 2.3, 3.1, 5): C[i][j] = sum_s A[i][(i+j+s) % n] * B[(i+j+s) % n][j], each (i, j) of a torus
+// starting at a different point of the k loop, so that neighbours never want the same operand at once.
 // Variants and how they split the work:
 //   single_block  one block of n x m threads, thread (j, i) owns C[i][j]; A and B whole in shared
 //                 memory; thread walks k in the order (i + j + s) % k (section 3.1).
@@ -226,10 +226,7 @@ void run(const RunArgs& r) {
 }  // namespace
 
 MMLAB_ALGORITHM(cannon) {
-  Algorithm a;
-  a.name = "cannon";
   a.summary = "Cannon's algorithm: skewed k order on a torus of threads, then of blocks (O'Neil 2013)";
-  a.source = "algorithms/cannon.cu";
   a.variants = kVariants;
   a.axes = {{"tile",
              AxisKind::integer,
@@ -244,11 +241,8 @@ MMLAB_ALGORITHM(cannon) {
              {},
              {"tiled"}}};
   a.constraints = "single_block: m n <= 1024 and (m + n) k floats in shared memory; any m, n, k otherwise";
-  a.set_compiled(kKernels.compiled());
   a.supports = supports;
-  a.launch_config = launch;
-  a.run = run;
-  return a;
+  use_kernels(a, kKernels, launch, run);
 }
 
 }  // namespace mmlab

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <climits>
+#include <functional>
 #include <initializer_list>
 #include <stdexcept>
 #include <vector>
@@ -54,6 +55,17 @@ class KernelTable {
   CompiledSet set_;
   std::vector<Fn> launchers_;
 };
+
+// The descriptor hooks of an algorithm whose kernels all sit in `kernels`: what is compiled (axes'
+// values and the constraint text follow), the launch configuration, and run().
+template <class Fn>
+void use_kernels(Algorithm& a, const KernelTable<Fn>& kernels,
+                 std::function<LaunchConfig(const Problem&, const Params&, const DeviceInfo&)> launch,
+                 std::function<void(const RunArgs&)> run) {
+  a.set_compiled(kernels.compiled());
+  a.launch_config = std::move(launch);
+  a.run = std::move(run);
+}
 
 // Raise a kernel's dynamic shared-memory limit when it needs more than the default 48 KiB.
 template <class Kernel>

@@ -37,17 +37,13 @@ void run(const RunArgs& r) {
 }  // namespace
 
 MMLAB_ALGORITHM(cublas) {
-  Algorithm a;
-  a.name = "cublas";
   a.summary = "cublasSgemm, pure FP32 (CUBLAS_PEDANTIC_MATH), row-major via C^T = B^T A^T";
-  a.source = "algorithms/cublas.cu";
   a.variants = {{"default", "the kernel cuBLAS picks for the shape"}};
   a.constraints = "m, n, k below 2^31; launch dimensions are cuBLAS's own and not recorded";
   a.supports = supports_int_indexing;
   a.workspace_bytes = [](const Problem&, const Params&) { return kWorkspaceBytes; };
   a.make_state = make_handle;
   a.run = run;
-  return a;
 }
 
 }  // namespace mmlab

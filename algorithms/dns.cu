@@ -1,8 +1,8 @@
 // dns: the Dekel-Nassimi-Sahni 3D algorithm: every product term A[i][p] B[p][j] at once, on a
 // 3D grid of threads (i, p, j), then a reduction over p.
 //
-// Source: T. W. O'Neil, "Experiments with Massively Parallel Matrix Multiplication" (2013) (sections 2.2, 3.1, 3.2, 5).
-// Variants and how they split the work:
+// Source: T. W. O'Neil, "Experiments with Massively Parallel Matrix Multiplication" (2013)
+// (sections 2.2, 3.1, 3.2, 5). Variants and how they split the work:
 //   block3d         one m x k x n block (x = i, y = p, z = j, as in the paper): each thread forms one
 //                   term in shared memory, then a shared-memory tree over p gives C[i][j] (sec. 3.1).
 //   planes          per TILE^3 sub-product, TILE blocks of TILE (p) x TILE (i) threads, block j
@@ -224,10 +224,7 @@ void run(const RunArgs& r) {
 }  // namespace
 
 MMLAB_ALGORITHM(dns) {
-  Algorithm a;
-  a.name = "dns";
   a.summary = "Dekel-Nassimi-Sahni 3D algorithm: all terms at once, reduced over k (O'Neil 2013)";
-  a.source = "algorithms/dns.cu";
   a.variants = kVariants;
   const std::vector<std::string> tiled = {"planes", "half_planes", "quarter_planes", "tiled_atomic",
                                           "tiled_reduce"};
@@ -250,7 +247,6 @@ MMLAB_ALGORITHM(dns) {
   a.launch_config = launch;
   a.workspace_bytes = workspace;
   a.run = run;
-  return a;
 }
 
 }  // namespace mmlab

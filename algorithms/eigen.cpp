@@ -30,10 +30,7 @@ void run(const RunArgs& r) {
 
 MMLAB_ALGORITHM(eigen) {
   const std::string all_threads = std::to_string(std::max(1u, std::thread::hardware_concurrency()));
-  Algorithm a;
-  a.name = "eigen";
   a.summary = "Eigen float32 product on the host CPU, the papers' BLAS baseline (Gupta & Bhalla 2022)";
-  a.source = "algorithms/eigen.cpp";
   a.backend = Backend::host;
   a.variants = {{"default", "C.noalias() = A * B on row-major maps"}};
   a.axes = {{"threads",
@@ -44,7 +41,6 @@ MMLAB_ALGORITHM(eigen) {
              {}}};
   a.constraints = "host memory only; scope kernel only";
   a.run = run;
-  return a;
 }
 
 }  // namespace mmlab

@@ -41,10 +41,7 @@ void run(const RunArgs& r) {
 }  // namespace
 
 MMLAB_ALGORITHM(naive) {
-  Algorithm a;
-  a.name = "naive";
   a.summary = "one thread per element of C, operands from global memory (homework; SGEMM README)";
-  a.source = "algorithms/naive.cu";
   a.variants = {{"default", "one dot product of length k per thread"}};
   a.axes = {{"block",
              AxisKind::shape,
@@ -56,7 +53,6 @@ MMLAB_ALGORITHM(naive) {
   a.supports = supports_int_indexing;
   a.launch_config = launch;
   a.run = run;
-  return a;
 }
 
 }  // namespace mmlab

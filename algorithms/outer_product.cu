@@ -1,8 +1,8 @@
 // outer_product: A's tile in shared memory, B and C in registers; each thread adds outer
 // products, so every shared-memory load feeds several multiply-adds ("CompOpt").
 //
-// Source: "SGEMM Implementation and Optimization on CUDA" (an SJTU ACA Lab project README) ("CompOpt Method", "Prefetch
-// Method"): an SM instruction takes at most one operand from shared memory, so the inner product
+// Source: "SGEMM Implementation and Optimization on CUDA" (an SJTU ACA Lab project README) ("CompOpt Method",
+// "Prefetch Method"): an SM instruction takes at most one operand from shared memory, so the inner product
 // (two shared operands) is replaced by an outer product of A's column (shared) and B's row
 // (registers).
 // Split: a block of TILE x VECTOR threads computes a TILE x (TILE VECTOR) tile of C; thread t owns
@@ -126,30 +126,16 @@ void run(const RunArgs& r) {
 }  // namespace
 
 MMLAB_ALGORITHM(outer_product) {
-  Algorithm a;
-  a.name = "outer_product";
   a.summary =
       "A tile in shared memory, B and C in registers, outer products (SGEMM README, CompOpt/Prefetch)";
-  a.source = "algorithms/outer_product.cu";
   a.variants = kVariants;
-  a.axes = {{"tile",
-             AxisKind::integer,
-             "TILE: rows of the C tile and k step; TILE accumulators per thread",
-             "32",
-             {},
-             {}},
-            {"vector",
-             AxisKind::integer,
-             "VECTOR: TILE x VECTOR threads, each owning one column of the C tile",
-             "8",
-             {},
-             {}}};
+  a.axes = {
+      {"tile", AxisKind::integer, "TILE: rows of the C tile and k step; TILE accumulators per thread", "32"},
+      {"vector", AxisKind::integer, "VECTOR: TILE x VECTOR threads, each owning one column of the C tile",
+       "8"}};
   a.constraints = "any m, n, k";
-  a.set_compiled(kKernels.compiled());
   a.supports = supports_int_indexing;
-  a.launch_config = launch;
-  a.run = run;
-  return a;
+  use_kernels(a, kKernels, launch, run);
 }
 
 }  // namespace mmlab

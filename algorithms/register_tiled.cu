@@ -222,10 +222,7 @@ void run(const RunArgs& r) {
 }  // namespace
 
 MMLAB_ALGORITHM(register_tiled) {
-  Algorithm a;
-  a.name = "register_tiled";
   a.summary = "flagship: warp-tiled 8x8 and 8x16 register blocking, cp.async multi-stage pipeline, split-k";
-  a.source = "algorithms/register_tiled.cu";
   a.variants = kVariants;
   const std::vector<std::string> manual = {"manual"};
   a.axes = {
@@ -248,13 +245,10 @@ MMLAB_ALGORITHM(register_tiled) {
   a.constraints =
       "split 1 to 64; each (padded) matrix under 2^31 elements; any m, n, k (operands with rows not 16-byte "
       "aligned are copied padded into the workspace)";
-  a.set_compiled(kKernels.compiled());
   a.resolve = resolve;
   a.supports = supports;
-  a.launch_config = launch;
   a.workspace_bytes = workspace;
-  a.run = run;
-  return a;
+  use_kernels(a, kKernels, launch, run);
 }
 
 }  // namespace mmlab

@@ -1,9 +1,9 @@
 // tiled: the classic shared-memory tiling of the CUDA matrixMul sample.
 //
 // Source: the lecture notes "Device Memories and Matrix Multiplication" (the matrixMul kernel,
-// BLOCK_SIZE = w); also the "Tiling Method" of "SGEMM Implementation and Optimization on CUDA" (an SJTU ACA Lab project README),.
-// Split: one TILE x TILE thread block per TILE x TILE tile of C. For each of the ceil(k / TILE)
-// steps, every thread loads one element of A's tile and one of B's into shared memory, the block
+// BLOCK_SIZE = w); also the "Tiling Method" of "SGEMM Implementation and Optimization on CUDA" (an SJTU ACA
+// Lab project README),. Split: one TILE x TILE thread block per TILE x TILE tile of C. For each of the ceil(k
+// / TILE) steps, every thread loads one element of A's tile and one of B's into shared memory, the block
 // synchronises, and each thread adds TILE products to its one output.
 // Unlike the sample, m, n and k need not be multiples of TILE: loads past an edge read zero
 // (which adds nothing) and stores past an edge are skipped.
@@ -66,19 +66,12 @@ void run(const RunArgs& r) {
 }  // namespace
 
 MMLAB_ALGORITHM(tiled) {
-  Algorithm a;
-  a.name = "tiled";
   a.summary = "shared-memory tiling of the CUDA matrixMul sample, guarded for any m, n, k (lecture notes)";
-  a.source = "algorithms/tiled.cu";
   a.variants = {{"default", "TILE x TILE threads per block, one output each"}};
-  a.axes = {
-      {"tile", AxisKind::integer, "tile edge w: a w x w block computes a w x w tile of C", "32", {}, {}}};
+  a.axes = {{"tile", AxisKind::integer, "tile edge w: a w x w block computes a w x w tile of C", "32"}};
   a.constraints = "any m, n, k";
-  a.set_compiled(kKernels.compiled());
   a.supports = supports_int_indexing;
-  a.launch_config = launch;
-  a.run = run;
-  return a;
+  use_kernels(a, kKernels, launch, run);
 }
 
 }  // namespace mmlab

@@ -110,29 +110,14 @@ void run(const RunArgs& r) {
 }  // namespace
 
 MMLAB_ALGORITHM(tiled_ilp) {
-  Algorithm a;
-  a.name = "tiled_ilp";
   a.summary = "rectangular shared-memory tiles, TILESCALE^2 spread outputs per thread (Gupta & Bhalla 2022)";
-  a.source = "algorithms/tiled_ilp.cu";
   a.variants = {{"default", "TM x TM tile of C per block, k in steps of TK, guarded edges"}};
-  a.axes = {{"tile",
-             AxisKind::shape,
-             "TMxTK: A tile TM x TK and B tile TK x TM in shared memory",
-             "128x64",
-             {},
-             {}},
-            {"block",
-             AxisKind::shape,
-             "square thread block BTxBT; TILESCALE = TM / BT outputs per dimension",
-             "16x16",
-             {},
-             {}}};
+  a.axes = {{"tile", AxisKind::shape, "TMxTK: A tile TM x TK and B tile TK x TM in shared memory", "128x64"},
+            {"block", AxisKind::shape, "square thread block BTxBT; TILESCALE = TM / BT outputs per dimension",
+             "16x16"}};
   a.constraints = "any m, n, k";
-  a.set_compiled(kKernels.compiled());
   a.supports = supports_int_indexing;
-  a.launch_config = launch;
-  a.run = run;
-  return a;
+  use_kernels(a, kKernels, launch, run);
 }
 
 }  // namespace mmlab

@@ -1,16 +1,15 @@
 // warptile_1d: shared-memory tiling with 1D warp tiling: each thread accumulates a column of
 // MICRO_TILE_ROWS outputs.
 //
-// Source: the homework report "naive vs. tiled matrix multiplication" (V100S) ("Tiled Implementation": non-square blocks
-// 32x8, 64x4; "partial warp tiling 1 dimension"; __fmaf_rn accumulation).
-// Split: a BX x BY block computes a T x T tile of C, T = BX; thread (tx, ty) owns column tx and
-// rows ty + i BY for i < MICRO_TILE_ROWS = T / BY. Per step of k (T wide) the block stages a T x T
-// tile of A and of B in shared memory; every thread then reads one B value per k and reuses it
-// across its MICRO_TILE_ROWS rows, so a wide block (64x4) reuses each B load 16 times.
-// The A tile is read 4 k-values at a time (one 16-byte load; a warp shares one row, so it is a
-// broadcast), which keeps the kernel from being bound by shared-memory load instructions.
-// Constraints: block in the compiled list (`mmlab list warptile_1d`); any m, n, k.
-// Example: mmlab run --algorithms warptile_1d --block 16x16,32x8,64x4 --size 10000
+// Source: the homework report "naive vs. tiled matrix multiplication" (V100S) ("Tiled Implementation":
+// non-square blocks 32x8, 64x4; "partial warp tiling 1 dimension"; __fmaf_rn accumulation). Split: a BX x BY
+// block computes a T x T tile of C, T = BX; thread (tx, ty) owns column tx and rows ty + i BY for i <
+// MICRO_TILE_ROWS = T / BY. Per step of k (T wide) the block stages a T x T tile of A and of B in shared
+// memory; every thread then reads one B value per k and reuses it across its MICRO_TILE_ROWS rows, so a wide
+// block (64x4) reuses each B load 16 times. The A tile is read 4 k-values at a time (one 16-byte load; a warp
+// shares one row, so it is a broadcast), which keeps the kernel from being bound by shared-memory load
+// instructions. Constraints: block in the compiled list (`mmlab list warptile_1d`); any m, n, k. Example:
+// mmlab run --algorithms warptile_1d --block 16x16,32x8,64x4 --size 10000
 #include "algorithms/common.cuh"
 
 namespace mmlab {
@@ -87,23 +86,13 @@ void run(const RunArgs& r) {
 }  // namespace
 
 MMLAB_ALGORITHM(warptile_1d) {
-  Algorithm a;
-  a.name = "warptile_1d";
   a.summary = "shared-memory tiling with 1D warp tiling, a column of outputs per thread (homework)";
-  a.source = "algorithms/warptile_1d.cu";
   a.variants = {{"default", "BX x BY block, BX x BX tile, BX / BY outputs per thread"}};
-  a.axes = {{"block",
-             AxisKind::shape,
-             "block BXxBY; the tile is BX x BX and each thread computes BX/BY rows",
-             "64x4",
-             {},
-             {}}};
+  a.axes = {{"block", AxisKind::shape, "block BXxBY; the tile is BX x BX and each thread computes BX/BY rows",
+             "64x4"}};
   a.constraints = "any m, n, k";
-  a.set_compiled(kKernels.compiled());
   a.supports = supports_int_indexing;
-  a.launch_config = launch;
-  a.run = run;
-  return a;
+  use_kernels(a, kKernels, launch, run);
 }
 
 }  // namespace mmlab

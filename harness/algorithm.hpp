@@ -131,17 +131,29 @@ struct Algorithm {
   void set_compiled(CompiledSet set);
 };
 
-// Defines mmlab::algorithms::NAME(), the descriptor built once by the function body that follows:
-//   MMLAB_ALGORITHM(tiled) { Algorithm a; ...; return a; }
-#define MMLAB_ALGORITHM(NAME)                     \
-  namespace algorithms {                          \
-  Algorithm describe_##NAME();                    \
-  const Algorithm& NAME() {                       \
-    static const Algorithm a = describe_##NAME(); \
-    return a;                                     \
-  }                                               \
-  }                                               \
-  Algorithm algorithms::describe_##NAME()
+// "algorithms/tiled.cu" from the compiler's path of the file.
+inline std::string algorithm_source(const std::string& file) {
+  return "algorithms/" + file.substr(file.find_last_of('/') + 1);
+}
+
+// Defines mmlab::algorithms::NAME(): the descriptor, built once, named NAME with the file that
+// holds it as its source; the body that follows the macro fills in the rest of `a`:
+//   MMLAB_ALGORITHM(tiled) { a.summary = "..."; a.variants = ...; a.run = run; }
+#define MMLAB_ALGORITHM(NAME)                \
+  namespace algorithms {                     \
+  void describe_##NAME(Algorithm& a);        \
+  const Algorithm& NAME() {                  \
+    static const Algorithm a = [] {          \
+      Algorithm a;                           \
+      a.name = #NAME;                        \
+      a.source = algorithm_source(__FILE__); \
+      describe_##NAME(a);                    \
+      return a;                              \
+    }();                                     \
+    return a;                                \
+  }                                          \
+  }                                          \
+  void algorithms::describe_##NAME(Algorithm& a)
 
 // The registry (algorithms/registry.cpp): every algorithm of the lab, in listing order.
 const std::vector<const Algorithm*>& registry();

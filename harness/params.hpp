@@ -27,8 +27,8 @@ struct Axis {
   AxisKind kind = AxisKind::integer;
   std::string description;
   std::string default_value;
-  std::vector<std::string> values;    // what the GPU tests sweep; users may ask for others
-  std::vector<std::string> variants;  // the variants it applies to; empty: all
+  std::vector<std::string> values = {};    // what `all` and the GPU tests sweep (set from a compiled set)
+  std::vector<std::string> variants = {};  // the variants it applies to; empty: all
   bool applies_to(const std::string& variant) const;
 };
 

@@ -12,7 +12,10 @@
   X(cannon)                 \
   X(dns)                    \
   X(cublas)                 \
-  X(eigen)
+  X(eigen)                  \
+  X(dist_cannon)            \
+  X(dist_summa)             \
+  X(dist_dns)
 
 namespace mmlab {
 

@@ -258,4 +258,54 @@ Table headline(const std::vector<Result>& all_rows, const std::string& shape, co
   return t;
 }
 
+Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, int resamples) {
+  const std::vector<Result> rows = select_run(all_rows, "latest");
+  std::map<std::string, const Result*> same_job, latest;  // run|shape and shape -> the baseline's row
+  for (const Result& r : rows)
+    if (r.ok() && r.algorithm == baseline && r.scope == "kernel") {
+      same_job[r.fields.at("run") + "|" + r.shape()] = &r;
+      latest[r.shape()] = &r;
+    }
+  Table t;
+  t.title = "strong scaling against one-GPU " + baseline;
+  t.header = {"size",    "algorithm",  "grid",         "engine",
+              "GPUs",    "median ms",  "TFLOP/s",      "speed-up",
+              "CI 95%",  "efficiency", "compute ms",   "comm ms",
+              "wait ms", "overlap",    "predicted ms", "measured / predicted"};
+  for (const Result& r : rows) {
+    if (!r.ok() || r.get("grid").empty()) continue;
+    auto it = same_job.find(r.fields.at("run") + "|" + r.shape());
+    const Result* base = it != same_job.end()      ? it->second
+                         : latest.count(r.shape()) ? latest.at(r.shape())
+                                                   : nullptr;
+    if (!base) continue;
+    const int gpus = std::stoi(r.get("gpus")), ranks = std::stoi(r.get("ranks"));
+    const double speedup = base->median_ms / r.median_ms;
+    std::string ci;
+    if (base->samples.size() >= 2 && r.samples.size() >= 2) {
+      const Interval i = bootstrap_median_ratio(base->samples, r.samples, 0.95, resamples, 1);
+      ci = fixed(i.lo, 3) + " to " + fixed(i.hi, 3);
+    }
+    double predicted = 0;
+    numeric(r.get("predicted_ms"), predicted);
+    char ms[32];
+    std::snprintf(ms, sizeof ms, "%.4g", r.median_ms);
+    t.rows.push_back({r.shape(), r.algorithm, r.get("grid"), r.get("engine"), std::to_string(gpus), ms,
+                      fixed(r.gflops / 1000, 2), fixed(speedup, 3), ci,
+                      fixed(speedup / std::max(1, gpus ? gpus : ranks), 3), r.get("compute_ms"),
+                      r.get("comm_ms"), r.get("wait_ms"), r.get("overlap"),
+                      predicted > 0 ? fixed(predicted, 3) : "",
+                      predicted > 0 ? fixed(r.median_ms / predicted, 3) : ""});
+  }
+  if (t.rows.empty())
+    throw AnalysisError("scaling: no distributed row with a " + baseline +
+                        " row at its shape in the given files");
+  t.note = "speed-up = one-GPU " + baseline +
+           " median / median (bootstrap 95% CI of the ratio); efficiency = "
+           "speed-up / GPUs (ranks on the CPU backend); the phase times are medians over the trials of each "
+           "phase's "
+           "maximum over ranks; overlap = the share of communication hidden behind the products.";
+  return t;
+}
+
 }  // namespace mmlab::analysis

@@ -34,4 +34,10 @@ Table compare(const std::vector<Result>& rows, const CompareOptions& o);
 Table headline(const std::vector<Result>& rows, const std::string& shape,
                const std::string& baseline = "cublas");
 
+// Strong scaling of the distributed rows (those with a grid): each against the baseline's row at
+// the same shape measured in the same job (else the latest such row in the files): speed-up with a
+// bootstrap CI, parallel efficiency (speed-up / GPUs, or / ranks on the CPU backend), the split
+// into compute, communication and waiting, the overlap, and measured / predicted.
+Table scaling(const std::vector<Result>& rows, const std::string& baseline = "cublas", int resamples = 4000);
+
 }  // namespace mmlab::analysis

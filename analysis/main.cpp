@@ -31,11 +31,15 @@ Commands:
                                correction, verdict (--size SHAPES, --run, --level, --resamples, --seed)
   headline FILE... --size N    each algorithm's best configuration at N vs the baseline (--baseline,
                                default cublas) measured with it, per L2 setting
+  scaling FILE...              distributed rows against one-GPU cuBLAS in the same job: speed-up
+                               (CI), efficiency, compute/communication/waiting, overlap, measured
+                               vs the model (--baseline ALG)
   table NAME FILE...           a paper's table in its own layout, the paper's figures beside mmlab's
   tables [--data DIR] [--out-dir DIR]
                                every paper table that has data under DIR (default data/)
   plot KIND FILE... -o OUT     KIND: size (GFLOP/s vs n, log-x), blocks (per configuration at
-                               --size, default the largest), roofline; OUT: .svg or .png
+                               --size, default the largest), roofline, scaling (speed-up vs GPUs);
+                               OUT: .svg or .png
   readme [--data DIR] [--readme FILE] [--reports DIR]
                                one report per experiment (DIR/<experiment>.md, default docs/results)
                                and README's headline (between its markers), from the files that
@@ -161,6 +165,11 @@ int run(int argc, char** argv) {
     if (vm["size"].as<std::string>().empty()) throw AnalysisError("headline: --size N is required");
     const std::string baseline = vm.count("baseline") ? vm["baseline"].as<std::string>() : "cublas";
     emit(render(headline(load_results(args, false), vm["size"].as<std::string>(), baseline), format), output);
+    return 0;
+  }
+  if (command == "scaling") {
+    const std::string baseline = vm.count("baseline") ? vm["baseline"].as<std::string>() : "cublas";
+    emit(render(scaling(load_results(args, true), baseline, vm["resamples"].as<int>()), format), output);
     return 0;
   }
   if (command == "table") {

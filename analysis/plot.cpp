@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "analysis/commands.hpp"
 #include "analysis/paper_tables.hpp"
 #include "analysis/report.hpp"
 
@@ -19,7 +20,8 @@ PlotKind parse_plot_kind(const std::string& text) {
   if (text == "size") return PlotKind::size;
   if (text == "blocks") return PlotKind::blocks;
   if (text == "roofline") return PlotKind::roofline;
-  throw AnalysisError("unknown plot kind '" + text + "' (valid: size, blocks, roofline)");
+  if (text == "scaling") return PlotKind::scaling;
+  throw AnalysisError("unknown plot kind '" + text + "' (valid: size, blocks, roofline, scaling)");
 }
 
 namespace {
@@ -138,6 +140,21 @@ void plot(PlotKind kind, const std::vector<Result>& rows, const std::string& out
            << "set key off\nset bmargin 16\nset xrange [-1:" << i << "]\n"
            << "plot datafile using 1:2:xtic(3) with boxes\n";
     run_gnuplot(script.str(), data.str(), out);
+    return;
+  }
+  if (kind == PlotKind::scaling) {  // speed-up over one-GPU cuBLAS against GPUs, per algorithm and size
+    const Table t = scaling(rows);
+    Series s;
+    for (const auto& r : t.rows) {
+      const double gpus = std::stod(r[4]), speedup = std::stod(r[7]);
+      s.add(r[1] + " " + r[0], gpus, speedup);
+    }
+    script
+        << "set title "
+        << quote(o.title.empty() ? "strong scaling (best grid per GPU count), " + device : o.title)
+        << "\nset xlabel 'GPUs'\nset ylabel 'speed-up over one-GPU cuBLAS'\nset xtics 1\nset xrange [0.5:*]\n"
+        << s.plot_clause("with linespoints", "x with lines dt 2 lc rgb 'gray' title 'ideal'");
+    run_gnuplot(script.str(), s.data(), out);
     return;
   }
   // Only rows measured on a device whose ceilings are known (host baselines have none here).

@@ -8,7 +8,7 @@
 
 namespace mmlab::analysis {
 
-enum class PlotKind { size, blocks, roofline };
+enum class PlotKind { size, blocks, roofline, scaling };
 PlotKind parse_plot_kind(const std::string& text);
 struct PlotOptions {
   std::string title;

@@ -61,6 +61,12 @@ long integer(const std::string& text, const std::string& file, unsigned line, co
     throw AnalysisError(file + ": " + e.what());
   }
 }
+// A version 2 row in version 3's words: one process; one GPU unless it ran on the host.
+void upgrade_v2(std::map<std::string, std::string>& f) {
+  f["ranks"] = "1";
+  f["gpus"] = f["device"].rfind("cpu", 0) == 0 ? "0" : "1";
+}
+
 }  // namespace
 
 const std::vector<std::string>& required_columns() { return result_columns(); }
@@ -175,8 +181,8 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
     try {
       Reader in(file);
       read_header(in, std::make_index_sequence<kColumns>{});
-      const bool v1 = !in.has_column("schema");
-      for (const std::string& c : v1 ? result_columns_v1() : result_columns())
+      const int version = !in.has_column("schema") ? 1 : !in.has_column("ranks") ? 2 : 3;
+      for (const std::string& c : result_columns_of(version))
         if (!in.has_column(c))
           throw AnalysisError(file + ": not an mmlab results file (no column '" + c + "')");
       std::array<std::string, kColumns> row;
@@ -185,7 +191,8 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         r.file = file;
         r.line = in.get_file_line();
         for (std::size_t i = 0; i < kColumns; ++i) r.fields[required_columns()[i]] = row[i];
-        if (v1) upgrade_v1(r.fields);
+        if (version == 1) upgrade_v1(r.fields);
+        if (version <= 2) upgrade_v2(r.fields);
         row.fill("");
         auto num = [&](const char* c) { return number(r.fields[c], file, r.line, c); };
         auto whole = [&](const char* c) { return integer(r.fields[c], file, r.line, c); };

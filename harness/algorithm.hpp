@@ -60,9 +60,13 @@ struct DeviceInfo {
 };
 
 enum class Backend {
-  device,  // A, B, C are device pointers; work is enqueued on `stream`
-  host,    // A, B, C are host pointers; run() returns when C is complete
+  device,       // A, B, C are device pointers; work is enqueued on `stream`
+  host,         // A, B, C are host pointers; run() returns when C is complete
+  distributed,  // every rank of an MPI job takes part: make_distributed (harness/distributed.hpp)
 };
+
+class DistributedRun;
+struct DistributedSetup;
 
 struct Variant {
   std::string name;
@@ -117,6 +121,8 @@ struct Algorithm {
   std::function<std::size_t(const Problem&, const Params&)> workspace_bytes;  // null: none
   std::function<std::shared_ptr<void>()> make_state;                          // null: none
   std::function<void(const RunArgs&)> run;
+  // Backend::distributed: this rank's run of a configuration, its inputs made (instead of run).
+  std::function<std::unique_ptr<DistributedRun>(const DistributedSetup&)> make_distributed;
 
   double flop_count(const Problem& p) const {
     return flops ? flops(p) : 2.0 * double(p.m) * double(p.n) * double(p.k);
@@ -131,9 +137,12 @@ struct Algorithm {
   void set_compiled(CompiledSet set);
 };
 
-// "algorithms/tiled.cu" from the compiler's path of the file.
+// "algorithms/tiled.cu" (the folder and the file) from the compiler's path of the file.
 inline std::string algorithm_source(const std::string& file) {
-  return "algorithms/" + file.substr(file.find_last_of('/') + 1);
+  const auto name = file.find_last_of('/');
+  const auto folder =
+      name == std::string::npos || name == 0 ? std::string::npos : file.find_last_of('/', name - 1);
+  return folder == std::string::npos ? file : file.substr(folder + 1);
 }
 
 // Defines mmlab::algorithms::NAME(): the descriptor, built once, named NAME with the file that

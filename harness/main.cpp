@@ -3,9 +3,11 @@
 #include <csignal>
 #include <cstring>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "harness/cuda_check.hpp"
+#include "harness/distributed.hpp"
 #include "harness/options.hpp"
 #include "harness/runner.hpp"
 
@@ -50,8 +52,11 @@ int list(int argc, char** argv) {
   }
   if (which.empty()) which = mmlab::registry();
   for (const mmlab::Algorithm* a : which) {
-    std::cout << a->name << "  (" << (a->backend == mmlab::Backend::device ? "GPU" : "host CPU") << ", "
-              << a->source << ")\n  " << a->summary << "\n";
+    std::cout << a->name << "  ("
+              << (a->backend == mmlab::Backend::device ? "GPU"
+                  : a->backend == mmlab::Backend::host ? "host CPU"
+                                                       : "MPI ranks: GPUs over NCCL, or CPUs over MPI")
+              << ", " << a->source << ")\n  " << a->summary << "\n";
     std::cout << "  variants:\n";
     for (const auto& v : a->variants) std::cout << "    " << v.name << ": " << v.summary << "\n";
     if (!a->axes.empty()) std::cout << "  axes:\n";
@@ -66,6 +71,50 @@ int list(int argc, char** argv) {
   return 0;
 }
 
+bool uses_gpus(const mmlab::Configuration& c) {
+  if (c.algorithm->backend == mmlab::Backend::device) return true;
+  return c.algorithm->backend == mmlab::Backend::distributed && c.params.has("engine") &&
+         c.params.text("engine") != "eigen";
+}
+
+// Under mpirun: one GPU per rank, chosen by the node-local rank; every rank takes the same plan,
+// and a sweep none of whose grids uses this many ranks is an error on every rank.
+mmlab::DeviceInfo job_device(mmlab::RunPlan& plan, bool device_given) {
+  const mmlab::Job& j = mmlab::job();
+  bool gpus = false, distributed = false, fits = false;
+  std::set<std::string> grids;
+  for (const mmlab::Configuration& c : plan.configurations) {
+    gpus = gpus || uses_gpus(c);
+    if (c.algorithm->backend != mmlab::Backend::distributed) continue;
+    distributed = true;
+    const mmlab::Grid g = mmlab::parse_grid(c.params.text("grid"));
+    grids.insert(g.text());
+    fits = fits || g.volume() == j.size;
+  }
+  if (j.size > 1 && !distributed)
+    throw mmlab::UsageError(
+        "launched on " + std::to_string(j.size) +
+        " ranks, but the sweep has no distributed algorithm (dist_cannon, dist_summa, dist_dns)");
+  if (j.size > 1 && !fits) {
+    std::string list;
+    for (const auto& g : grids) list += (list.empty() ? "" : ", ") + g;
+    throw mmlab::UsageError("no grid of the sweep (" + list + ") uses " + std::to_string(j.size) +
+                            " ranks; run with mpirun -np <rows x cols x layers>");
+  }
+  if (j.size > 1 && !device_given) plan.device = j.local_rank;
+  try {
+    return mmlab::query_device(plan.device);
+  } catch (const mmlab::CudaError& e) {
+    if (gpus && j.size > 1)
+      throw mmlab::UsageError("rank " + std::to_string(j.rank) + ": " + std::to_string(j.local_size) +
+                              " ranks on this node, more than its GPUs (" + e.what() + ")");
+    if (gpus) throw;
+    mmlab::DeviceInfo none;
+    none.absent_reason = "this rank has no GPU of its own";
+    return none;
+  }
+}
+
 int run(int argc, char** argv) {
   const mmlab::Settings cli = mmlab::parse_command_line(argc - 1, argv + 1);
   if (cli.count("help")) {
@@ -74,8 +123,8 @@ int run(int argc, char** argv) {
   }
   mmlab::Settings file;
   if (cli.count("experiment")) file = mmlab::parse_experiment_file(cli.at("experiment"));
-  const mmlab::RunPlan plan = mmlab::make_plan(cli, file);
-  const mmlab::DeviceInfo device = mmlab::query_device(plan.device);
+  mmlab::RunPlan plan = mmlab::make_plan(cli, file);
+  const mmlab::DeviceInfo device = job_device(plan, cli.count("device") || file.count("device"));
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   return mmlab::execute(plan, device, g_interrupted);
@@ -83,7 +132,17 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
+int dispatch(int argc, char** argv);
+
 int main(int argc, char** argv) {
+  mmlab::init_job(&argc, &argv);
+  const int status = dispatch(argc, argv);
+  mmlab::finalize_job();
+  return status;
+}
+
+int dispatch(int argc, char** argv) {
+  const bool speaks = mmlab::job().rank == 0;  // under mpirun, rank 0 alone reports errors
   try {
     const std::string command = argc > 1 ? argv[1] : "";
     if (command == "list") return list(argc, argv);
@@ -100,11 +159,14 @@ int main(int argc, char** argv) {
                                   : "mmlab: unknown command '" + command + "'\n")
               << kUsage;
     return 2;
-  } catch (const mmlab::UsageError& e) {
-    std::cerr << "mmlab: error: " << e.what() << "\n";
+  } catch (const mmlab::UsageError& e) {  // every rank reads the same input: every rank ends here
+    if (speaks) std::cerr << "mmlab: error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "mmlab: fatal: " << e.what() << "\n";
+    std::cerr << "mmlab: fatal"
+              << (mmlab::job().size > 1 ? " (rank " + std::to_string(mmlab::job().rank) + ")" : "") << ": "
+              << e.what() << "\n";
+    if (mmlab::job().size > 1) mmlab::abort_job(1);  // the others may be waiting in a collective
     return 1;
   }
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <vector>
 
 namespace mmlab {
 
@@ -37,6 +38,30 @@ Shape2 parse_shape(const std::string& text, const std::string& what) {
 std::string canonical_value(const Axis& axis, const std::string& text) {
   const std::string what = "axis '" + axis.name + "'";
   if (axis.kind == AxisKind::integer) return std::to_string(parse_integer(text, what));
+  if (axis.kind == AxisKind::choice) {
+    std::string t = trim(text);
+    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (std::find(axis.values.begin(), axis.values.end(), t) != axis.values.end()) return t;
+    std::string valid;
+    for (const std::string& v : axis.values) valid += (valid.empty() ? "" : ", ") + v;
+    throw UsageError(what + ": '" + text + "' is not one of " + valid);
+  }
+  if (axis.kind == AxisKind::grid) {
+    std::vector<std::string> parts(1);
+    for (char c : trim(text)) {
+      if (c == 'x' || c == 'X')
+        parts.emplace_back();
+      else
+        parts.back().push_back(c);
+    }
+    if (parts.size() < 2 || parts.size() > 3)
+      throw UsageError(what + ": '" + text + "' is not rows x cols [x layers], e.g. 2x2 or 2x1x2");
+    std::string out;
+    for (std::size_t i = 0; i < parts.size(); ++i)
+      out += (i ? "x" : "") + std::to_string(parse_integer(parts[i], what));
+    if (parts.size() == 3 && out.substr(out.size() - 2) == "x1") out.resize(out.size() - 2);  // 2x2x1 = 2x2
+    return out;
+  }
   const Shape2 s = parse_shape(text, what);
   return std::to_string(s.x) + "x" + std::to_string(s.y);
 }

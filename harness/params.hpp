@@ -20,6 +20,8 @@ struct UsageError : std::runtime_error {
 enum class AxisKind {
   integer,  // "32"
   shape,    // "16x16" (x by y); a single "256" means 256x1
+  grid,     // "2x2" or "2x1x2" (rows x cols [x layers])
+  choice,   // one of the axis's `values`, e.g. "cublas"
 };
 
 struct Axis {

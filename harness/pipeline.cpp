@@ -46,6 +46,10 @@ Reason check(const Configuration& cfg, const DeviceInfo& device, Outcome& out) {
   const Problem& p = cfg.problem;
   const bool on_device = alg.backend == Backend::device;
   out.resolved = alg.resolve ? alg.resolve(p, cfg.params, device) : cfg.params;
+  if (alg.backend == Backend::distributed) {  // its own checks: the grid, the engine, the job
+    if (Reason why = alg.compiled.missing(alg.name, out.resolved)) return why;
+    return alg.supports ? alg.supports(p, out.resolved, device) : std::nullopt;
+  }
   if (on_device && !device.present) return device.absent_reason;
   if (Reason why = alg.compiled.missing(alg.name, out.resolved)) return why;
   if (alg.supports)
@@ -155,6 +159,8 @@ Outcome run_configuration(Workbench& bench, const Configuration& cfg, const Devi
     return out;
   };
   if (Reason why = check(cfg, device, out)) return skip(*why);
+  if (cfg.algorithm->backend == Backend::distributed)
+    return run_distributed(cfg, device, timing, interrupted, bench.seed(), std::move(out));
   Buffer workspace;
   RunArgs args;
   if (Reason why = prepare(bench, cfg, device, states, workspace, out, args)) return skip(*why);

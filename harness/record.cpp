@@ -5,6 +5,7 @@
 #include <ctime>
 #include <fstream>
 
+#include "harness/distributed.hpp"
 #include "harness/schema.hpp"
 
 namespace mmlab {
@@ -50,7 +51,10 @@ std::string cuda_version_text(int v) {
 CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo& device,
                 const Configuration& cfg, const Outcome& o) {
   Record r(result_columns());
-  const bool on_device = cfg.algorithm->backend == Backend::device;
+  const Backend backend = cfg.algorithm->backend;
+  const bool distributed_on_gpus =
+      backend == Backend::distributed && cfg.params.has("engine") && cfg.params.text("engine") != "eigen";
+  const bool on_device = backend == Backend::device || distributed_on_gpus;
   r.set("schema", kSchemaVersion).set("run_id", run_id).set("timestamp", utc_now());
   r.set("git_revision", git_revision()).set("host", hostname()).set("seed", (long long)plan.seed);
   if (on_device) {
@@ -80,6 +84,23 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
   r.set("m", cfg.problem.m).set("n", cfg.problem.n).set("k", cfg.problem.k);
   r.set("scope", scope_name(cfg.scope)).set("l2_flush", l2_flush_name(cfg.l2_flush));
   r.set("repeats", cfg.scope == Scope::batched ? plan.timing.repeats : 1).set("warmup", plan.timing.warmup);
+  if (cfg.algorithm->backend != Backend::distributed) {
+    r.set("ranks", 1).set("gpus", on_device ? 1 : 0);
+  } else {
+    const Params& q = o.resolved.variant().empty() ? cfg.params : o.resolved;
+    const bool gpus = q.has("engine") && q.text("engine") != "eigen";
+    r.set("ranks", job().size).set("gpus", gpus ? job().size : 0);
+    if (q.has("grid")) r.set("grid", q.text("grid"));
+    if (q.has("engine")) r.set("engine", q.text("engine"));
+  }
+  if (const auto& d = o.distributed) {
+    if (o.status == Status::ok) {
+      r.set("compute_ms", d->compute_ms).set("comm_ms", d->comm_ms).set("wait_ms", d->wait_ms);
+      r.set("overlap", d->overlap).set("predicted_ms", d->predicted_ms).set("link_gbs", d->link_gbs);
+      r.set("local_gflops", d->local_gflops);
+    }
+    if (o.verdict) r.set("verified_entries", d->verified_entries);
+  }
   if (o.status == Status::ok) {
     const Stats& s = o.stats;
     r.set("trials", (long long)s.trials).set("min_ms", s.min).set("max_ms", s.max).set("mean_ms", s.mean);

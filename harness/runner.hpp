@@ -19,6 +19,17 @@ namespace mmlab {
 enum class Status { ok, skipped, failed, interrupted };
 const char* status_name(Status s);
 
+// What a distributed configuration adds to its row (medians over the trials; per trial, the
+// slowest rank's time and each phase's maximum over ranks).
+struct DistributedOutcome {
+  int ranks = 1, gpus = 0;
+  std::string grid, engine;
+  double compute_ms = 0, comm_ms = 0, wait_ms = 0;
+  double overlap = 0;  // the share of the communication hidden behind the products
+  double predicted_ms = 0, link_gbs = 0, local_gflops = 0;
+  double verified_entries = 0;  // entries of C checked against float64 (all of them, or a sample)
+};
+
 struct Outcome {
   Status status = Status::ok;
   std::string reason;
@@ -29,12 +40,17 @@ struct Outcome {
   std::optional<Verdict> verdict;
   std::vector<double> samples;  // ms per launch, in trial order
   Stats stats;
+  std::optional<DistributedOutcome> distributed;
 };
 
 // Runs one configuration. Without `timing`, it is only checked and verified (the GPU tests).
 Outcome run_configuration(Workbench& bench, const Configuration& cfg, const DeviceInfo& device,
                           AlgorithmStates& states, const TimingOptions* timing,
                           const std::atomic<bool>* interrupted = nullptr);
+
+// A distributed configuration (every rank calls it; distributed/pipeline.cpp): verify, time, model.
+Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, const TimingOptions* timing,
+                        const std::atomic<bool>* interrupted, unsigned long long seed, Outcome checked);
 
 // --resume: the keys of the configurations already recorded in the plan's output (and the samples
 // of unfinished ones dropped from its samples file).

@@ -1,8 +1,8 @@
 // The results CSV schema, written once: mmlab writes these columns and mmlab-analyze reads them
-// (DESIGN.md, "CSV"). Version 2 added `schema`, `resolved` and `cuda_driver`, made `driver` the
-// NVIDIA driver version, wrote versions as text ("sm_90", "CUDA 13.0"), `l2_flush` as off/on and
-// left `verified` empty where nothing ran. The analysis still reads version 1 files (no `schema`
-// column), translating them on the way in.
+// (DESIGN.md, "CSV"). Version 3 added the distributed columns (ranks ... verified_entries). Version 2 added
+// `schema`, `resolved` and `cuda_driver`, made `driver` the NVIDIA driver version, wrote versions as text
+// ("sm_90", "CUDA 13.0"), `l2_flush` as off/on and left `verified` empty where nothing ran. The analysis
+// still reads versions 1 (no `schema` column) and 2, translating them on the way in.
 #pragma once
 
 #include <array>
@@ -11,7 +11,7 @@
 
 namespace mmlab {
 
-inline constexpr const char* kSchemaVersion = "2";
+inline constexpr const char* kSchemaVersion = "3";
 
 inline constexpr std::array kResultColumns{
     // identity
@@ -21,6 +21,9 @@ inline constexpr std::array kResultColumns{
     "algorithm", "variant", "params", "resolved", "block_x", "block_y", "block_z", "grid_x", "grid_y",
     "grid_z", "cluster_x", "cluster_y", "cluster_z", "shared_bytes", "device_bytes", "m", "n", "k", "scope",
     "repeats", "l2_flush", "warmup",
+    // across ranks (distributed algorithms; a single-GPU row says ranks 1)
+    "ranks", "gpus", "grid", "engine", "compute_ms", "comm_ms", "wait_ms", "overlap", "predicted_ms",
+    "link_gbs", "local_gflops", "verified_entries",
     // statistics (ms per launch)
     "trials", "min_ms", "max_ms", "mean_ms", "std_ms", "median_ms", "ci_lo_ms", "ci_hi_ms", "gflops",
     // outcome
@@ -31,14 +34,26 @@ inline const std::vector<std::string>& result_columns() {
   return columns;
 }
 
-// The columns a version 1 file has (the same order, without the ones version 2 added).
+// The columns version 3 added (the distributed group), and those version 2 added to version 1.
+inline bool added_in_v3(const std::string& c) {
+  for (const char* x : {"ranks", "gpus", "grid", "engine", "compute_ms", "comm_ms", "wait_ms", "overlap",
+                        "predicted_ms", "link_gbs", "local_gflops", "verified_entries"})
+    if (c == x) return true;
+  return false;
+}
+inline bool added_in_v2(const std::string& c) {
+  return c == "schema" || c == "resolved" || c == "cuda_driver";
+}
+
+// The columns of an older version's files (the same order, without what came later).
+inline std::vector<std::string> result_columns_of(int version) {
+  std::vector<std::string> out;
+  for (const std::string& c : result_columns())
+    if (!(version < 3 && added_in_v3(c)) && !(version < 2 && added_in_v2(c))) out.push_back(c);
+  return out;
+}
 inline const std::vector<std::string>& result_columns_v1() {
-  static const std::vector<std::string> columns = [] {
-    std::vector<std::string> out;
-    for (const std::string& c : result_columns())
-      if (c != "schema" && c != "resolved" && c != "cuda_driver") out.push_back(c);
-    return out;
-  }();
+  static const std::vector<std::string> columns = result_columns_of(1);
   return columns;
 }
 

@@ -22,6 +22,7 @@ class Workbench {
   Workbench(const Problem& p, const DeviceInfo& d, unsigned long long seed);
   ~Workbench();
   const Problem& problem() const { return problem_; }
+  unsigned long long seed() const { return seed_; }
   Reason prepare_device();  // A, B, C (+ the reference when it lives on the GPU)
   void prepare_host();      // host copies of A and B, and a host C
   Verdict verify_device_output(const float* c_device);

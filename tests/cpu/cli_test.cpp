@@ -209,7 +209,7 @@ TEST(Cli, RowsSayWhatRanInWordsAReaderKeeps) {
   auto col = [&](const char* c) { return std::size_t(t.column(c)); };
   ASSERT_EQ(t.rows.size(), 1u + 1u + 2u);  // eigen, tiled (default tile), register_tiled tuned + manual
   for (const CsvRow& row : t.rows) {
-    EXPECT_EQ(row[col("schema")], "2");
+    EXPECT_EQ(row[col("schema")], "3");
     EXPECT_EQ(row[col("l2_flush")], "off");
     EXPECT_EQ(row[col("seed")], "0");
     if (row[col("status")] == "skipped") {

@@ -16,7 +16,7 @@ TEST(Registry, EveryDescriptorIsComplete) {
     EXPECT_TRUE(names.insert(a->name).second) << "duplicate name";
     EXPECT_FALSE(a->summary.empty());
     EXPECT_FALSE(a->variants.empty());
-    EXPECT_TRUE(a->run);
+    EXPECT_TRUE(a->backend == Backend::distributed ? bool(a->make_distributed) : bool(a->run));
     // name = file stem, and the file exists
     const std::filesystem::path src(a->source);
     EXPECT_EQ(src.stem().string(), a->name);

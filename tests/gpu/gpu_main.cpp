@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "harness/distributed.hpp"
 #include "harness/gpu.hpp"
 
 int main(int argc, char** argv) {
@@ -14,5 +15,7 @@ int main(int argc, char** argv) {
   }
   std::printf("GPU tests on %s (%d SMs, cc %d.%d)\n", d.name.c_str(), d.sm_count, d.cc_major, d.cc_minor);
   ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
+  const int status = RUN_ALL_TESTS();
+  mmlab::finalize_job();  // the distributed algorithms ran in a one-rank MPI job
+  return status;
 }

@@ -1,0 +1,459 @@
+#include <mpi.h>
+#include <nccl.h>
+
+#include <Eigen/Core>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+#include "distributed/context.hpp"
+#include "harness/cuda_check.hpp"
+#include "harness/gpu.hpp"
+#include "harness/random.hpp"
+
+#define MMLAB_NCCL(call)                                                                                    \
+  do {                                                                                                      \
+    const ncclResult_t r_ = (call);                                                                         \
+    if (r_ != ncclSuccess)                                                                                  \
+      throw ::mmlab::CudaError(std::string(#call) + ": " + ncclGetErrorString(r_) + " (" + __FILE__ + ":" + \
+                               std::to_string(__LINE__) + ")");                                             \
+  } while (0)
+
+namespace mmlab::dist {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// ---- communicators -------------------------------------------------------------------------
+
+class NcclComm final : public Comm {
+ public:
+  NcclComm(ncclComm_t c, cudaStream_t* stream) : comm_(c), stream_(stream) {
+    MMLAB_NCCL(ncclCommUserRank(c, &rank_));
+    MMLAB_NCCL(ncclCommCount(c, &size_));
+  }
+  ~NcclComm() override { ncclCommDestroy(comm_); }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  void exchange(const std::vector<Transfer>& ts) override {
+    MMLAB_NCCL(ncclGroupStart());
+    for (const Transfer& t : ts) {
+      if (t.send_count) MMLAB_NCCL(ncclSend(t.send, t.send_count, ncclFloat, t.dst, comm_, *stream_));
+      if (t.recv_count) MMLAB_NCCL(ncclRecv(t.recv, t.recv_count, ncclFloat, t.src, comm_, *stream_));
+    }
+    MMLAB_NCCL(ncclGroupEnd());
+  }
+  void broadcast(float* buf, std::size_t count, int root) override {
+    if (size_ > 1 && count) MMLAB_NCCL(ncclBroadcast(buf, buf, count, ncclFloat, root, comm_, *stream_));
+  }
+  void reduce_sum(const float* send, float* recv, std::size_t count, int root) override {
+    if (size_ > 1)
+      MMLAB_NCCL(ncclReduce(send, recv, count, ncclFloat, ncclSum, root, comm_, *stream_));
+    else if (send != recv)
+      MMLAB_CHECK(cudaMemcpyAsync(recv, send, count * sizeof(float), cudaMemcpyDeviceToDevice, *stream_));
+  }
+  ncclComm_t get() const { return comm_; }
+
+ private:
+  ncclComm_t comm_;
+  cudaStream_t* stream_;
+  int rank_ = 0, size_ = 1;
+};
+
+int mpi_count(std::size_t count) {
+  if (count > std::size_t(INT_MAX)) throw std::runtime_error("MPI backend: a message over 2^31 floats");
+  return int(count);
+}
+
+class MpiComm final : public Comm {
+ public:
+  explicit MpiComm(MPI_Comm c) : comm_(c) {
+    MPI_Comm_rank(c, &rank_);
+    MPI_Comm_size(c, &size_);
+  }
+  ~MpiComm() override {
+    if (comm_ != MPI_COMM_WORLD) MPI_Comm_free(&comm_);
+  }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  void exchange(const std::vector<Transfer>& ts) override {
+    std::vector<MPI_Request> requests;
+    for (const Transfer& t : ts) {
+      if (t.recv_count) {
+        requests.emplace_back();
+        MPI_Irecv(t.recv, mpi_count(t.recv_count), MPI_FLOAT, t.src, 0, comm_, &requests.back());
+      }
+      if (t.send_count) {
+        requests.emplace_back();
+        MPI_Isend(t.send, mpi_count(t.send_count), MPI_FLOAT, t.dst, 0, comm_, &requests.back());
+      }
+    }
+    MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  }
+  void broadcast(float* buf, std::size_t count, int root) override {
+    if (size_ > 1 && count) MPI_Bcast(buf, mpi_count(count), MPI_FLOAT, root, comm_);
+  }
+  void reduce_sum(const float* send, float* recv, std::size_t count, int root) override {
+    if (size_ == 1) {
+      if (send != recv) std::copy(send, send + count, recv);
+      return;
+    }
+    const void* in = rank_ == root && send == recv ? MPI_IN_PLACE : send;
+    MPI_Reduce(in, recv, mpi_count(count), MPI_FLOAT, MPI_SUM, root, comm_);
+  }
+
+ private:
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+};
+
+// ---- engines -------------------------------------------------------------------------------
+
+class CublasEngine final : public Engine {
+ public:
+  explicit CublasEngine(cudaStream_t* stream)
+      : stream_(stream), workspace_(std::size_t(32) << 20, Buffer::Kind::device) {
+    MMLAB_CHECK(cublasCreate(&handle_));
+    MMLAB_CHECK(cublasSetMathMode(handle_, CUBLAS_PEDANTIC_MATH));  // pure FP32, as the lab's baseline
+    MMLAB_CHECK(cublasSetWorkspace(handle_, workspace_.get(), workspace_.bytes()));
+  }
+  ~CublasEngine() override { cublasDestroy(handle_); }
+  void gemm(const float* a, long lda, const float* b, long ldb, float* c, long ldc, long m, long n, long k,
+            bool accumulate) override {
+    const float one = 1.f, beta = accumulate ? 1.f : 0.f;
+    MMLAB_CHECK(cublasSetStream(handle_, *stream_));
+    // Row-major C = A B is column-major C^T = B^T A^T.
+    MMLAB_CHECK(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one, b, int(ldb), a,
+                            int(lda), &beta, c, int(ldc)));
+  }
+
+ private:
+  cudaStream_t* stream_;
+  cublasHandle_t handle_ = nullptr;
+  Buffer workspace_;
+};
+
+__global__ void add_kernel(float* __restrict__ c, const float* __restrict__ t, long count) {
+  for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < count; e += long(gridDim.x) * blockDim.x)
+    c[e] += t[e];
+}
+
+// The lab's flagship as the local engine: its `tuned` choice for each product's shape.
+class RegisterTiledEngine final : public Engine {
+ public:
+  RegisterTiledEngine(cudaStream_t* stream, const DeviceInfo& device)
+      : stream_(stream), device_(device), alg_(*find_algorithm("register_tiled")) {}
+  void gemm(const float* a, long lda, const float* b, long ldb, float* c, long ldc, long m, long n, long k,
+            bool accumulate) override {
+    if (lda != k || ldb != n || ldc != n)
+      throw std::logic_error("register_tiled engine: operands must be contiguous");
+    const Problem p{m, n, k};
+    const Params q = alg_.resolve(p, Params("tuned"), device_);
+    grow(workspace_, alg_.workspace(p, q));
+    if (accumulate) grow(partial_, sizeof(float) * std::size_t(m * n));
+    RunArgs r;
+    r.a = a, r.b = b, r.c = accumulate ? partial_.as<float>() : c;
+    r.problem = p, r.params = &q, r.workspace = workspace_.get(), r.stream = *stream_, r.device = &device_;
+    alg_.run(r);
+    if (accumulate) {
+      add_kernel<<<std::max<long>(1, std::min<long>((m * n + 255) / 256, 4096)), 256, 0, *stream_>>>(
+          c, partial_.as<float>(), m * n);
+      MMLAB_CHECK_LAUNCH();
+    }
+  }
+
+ private:
+  static void grow(Buffer& b, std::size_t bytes) {
+    if (b.bytes() < bytes) b = Buffer(bytes, Buffer::Kind::device);
+  }
+  cudaStream_t* stream_;
+  DeviceInfo device_;
+  const Algorithm& alg_;
+  Buffer workspace_, partial_;
+};
+
+class EigenEngine final : public Engine {
+ public:
+  void gemm(const float* a, long lda, const float* b, long ldb, float* c, long ldc, long m, long n, long k,
+            bool accumulate) override {
+    using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    using Stride = Eigen::OuterStride<>;
+    Eigen::Map<const Matrix, 0, Stride> A(a, m, k, Stride(lda));
+    Eigen::Map<const Matrix, 0, Stride> B(b, k, n, Stride(ldb));
+    Eigen::Map<Matrix, 0, Stride> C(c, m, n, Stride(ldc));
+    if (accumulate)
+      C.noalias() += A * B;
+    else
+      C.noalias() = A * B;
+  }
+};
+
+class DeviceMemory final : public Memory {
+ public:
+  explicit DeviceMemory(std::size_t count) : b_(count * sizeof(float), Buffer::Kind::device) {}
+  float* get() override { return b_.as<float>(); }
+
+ private:
+  Buffer b_;
+};
+
+class HostMemory final : public Memory {
+ public:
+  explicit HostMemory(std::size_t count) : v_(count) {}
+  float* get() override { return v_.data(); }
+
+ private:
+  std::vector<float> v_;
+};
+
+__global__ void fill_block_kernel(float* __restrict__ x, long rows, long cols, long row0, long col0,
+                                  long matrix_cols, unsigned long long seed, unsigned long long id) {
+  const long count = rows * cols;
+  for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < count; e += long(gridDim.x) * blockDim.x) {
+    const long r = e / cols, c = e % cols;
+    x[e] = random_input(seed, id,
+                        std::uint64_t(row0 + r) * std::uint64_t(matrix_cols) + std::uint64_t(col0 + c));
+  }
+}
+
+// Communicators live as long as the process: NCCL's and MPI's splits are collective and costly.
+std::map<std::string, std::unique_ptr<Comm>>& comms() {
+  static std::map<std::string, std::unique_ptr<Comm>> all;
+  return all;
+}
+
+std::map<std::string, std::unique_ptr<Context>>& contexts() {
+  static std::map<std::string, std::unique_ptr<Context>> all = [] {
+    at_job_end([] {  // communicators go before MPI does
+      comms().clear();
+      contexts().clear();
+    });
+    return std::map<std::string, std::unique_ptr<Context>>{};
+  }();
+  return all;
+}
+
+}  // namespace
+
+struct Context::Impl {
+  cudaStream_t compute = nullptr, comm = nullptr;
+  struct Span {
+    cudaEvent_t begin, end;
+    bool compute;
+  };
+  std::vector<Span> spans;
+  std::size_t used = 0;
+  Span& next(bool compute_phase) {
+    if (used == spans.size()) {
+      Span s{};
+      MMLAB_CHECK(cudaEventCreate(&s.begin));
+      MMLAB_CHECK(cudaEventCreate(&s.end));
+      spans.push_back(s);
+    }
+    spans[used].compute = compute_phase;
+    return spans[used++];
+  }
+  cudaEvent_t compute_done = nullptr, comm_done = nullptr;
+  std::string engine;  // communicators are this context's own (they enqueue on its stream)
+};
+
+Context::Context(const std::string& engine, const DeviceInfo& device)
+    : impl_(std::make_unique<Impl>()), device_(engine != "eigen") {
+  ensure_mpi();
+  impl_->engine = engine;
+  // NVLink multicast (NVLS) stays off in this lab's multi-GPU runs, for every rank, unless asked.
+  setenv("NCCL_NVLS_ENABLE", "0", 0);
+  if (device_) {
+    MMLAB_CHECK(cudaStreamCreateWithFlags(&impl_->compute, cudaStreamNonBlocking));
+    MMLAB_CHECK(cudaStreamCreateWithFlags(&impl_->comm, cudaStreamNonBlocking));
+    MMLAB_CHECK(cudaEventCreateWithFlags(&impl_->compute_done, cudaEventDisableTiming));
+    MMLAB_CHECK(cudaEventCreateWithFlags(&impl_->comm_done, cudaEventDisableTiming));
+  }
+  if (engine == "cublas")
+    engine_ = std::make_unique<CublasEngine>(&impl_->compute);
+  else if (engine == "register_tiled")
+    engine_ = std::make_unique<RegisterTiledEngine>(&impl_->compute, device);
+  else
+    engine_ = std::make_unique<EigenEngine>();
+}
+
+Context::~Context() {
+  if (!device_) return;
+  for (auto& s : impl_->spans) cudaEventDestroy(s.begin), cudaEventDestroy(s.end);
+  cudaEventDestroy(impl_->compute_done);
+  cudaEventDestroy(impl_->comm_done);
+  cudaStreamDestroy(impl_->compute);
+  cudaStreamDestroy(impl_->comm);
+}
+
+Comm& Context::comm(const std::string& name, int color, int key) {
+  const std::string id = impl_->engine + ":" + name;
+  auto it = comms().find(id);
+  if (it != comms().end()) return *it->second;
+  if (!device_) {
+    MPI_Comm c;
+    MPI_Comm_split(MPI_COMM_WORLD, color, key, &c);
+    return *(comms()[id] = std::make_unique<MpiComm>(c));
+  }
+  auto world = comms().find(impl_->engine + ":world");
+  if (world == comms().end()) {
+    ncclUniqueId uid;
+    if (job().rank == 0) MMLAB_NCCL(ncclGetUniqueId(&uid));
+    MPI_Bcast(&uid, sizeof uid, MPI_BYTE, 0, MPI_COMM_WORLD);
+    ncclComm_t c;
+    MMLAB_NCCL(ncclCommInitRank(&c, job().size, uid, job().rank));
+    world = comms().emplace(impl_->engine + ":world", std::make_unique<NcclComm>(c, &impl_->comm)).first;
+  }
+  if (name == "world") return *world->second;
+  ncclComm_t c;
+  MMLAB_NCCL(ncclCommSplit(static_cast<NcclComm&>(*world->second).get(), color, key, &c, nullptr));
+  return *(comms()[id] = std::make_unique<NcclComm>(c, &impl_->comm));
+}
+
+std::shared_ptr<Memory> Context::allocate(std::size_t count) {
+  if (device_) return std::make_shared<DeviceMemory>(count);
+  return std::make_shared<HostMemory>(count);
+}
+
+void Context::fill(float* x, long rows, long cols, long row0, long col0, long matrix_cols,
+                   unsigned long long seed, unsigned long long id) {
+  if (rows <= 0 || cols <= 0) return;
+  if (device_) {
+    const long blocks = std::min<long>((rows * cols + 255) / 256, 65535);
+    fill_block_kernel<<<unsigned(blocks), 256, 0, impl_->compute>>>(x, rows, cols, row0, col0, matrix_cols,
+                                                                    seed, id);
+    MMLAB_CHECK_LAUNCH();
+    MMLAB_CHECK(cudaStreamSynchronize(impl_->compute));
+    return;
+  }
+  for (long r = 0; r < rows; ++r)
+    for (long c = 0; c < cols; ++c)
+      x[r * cols + c] =
+          random_input(seed, id, std::uint64_t(row0 + r) * std::uint64_t(matrix_cols) + (col0 + c));
+}
+
+void Context::fill_nan(float* x, std::size_t count) {
+  if (device_) {
+    MMLAB_CHECK(cudaMemset(x, 0xFF, count * sizeof(float)));  // 0xFFFFFFFF is a NaN
+    return;
+  }
+  std::fill(x, x + count, std::nanf(""));
+}
+
+void Context::copy_to_host(float* dst, const float* src, std::size_t count) {
+  if (device_)
+    MMLAB_CHECK(cudaMemcpy(dst, src, count * sizeof(float), cudaMemcpyDeviceToHost));
+  else
+    std::copy(src, src + count, dst);
+}
+
+void Context::copy_2d(float* dst, long ld_dst, const float* src, long ld_src, long rows, long cols) {
+  if (rows <= 0 || cols <= 0) return;
+  if (device_) {
+    MMLAB_CHECK(cudaMemcpy2DAsync(dst, ld_dst * sizeof(float), src, ld_src * sizeof(float),
+                                  cols * sizeof(float), rows, cudaMemcpyDeviceToDevice, impl_->comm));
+    return;
+  }
+  for (long r = 0; r < rows; ++r) std::copy(src + r * ld_src, src + r * ld_src + cols, dst + r * ld_dst);
+}
+
+void Context::product(const float* a, const float* b, float* c, long m, long n, long k, bool accumulate) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    if (accumulate) return;
+    if (device_)
+      MMLAB_CHECK(cudaMemsetAsync(c, 0, sizeof(float) * m * n, impl_->compute));
+    else
+      std::fill(c, c + m * n, 0.f);
+    return;
+  }
+  engine_->gemm(a, k, b, n, c, n, m, n, k, accumulate);  // contiguous operands
+}
+
+void Context::start() {
+  phases_ = {};
+  impl_->used = 0;
+}
+
+void Context::compute(const std::function<void()>& f) {
+  if (!device_) {
+    const auto t0 = Clock::now();
+    f();
+    phases_.compute_ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    return;
+  }
+  Impl::Span& s = impl_->next(true);
+  MMLAB_CHECK(cudaEventRecord(s.begin, impl_->compute));
+  f();
+  MMLAB_CHECK(cudaEventRecord(s.end, impl_->compute));
+}
+
+void Context::communicate(const std::function<void()>& f) {
+  if (!device_) {
+    const auto t0 = Clock::now();
+    f();
+    phases_.comm_ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    return;
+  }
+  Impl::Span& s = impl_->next(false);
+  MMLAB_CHECK(cudaEventRecord(s.begin, impl_->comm));
+  f();
+  MMLAB_CHECK(cudaEventRecord(s.end, impl_->comm));
+}
+
+void Context::compute_waits_for_communication() {
+  if (!device_) return;  // MPI calls return complete
+  MMLAB_CHECK(cudaEventRecord(impl_->comm_done, impl_->comm));
+  MMLAB_CHECK(cudaStreamWaitEvent(impl_->compute, impl_->comm_done, 0));
+}
+
+void Context::communication_waits_for_compute() {
+  if (!device_) return;
+  MMLAB_CHECK(cudaEventRecord(impl_->compute_done, impl_->compute));
+  MMLAB_CHECK(cudaStreamWaitEvent(impl_->comm, impl_->compute_done, 0));
+}
+
+void Context::finish() {
+  if (!device_) return;
+  MMLAB_CHECK(cudaStreamSynchronize(impl_->compute));
+  MMLAB_CHECK(cudaStreamSynchronize(impl_->comm));
+  for (std::size_t i = 0; i < impl_->used; ++i) {
+    float ms = 0;
+    MMLAB_CHECK(cudaEventElapsedTime(&ms, impl_->spans[i].begin, impl_->spans[i].end));
+    (impl_->spans[i].compute ? phases_.compute_ms : phases_.comm_ms) += ms;
+  }
+}
+
+Context& context(const std::string& engine, const DeviceInfo& device) {
+  auto& c = contexts()[engine];
+  if (!c) c = std::make_unique<Context>(engine, device);
+  return *c;
+}
+
+Axis grid_axis(const std::string& default_value, std::vector<std::string> values) {
+  return {"grid", AxisKind::grid, "process grid rows x cols [x layers]; its volume is the job's rank count",
+          default_value, std::move(values)};
+}
+
+Axis engine_axis() {
+  return {
+      "engine",
+      AxisKind::choice,
+      "local product of each rank: cublas or register_tiled (one GPU per rank, NCCL between them) or eigen "
+      "(the CPU backend: host memory, MPI messages)",
+      "cublas",
+      {"cublas", "register_tiled", "eigen"}};
+}
+
+Reason check_job(const Grid& grid, const std::string& engine, const DeviceInfo& device) {
+  if (grid.volume() != job().size)
+    return "grid " + grid.text() + " needs " + std::to_string(grid.volume()) + " ranks; this job has " +
+           std::to_string(job().size) + " (mpirun -np " + std::to_string(grid.volume()) + ")";
+  if (engine != "eigen" && !device.present) return device.absent_reason;
+  return std::nullopt;
+}
+
+}  // namespace mmlab::dist

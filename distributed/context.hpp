@@ -1,0 +1,112 @@
+// The machinery the distributed algorithms share: a communicator (NCCL between GPUs, MPI between
+// host processes), a local engine for each rank's products (cuBLAS, register_tiled, Eigen), the
+// two streams that let communication overlap the products, phase timing, and the 1D partition of
+// a dimension over a grid axis. The algorithms (dist_cannon, dist_summa, dist_dns) hold only their
+// schedules.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/distributed.hpp"
+
+namespace mmlab::dist {
+
+// Part i of n split over p: sizes differ by at most one, the larger first.
+struct Part {
+  long offset = 0, size = 0;
+};
+inline Part part(long n, long p, long i) {
+  const long base = n / p, extra = n % p;
+  return {i * base + std::min(i, extra), base + (i < extra ? 1 : 0)};
+}
+
+// One send and one receive of a grouped exchange (either count may be 0).
+struct Transfer {
+  const float* send = nullptr;
+  std::size_t send_count = 0;
+  int dst = 0;
+  float* recv = nullptr;
+  std::size_t recv_count = 0;
+  int src = 0;
+};
+
+// A communicator over device buffers (NCCL, enqueued on the communication stream) or host
+// buffers (MPI, blocking). Ranks are this communicator's own.
+class Comm {
+ public:
+  virtual ~Comm() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual void exchange(const std::vector<Transfer>& transfers) = 0;  // as one group
+  virtual void broadcast(float* buf, std::size_t count, int root) = 0;
+  virtual void reduce_sum(const float* send, float* recv, std::size_t count, int root) = 0;
+};
+
+// The local product: C (m x n, ldc) = A (m x k, lda) B (k x n, ldb), + C when `accumulate`.
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual void gemm(const float* a, long lda, const float* b, long ldb, float* c, long ldc, long m, long n,
+                    long k, bool accumulate) = 0;
+};
+
+// Memory of one rank's run: device memory for GPU engines, host memory for Eigen.
+class Memory {
+ public:
+  virtual ~Memory() = default;
+  virtual float* get() = 0;
+};
+
+// One rank's context for one configuration: backend, streams, communicators, phase timing.
+class Context {
+ public:
+  Context(const std::string& engine, const DeviceInfo& device);
+  ~Context();
+  bool on_device() const { return device_; }
+  Engine& engine() { return *engine_; }
+  // A communicator of the ranks that share `color` (ordered by `key`); made once per job and kept.
+  Comm& comm(const std::string& name, int color, int key);
+
+  std::shared_ptr<Memory> allocate(std::size_t count);
+  // x (rows x cols, row-major, pitch cols) = the block at (row0, col0) of the job's random matrix
+  // `id` (matrix_cols wide): every rank makes its own blocks, no scatter.
+  void fill(float* x, long rows, long cols, long row0, long col0, long matrix_cols, unsigned long long seed,
+            unsigned long long id);
+  void fill_nan(float* x, std::size_t count);
+  void copy_to_host(float* dst, const float* src, std::size_t count);  // synchronous
+  // dst (rows x cols, pitch ld_dst) = src (rows x cols, pitch ld_src), on the communication stream
+  void copy_2d(float* dst, long ld_dst, const float* src, long ld_src, long rows, long cols);
+
+  // The local product, through the engine, with empty shapes handled (k = 0 gives C = 0).
+  void product(const float* a, const float* b, float* c, long m, long n, long k, bool accumulate);
+
+  // Phases, timed: a product on the compute stream, communication on the communication stream.
+  void compute(const std::function<void()>& f);
+  void communicate(const std::function<void()>& f);
+  void compute_waits_for_communication();  // the next product needs what was just received
+  void communication_waits_for_compute();  // the next receive overwrites what the product read
+  void finish();                           // wait for both streams; sum this run's phase times
+  void start();                            // begin a run: phase times from zero
+  PhaseTimes phases() const { return phases_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  bool device_ = false;
+  std::unique_ptr<Engine> engine_;
+  PhaseTimes phases_;
+};
+
+// The shared context of this process (one per engine kind; communicators persist across runs).
+Context& context(const std::string& engine, const DeviceInfo& device);
+
+// The axes every distributed algorithm has: its process grid and the engine of the local products.
+Axis grid_axis(const std::string& default_value, std::vector<std::string> values);
+Axis engine_axis();
+// Common checks: the grid against the job, the engine against the machine.
+Reason check_job(const Grid& grid, const std::string& engine, const DeviceInfo& device);
+
+}  // namespace mmlab::dist

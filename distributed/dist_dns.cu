@@ -1,0 +1,103 @@
+// dist_dns: the DNS 3D algorithm across processes, on a px x py x pz grid of ranks (2.5D and a
+// pure k split as its special cases).
+//
+// Source: T. W. O'Neil, "Experiments with Massively Parallel Matrix Multiplication" (2013), sec. 2.2
+// (Dekel, Nassimi and Sahni: every product term at once on a 3D grid, then a reduction over k).
+// Split: m is cut in px parts, n in py, k in pz (near-equal; any m, n, k). Rank (i, j, l) computes
+// the partial product A(i, l) B(l, j). A(i, l) starts on rank (i, 0, l) and is broadcast along its
+// grid row (the ranks sharing i and l); B(l, j) starts on (0, j, l) and is broadcast along its grid
+// column; after the product, the pz partial C(i, j) are summed onto layer 0 (NCCL reduce on the
+// ranks sharing i and j). q x q x q is DNS proper; q x q x c (c < q) the 2.5D decomposition of the
+// same three phases (each layer one broadcast product of its k slice, not 2.5D's Cannon shifts);
+// 1 x 1 x p a pure k split (no broadcasts, one reduction).
+// Words per rank: A and B broadcasts about n^2 / (px pz) + n^2 / (py pz), the reduction n^2 / (px py).
+// Constraints: px py pz = the job's rank count; any m, n, k.
+// Example: mpirun -np 4 build/bin/mmlab run --algorithms dist_dns,cublas --grid 1x1x4,2x1x2 --size 16384
+#include "distributed/run_base.hpp"
+
+namespace mmlab {
+namespace {
+
+using namespace dist;
+
+class DnsRun final : public RunBase {
+ public:
+  DnsRun(const DistributedSetup& s, const Grid& g, const std::string& engine) : RunBase(s, engine), g_(g) {
+    const int r = job().rank;
+    j_ = r % g.cols, i_ = (r / g.cols) % g.rows, l_ = r / (g.cols * g.rows);
+    rows_ = part(p_.m, g.rows, i_), cols_ = part(p_.n, g.cols, j_), k_ = part(p_.k, g.layers, l_);
+    a_ = keep(std::size_t(rows_.size * k_.size));
+    b_ = keep(std::size_t(k_.size * cols_.size));
+    partial_ = keep(std::size_t(rows_.size * cols_.size));
+    c_ = g.layers == 1 ? partial_ : l_ == 0 ? keep(std::size_t(rows_.size * cols_.size)) : nullptr;
+    if (c_) set_c(c_, rows_.offset, cols_.offset, rows_.size, cols_.size);
+    if (j_ == 0) ctx_.fill(a_, rows_.size, k_.size, rows_.offset, k_.offset, p_.k, seed_, kMatrixA);
+    if (i_ == 0) ctx_.fill(b_, k_.size, cols_.size, k_.offset, cols_.offset, p_.n, seed_, kMatrixB);
+    set_first_step(rows_.size, cols_.size, k_.size);
+  }
+
+  void run() override {
+    const std::string grid = g_.text();
+    Comm& row = ctx_.comm("dns-row-" + grid, l_ * g_.rows + i_, j_);      // the ranks sharing i and l
+    Comm& col = ctx_.comm("dns-col-" + grid, l_ * g_.cols + j_, i_);      // sharing j and l
+    Comm& layer = ctx_.comm("dns-layer-" + grid, i_ * g_.cols + j_, l_);  // sharing i and j
+    ctx_.start();
+    ctx_.communicate([&] {
+      row.broadcast(a_, std::size_t(rows_.size * k_.size), 0);
+      col.broadcast(b_, std::size_t(k_.size * cols_.size), 0);
+    });
+    ctx_.compute_waits_for_communication();
+    ctx_.compute([&] { ctx_.product(a_, b_, partial_, rows_.size, cols_.size, k_.size, false); });
+    if (g_.layers > 1) {
+      ctx_.communication_waits_for_compute();
+      ctx_.communicate(
+          [&] { layer.reduce_sum(partial_, c_ ? c_ : partial_, std::size_t(rows_.size * cols_.size), 0); });
+    }
+    ctx_.finish();
+  }
+
+  Model model() const override {
+    Model m;
+    ModelStep s;
+    s.flop = 2.0 * rows_.size * cols_.size * k_.size;
+    s.bytes_in = 4.0 * ((g_.cols > 1 ? rows_.size * k_.size : 0) + (g_.rows > 1 ? k_.size * cols_.size : 0));
+    s.bytes_out = g_.layers > 1 ? 4.0 * rows_.size * cols_.size : 0;
+    m.steps.push_back(s);
+    return m;
+  }
+
+ private:
+  Grid g_;
+  int i_ = 0, j_ = 0, l_ = 0;
+  Part rows_, cols_, k_;
+  float *a_, *b_, *partial_, *c_;
+};
+
+Reason supports(const Problem&, const Params& q, const DeviceInfo& d) {
+  return check_job(parse_grid(q.text("grid")), q.text("engine"), d);
+}
+
+std::size_t bytes_per_rank(const Problem& p, const Params& q) {
+  const Grid g = parse_grid(q.text("grid"));
+  const double rows = part(p.m, g.rows, 0).size, cols = part(p.n, g.cols, 0).size,
+               k = part(p.k, g.layers, 0).size;
+  return std::size_t(4 * (rows * k + k * cols + (g.layers > 1 ? 2 : 1) * rows * cols));
+}
+
+}  // namespace
+
+MMLAB_ALGORITHM(dist_dns) {
+  a.summary =
+      "DNS 3D algorithm on a px x py x pz grid of ranks: broadcast A and B, multiply, reduce C over k";
+  a.backend = Backend::distributed;
+  a.variants = {{"default", "broadcast along rows and columns, local product, reduction along layers"}};
+  a.axes = {grid_axis("2x1x2", {"1x1", "1x1x4", "2x1x2", "2x2x2", "1x1x2"}), engine_axis()};
+  a.constraints = "grid px x py x pz = the job's ranks; any m, n, k";
+  a.supports = supports;
+  a.workspace_bytes = bytes_per_rank;
+  a.make_distributed = [](const DistributedSetup& s) -> std::unique_ptr<DistributedRun> {
+    return std::make_unique<DnsRun>(s, parse_grid(s.params->text("grid")), s.params->text("engine"));
+  };
+}
+
+}  // namespace mmlab

@@ -1,0 +1,148 @@
+// dist_summa: SUMMA across processes: a pr x pc grid of ranks; A's and B's panels broadcast along
+// grid rows and columns, pipelined with the local products.
+//
+// Source: the broadcast form of the 2D algorithms the O'Neil (2013) paper's Cannon belongs to
+// (van de Geijn and Watts' SUMMA, 1997): C(i, j) = sum over k panels of A(i, panel) B(panel, j).
+// Split: rank (i, j) owns C(i, j) (m cut in pr, n in pc near-equal parts), A(i, j) with k cut in pc
+// parts, and B(i, j) with k cut in pr parts. k is walked in panels at most `panel` wide that never
+// straddle an owner: for each, the owner in grid row i broadcasts its slice of A to the row (NCCL
+// broadcast on the row communicator), the owner in grid column j its slice of B to the column. The
+// broadcast of panel t + 1 (communication stream) overlaps the product of panel t (compute stream).
+// Words received per rank: about n^2 / pr + n^2 / pc.
+// Constraints: pr x pc = the job's rank count; any m, n, k; panel >= 1.
+// Example: mpirun -np 4 build/bin/mmlab run --algorithms dist_summa,cublas --grid 2x2,1x4 --size 16384
+#include <algorithm>
+
+#include "distributed/run_base.hpp"
+
+namespace mmlab {
+namespace {
+
+using namespace dist;
+
+struct Panel {
+  long k0, width;
+  int a_owner, b_owner;  // grid column holding its A slice, grid row holding its B slice
+};
+
+class SummaRun final : public RunBase {
+ public:
+  SummaRun(const DistributedSetup& s, const Grid& g, const std::string& engine, long panel)
+      : RunBase(s, engine), pr_(g.rows), pc_(g.cols), i_(job().rank / pc_), j_(job().rank % pc_) {
+    rows_ = part(p_.m, pr_, i_), cols_ = part(p_.n, pc_, j_);
+    ka_ = part(p_.k, pc_, j_), kb_ = part(p_.k, pr_, i_);
+    // Panel edges: both owners' edges, then cut to at most `panel` wide.
+    std::vector<long> edges = {p_.k};
+    for (int c = 0; c < pc_; ++c) edges.push_back(part(p_.k, pc_, c).offset);
+    for (int r = 0; r < pr_; ++r) edges.push_back(part(p_.k, pr_, r).offset);
+    std::sort(edges.begin(), edges.end());
+    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+    long widest = 0;
+    for (std::size_t e = 0; e + 1 < edges.size(); ++e)
+      for (long k0 = edges[e]; k0 < edges[e + 1]; k0 += panel) {
+        const long w = std::min(panel, edges[e + 1] - k0);
+        panels_.push_back({k0, w, owner(p_.k, pc_, k0), owner(p_.k, pr_, k0)});
+        widest = std::max(widest, w);
+      }
+    a_ = keep(std::size_t(rows_.size * ka_.size));
+    b_ = keep(std::size_t(kb_.size * cols_.size));
+    for (int t = 0; t < 2; ++t)
+      ap_[t] = keep(std::size_t(rows_.size * widest)), bp_[t] = keep(std::size_t(widest * cols_.size));
+    c_ = keep(std::size_t(rows_.size * cols_.size));
+    set_c(c_, rows_.offset, cols_.offset, rows_.size, cols_.size);
+    ctx_.fill(a_, rows_.size, ka_.size, rows_.offset, ka_.offset, p_.k, seed_, kMatrixA);
+    ctx_.fill(b_, kb_.size, cols_.size, kb_.offset, cols_.offset, p_.n, seed_, kMatrixB);
+    if (!panels_.empty()) set_first_step(rows_.size, cols_.size, panels_.front().width);
+  }
+
+  void run() override {
+    Comm& row = ctx_.comm("summa-row-" + std::to_string(pr_) + "x" + std::to_string(pc_), i_, j_);
+    Comm& col = ctx_.comm("summa-col-" + std::to_string(pr_) + "x" + std::to_string(pc_), j_, i_);
+    auto fetch = [&](std::size_t t, int buf) {  // panel t into buffers `buf`, on the communication stream
+      const Panel& pa = panels_[t];
+      ctx_.communicate([&] {
+        if (pa.a_owner == j_)
+          ctx_.copy_2d(ap_[buf], pa.width, a_ + (pa.k0 - ka_.offset), ka_.size, rows_.size, pa.width);
+        if (pa.b_owner == i_)
+          ctx_.copy_2d(bp_[buf], cols_.size, b_ + (pa.k0 - kb_.offset) * cols_.size, cols_.size, pa.width,
+                       cols_.size);
+        row.broadcast(ap_[buf], std::size_t(rows_.size * pa.width), pa.a_owner);
+        col.broadcast(bp_[buf], std::size_t(pa.width * cols_.size), pa.b_owner);
+      });
+    };
+    ctx_.start();
+    if (panels_.empty())
+      ctx_.compute([&] { ctx_.product(nullptr, nullptr, c_, rows_.size, cols_.size, 0, false); });
+    if (!panels_.empty()) fetch(0, 0);
+    for (std::size_t t = 0; t < panels_.size(); ++t) {
+      const int cur = int(t % 2);
+      ctx_.compute_waits_for_communication();
+      if (t + 1 < panels_.size()) {
+        ctx_.communication_waits_for_compute();  // panel t - 1's product read buffers 1 - cur
+        fetch(t + 1, 1 - cur);
+      }
+      ctx_.compute(
+          [&] { ctx_.product(ap_[cur], bp_[cur], c_, rows_.size, cols_.size, panels_[t].width, t > 0); });
+    }
+    ctx_.finish();
+  }
+
+  Model model() const override {
+    Model m;
+    m.pipelined = true;
+    for (const Panel& pa : panels_) {
+      ModelStep s;
+      s.flop = 2.0 * rows_.size * cols_.size * pa.width;
+      s.bytes_in = 4.0 * ((pc_ > 1 ? rows_.size * pa.width : 0) + (pr_ > 1 ? pa.width * cols_.size : 0));
+      m.steps.push_back(s);
+    }
+    return m;
+  }
+
+ private:
+  static int owner(long k, int parts, long k0) {
+    int o = 0;
+    while (o + 1 < parts && part(k, parts, o + 1).offset <= k0) ++o;
+    return o;
+  }
+
+  int pr_, pc_, i_, j_;
+  Part rows_, cols_, ka_, kb_;
+  std::vector<Panel> panels_;
+  float *a_, *b_, *ap_[2], *bp_[2], *c_;
+};
+
+Reason supports(const Problem&, const Params& q, const DeviceInfo& d) {
+  const Grid g = parse_grid(q.text("grid"));
+  if (g.layers != 1) return "dist_summa runs on a 2D grid pr x pc; not " + g.text();
+  return check_job(g, q.text("engine"), d);
+}
+
+std::size_t bytes_per_rank(const Problem& p, const Params& q) {
+  const Grid g = parse_grid(q.text("grid"));
+  const double rows = part(p.m, g.rows, 0).size, cols = part(p.n, g.cols, 0).size;
+  const double w = std::min<double>(double(q.integer("panel")), double(p.k));
+  return std::size_t(4 * (rows * part(p.k, g.cols, 0).size + part(p.k, g.rows, 0).size * cols +
+                          2 * (rows + cols) * w + rows * cols));
+}
+
+}  // namespace
+
+MMLAB_ALGORITHM(dist_summa) {
+  a.summary = "SUMMA on a pr x pc grid of ranks: A and B panels broadcast along rows and columns, pipelined";
+  a.backend = Backend::distributed;
+  a.variants = {
+      {"default", "panels broadcast on row and column communicators, overlapped with the products"}};
+  a.axes = {grid_axis("2x2", {"1x1", "2x2", "1x4", "2x1"}),
+            engine_axis(),
+            {"panel", AxisKind::integer, "widest k panel broadcast at once", "4096", {"4096", "7"}}};
+  a.constraints = "grid pr x pc = the job's ranks; any m, n, k";
+  a.supports = supports;
+  a.workspace_bytes = bytes_per_rank;
+  a.make_distributed = [](const DistributedSetup& s) -> std::unique_ptr<DistributedRun> {
+    return std::make_unique<SummaRun>(s, parse_grid(s.params->text("grid")), s.params->text("engine"),
+                                      s.params->integer("panel"));
+  };
+}
+
+}  // namespace mmlab

@@ -1,0 +1,148 @@
+// A distributed configuration on every rank: memory check, inputs, one verified product (C
+// poisoned first; every entry of small problems, a sample of every rank's block for large ones,
+// against float64 dot products of the regenerated inputs), trials (the slowest rank's time), and
+// the analytic model with the local rate and link bandwidth measured in the same job.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "harness/cuda_check.hpp"
+#include "harness/distributed.hpp"
+#include "harness/random.hpp"
+#include "harness/runner.hpp"
+
+namespace mmlab {
+
+namespace {
+
+// Entries of C checked per rank when a problem is too large to check whole.
+constexpr std::size_t kSampledEntries = 2048;
+constexpr double kCheckEverythingBelow = double(1 << 26);  // multiply-adds of the whole product
+
+double host_free_bytes() { return double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)); }
+
+ErrorStats check_block(const CBlock& b, const Problem& p, unsigned long long seed, double* checked) {
+  ErrorStats e;
+  const std::size_t entries = std::size_t(b.rows * b.cols);
+  const bool all =
+      double(p.m) * double(p.n) * double(p.k) <= kCheckEverythingBelow || entries <= kSampledEntries;
+  const std::size_t count = all ? entries : kSampledEntries;
+  std::vector<double> ref(count);
+  std::vector<float> got(count);
+  for (std::size_t s = 0; s < count; ++s) {
+    const std::size_t at =
+        all ? s : std::size_t(splitmix64(seed ^ (0xC0FFEEull + s + 131 * b.row0 + b.col0)) % entries);
+    const long r = b.row0 + long(at) / b.cols, c = b.col0 + long(at) % b.cols;
+    double sum = 0;
+    for (long q = 0; q < p.k; ++q)
+      sum += double(random_input(seed, kMatrixA, std::uint64_t(r) * p.k + q)) *
+             double(random_input(seed, kMatrixB, std::uint64_t(q) * p.n + c));
+    ref[s] = sum;
+    got[s] = b.values[at];
+  }
+  *checked = double(count);
+  return compare_host(got.data(), ref.data(), count);
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, const TimingOptions* timing,
+                        const std::atomic<bool>* interrupted, unsigned long long seed, Outcome out) {
+  const Algorithm& alg = *cfg.algorithm;
+  const Problem& p = cfg.problem;
+  const Params& q = out.resolved;
+  DistributedOutcome d;
+  d.ranks = job().size;
+  d.engine = q.text("engine");
+  d.grid = q.text("grid");
+  d.gpus = d.engine == "eigen" ? 0 : d.ranks;
+
+  // Every rank must agree before anything is allocated: a rank short of memory skips for all.
+  const double need = double(alg.workspace(p, q));
+  const double free = d.gpus ? double(free_device_bytes()) - double(kDeviceReserve) : host_free_bytes() * 0.8;
+  if (max_over_ranks(need > free ? 1 : 0) > 0) {
+    out.status = Status::skipped;
+    out.reason = "needs " + gib(need) + " per rank; a rank has " + gib(std::max(free, 0.0)) + " free";
+    return out;
+  }
+  DistributedSetup setup{p, &q, seed, &device};
+  std::unique_ptr<DistributedRun> run = alg.make_distributed(setup);
+
+  // Verify once, C poisoned first.
+  run->poison();
+  barrier();
+  run->run();
+  ErrorStats e = check_block(run->c_block(), p, seed, &d.verified_entries);
+  ErrorStats all;
+  all.max_abs_err = max_over_ranks(e.max_abs_err);
+  all.max_abs_ref = max_over_ranks(e.max_abs_ref);
+  all.sum_sq_err = sum_over_ranks(e.sum_sq_err);
+  all.over_1e3 = std::size_t(sum_over_ranks(double(e.over_1e3)));
+  all.nonfinite = std::size_t(sum_over_ranks(double(e.nonfinite)));
+  all.count = std::size_t(sum_over_ranks(double(e.count)));
+  d.verified_entries = sum_over_ranks(d.verified_entries);
+  out.verdict = judge(all, p.k);
+  out.distributed = d;
+  if (!out.verdict->ok) {
+    out.status = Status::failed;
+    out.reason = out.verdict->reason;
+    return out;
+  }
+  if (!timing) return out;
+
+  for (int w = 0; w < timing->warmup; ++w) {
+    barrier();
+    run->run();
+  }
+  std::vector<double> compute, comm, wait, hidden;
+  const auto start = std::chrono::steady_clock::now();
+  while (!should_stop(out.samples, timing->stop)) {
+    if (max_over_ranks(interrupted && interrupted->load() ? 1 : 0) > 0) {
+      out.status = Status::interrupted;
+      return out;
+    }
+    barrier();
+    const auto t0 = std::chrono::steady_clock::now();
+    run->run();
+    const double local =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double total = max_over_ranks(local);
+    const PhaseTimes ph = run->phases();
+    const double c = max_over_ranks(ph.compute_ms), m = max_over_ranks(ph.comm_ms);
+    // Time not spent in products is communication not hidden, then waiting (skew, synchronisation).
+    const double exposed = std::max(0.0, total - c), comm_exposed = std::min(exposed, m);
+    out.samples.push_back(total);
+    compute.push_back(c), comm.push_back(m), wait.push_back(exposed - comm_exposed);
+    hidden.push_back(m > 0 ? 1 - comm_exposed / m : 1);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (timing->stop.adaptive && max_over_ranks(elapsed) > timing->max_seconds) break;
+  }
+  out.stats = summarize(out.samples);
+  d.compute_ms = median_of(compute), d.comm_ms = median_of(comm), d.wait_ms = median_of(wait);
+  d.overlap = median_of(hidden);
+
+  // The model, with this job's own local rate and link bandwidth.
+  const Model model = run->model();
+  double largest = 0;
+  for (const ModelStep& s : model.steps) largest = std::max({largest, s.bytes_in, s.bytes_out});
+  const double mine = run->local_gflops();
+  d.local_gflops = -max_over_ranks(-mine);  // the slowest rank's rate
+  d.link_gbs = run->link_gbytes_per_s(max_over_ranks(std::min(largest, double(1 << 30))));
+  d.predicted_ms = max_over_ranks(model.predict_ms(d.local_gflops, d.link_gbs));
+  if (!std::isfinite(d.link_gbs)) d.link_gbs = 0;          // one rank: no link
+  if (!std::isfinite(d.local_gflops)) d.local_gflops = 0;  // no rank had work
+  out.distributed = d;
+  return out;
+}
+
+}  // namespace mmlab

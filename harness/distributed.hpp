@@ -1,0 +1,88 @@
+// What the harness knows of a distributed algorithm (Backend::distributed): it makes a run for
+// this rank, the run multiplies (collectively, across the job's ranks), and reports this rank's
+// part of C, the time its phases took, and the terms of the analytic model. CUDA- and MPI-free.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/algorithm.hpp"
+
+namespace mmlab {
+
+// The MPI job this process is part of (one process when not launched by mpirun).
+struct Job {
+  int rank = 0, size = 1;              // in the world
+  int local_rank = 0, local_size = 1;  // on this node
+  bool mpi = false;                    // MPI initialised
+};
+const Job& job();
+bool under_mpirun();                     // launched by mpirun (an MPI process manager's variables are set)
+void init_job(int* argc, char*** argv);  // MPI_Init when under mpirun, or when `force`d below
+void ensure_mpi();                       // MPI_Init now (a singleton job) if not yet
+void finalize_job();                     // runs the at_job_end actions, then MPI_Finalize
+void at_job_end(std::function<void()> release);  // e.g. free communicators while MPI still runs
+[[noreturn]] void abort_job(int code);           // every rank ends (MPI_Abort), not just this one
+// Collectives over the world, for the harness (no-ops in a one-process job).
+void barrier();
+double max_over_ranks(double v);
+double sum_over_ranks(double v);
+void broadcast_text(std::string& text);  // from rank 0
+
+// A process grid: rows x cols x layers ("2x2" = 2x2x1).
+struct Grid {
+  int rows = 1, cols = 1, layers = 1;
+  int volume() const { return rows * cols * layers; }
+  std::string text() const;  // "2x2" or "2x1x2"
+};
+Grid parse_grid(const std::string& text);  // throws UsageError
+
+// Where this rank's share of C lies, and a host copy of it (empty when the rank holds none).
+struct CBlock {
+  long row0 = 0, col0 = 0, rows = 0, cols = 0;
+  std::vector<float> values;  // rows x cols, row-major
+};
+
+// Time this rank spent in its phases during the last run(), in ms (summed over steps).
+struct PhaseTimes {
+  double compute_ms = 0, comm_ms = 0;
+};
+
+// The analytic model: the steps of one product on this rank. A pipelined schedule overlaps step
+// s's product with the communication that feeds step s + 1; otherwise the steps run in turn.
+struct ModelStep {
+  double flop = 0;       // local product of this step
+  double bytes_in = 0;   // received (or broadcast to it) before this step can compute
+  double bytes_out = 0;  // sent/reduced after it (a reduction of C)
+};
+struct Model {
+  std::vector<ModelStep> steps;
+  bool pipelined = false;
+  double predict_ms(double gflops, double gbytes_per_s) const;
+};
+
+struct DistributedSetup {
+  Problem problem;
+  const Params* params = nullptr;
+  unsigned long long seed = 0;
+  const DeviceInfo* device = nullptr;
+};
+
+class DistributedRun {
+ public:
+  virtual ~DistributedRun() = default;
+  virtual void poison() = 0;  // fill this rank's C with NaN (before the verification run)
+  virtual void run() = 0;     // one product, collective; complete on this rank when it returns
+  virtual PhaseTimes phases() const = 0;
+  virtual CBlock c_block() = 0;
+  virtual Model model() const = 0;
+  // One local product of the first step's shape, timed alone (the model's local rate).
+  virtual double local_gflops() = 0;
+  // A ring shift of `bytes` per rank on this run's links, timed (the model's bandwidth), GB/s.
+  virtual double link_gbytes_per_s(double bytes) = 0;
+  virtual std::size_t bytes_per_rank() const = 0;  // memory this run holds
+};
+
+}  // namespace mmlab

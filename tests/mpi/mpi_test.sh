@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The distributed algorithms on the CPU backend (MPI messages, Eigen products) under mpirun.
+#   mpi_test.sh MMLAB MPIEXEC NP verify   every grid of NP ranks, awkward shapes: all rows verify
+#   mpi_test.sh MMLAB MPIEXEC NP reject   a rank count no grid of the sweep uses: exit 2, nothing written
+#   mpi_test.sh MMLAB MPIEXEC NP die      a rank killed mid-run: the job ends (no hang), non-zero
+set -u
+mmlab=$1 mpiexec=$2 np=$3 mode=$4
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # CI runs as root
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+launch() { timeout 300 "$mpiexec" --oversubscribe -np "$np" "$@"; }
+
+case $np in
+  4) grids=2x2,1x4,4x1,2x1x2,1x1x4,2x2x1 ;;
+  8) grids=2x2x2,1x1x8,2x4,4x2,1x8,2x1x4 ;;
+  9) grids=3x3,1x9,3x1x3,9x1 ;;
+  *) grids=2x2 ;;
+esac
+shapes=1x1x1,7x7x7,17x33x65,129x4x12,127x129x131,300x260x1028
+sweep=(run --algorithms dist_cannon,dist_summa,dist_dns --engine eigen --grid "$grids" --dist_summa.panel 7,4096
+       --shape "$shapes" --trials 2 --warmup 0 --output "$dir/x.csv")
+
+case $mode in
+  verify)
+    launch "$mmlab" "${sweep[@]}" >"$dir/log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || { cat "$dir/log"; echo "FAIL: exit $rc"; exit 1; }
+    # Every row that ran verified; some of each algorithm ran.
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+             { st = $col["status"] }
+             st == "failed" || (st == "ok" && $col["verified"] != "1") { bad++ ; print "not verified: " $0 }
+             st == "ok" { ok[$col["algorithm"]]++ }
+             END { n = ok["dist_cannon"] + 0; s = ok["dist_summa"] + 0; d = ok["dist_dns"] + 0
+                   printf "verified: dist_cannon %d, dist_summa %d, dist_dns %d\n", n, s, d
+                   exit (bad > 0 || s == 0 || d == 0) }' "$dir/x.csv" || { echo "FAIL"; exit 1; }
+    ;;
+  reject)
+    launch "$mmlab" "${sweep[@]}" >"$dir/log" 2>&1
+    rc=$?
+    cat "$dir/log"
+    [ $rc -eq 2 ] || { echo "FAIL: exit $rc, expected 2"; exit 1; }
+    [ ! -e "$dir/x.csv" ] || { echo "FAIL: a file was written"; exit 1; }
+    grep -q "no grid of the sweep" "$dir/log" || { echo "FAIL: no clear message"; exit 1; }
+    [ "$(grep -c 'mmlab: error' "$dir/log")" -eq 1 ] || { echo "FAIL: the error should come from rank 0 alone"; exit 1; }
+    ;;
+  die)
+    # Rank 1 is killed two seconds in, while the others wait for it in a collective.
+    launch bash -c 'if [ "${OMPI_COMM_WORLD_RANK:-0}" = 1 ]; then (sleep 2; kill -9 $$) & fi; exec "$0" "$@"' \
+      "$mmlab" run --algorithms dist_summa --engine eigen --grid 2x2 --size 400 --trials 100000 --warmup 0 \
+      --output "$dir/x.csv" >"$dir/log" 2>&1
+    rc=$?
+    tail -5 "$dir/log"
+    [ $rc -ne 124 ] || { echo "FAIL: the job hung"; exit 1; }
+    [ $rc -ne 0 ] || { echo "FAIL: exit 0 after a rank died"; exit 1; }
+    ;;
+esac
+echo "1 passed, 0 failed"

@@ -290,7 +290,7 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
     numeric(r.get("predicted_ms"), predicted);
     char ms[32];
     std::snprintf(ms, sizeof ms, "%.4g", r.median_ms);
-    t.rows.push_back({r.shape(), r.algorithm, r.get("grid"), r.get("engine"), std::to_string(gpus), ms,
+    t.rows.push_back({r.shape(), r.algorithm, r.params, r.get("engine"), std::to_string(gpus), ms,
                       fixed(r.gflops / 1000, 2), fixed(speedup, 3), ci,
                       fixed(speedup / std::max(1, gpus ? gpus : ranks), 3), r.get("compute_ms"),
                       r.get("comm_ms"), r.get("wait_ms"), r.get("overlap"),

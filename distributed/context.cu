@@ -289,8 +289,9 @@ Context::~Context() {
   cudaStreamDestroy(impl_->comm);
 }
 
-Comm& Context::comm(const std::string& name, int color, int key) {
-  const std::string id = impl_->engine + ":" + name;
+Comm& Context::comm(const std::string& name, int color, int key, int ctas) {
+  const std::string suffix = ctas > 0 ? ":ctas" + std::to_string(ctas) : "";
+  const std::string id = impl_->engine + ":" + name + suffix;
   auto it = comms().find(id);
   if (it != comms().end()) return *it->second;
   if (!device_) {
@@ -298,18 +299,21 @@ Comm& Context::comm(const std::string& name, int color, int key) {
     MPI_Comm_split(MPI_COMM_WORLD, color, key, &c);
     return *(comms()[id] = std::make_unique<MpiComm>(c));
   }
-  auto world = comms().find(impl_->engine + ":world");
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  if (ctas > 0) config.maxCTAs = ctas;
+  auto world = comms().find(impl_->engine + ":world" + suffix);
   if (world == comms().end()) {
     ncclUniqueId uid;
     if (job().rank == 0) MMLAB_NCCL(ncclGetUniqueId(&uid));
     MPI_Bcast(&uid, sizeof uid, MPI_BYTE, 0, MPI_COMM_WORLD);
     ncclComm_t c;
-    MMLAB_NCCL(ncclCommInitRank(&c, job().size, uid, job().rank));
-    world = comms().emplace(impl_->engine + ":world", std::make_unique<NcclComm>(c, &impl_->comm)).first;
+    MMLAB_NCCL(ncclCommInitRankConfig(&c, job().size, uid, job().rank, &config));
+    world =
+        comms().emplace(impl_->engine + ":world" + suffix, std::make_unique<NcclComm>(c, &impl_->comm)).first;
   }
   if (name == "world") return *world->second;
   ncclComm_t c;
-  MMLAB_NCCL(ncclCommSplit(static_cast<NcclComm&>(*world->second).get(), color, key, &c, nullptr));
+  MMLAB_NCCL(ncclCommSplit(static_cast<NcclComm&>(*world->second).get(), color, key, &c, &config));
   return *(comms()[id] = std::make_unique<NcclComm>(c, &impl_->comm));
 }
 
@@ -446,6 +450,16 @@ Axis engine_axis() {
       "(the CPU backend: host memory, MPI messages)",
       "cublas",
       {"cublas", "register_tiled", "eigen"}};
+}
+
+Axis comm_ctas_axis() {
+  return {"comm_ctas",
+          AxisKind::choice,
+          "most thread blocks NCCL may run a transfer with (fewer SMs taken from the overlapped products); "
+          "auto: NCCL's "
+          "choice",
+          "auto",
+          {"auto", "2", "4", "8", "16"}};
 }
 
 Reason check_job(const Grid& grid, const std::string& engine, const DeviceInfo& device) {

@@ -68,7 +68,9 @@ class Context {
   bool on_device() const { return device_; }
   Engine& engine() { return *engine_; }
   // A communicator of the ranks that share `color` (ordered by `key`); made once per job and kept.
-  Comm& comm(const std::string& name, int color, int key);
+  // `ctas` > 0 caps the thread blocks NCCL runs its transfers with (ncclConfig_t::maxCTAs): fewer
+  // SMs taken from the products that the transfers overlap. 0: NCCL's choice.
+  Comm& comm(const std::string& name, int color, int key, int ctas = 0);
 
   std::shared_ptr<Memory> allocate(std::size_t count);
   // x (rows x cols, row-major, pitch cols) = the block at (row0, col0) of the job's random matrix
@@ -106,6 +108,7 @@ Context& context(const std::string& engine, const DeviceInfo& device);
 // The axes every distributed algorithm has: its process grid and the engine of the local products.
 Axis grid_axis(const std::string& default_value, std::vector<std::string> values);
 Axis engine_axis();
+Axis comm_ctas_axis();
 // Common checks: the grid against the job, the engine against the machine.
 Reason check_job(const Grid& grid, const std::string& engine, const DeviceInfo& device);
 

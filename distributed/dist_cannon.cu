@@ -37,7 +37,7 @@ class CannonRun final : public RunBase {
   }
 
   void run() override {
-    Comm& world = ctx_.comm("world", 0, job().rank);
+    Comm& world = comm("world", 0, job().rank);
     const int left = i_ * q_ + (j_ + q_ - 1) % q_, right = i_ * q_ + (j_ + 1) % q_;
     const int up = ((i_ + q_ - 1) % q_) * q_ + j_, down = ((i_ + 1) % q_) * q_ + j_;
     ctx_.start();
@@ -100,7 +100,7 @@ MMLAB_ALGORITHM(dist_cannon) {
       "Cannon's algorithm on a q x q torus of ranks, shifts overlapped with the products (O'Neil 2013)";
   a.backend = Backend::distributed;
   a.variants = {{"default", "skew in place, then q steps of product + shift (A left, B up)"}};
-  a.axes = {grid_axis("2x2", {"1x1", "2x2", "3x3"}), engine_axis()};
+  a.axes = {grid_axis("2x2", {"1x1", "2x2", "3x3"}), engine_axis(), comm_ctas_axis()};
   a.constraints = "grid q x q = the job's ranks; any m, n, k";
   a.supports = supports;
   a.workspace_bytes = bytes_per_rank;

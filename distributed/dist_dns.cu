@@ -38,9 +38,9 @@ class DnsRun final : public RunBase {
 
   void run() override {
     const std::string grid = g_.text();
-    Comm& row = ctx_.comm("dns-row-" + grid, l_ * g_.rows + i_, j_);      // the ranks sharing i and l
-    Comm& col = ctx_.comm("dns-col-" + grid, l_ * g_.cols + j_, i_);      // sharing j and l
-    Comm& layer = ctx_.comm("dns-layer-" + grid, i_ * g_.cols + j_, l_);  // sharing i and j
+    Comm& row = comm("dns-row-" + grid, l_ * g_.rows + i_, j_);      // the ranks sharing i and l
+    Comm& col = comm("dns-col-" + grid, l_ * g_.cols + j_, i_);      // sharing j and l
+    Comm& layer = comm("dns-layer-" + grid, i_ * g_.cols + j_, l_);  // sharing i and j
     ctx_.start();
     ctx_.communicate([&] {
       row.broadcast(a_, std::size_t(rows_.size * k_.size), 0);
@@ -91,7 +91,7 @@ MMLAB_ALGORITHM(dist_dns) {
       "DNS 3D algorithm on a px x py x pz grid of ranks: broadcast A and B, multiply, reduce C over k";
   a.backend = Backend::distributed;
   a.variants = {{"default", "broadcast along rows and columns, local product, reduction along layers"}};
-  a.axes = {grid_axis("2x1x2", {"1x1", "1x1x4", "2x1x2", "2x2x2", "1x1x2"}), engine_axis()};
+  a.axes = {grid_axis("2x1x2", {"1x1", "1x1x4", "2x1x2", "2x2x2", "1x1x2"}), engine_axis(), comm_ctas_axis()};
   a.constraints = "grid px x py x pz = the job's ranks; any m, n, k";
   a.supports = supports;
   a.workspace_bytes = bytes_per_rank;

@@ -56,8 +56,8 @@ class SummaRun final : public RunBase {
   }
 
   void run() override {
-    Comm& row = ctx_.comm("summa-row-" + std::to_string(pr_) + "x" + std::to_string(pc_), i_, j_);
-    Comm& col = ctx_.comm("summa-col-" + std::to_string(pr_) + "x" + std::to_string(pc_), j_, i_);
+    Comm& row = comm("summa-row-" + std::to_string(pr_) + "x" + std::to_string(pc_), i_, j_);
+    Comm& col = comm("summa-col-" + std::to_string(pr_) + "x" + std::to_string(pc_), j_, i_);
     auto fetch = [&](std::size_t t, int buf) {  // panel t into buffers `buf`, on the communication stream
       const Panel& pa = panels_[t];
       ctx_.communicate([&] {
@@ -135,6 +135,7 @@ MMLAB_ALGORITHM(dist_summa) {
       {"default", "panels broadcast on row and column communicators, overlapped with the products"}};
   a.axes = {grid_axis("2x2", {"1x1", "2x2", "1x4", "2x1"}),
             engine_axis(),
+            comm_ctas_axis(),
             {"panel", AxisKind::integer, "widest k panel broadcast at once", "4096", {"4096", "7"}}};
   a.constraints = "grid pr x pc = the job's ranks; any m, n, k";
   a.supports = supports;

@@ -14,7 +14,12 @@ namespace mmlab::dist {
 class RunBase : public DistributedRun {
  public:
   RunBase(const DistributedSetup& s, const std::string& engine)
-      : ctx_(context(engine, *s.device)), p_(s.problem), seed_(s.seed) {}
+      : ctx_(context(engine, *s.device)),
+        p_(s.problem),
+        seed_(s.seed),
+        ctas_(s.params->has("comm_ctas") && s.params->text("comm_ctas") != "auto"
+                  ? std::stoi(s.params->text("comm_ctas"))
+                  : 0) {}
 
   void poison() override {
     if (c_rows_ * c_cols_ > 0) ctx_.fill_nan(c_, std::size_t(c_rows_ * c_cols_));
@@ -51,7 +56,7 @@ class RunBase : public DistributedRun {
 
   // A ring shift (send to the next rank, receive from the previous) of `bytes` per rank.
   double link_gbytes_per_s(double bytes) override {
-    Comm& world = ctx_.comm("world", 0, job().rank);
+    Comm& world = comm("world", 0, job().rank);
     if (world.size() == 1 || bytes <= 0) return std::numeric_limits<double>::infinity();
     const std::size_t count = std::size_t(bytes / sizeof(float));
     auto send = ctx_.allocate(count), recv = ctx_.allocate(count);
@@ -69,6 +74,7 @@ class RunBase : public DistributedRun {
   }
 
  protected:
+  Comm& comm(const std::string& name, int color, int key) { return ctx_.comm(name, color, key, ctas_); }
   float* keep(std::size_t count) {  // memory that lives as long as the run
     memory_.push_back(ctx_.allocate(count));
     bytes_ += count * sizeof(float);
@@ -82,6 +88,7 @@ class RunBase : public DistributedRun {
   Context& ctx_;
   Problem p_;
   unsigned long long seed_;
+  int ctas_;
 
  private:
   std::vector<std::shared_ptr<Memory>> memory_;

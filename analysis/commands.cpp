@@ -268,10 +268,8 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
     }
   Table t;
   t.title = "strong scaling against one-GPU " + baseline;
-  t.header = {"size",    "algorithm",  "grid",         "engine",
-              "GPUs",    "median ms",  "TFLOP/s",      "speed-up",
-              "CI 95%",  "efficiency", "compute ms",   "comm ms",
-              "wait ms", "overlap",    "predicted ms", "measured / predicted"};
+  t.header = {"size", "algorithm", "configuration", "engine", "GPUs", "median ms", "TFLOP/s", "speed-up", "CI 95%",
+              "efficiency", "compute ms", "comm ms", "wait ms", "overlap", "predicted ms", "measured / predicted"};
   for (const Result& r : rows) {
     if (!r.ok() || r.get("grid").empty()) continue;
     auto it = same_job.find(r.fields.at("run") + "|" + r.shape());

@@ -258,6 +258,15 @@ Table headline(const std::vector<Result>& all_rows, const std::string& shape, co
   return t;
 }
 
+// A measured figure to 4 significant digits ("" stays "").
+static std::string three(const std::string& text) {
+  double v;
+  if (!numeric(text, v)) return text;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
 Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, int resamples) {
   const std::vector<Result> rows = select_run(all_rows, "latest");
   std::map<std::string, const Result*> same_job, latest;  // run|shape and shape -> the baseline's row
@@ -268,8 +277,10 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
     }
   Table t;
   t.title = "strong scaling against one-GPU " + baseline;
-  t.header = {"size", "algorithm", "configuration", "engine", "GPUs", "median ms", "TFLOP/s", "speed-up", "CI 95%",
-              "efficiency", "compute ms", "comm ms", "wait ms", "overlap", "predicted ms", "measured / predicted"};
+  t.header = {"size",    "algorithm",  "configuration", "engine",
+              "GPUs",    "median ms",  "TFLOP/s",       "speed-up",
+              "CI 95%",  "efficiency", "compute ms",    "comm ms",
+              "wait ms", "overlap",    "predicted ms",  "measured / predicted"};
   for (const Result& r : rows) {
     if (!r.ok() || r.get("grid").empty()) continue;
     auto it = same_job.find(r.fields.at("run") + "|" + r.shape());
@@ -290,8 +301,8 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
     std::snprintf(ms, sizeof ms, "%.4g", r.median_ms);
     t.rows.push_back({r.shape(), r.algorithm, r.params, r.get("engine"), std::to_string(gpus), ms,
                       fixed(r.gflops / 1000, 2), fixed(speedup, 3), ci,
-                      fixed(speedup / std::max(1, gpus ? gpus : ranks), 3), r.get("compute_ms"),
-                      r.get("comm_ms"), r.get("wait_ms"), r.get("overlap"),
+                      fixed(speedup / std::max(1, gpus ? gpus : ranks), 3), three(r.get("compute_ms")),
+                      three(r.get("comm_ms")), three(r.get("wait_ms")), three(r.get("overlap")),
                       predicted > 0 ? fixed(predicted, 3) : "",
                       predicted > 0 ? fixed(r.median_ms / predicted, 3) : ""});
   }

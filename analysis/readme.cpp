@@ -150,6 +150,20 @@ std::string write_report(const std::string& data, const std::string& relative, c
     t.title.clear();
     md << "## Summary\n\n" << render(t, Format::markdown) << "\n";
   }
+  const bool distributed =
+      std::any_of(rows.begin(), rows.end(), [](const Result& r) { return r.ok() && !r.get("grid").empty(); });
+  if (distributed) {
+    try {
+      Table t = scaling(rows);
+      t.title.clear();
+      md << "## Strong scaling against one-GPU cuBLAS (`mmlab-analyze scaling " << path << "`)\n\n"
+         << render(t, Format::markdown) << "\n";
+      const std::string file = name + "-scaling.svg";
+      plot(PlotKind::scaling, rows, (fs::path(reports) / file).string(), PlotOptions{});
+      md << "![" << name << ": scaling](" << file << ")\n\n";
+    } catch (const AnalysisError&) {  // no cuBLAS row to scale against
+    }
+  }
   if (const PaperTable* p = paper_table_of(relative)) {
     md << "## " << p->description << "\n\n";
     for (const Table& t : build_paper_table(p->name, rows)) md << render(t, Format::markdown) << "\n";
@@ -169,7 +183,8 @@ std::string write_report(const std::string& data, const std::string& relative, c
 struct Headline {
   std::string size = "4096";
   std::vector<std::string> best, versus;
-  std::vector<std::pair<std::string, std::string>> plots;  // kind, file
+  std::vector<std::pair<std::string, std::string>> scaling;  // file, size
+  std::vector<std::pair<std::string, std::string>> plots;    // kind, file
 };
 
 Headline read_headline(const std::string& data) {
@@ -194,10 +209,13 @@ Headline read_headline(const std::string& data) {
       h.best.push_back(exists(a));
     else if (key == "versus" && !a.empty())
       h.versus.push_back(exists(a));
+    else if (key == "scaling" && !b.empty())
+      h.scaling.emplace_back(exists(a), b);
     else if (key == "plot" && !b.empty())
       parse_plot_kind(a), h.plots.emplace_back(a, exists(b));
     else
-      throw AnalysisError(where + "expected 'size N', 'best FILE', 'versus FILE' or 'plot KIND FILE'");
+      throw AnalysisError(
+          where + "expected 'size N', 'best FILE', 'versus FILE', 'scaling FILE SIZE' or 'plot KIND FILE'");
   }
   return h;
 }
@@ -293,6 +311,22 @@ void regenerate(const std::string& data, const std::string& readme, const std::s
         report_name(f) + "](docs/results/" + report_name(f) + ".md).";
     md << "**Head-to-head by size, `" << f << "`:**\n\n" << render(t, Format::markdown) << "\n";
   }
+  for (const auto& [f, size] : h.scaling) {
+    const std::string path = (fs::path(data) / f).generic_string();
+    Table t = scaling(load_results({path}, true));
+    t.title.clear();
+    std::vector<std::vector<std::string>> keep;
+    for (auto& r : t.rows)
+      if (r[0] == size) keep.push_back({r[1], r[2], r[4], r[5], r[7], r[8], r[9], r[13], r[15]});
+    t.rows = keep;
+    t.header = {t.header[1], t.header[2], t.header[4],  t.header[5], t.header[7],
+                t.header[8], t.header[9], t.header[13], t.header[15]};
+    t.note =
+        "Across GPUs of one host (one rank each, NCCL between them), one-GPU cuBLAS in the same job. Every "
+        "size, the 2-GPU runs and the split into compute, communication and waiting: [" +
+        report_name(f) + "](docs/results/" + report_name(f) + ".md).";
+    md << "**Strong scaling at " << size << ", `" << f << "`:**\n\n" << render(t, Format::markdown) << "\n";
+  }
   md << "**The papers' tables, regenerated** (first rows; the whole table and the papers' own figures in "
         "each "
         "report):\n\n";
@@ -301,7 +335,7 @@ void regenerate(const std::string& data, const std::string& readme, const std::s
     const auto tables =
         build_paper_table(p.name, load_results({(fs::path(data) / p.data.front()).string()}, false));
     md << "*" << p.description << "* ([report](docs/results/" << report_name(p.data.front()) << ".md))\n\n"
-       << render(head(tables.front(), 3), Format::markdown) << "\n";
+       << render(head(tables.front(), 1), Format::markdown) << "\n";
   }
   for (const auto& [kind, f] : h.plots) {  // the report's own plot where it drew one of that kind
     const std::string suffix = kind == "blocks" ? "configurations" : kind;

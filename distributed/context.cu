@@ -382,30 +382,22 @@ void Context::start() {
   impl_->used = 0;
 }
 
-void Context::compute(const std::function<void()>& f) {
-  if (!device_) {
-    const auto t0 = Clock::now();
-    f();
-    phases_.compute_ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    return;
-  }
-  Impl::Span& s = impl_->next(true);
-  MMLAB_CHECK(cudaEventRecord(s.begin, impl_->compute));
-  f();
-  MMLAB_CHECK(cudaEventRecord(s.end, impl_->compute));
-}
+void Context::compute(const std::function<void()>& f) { timed(true, f); }
+void Context::communicate(const std::function<void()>& f) { timed(false, f); }
 
-void Context::communicate(const std::function<void()>& f) {
-  if (!device_) {
+void Context::timed(bool compute_phase, const std::function<void()>& f) {
+  if (!device_) {  // MPI and Eigen return complete: the host clock times them
     const auto t0 = Clock::now();
     f();
-    phases_.comm_ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    (compute_phase ? phases_.compute_ms : phases_.comm_ms) +=
+        std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     return;
   }
-  Impl::Span& s = impl_->next(false);
-  MMLAB_CHECK(cudaEventRecord(s.begin, impl_->comm));
+  const cudaStream_t stream = compute_phase ? impl_->compute : impl_->comm;
+  Impl::Span& s = impl_->next(compute_phase);
+  MMLAB_CHECK(cudaEventRecord(s.begin, stream));
   f();
-  MMLAB_CHECK(cudaEventRecord(s.end, impl_->comm));
+  MMLAB_CHECK(cudaEventRecord(s.end, stream));
 }
 
 void Context::compute_waits_for_communication() {

@@ -95,6 +95,7 @@ class Context {
   PhaseTimes phases() const { return phases_; }
 
  private:
+  void timed(bool compute_phase, const std::function<void()>& f);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   bool device_ = false;

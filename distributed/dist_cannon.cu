@@ -22,8 +22,8 @@ using namespace dist;
 
 class CannonRun final : public RunBase {
  public:
-  CannonRun(const DistributedSetup& s, const Grid& g, const std::string& engine)
-      : RunBase(s, engine), q_(g.rows), i_(job().rank / q_), j_(job().rank % q_) {
+  explicit CannonRun(const DistributedSetup& s)
+      : RunBase(s), q_(grid_.rows), i_(job().rank / q_), j_(job().rank % q_) {
     rows_ = part(p_.m, q_, i_), cols_ = part(p_.n, q_, j_);
     const long kmax = part(p_.k, q_, 0).size;
     for (int b = 0; b < 2; ++b)
@@ -98,15 +98,9 @@ std::size_t bytes_per_rank(const Problem& p, const Params& q) {
 MMLAB_ALGORITHM(dist_cannon) {
   a.summary =
       "Cannon's algorithm on a q x q torus of ranks, shifts overlapped with the products (O'Neil 2013)";
-  a.backend = Backend::distributed;
   a.variants = {{"default", "skew in place, then q steps of product + shift (A left, B up)"}};
-  a.axes = {grid_axis("2x2", {"1x1", "2x2", "3x3"}), engine_axis(), comm_ctas_axis()};
   a.constraints = "grid q x q = the job's ranks; any m, n, k";
-  a.supports = supports;
-  a.workspace_bytes = bytes_per_rank;
-  a.make_distributed = [](const DistributedSetup& s) -> std::unique_ptr<DistributedRun> {
-    return std::make_unique<CannonRun>(s, parse_grid(s.params->text("grid")), s.params->text("engine"));
-  };
+  describe_distributed<CannonRun>(a, grid_axis("2x2", {"1x1", "2x2", "3x3"}), {}, supports, bytes_per_rank);
 }
 
 }  // namespace mmlab

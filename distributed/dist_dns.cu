@@ -22,14 +22,14 @@ using namespace dist;
 
 class DnsRun final : public RunBase {
  public:
-  DnsRun(const DistributedSetup& s, const Grid& g, const std::string& engine) : RunBase(s, engine), g_(g) {
+  explicit DnsRun(const DistributedSetup& s) : RunBase(s) {
     const int r = job().rank;
-    j_ = r % g.cols, i_ = (r / g.cols) % g.rows, l_ = r / (g.cols * g.rows);
-    rows_ = part(p_.m, g.rows, i_), cols_ = part(p_.n, g.cols, j_), k_ = part(p_.k, g.layers, l_);
+    j_ = r % grid_.cols, i_ = (r / grid_.cols) % grid_.rows, l_ = r / (grid_.cols * grid_.rows);
+    rows_ = part(p_.m, grid_.rows, i_), cols_ = part(p_.n, grid_.cols, j_), k_ = part(p_.k, grid_.layers, l_);
     a_ = keep(std::size_t(rows_.size * k_.size));
     b_ = keep(std::size_t(k_.size * cols_.size));
     partial_ = keep(std::size_t(rows_.size * cols_.size));
-    c_ = g.layers == 1 ? partial_ : l_ == 0 ? keep(std::size_t(rows_.size * cols_.size)) : nullptr;
+    c_ = grid_.layers == 1 ? partial_ : l_ == 0 ? keep(std::size_t(rows_.size * cols_.size)) : nullptr;
     if (c_) set_c(c_, rows_.offset, cols_.offset, rows_.size, cols_.size);
     if (j_ == 0) ctx_.fill(a_, rows_.size, k_.size, rows_.offset, k_.offset, p_.k, seed_, kMatrixA);
     if (i_ == 0) ctx_.fill(b_, k_.size, cols_.size, k_.offset, cols_.offset, p_.n, seed_, kMatrixB);
@@ -37,10 +37,10 @@ class DnsRun final : public RunBase {
   }
 
   void run() override {
-    const std::string grid = g_.text();
-    Comm& row = comm("dns-row-" + grid, l_ * g_.rows + i_, j_);      // the ranks sharing i and l
-    Comm& col = comm("dns-col-" + grid, l_ * g_.cols + j_, i_);      // sharing j and l
-    Comm& layer = comm("dns-layer-" + grid, i_ * g_.cols + j_, l_);  // sharing i and j
+    const std::string grid = grid_.text();
+    Comm& row = comm("dns-row-" + grid, l_ * grid_.rows + i_, j_);      // the ranks sharing i and l
+    Comm& col = comm("dns-col-" + grid, l_ * grid_.cols + j_, i_);      // sharing j and l
+    Comm& layer = comm("dns-layer-" + grid, i_ * grid_.cols + j_, l_);  // sharing i and j
     ctx_.start();
     ctx_.communicate([&] {
       row.broadcast(a_, std::size_t(rows_.size * k_.size), 0);
@@ -48,7 +48,7 @@ class DnsRun final : public RunBase {
     });
     ctx_.compute_waits_for_communication();
     ctx_.compute([&] { ctx_.product(a_, b_, partial_, rows_.size, cols_.size, k_.size, false); });
-    if (g_.layers > 1) {
+    if (grid_.layers > 1) {
       ctx_.communication_waits_for_compute();
       ctx_.communicate(
           [&] { layer.reduce_sum(partial_, c_ ? c_ : partial_, std::size_t(rows_.size * cols_.size), 0); });
@@ -60,14 +60,14 @@ class DnsRun final : public RunBase {
     Model m;
     ModelStep s;
     s.flop = 2.0 * rows_.size * cols_.size * k_.size;
-    s.bytes_in = 4.0 * ((g_.cols > 1 ? rows_.size * k_.size : 0) + (g_.rows > 1 ? k_.size * cols_.size : 0));
-    s.bytes_out = g_.layers > 1 ? 4.0 * rows_.size * cols_.size : 0;
+    s.bytes_in =
+        4.0 * ((grid_.cols > 1 ? rows_.size * k_.size : 0) + (grid_.rows > 1 ? k_.size * cols_.size : 0));
+    s.bytes_out = grid_.layers > 1 ? 4.0 * rows_.size * cols_.size : 0;
     m.steps.push_back(s);
     return m;
   }
 
  private:
-  Grid g_;
   int i_ = 0, j_ = 0, l_ = 0;
   Part rows_, cols_, k_;
   float *a_, *b_, *partial_, *c_;
@@ -89,15 +89,10 @@ std::size_t bytes_per_rank(const Problem& p, const Params& q) {
 MMLAB_ALGORITHM(dist_dns) {
   a.summary =
       "DNS 3D algorithm on a px x py x pz grid of ranks: broadcast A and B, multiply, reduce C over k";
-  a.backend = Backend::distributed;
   a.variants = {{"default", "broadcast along rows and columns, local product, reduction along layers"}};
-  a.axes = {grid_axis("2x1x2", {"1x1", "1x1x4", "2x1x2", "2x2x2", "1x1x2"}), engine_axis(), comm_ctas_axis()};
   a.constraints = "grid px x py x pz = the job's ranks; any m, n, k";
-  a.supports = supports;
-  a.workspace_bytes = bytes_per_rank;
-  a.make_distributed = [](const DistributedSetup& s) -> std::unique_ptr<DistributedRun> {
-    return std::make_unique<DnsRun>(s, parse_grid(s.params->text("grid")), s.params->text("engine"));
-  };
+  describe_distributed<DnsRun>(a, grid_axis("2x1x2", {"1x1", "1x1x4", "2x1x2", "2x2x2", "1x1x2"}), {},
+                               supports, bytes_per_rank);
 }
 
 }  // namespace mmlab

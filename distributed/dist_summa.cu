@@ -27,8 +27,9 @@ struct Panel {
 
 class SummaRun final : public RunBase {
  public:
-  SummaRun(const DistributedSetup& s, const Grid& g, const std::string& engine, long panel)
-      : RunBase(s, engine), pr_(g.rows), pc_(g.cols), i_(job().rank / pc_), j_(job().rank % pc_) {
+  explicit SummaRun(const DistributedSetup& s)
+      : RunBase(s), pr_(grid_.rows), pc_(grid_.cols), i_(job().rank / pc_), j_(job().rank % pc_) {
+    const long panel = s.params->integer("panel");
     rows_ = part(p_.m, pr_, i_), cols_ = part(p_.n, pc_, j_);
     ka_ = part(p_.k, pc_, j_), kb_ = part(p_.k, pr_, i_);
     // Panel edges: both owners' edges, then cut to at most `panel` wide.
@@ -130,20 +131,13 @@ std::size_t bytes_per_rank(const Problem& p, const Params& q) {
 
 MMLAB_ALGORITHM(dist_summa) {
   a.summary = "SUMMA on a pr x pc grid of ranks: A and B panels broadcast along rows and columns, pipelined";
-  a.backend = Backend::distributed;
   a.variants = {
       {"default", "panels broadcast on row and column communicators, overlapped with the products"}};
-  a.axes = {grid_axis("2x2", {"1x1", "2x2", "1x4", "2x1"}),
-            engine_axis(),
-            comm_ctas_axis(),
-            {"panel", AxisKind::integer, "widest k panel broadcast at once", "4096", {"4096", "7"}}};
   a.constraints = "grid pr x pc = the job's ranks; any m, n, k";
-  a.supports = supports;
-  a.workspace_bytes = bytes_per_rank;
-  a.make_distributed = [](const DistributedSetup& s) -> std::unique_ptr<DistributedRun> {
-    return std::make_unique<SummaRun>(s, parse_grid(s.params->text("grid")), s.params->text("engine"),
-                                      s.params->integer("panel"));
-  };
+  describe_distributed<SummaRun>(
+      a, grid_axis("2x2", {"1x1", "2x2", "1x4", "2x1"}),
+      {{"panel", AxisKind::integer, "widest k panel broadcast at once", "4096", {"4096", "7"}}}, supports,
+      bytes_per_rank);
 }
 
 }  // namespace mmlab

@@ -13,8 +13,9 @@ namespace mmlab::dist {
 
 class RunBase : public DistributedRun {
  public:
-  RunBase(const DistributedSetup& s, const std::string& engine)
-      : ctx_(context(engine, *s.device)),
+  explicit RunBase(const DistributedSetup& s)
+      : ctx_(context(s.params->text("engine"), *s.device)),
+        grid_(parse_grid(s.params->text("grid"))),
         p_(s.problem),
         seed_(s.seed),
         ctas_(s.params->has("comm_ctas") && s.params->text("comm_ctas") != "auto"
@@ -86,6 +87,7 @@ class RunBase : public DistributedRun {
   void set_first_step(long m, long n, long k) { first_m_ = m, first_n_ = n, first_k_ = k; }
 
   Context& ctx_;
+  Grid grid_;
   Problem p_;
   unsigned long long seed_;
   int ctas_;
@@ -97,5 +99,25 @@ class RunBase : public DistributedRun {
   long c_row0_ = 0, c_col0_ = 0, c_rows_ = 0, c_cols_ = 0;
   long first_m_ = 0, first_n_ = 0, first_k_ = 0;
 };
+
+}  // namespace mmlab::dist
+
+namespace mmlab::dist {
+
+// The descriptor parts every distributed algorithm shares: the backend, the grid, engine and
+// comm_ctas axes (then its own), its checks, its memory per rank, and its run.
+template <class Run>
+void describe_distributed(Algorithm& a, Axis grid, std::vector<Axis> own,
+                          std::function<Reason(const Problem&, const Params&, const DeviceInfo&)> supports,
+                          std::function<std::size_t(const Problem&, const Params&)> bytes_per_rank) {
+  a.backend = Backend::distributed;
+  a.axes = {std::move(grid), engine_axis(), comm_ctas_axis()};
+  a.axes.insert(a.axes.end(), own.begin(), own.end());
+  a.supports = std::move(supports);
+  a.workspace_bytes = std::move(bytes_per_rank);
+  a.make_distributed = [](const DistributedSetup& s) -> std::unique_ptr<DistributedRun> {
+    return std::make_unique<Run>(s);
+  };
+}
 
 }  // namespace mmlab::dist

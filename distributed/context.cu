@@ -1,9 +1,6 @@
 #include <mpi.h>
-#include <nccl.h>
 
-#include <Eigen/Core>
 #include <chrono>
-#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -13,183 +10,11 @@
 #include "harness/gpu.hpp"
 #include "harness/random.hpp"
 
-#define MMLAB_NCCL(call)                                                                                    \
-  do {                                                                                                      \
-    const ncclResult_t r_ = (call);                                                                         \
-    if (r_ != ncclSuccess)                                                                                  \
-      throw ::mmlab::CudaError(std::string(#call) + ": " + ncclGetErrorString(r_) + " (" + __FILE__ + ":" + \
-                               std::to_string(__LINE__) + ")");                                             \
-  } while (0)
-
 namespace mmlab::dist {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// ---- communicators -------------------------------------------------------------------------
-
-class NcclComm final : public Comm {
- public:
-  NcclComm(ncclComm_t c, cudaStream_t* stream) : comm_(c), stream_(stream) {
-    MMLAB_NCCL(ncclCommUserRank(c, &rank_));
-    MMLAB_NCCL(ncclCommCount(c, &size_));
-  }
-  ~NcclComm() override { ncclCommDestroy(comm_); }
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
-  void exchange(const std::vector<Transfer>& ts) override {
-    MMLAB_NCCL(ncclGroupStart());
-    for (const Transfer& t : ts) {
-      if (t.send_count) MMLAB_NCCL(ncclSend(t.send, t.send_count, ncclFloat, t.dst, comm_, *stream_));
-      if (t.recv_count) MMLAB_NCCL(ncclRecv(t.recv, t.recv_count, ncclFloat, t.src, comm_, *stream_));
-    }
-    MMLAB_NCCL(ncclGroupEnd());
-  }
-  void broadcast(float* buf, std::size_t count, int root) override {
-    if (size_ > 1 && count) MMLAB_NCCL(ncclBroadcast(buf, buf, count, ncclFloat, root, comm_, *stream_));
-  }
-  void reduce_sum(const float* send, float* recv, std::size_t count, int root) override {
-    if (size_ > 1)
-      MMLAB_NCCL(ncclReduce(send, recv, count, ncclFloat, ncclSum, root, comm_, *stream_));
-    else if (send != recv)
-      MMLAB_CHECK(cudaMemcpyAsync(recv, send, count * sizeof(float), cudaMemcpyDeviceToDevice, *stream_));
-  }
-  ncclComm_t get() const { return comm_; }
-
- private:
-  ncclComm_t comm_;
-  cudaStream_t* stream_;
-  int rank_ = 0, size_ = 1;
-};
-
-int mpi_count(std::size_t count) {
-  if (count > std::size_t(INT_MAX)) throw std::runtime_error("MPI backend: a message over 2^31 floats");
-  return int(count);
-}
-
-class MpiComm final : public Comm {
- public:
-  explicit MpiComm(MPI_Comm c) : comm_(c) {
-    MPI_Comm_rank(c, &rank_);
-    MPI_Comm_size(c, &size_);
-  }
-  ~MpiComm() override {
-    if (comm_ != MPI_COMM_WORLD) MPI_Comm_free(&comm_);
-  }
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
-  void exchange(const std::vector<Transfer>& ts) override {
-    std::vector<MPI_Request> requests;
-    for (const Transfer& t : ts) {
-      if (t.recv_count) {
-        requests.emplace_back();
-        MPI_Irecv(t.recv, mpi_count(t.recv_count), MPI_FLOAT, t.src, 0, comm_, &requests.back());
-      }
-      if (t.send_count) {
-        requests.emplace_back();
-        MPI_Isend(t.send, mpi_count(t.send_count), MPI_FLOAT, t.dst, 0, comm_, &requests.back());
-      }
-    }
-    MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-  }
-  void broadcast(float* buf, std::size_t count, int root) override {
-    if (size_ > 1 && count) MPI_Bcast(buf, mpi_count(count), MPI_FLOAT, root, comm_);
-  }
-  void reduce_sum(const float* send, float* recv, std::size_t count, int root) override {
-    if (size_ == 1) {
-      if (send != recv) std::copy(send, send + count, recv);
-      return;
-    }
-    const void* in = rank_ == root && send == recv ? MPI_IN_PLACE : send;
-    MPI_Reduce(in, recv, mpi_count(count), MPI_FLOAT, MPI_SUM, root, comm_);
-  }
-
- private:
-  MPI_Comm comm_;
-  int rank_ = 0, size_ = 1;
-};
-
-// ---- engines -------------------------------------------------------------------------------
-
-class CublasEngine final : public Engine {
- public:
-  explicit CublasEngine(cudaStream_t* stream)
-      : stream_(stream), workspace_(std::size_t(32) << 20, Buffer::Kind::device) {
-    MMLAB_CHECK(cublasCreate(&handle_));
-    MMLAB_CHECK(cublasSetMathMode(handle_, CUBLAS_PEDANTIC_MATH));  // pure FP32, as the lab's baseline
-    MMLAB_CHECK(cublasSetWorkspace(handle_, workspace_.get(), workspace_.bytes()));
-  }
-  ~CublasEngine() override { cublasDestroy(handle_); }
-  void gemm(const float* a, long lda, const float* b, long ldb, float* c, long ldc, long m, long n, long k,
-            bool accumulate) override {
-    const float one = 1.f, beta = accumulate ? 1.f : 0.f;
-    MMLAB_CHECK(cublasSetStream(handle_, *stream_));
-    // Row-major C = A B is column-major C^T = B^T A^T.
-    MMLAB_CHECK(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one, b, int(ldb), a,
-                            int(lda), &beta, c, int(ldc)));
-  }
-
- private:
-  cudaStream_t* stream_;
-  cublasHandle_t handle_ = nullptr;
-  Buffer workspace_;
-};
-
-__global__ void add_kernel(float* __restrict__ c, const float* __restrict__ t, long count) {
-  for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < count; e += long(gridDim.x) * blockDim.x)
-    c[e] += t[e];
-}
-
-// The lab's flagship as the local engine: its `tuned` choice for each product's shape.
-class RegisterTiledEngine final : public Engine {
- public:
-  RegisterTiledEngine(cudaStream_t* stream, const DeviceInfo& device)
-      : stream_(stream), device_(device), alg_(*find_algorithm("register_tiled")) {}
-  void gemm(const float* a, long lda, const float* b, long ldb, float* c, long ldc, long m, long n, long k,
-            bool accumulate) override {
-    if (lda != k || ldb != n || ldc != n)
-      throw std::logic_error("register_tiled engine: operands must be contiguous");
-    const Problem p{m, n, k};
-    const Params q = alg_.resolve(p, Params("tuned"), device_);
-    grow(workspace_, alg_.workspace(p, q));
-    if (accumulate) grow(partial_, sizeof(float) * std::size_t(m * n));
-    RunArgs r;
-    r.a = a, r.b = b, r.c = accumulate ? partial_.as<float>() : c;
-    r.problem = p, r.params = &q, r.workspace = workspace_.get(), r.stream = *stream_, r.device = &device_;
-    alg_.run(r);
-    if (accumulate) {
-      add_kernel<<<std::max<long>(1, std::min<long>((m * n + 255) / 256, 4096)), 256, 0, *stream_>>>(
-          c, partial_.as<float>(), m * n);
-      MMLAB_CHECK_LAUNCH();
-    }
-  }
-
- private:
-  static void grow(Buffer& b, std::size_t bytes) {
-    if (b.bytes() < bytes) b = Buffer(bytes, Buffer::Kind::device);
-  }
-  cudaStream_t* stream_;
-  DeviceInfo device_;
-  const Algorithm& alg_;
-  Buffer workspace_, partial_;
-};
-
-class EigenEngine final : public Engine {
- public:
-  void gemm(const float* a, long lda, const float* b, long ldb, float* c, long ldc, long m, long n, long k,
-            bool accumulate) override {
-    using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    using Stride = Eigen::OuterStride<>;
-    Eigen::Map<const Matrix, 0, Stride> A(a, m, k, Stride(lda));
-    Eigen::Map<const Matrix, 0, Stride> B(b, k, n, Stride(ldb));
-    Eigen::Map<Matrix, 0, Stride> C(c, m, n, Stride(ldc));
-    if (accumulate)
-      C.noalias() += A * B;
-    else
-      C.noalias() = A * B;
-  }
-};
 
 class DeviceMemory final : public Memory {
  public:
@@ -272,12 +97,7 @@ Context::Context(const std::string& engine, const DeviceInfo& device)
     MMLAB_CHECK(cudaEventCreateWithFlags(&impl_->compute_done, cudaEventDisableTiming));
     MMLAB_CHECK(cudaEventCreateWithFlags(&impl_->comm_done, cudaEventDisableTiming));
   }
-  if (engine == "cublas")
-    engine_ = std::make_unique<CublasEngine>(&impl_->compute);
-  else if (engine == "register_tiled")
-    engine_ = std::make_unique<RegisterTiledEngine>(&impl_->compute, device);
-  else
-    engine_ = std::make_unique<EigenEngine>();
+  engine_ = make_engine(engine, &impl_->compute, device);
 }
 
 Context::~Context() {
@@ -294,27 +114,12 @@ Comm& Context::comm(const std::string& name, int color, int key, int ctas) {
   const std::string id = impl_->engine + ":" + name + suffix;
   auto it = comms().find(id);
   if (it != comms().end()) return *it->second;
-  if (!device_) {
-    MPI_Comm c;
-    MPI_Comm_split(MPI_COMM_WORLD, color, key, &c);
-    return *(comms()[id] = std::make_unique<MpiComm>(c));
-  }
-  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  if (ctas > 0) config.maxCTAs = ctas;
+  if (!device_) return *(comms()[id] = mpi_comm(color, key));
   auto world = comms().find(impl_->engine + ":world" + suffix);
-  if (world == comms().end()) {
-    ncclUniqueId uid;
-    if (job().rank == 0) MMLAB_NCCL(ncclGetUniqueId(&uid));
-    MPI_Bcast(&uid, sizeof uid, MPI_BYTE, 0, MPI_COMM_WORLD);
-    ncclComm_t c;
-    MMLAB_NCCL(ncclCommInitRankConfig(&c, job().size, uid, job().rank, &config));
-    world =
-        comms().emplace(impl_->engine + ":world" + suffix, std::make_unique<NcclComm>(c, &impl_->comm)).first;
-  }
+  if (world == comms().end())
+    world = comms().emplace(impl_->engine + ":world" + suffix, nccl_world(&impl_->comm, ctas)).first;
   if (name == "world") return *world->second;
-  ncclComm_t c;
-  MMLAB_NCCL(ncclCommSplit(static_cast<NcclComm&>(*world->second).get(), color, key, &c, &config));
-  return *(comms()[id] = std::make_unique<NcclComm>(c, &impl_->comm));
+  return *(comms()[id] = nccl_split(*world->second, color, key, &impl_->comm, ctas));
 }
 
 std::shared_ptr<Memory> Context::allocate(std::size_t count) {

@@ -60,6 +60,12 @@ class Memory {
   virtual float* get() = 0;
 };
 
+// The building blocks (comm.cu, engines.cu). Device communicators enqueue on *stream.
+std::unique_ptr<Comm> mpi_comm(int color, int key);  // MPI_Comm_split of the world
+std::unique_ptr<Comm> nccl_world(CUstream_st** stream, int ctas);
+std::unique_ptr<Comm> nccl_split(Comm& world, int color, int key, CUstream_st** stream, int ctas);
+std::unique_ptr<Engine> make_engine(const std::string& name, CUstream_st** stream, const DeviceInfo& device);
+
 // One rank's context for one configuration: backend, streams, communicators, phase timing.
 class Context {
  public:

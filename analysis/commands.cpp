@@ -269,8 +269,9 @@ static std::string three(const std::string& text) {
 
 Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, int resamples) {
   const std::vector<Result> rows = select_run(all_rows, "latest");
+  // The baseline's rows of every job (a re-run must not hide the one measured beside a row).
   std::map<std::string, const Result*> same_job, latest;  // run|shape and shape -> the baseline's row
-  for (const Result& r : rows)
+  for (const Result& r : all_rows)
     if (r.ok() && r.algorithm == baseline && r.scope == "kernel") {
       same_job[r.fields.at("run") + "|" + r.shape()] = &r;
       latest[r.shape()] = &r;

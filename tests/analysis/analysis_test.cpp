@@ -171,6 +171,26 @@ TEST(Headline, PairsByL2SettingAndTakesABaseline) {
   EXPECT_NE(error_of([&] { headline(loaded, "64", "nope"); }).find("no nope row"), std::string::npos);
 }
 
+// Strong scaling pairs each distributed row with the baseline measured in its own job, even when
+// a later job measured the baseline again.
+TEST(Scaling, PairsEachRowWithItsOwnJobsBaseline) {
+  TempDir d;
+  Row base1{"cublas", "default", "", 512, 512, 512, "kernel", around(4.0)},
+      dist{"dist_cannon", "default", "grid=2x2;engine=cublas", 512, 512, 512, "kernel", around(1.0)};
+  Row base2 = base1;
+  base1.run = dist.run = "first";
+  base2.run = "second";
+  base2.samples = around(8.0);
+  write_results(d / "s.csv", {base1, dist, base2});
+  // The fixture leaves the distributed columns empty; give this row a grid and its GPUs.
+  std::vector<Result> rows = load_results({d / "s.csv"}, true);
+  rows[1].fields["grid"] = "2x2", rows[1].fields["gpus"] = "4", rows[1].fields["ranks"] = "4";
+  const Table t = scaling(rows);
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0][7], "4.000");  // 4.0 ms in its own job, not the second job's 8.0
+  EXPECT_EQ(t.rows[0][9], "1.000");
+}
+
 // Files of schema version 1 (the committed data before version 2) read as version 2 rows.
 TEST(Results, ReadsSchemaVersion1) {
   TempDir d;

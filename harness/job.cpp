@@ -1,5 +1,6 @@
-// The MPI job: initialised only when mmlab runs under mpirun (or a distributed algorithm needs it),
-// so a plain `mmlab run` stays a plain process.
+// The MPI job, the harness's side of it (ranks, its collectives, the job-wide abort): MPI is
+// initialised only when mmlab runs under mpirun or a distributed algorithm needs it, so a plain
+// `mmlab run` stays a plain process.
 #include <mpi.h>
 
 #include <algorithm>

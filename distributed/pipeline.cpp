@@ -47,13 +47,6 @@ ErrorStats check_block(const CBlock& b, const Problem& p, unsigned long long see
   return compare_host(got.data(), ref.data(), count);
 }
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 }  // namespace
 
 Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, const TimingOptions* timing,
@@ -128,8 +121,8 @@ Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, cons
     if (timing->stop.adaptive && max_over_ranks(elapsed) > timing->max_seconds) break;
   }
   out.stats = summarize(out.samples);
-  d.compute_ms = median_of(compute), d.comm_ms = median_of(comm), d.wait_ms = median_of(wait);
-  d.overlap = median_of(hidden);
+  d.compute_ms = summarize(compute).median, d.comm_ms = summarize(comm).median;
+  d.wait_ms = summarize(wait).median, d.overlap = summarize(hidden).median;
 
   // The model, with this job's own local rate and link bandwidth.
   const Model model = run->model();

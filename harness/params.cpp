@@ -54,7 +54,8 @@ std::string canonical_value(const Axis& axis, const std::string& text) {
       else
         parts.back().push_back(c);
     }
-    if (parts.size() < 2 || parts.size() > 3)
+    if (parts.size() < 2 || parts.size() > 3 ||
+        std::any_of(parts.begin(), parts.end(), [](const std::string& x) { return x.empty(); }))
       throw UsageError(what + ": '" + text + "' is not rows x cols [x layers], e.g. 2x2 or 2x1x2");
     std::string out;
     for (std::size_t i = 0; i < parts.size(); ++i)

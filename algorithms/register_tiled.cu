@@ -14,7 +14,8 @@
 // Both: 16-byte copies into STAGES shared-memory buffers, one barrier per k tile; rows past m and
 // columns past n read clamped (valid) addresses and are never stored; the last k tile of a slice
 // zero-fills what lies past its end. An operand whose rows are not 16-byte aligned (k % 4 != 0 for
-// A, n % 4 != 0 for B) is first copied, padded to an aligned pitch, into the workspace (this file).
+// A, n % 4 != 0 for B) is first copied, padded to an aligned pitch, into the workspace
+// (algorithms/aligned.cuh).
 // Any m, n, k.
 // `split` > 1 divides k over blockIdx.z and adds the partial tiles into C (zeroed first) atomically.
 // Variants: `tuned` picks tile, warp tile, depth, stages and split from the problem size (the
@@ -22,23 +23,13 @@
 // Example: mmlab run --algorithms register_tiled,cublas --size 1024:8192:1024
 #include <cmath>
 
+#include "algorithms/aligned.cuh"
 #include "algorithms/common.cuh"
 #include "algorithms/register_tiled_natural.cuh"
 #include "algorithms/register_tiled_quads.cuh"
 
 namespace mmlab {
 namespace {
-
-// dst (rows x cols_dst, pitch cols_dst) = src (rows x cols, pitch cols) with zeros past cols and
-// past src_rows: the padded, 16-byte-aligned copy of an operand whose rows are not.
-__global__ void pad_copy(const float* __restrict__ src, int src_rows, int cols, float* __restrict__ dst,
-                         int rows, int cols_dst) {
-  const long total = long(rows) * cols_dst;
-  for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < total; e += long(gridDim.x) * blockDim.x) {
-    const int r = int(e / cols_dst), col = int(e % cols_dst);
-    dst[e] = r < src_rows && col < cols ? src[long(r) * cols + col] : 0.f;
-  }
-}
 
 enum class Kind { tuned, manual };  // in the order of kVariants
 const std::vector<Variant> kVariants = {
@@ -52,25 +43,6 @@ struct Choice {
 Choice choice(const Params& q) {  // of resolved (manual) parameters
   const Shape2 t = q.shape("tile"), w = q.shape("warp");
   return {t.x, t.y, q.integer("depth"), w.x, w.y, q.integer("stages"), q.integer("split")};
-}
-
-long round4(long x) { return (x + 3) / 4 * 4; }
-
-// Operands whose rows are not 16-byte aligned (k % 4 for A, n % 4 for B) are first copied into the
-// workspace with their pitch rounded up to a multiple of 4 and zeros in the pad. The kernel then
-// reads A's last chunk of four whole (the pad is zero) and never reads B's rows past k.
-struct Padding {
-  bool a, b;
-  long lda, ldb;
-  std::size_t a_floats, b_floats;
-};
-Padding padding(const Problem& p) {
-  Padding d;
-  d.a = p.k % 4 != 0, d.b = p.n % 4 != 0;
-  d.lda = round4(p.k), d.ldb = round4(p.n);
-  d.a_floats = d.a ? std::size_t(p.m * d.lda) : 0;
-  d.b_floats = d.b ? std::size_t(p.k * d.ldb) : 0;
-  return d;
 }
 
 long k_per_split(long k, const Choice& ch) {
@@ -88,11 +60,6 @@ LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   const long pitch_a = ch.wm == 32 ? ch.bm + 4 : ch.bm;  // the quads kernel pads A's transposed rows
   lc.shared_bytes = sizeof(float) * std::size_t(ch.stages * (pitch_a * ch.bk + ch.bk * ch.bn));
   return lc;
-}
-
-std::size_t workspace(const Problem& p, const Params&) {
-  const Padding d = padding(p);
-  return sizeof(float) * (d.a_floats + d.b_floats);
 }
 
 // The `tuned` choice, read off experiments/flagship-tuning.ini on the H100 (data/flagship/tuning.csv,
@@ -143,17 +110,10 @@ Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) {
 Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   const Choice ch = choice(q);
   if (d.present && d.cc_major < 8) return "register_tiled needs cp.async: compute capability 8.0 or newer";
-  const long k = round4(p.k), n = round4(p.n);
-  if (p.m * k >= (1L << 31) || k * n >= (1L << 31) || p.m * p.n >= (1L << 31))
-    return "register_tiled indexes with 32 bits: every matrix must have fewer than 2^31 elements";
   if (ch.split < 1 || ch.split > 64) return "split must be 1 to 64";
-  return fits_int(p);
+  return fits_aligned_int(p, "register_tiled");
 }
 
-struct Operands {
-  const float *a, *b;
-  int lda, ldb, k;
-};
 using KernelLauncher = void (*)(const RunArgs&, const Operands&, const LaunchConfig&, int per, bool split);
 
 template <int kBM, int kBN, int kBK, int kWM, int kWN, int kStages>
@@ -191,28 +151,11 @@ const KernelTable<KernelLauncher> kKernels = {
 #undef MMLAB_ENTRY
 #undef MMLAB_STAGE
 
-void pad(const float* src, long rows, long cols, float* dst, long rows_dst, long cols_dst, int sms,
-         cudaStream_t s) {
-  const long total = rows_dst * cols_dst;
-  const unsigned blocks = unsigned(std::min<long>((total + 255) / 256, 16L * std::max(sms, 1)));
-  pad_copy<<<blocks, 256, 0, s>>>(src, int(rows), int(cols), dst, int(rows_dst), int(cols_dst));
-}
-
 void run(const RunArgs& r) {
   const Problem& p = r.problem;
   const Choice ch = choice(*r.params);
   const LaunchConfig lc = launch(p, *r.params, *r.device);
-  const Padding d = padding(p);
-  Operands o{r.a, r.b, int(p.k), int(p.n), int(p.k)};
-  float* work = static_cast<float*>(r.workspace);
-  if (d.a) {
-    pad(r.a, p.m, p.k, work, p.m, d.lda, r.device->sm_count, r.stream);
-    o.a = work, o.lda = int(d.lda);
-  }
-  if (d.b) {
-    pad(r.b, p.k, p.n, work + d.a_floats, p.k, d.ldb, r.device->sm_count, r.stream);
-    o.b = work + d.a_floats, o.ldb = int(d.ldb);
-  }
+  const Operands o = aligned_operands(r);
   const bool split = lc.grid.z > 1;
   if (split) MMLAB_CHECK(cudaMemsetAsync(r.c, 0, sizeof(float) * p.m * p.n, r.stream));
   kKernels.at (*r.params)(r, o, lc, int(k_per_split(p.k, ch)), split);
@@ -247,7 +190,7 @@ MMLAB_ALGORITHM(register_tiled) {
       "aligned are copied padded into the workspace)";
   a.resolve = resolve;
   a.supports = supports;
-  a.workspace_bytes = workspace;
+  a.workspace_bytes = aligned_workspace;
   use_kernels(a, kKernels, launch, run);
 }
 

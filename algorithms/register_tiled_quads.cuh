@@ -12,7 +12,11 @@
 // (run() pads them); rows past m and columns past ldb are clamped, k past the slice zero-filled.
 // The epilogue stores scalars: with float4 stores ptxas kept the accumulators in aligned quads,
 // on the register banks of the B quads, and 65% of the FFMAs had a bank conflict; scalar stores
-// bring that to about 24% (docs/flagship-notes.md, step 8). Included by register_tiled.cu only.
+// bring that to about 24% (docs/flagship-notes.md, step 8).
+// The struct's device functions are these steps, one each, for the cluster kernels (cluster_cannon.cu,
+// cluster_dns.cu), which reuse the flagship's loads, product and k loop. The flagship kernel below keeps
+// the same steps written inline: routed through the functions, ptxas allocated its registers
+// differently and it measured 3-5% slower at 2048-8192 on the H100 (docs/cluster-notes.md, step 1).
 #pragma once
 
 #include "algorithms/cp_async.cuh"
@@ -23,13 +27,129 @@ namespace {
 template <int kBM, int kBN, int kBK, int kQN>
 struct Quads {
   static constexpr int kWarpsM = kBM / 32, kThreads = kWarpsM * (kBN / (32 * kQN)) * 32;
+  static constexpr int kMinBlocks = (kQN == 2 ? 512 : 256) / kThreads;  // 128 or 255 registers
   static constexpr int kPitchA = kBM + 4;
-  static constexpr int kStage = kBK * kPitchA + kBK * kBN;   // floats of one pipeline stage
-  static constexpr int kLoadsA = kBM * kBK / 4 / kThreads;   // 16-byte loads of A per thread
-  static constexpr int kCopiesB = kBK * kBN / 4 / kThreads;  // 16-byte copies of B per thread
+  static constexpr int kTileA = kBK * kPitchA, kTileB = kBK * kBN;  // floats of A's and B's tile
+  static constexpr int kStage = kTileA + kTileB;                    // floats of one pipeline stage
+  static constexpr int kLoadsA = kBM * kBK / 4 / kThreads;          // 16-byte loads of A per thread
+  static constexpr int kCopiesB = kBK * kBN / 4 / kThreads;         // 16-byte copies of B per thread
   static_assert(kBM % 32 == 0 && kBN % 64 == 0 && kBK % 4 == 0, "whole warp tiles, whole float4s in k");
   static_assert(kLoadsA * 4 * kThreads == kBM * kBK && kCopiesB * 4 * kThreads == kBK * kBN,
                 "every thread copies the same amount");
+  using Acc = float[8][4 * kQN];  // (2 x 4 rows, kQN x 4 columns) of one thread
+
+  // The pieces below are the flagship's, shared with the cluster kernels (cluster_cannon.cu,
+  // cluster_dns.cu). A tile at k0: 16-byte loads into registers (row r, k offset p), zero past k_end.
+  __device__ static void load_a(float4 (&ra)[kLoadsA], const float* __restrict__ a, int lda, int m, int row0,
+                                int k0, int k_end) {
+#pragma unroll
+    for (int f = 0; f < kLoadsA; ++f) {
+      const int e = threadIdx.x + f * kThreads, r = e / (kBK / 4), p = k0 + (e % (kBK / 4)) * 4;
+      const float4* src = reinterpret_cast<const float4*>(a + min(row0 + r, m - 1) * lda + p);
+      ra[f] = p < k_end ? __ldg(src) : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+  }
+  // ... stored transposed into the stage's A tile `as`.
+  __device__ static void store_a(float* as, const float4 (&ra)[kLoadsA]) {
+#pragma unroll
+    for (int f = 0; f < kLoadsA; ++f) {
+      const int e = threadIdx.x + f * kThreads, r = e / (kBK / 4), q = (e % (kBK / 4)) * 4;
+      as[(q + 0) * kPitchA + r] = ra[f].x;
+      as[(q + 1) * kPitchA + r] = ra[f].y;
+      as[(q + 2) * kPitchA + r] = ra[f].z;
+      as[(q + 3) * kPitchA + r] = ra[f].w;
+    }
+  }
+  // B tile at k0: asynchronous 16-byte copies straight into the stage's B tile `bs`.
+  __device__ static void issue_b(float* bs, const float* __restrict__ b, int ldb, int col0, int k0,
+                                 int k_end) {
+#pragma unroll
+    for (int f = 0; f < kCopiesB; ++f) {
+      const int e = threadIdx.x + f * kThreads, r = e / (kBN / 4), q = (e % (kBN / 4)) * 4;
+      const bool ok = k0 + r < k_end;
+      const unsigned dst = unsigned(__cvta_generic_to_shared(&bs[r * kBN + q]));
+      copy16(dst, ok ? b + (k0 + r) * ldb + min(col0 + q, ldb - 4) : b, ok);
+    }
+  }
+  // acc += this thread's part of (A tile `as`)^T-stored x (B tile `bs`): the kBK steps of 8 x 4kQN FFMAs.
+  __device__ static void product(const float* as, const float* bs, Acc& acc) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wm = (warp % kWarpsM) * 32, wn = (warp / kWarpsM) * (32 * kQN);  // warp tile origin
+    const int tm = (lane / 8) * 4, tn = (lane % 8) * 4;                        // thread quad origin
+#pragma unroll
+    for (int p = 0; p < kBK; ++p) {
+      const float4 a0 = *reinterpret_cast<const float4*>(&as[p * kPitchA + wm + tm]);
+      const float4 a1 = *reinterpret_cast<const float4*>(&as[p * kPitchA + wm + 16 + tm]);
+      if constexpr (kQN == 2) {
+        const float4 b0 = *reinterpret_cast<const float4*>(&bs[p * kBN + wn + tn]);
+        const float4 b1 = *reinterpret_cast<const float4*>(&bs[p * kBN + wn + 32 + tn]);
+        const float av[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+        const float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+#pragma unroll
+          for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+      } else {
+        float bv[4 * kQN];
+#pragma unroll
+        for (int q = 0; q < kQN; ++q) {
+          const float4 v = *reinterpret_cast<const float4*>(&bs[p * kBN + wn + 32 * q + tn]);
+          bv[4 * q] = v.x, bv[4 * q + 1] = v.y, bv[4 * q + 2] = v.z, bv[4 * q + 3] = v.w;
+        }
+        const float av[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+#pragma unroll
+          for (int j = 0; j < 4 * kQN; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+      }
+    }
+  }
+  // Row and column, within the block tile, of this thread's accumulator (i, j).
+  __device__ static int row_of(int i) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    return (warp % kWarpsM) * 32 + (i < 4 ? (lane / 8) * 4 + i : 16 + (lane / 8) * 4 + i - 4);
+  }
+  __device__ static int col_of(int j) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, tn = (lane % 8) * 4;
+    return (warp / kWarpsM) * (32 * kQN) +
+           (kQN == 2 ? (j < 4 ? tn + j : 32 + tn + j - 4) : 32 * (j / 4) + tn + j % 4);
+  }
+
+  // The whole k loop of one block over [k_begin, k_end): acc += A (rows row0 ...) x B (columns col0
+  // ...), through kStages shared-memory stages at `smem`. A goes through registers (loaded one tile
+  // ahead, stored transposed after the barrier), B by cp.async.
+  template <int kStages>
+  __device__ static void mainloop(float* smem, const float* __restrict__ a, int lda,
+                                  const float* __restrict__ b, int ldb, int m, int row0, int col0,
+                                  int k_begin, int k_end, Acc& acc) {
+    const int tiles = (k_end - k_begin + kBK - 1) / kBK;
+    float4 ra[kLoadsA];
+    auto stage = [&](int t) { return smem + (t % kStages) * kStage; };
+    // Prologue: tiles 0 .. STAGES - 2 into their stages, and tile STAGES - 1 of A into registers.
+#pragma unroll
+    for (int t = 0; t < kStages - 1; ++t) {
+      if (t < tiles) {
+        issue_b(stage(t) + kTileA, b, ldb, col0, k_begin + t * kBK, k_end);
+        load_a(ra, a, lda, m, row0, k_begin + t * kBK, k_end);
+        store_a(stage(t), ra);
+      }
+      commit();  // one group per tile, empty past the end, so the counting below stays uniform
+    }
+    if (kStages - 1 < tiles) load_a(ra, a, lda, m, row0, k_begin + (kStages - 1) * kBK, k_end);
+    for (int t = 0; t < tiles; ++t) {
+      wait_for<kStages - 2>();  // B of tile t has landed (for this thread) ...
+      __syncthreads();          // ... and for everyone, as have A's stores; stage (t - 1) % STAGES is free
+      const int next = t + kStages - 1;
+      if (next < tiles) {
+        issue_b(stage(next) + kTileA, b, ldb, col0, k_begin + next * kBK, k_end);
+        store_a(stage(next), ra);  // loaded during the last tile's multiply
+      }
+      commit();
+      if (next + 1 < tiles) load_a(ra, a, lda, m, row0, k_begin + (next + 1) * kBK, k_end);  // in flight now
+      product(stage(t), stage(t) + kTileA, acc);
+    }
+    wait_for<0>();  // no copy may still target shared memory when the block exits
+  }
 };
 
 template <int kBM, int kBN, int kBK, int kStages, int kQN>

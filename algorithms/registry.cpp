@@ -11,6 +11,8 @@
   X(register_tiled)         \
   X(cannon)                 \
   X(dns)                    \
+  X(cluster_cannon)         \
+  X(cluster_dns)            \
   X(cublas)                 \
   X(eigen)                  \
   X(dist_cannon)            \

@@ -1,0 +1,86 @@
+// 16-byte-aligned operands for the kernels that copy A and B in 16-byte pieces (register_tiled and
+// the cluster kernels): an operand whose rows are not 16-byte aligned (k % 4 != 0 for A, n % 4 != 0
+// for B) is first copied into the workspace with its pitch rounded up to a multiple of 4 and zeros
+// in the pad. The kernels then read A's last chunk of four whole (the pad is zero) and never read
+// B's rows past k.
+#pragma once
+
+#include <algorithm>
+
+#include "algorithms/common.cuh"
+
+namespace mmlab {
+namespace {
+
+// dst (rows x cols_dst, pitch cols_dst) = src (rows x cols, pitch cols) with zeros past cols and
+// past src_rows: the padded, 16-byte-aligned copy of an operand whose rows are not.
+__global__ void pad_copy(const float* __restrict__ src, int src_rows, int cols, float* __restrict__ dst,
+                         int rows, int cols_dst) {
+  const long total = long(rows) * cols_dst;
+  for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < total; e += long(gridDim.x) * blockDim.x) {
+    const int r = int(e / cols_dst), col = int(e % cols_dst);
+    dst[e] = r < src_rows && col < cols ? src[long(r) * cols + col] : 0.f;
+  }
+}
+
+inline long round4(long x) { return (x + 3) / 4 * 4; }
+
+struct Padding {
+  bool a, b;
+  long lda, ldb;
+  std::size_t a_floats, b_floats;
+};
+inline Padding padding(const Problem& p) {
+  Padding d;
+  d.a = p.k % 4 != 0, d.b = p.n % 4 != 0;
+  d.lda = round4(p.k), d.ldb = round4(p.n);
+  d.a_floats = d.a ? std::size_t(p.m * d.lda) : 0;
+  d.b_floats = d.b ? std::size_t(p.k * d.ldb) : 0;
+  return d;
+}
+
+// The workspace the padded copies need (the descriptor's workspace_bytes).
+inline std::size_t aligned_workspace(const Problem& p, const Params&) {
+  const Padding d = padding(p);
+  return sizeof(float) * (d.a_floats + d.b_floats);
+}
+
+// Reason a problem's padded operands cannot be indexed with 32 bits, or nullopt.
+inline Reason fits_aligned_int(const Problem& p, const std::string& who) {
+  const long k = round4(p.k), n = round4(p.n);
+  if (p.m * k >= (1L << 31) || k * n >= (1L << 31) || p.m * p.n >= (1L << 31))
+    return who + " indexes with 32 bits: every matrix must have fewer than 2^31 elements";
+  return fits_int(p);
+}
+
+struct Operands {
+  const float *a, *b;
+  int lda, ldb, k;
+};
+
+inline void pad(const float* src, long rows, long cols, float* dst, long rows_dst, long cols_dst, int sms,
+                cudaStream_t s) {
+  const long total = rows_dst * cols_dst;
+  const unsigned blocks = unsigned(std::min<long>((total + 255) / 256, 16L * std::max(sms, 1)));
+  pad_copy<<<blocks, 256, 0, s>>>(src, int(rows), int(cols), dst, int(rows_dst), int(cols_dst));
+}
+
+// A and B as the kernels read them: the caller's, or padded copies in r.workspace.
+inline Operands aligned_operands(const RunArgs& r) {
+  const Problem& p = r.problem;
+  const Padding d = padding(p);
+  Operands o{r.a, r.b, int(p.k), int(p.n), int(p.k)};
+  float* work = static_cast<float*>(r.workspace);
+  if (d.a) {
+    pad(r.a, p.m, p.k, work, p.m, d.lda, r.device->sm_count, r.stream);
+    o.a = work, o.lda = int(d.lda);
+  }
+  if (d.b) {
+    pad(r.b, p.k, p.n, work + d.a_floats, p.k, d.ldb, r.device->sm_count, r.stream);
+    o.b = work + d.a_floats, o.ldb = int(d.ldb);
+  }
+  return o;
+}
+
+}  // namespace
+}  // namespace mmlab

@@ -1,0 +1,124 @@
+// Thread-block cluster primitives (sm_90) shared by the cluster kernels (cluster_cannon.cu,
+// cluster_dns.cu): the cluster barrier, mbarriers that count arriving bytes, and bulk copies from a
+// block's shared memory into another block's (distributed shared memory, DSMEM). Addresses are
+// 32-bit shared-window addresses: `shared::cta` for the block's own memory, `shared::cluster` (from
+// mapa) for a peer's. See docs/cluster-notes.md for what these move on the H100.
+#pragma once
+
+#include "algorithms/common.cuh"
+
+namespace mmlab {
+namespace {
+
+__device__ inline unsigned smem_address(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
+
+// This block's rank in its cluster (x fastest, then y, then z).
+__device__ inline unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+
+// The shared::cluster address of `local` (an address of this block's) in the block of rank `rank`.
+__device__ inline unsigned peer_address(unsigned local, unsigned rank) {
+  unsigned out;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(out) : "r"(local), "r"(rank));
+  return out;
+}
+
+// Split cluster barrier: every thread of every block arrives (release: its earlier shared-memory
+// accesses become visible), then waits (acquire). A thread waits once before it arrives again.
+__device__ inline void cluster_arrive() {
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+__device__ inline void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
+__device__ inline void cluster_sync() { cluster_arrive(), cluster_wait(); }
+
+// mbarrier with `arrivals` expected arrivals per phase; a phase also waits for the bytes announced
+// by an arrival (expect_tx) to be delivered by bulk copies (complete_tx).
+__device__ inline void mbarrier_init(unsigned bar, unsigned arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(arrivals) : "memory");
+}
+// One arrival on a peer's mbarrier (release: this block's earlier accesses are visible to a
+// thread that waits on it).
+__device__ inline void mbarrier_arrive_peer(unsigned peer_bar) {
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(peer_bar) : "memory");
+}
+// Makes the initialised barriers visible to the cluster's bulk copies (before a cluster barrier).
+__device__ inline void mbarrier_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ inline void mbarrier_expect_bytes(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+// Waits for the phase of parity `parity` to complete (acquire at cluster scope: the bytes the
+// peers' copies delivered are visible).
+__device__ inline void mbarrier_wait(unsigned bar, unsigned parity) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 %0, "
+        "1, 0, "
+        "p; }"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+}
+
+// Orders this block's earlier generic-proxy writes to shared memory (st.shared, cp.async) before
+// later bulk copies (the async proxy) read them.
+__device__ inline void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
+// Bulk copy of `bytes` (a multiple of 16, both addresses 16-byte aligned) from this block's shared
+// memory into a peer's, completing `bytes` on the peer's mbarrier `peer_bar`.
+__device__ inline void bulk_copy_to_peer(unsigned peer_dst, unsigned src, unsigned bytes, unsigned peer_bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+          peer_dst),
+      "r"(src), "r"(bytes), "r"(peer_bar)
+      : "memory");
+}
+__device__ inline void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// Waits until the committed bulk copies of this thread have read their sources.
+__device__ inline void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
+
+// Host side: the launch configuration of `lc` in clusters of lc.cluster blocks (lc.grid a multiple).
+struct ClusterLaunch {
+  cudaLaunchAttribute cluster{};
+  cudaLaunchConfig_t config{};
+  ClusterLaunch(const LaunchConfig& lc, cudaStream_t stream) {
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = lc.cluster.x, cluster.val.clusterDim.y = lc.cluster.y;
+    cluster.val.clusterDim.z = lc.cluster.z;
+    config.gridDim = dim(lc.grid), config.blockDim = dim(lc.block);
+    config.dynamicSmemBytes = lc.shared_bytes, config.stream = stream;
+    config.attrs = &cluster, config.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;  // config points at cluster
+};
+
+template <class... Params, class... Args>
+void launch_in_clusters(void (*kernel)(Params...), const LaunchConfig& lc, cudaStream_t stream,
+                        Args... args) {
+  ClusterLaunch l(lc, stream);
+  MMLAB_CHECK(cudaLaunchKernelEx(&l.config, kernel, Params(args)...));
+}
+
+// How many clusters of this launch the device holds at once; 0 when not even one fits (a cluster
+// of 16 blocks, say, whose blocks need more than a GPC's SMs can give). Sets the kernel's shared
+// memory and non-portable cluster size attributes on the way.
+template <class... Params>
+int clusters_that_fit(void (*kernel)(Params...), const LaunchConfig& lc) {
+  allow_shared_bytes(kernel, lc.shared_bytes);
+  MMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  ClusterLaunch l(lc, nullptr);
+  int count = 0;
+  if (cudaOccupancyMaxActiveClusters(&count, kernel, &l.config) != cudaSuccess) {
+    (void)cudaGetLastError();  // not a sticky error: the configuration is only unsupported
+    return 0;
+  }
+  return count;
+}
+
+}  // namespace
+}  // namespace mmlab

@@ -185,12 +185,8 @@ const KernelTable<ClusterKernel> kKernels = {MMLAB_WARP(2, 64) MMLAB_WARP(2, 128
 #undef MMLAB_POINT
 
 Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
-  if (d.present && d.cc_major < 9) return "thread-block clusters need compute capability 9.0 or newer";
-  if (Reason r = fits_aligned_int(p, "cluster_cannon")) return r;
-  if (d.present && kKernels.at(q).fit(launch(p, q, d)) == 0)
-    return "a " + q.text("torus") + "x" + q.text("torus") +
-           " cluster of these blocks does not fit on the device";
-  return std::nullopt;
+  return cluster_supports(p, d, "cluster_cannon", q.text("torus") + "x" + q.text("torus"),
+                          [&] { return kKernels.at(q).fit(launch(p, q, d)); });
 }
 
 void run(const RunArgs& r) {
@@ -209,9 +205,7 @@ MMLAB_ALGORITHM(cluster_cannon) {
             {"warp", AxisKind::shape, "warp tile: 32x64 (8x8 per thread) or 32x128 (8x16)", "32x64"},
             {"depth", AxisKind::integer, "k depth BK of a tile (one shift per tile)", "16"},
             {"stages", AxisKind::integer, "shared-memory stages", "3"}};
-  a.constraints =
-      "compute capability 9.0; each (padded) matrix under 2^31 elements; any m, n, k (the grid is "
-      "rounded up to whole clusters)";
+  a.constraints = kClusterConstraints;
   a.supports = supports;
   a.workspace_bytes = aligned_workspace;
   use_kernels(a, kKernels, launch, run);

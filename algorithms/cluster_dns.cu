@@ -141,11 +141,8 @@ const KernelTable<ClusterKernel> kKernels = {MMLAB_GRID(2, 2, 2) MMLAB_GRID(1, 1
 #undef MMLAB_POINT
 
 Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
-  if (d.present && d.cc_major < 9) return "thread-block clusters need compute capability 9.0 or newer";
-  if (Reason r = fits_aligned_int(p, "cluster_dns")) return r;
-  if (d.present && kKernels.at(q).fit(launch(p, q, d)) == 0)
-    return "a " + q.text("cluster") + " cluster of these blocks does not fit on the device";
-  return std::nullopt;
+  return cluster_supports(p, d, "cluster_dns", q.text("cluster"),
+                          [&] { return kKernels.at(q).fit(launch(p, q, d)); });
 }
 
 void run(const RunArgs& r) {
@@ -170,9 +167,7 @@ MMLAB_ALGORITHM(cluster_dns) {
              "who sums a column's partial tiles: scatter (each block 1/pz of the rows) or root (z = 0, all)",
              "scatter",
              {"scatter", "root"}}};
-  a.constraints =
-      "compute capability 9.0; each (padded) matrix under 2^31 elements; any m, n, k (the grid is "
-      "rounded up to whole clusters)";
+  a.constraints = kClusterConstraints;
   a.supports = supports;
   a.workspace_bytes = aligned_workspace;
   use_kernels(a, kKernels, launch, run);

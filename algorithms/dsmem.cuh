@@ -5,6 +5,10 @@
 // mapa) for a peer's. See docs/cluster-notes.md for what these move on the H100.
 #pragma once
 
+#include <functional>
+#include <string>
+
+#include "algorithms/aligned.cuh"
 #include "algorithms/common.cuh"
 
 namespace mmlab {
@@ -118,6 +122,21 @@ int clusters_that_fit(void (*kernel)(Params...), const LaunchConfig& lc) {
     return 0;
   }
   return count;
+}
+
+// What the cluster kernels admit, in words (the descriptor's constraints), and the check behind it:
+// compute capability 9.0, 32-bit indexing of the padded operands, and at least one cluster of the
+// launch resident on the device (`fit` returns clusters_that_fit; called only where there is one).
+inline const char* const kClusterConstraints =
+    "compute capability 9.0; each (padded) matrix under 2^31 elements; any m, n, k (the grid is rounded up "
+    "to "
+    "whole clusters)";
+inline Reason cluster_supports(const Problem& p, const DeviceInfo& d, const std::string& who,
+                               const std::string& cluster, const std::function<int()>& fit) {
+  if (d.present && d.cc_major < 9) return "thread-block clusters need compute capability 9.0 or newer";
+  if (Reason r = fits_aligned_int(p, who)) return r;
+  if (d.present && fit() == 0) return "a " + cluster + " cluster of these blocks does not fit on the device";
+  return std::nullopt;
 }
 
 }  // namespace

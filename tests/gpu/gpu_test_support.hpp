@@ -1,6 +1,8 @@
 // Helpers shared by the GPU tests.
 #pragma once
 
+#include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "harness/runner.hpp"
@@ -13,6 +15,17 @@ inline const std::vector<Problem>& awkward_shapes() {
       {1, 1, 1},          {7, 7, 7},         {17, 33, 65},    {127, 129, 131}, {1000, 1000, 1000},
       {1025, 1025, 1025}, {1041, 1247, 139}, {535, 792, 414}, {129, 4, 12},    {300, 260, 1028}};
   return shapes;
+}
+
+// The shapes the algorithm tests run: all awkward shapes, or with MMLAB_GPU_TEST_MAX_FMAS=N those of
+// at most N multiply-adds (the sanitizer sweep's racecheck, which instruments every shared access).
+inline std::vector<Problem> tested_shapes() {
+  const char* env = std::getenv("MMLAB_GPU_TEST_MAX_FMAS");
+  const double most = env ? std::strtod(env, nullptr) : 0;
+  std::vector<Problem> out;
+  for (const Problem& p : awkward_shapes())
+    if (most <= 0 || double(p.m) * double(p.n) * double(p.k) <= most) out.push_back(p);
+  return out;
 }
 
 // Every parameter point of an algorithm, as `--variant all --<axis> all` sweeps them: each variant x
@@ -28,6 +41,24 @@ inline std::vector<Params> all_parameter_points(const Algorithm& a) {
   for (const Variant& v : a.variants) {
     const std::vector<Params> points = parameter_points(a, v.name, all);
     out.insert(out.end(), points.begin(), points.end());
+  }
+  return out;
+}
+
+// The points the GPU tests verify: all of them, or with MMLAB_GPU_TEST_POINTS=N (the sanitizer
+// sweep, scripts/sanitize) at most N per variant, spread from the first compiled point to the last.
+inline std::vector<Params> tested_parameter_points(const Algorithm& a) {
+  const std::vector<Params> all = all_parameter_points(a);
+  const char* env = std::getenv("MMLAB_GPU_TEST_POINTS");
+  const long most = env ? std::strtol(env, nullptr, 10) : 0;
+  if (most <= 0) return all;
+  std::vector<Params> out;
+  for (const Variant& v : a.variants) {
+    std::vector<Params> mine;
+    for (const Params& p : all)
+      if (p.variant() == v.name) mine.push_back(p);
+    const std::size_t n = mine.size(), take = std::min<std::size_t>(n, std::size_t(most));
+    for (std::size_t i = 0; i < take; ++i) out.push_back(mine[take == 1 ? 0 : i * (n - 1) / (take - 1)]);
   }
   return out;
 }

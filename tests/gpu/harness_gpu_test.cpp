@@ -1,10 +1,16 @@
 // The harness on a real GPU: reference, verification that can fail, scopes, limits.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
 #include <vector>
 
+#include "harness/csv.hpp"
 #include "harness/random.hpp"
+#include "harness/schema.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 #include "tests/gpu/planted_bugs.hpp"
 
@@ -98,6 +104,38 @@ TEST(Limits, OversizedBlocksAndProblemsAreSkippedWithAReason) {
   const Outcome memory = run_once(*find_algorithm("cublas"), {200000, 200000, 200000});
   EXPECT_EQ(memory.status, Status::skipped);
   EXPECT_NE(memory.reason.find("device memory"), std::string::npos) << memory.reason;
+}
+
+// A kernel that traps loses the CUDA context: every later call fails with the same error. The run
+// records that configuration as failed, with the error, and stops with exit status 1 instead of
+// recording the configurations after it as failures of their own. In a child process (the death
+// test re-executes this binary), so this process's context survives.
+TEST(Faults, StickyErrorIsRecordedAndStopsTheRun) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string out = ::testing::TempDir() + "mmlab-sticky-error.csv";  // the child computes it too
+  std::remove(out.c_str());
+  std::remove(samples_path_for(out).c_str());
+  const auto run = [&] {
+    RunPlan plan;
+    plan.output = out, plan.samples_output = samples_path_for(out);
+    plan.timing.stop.min_trials = plan.timing.stop.max_trials = 3;
+    const Algorithm& cublas = *find_algorithm("cublas");
+    plan.configurations = {{&cublas, Params("default"), {64, 64, 64}},
+                           {&test::traps(), Params("default"), {64, 64, 64}},
+                           {&cublas, Params("default"), {128, 128, 128}}};
+    std::atomic<bool> interrupted{false};
+    std::exit(execute(plan, device(), interrupted));
+  };
+  EXPECT_EXIT(run(), ::testing::ExitedWithCode(1), "fatal CUDA error in traps");
+  const CsvTable t = read_csv(out);
+  ASSERT_EQ(t.rows.size(), 2u) << "the row before the fault and the fault's own, nothing after";
+  const auto at = [&](std::size_t r, const char* c) { return t.rows[r][std::size_t(t.column(c))]; };
+  EXPECT_EQ(at(0, "status"), "ok");
+  EXPECT_EQ(at(1, "algorithm"), "traps");
+  EXPECT_EQ(at(1, "status"), "failed");
+  EXPECT_NE(at(1, "reason").find("launch failure"), std::string::npos) << at(1, "reason");
+  std::remove(out.c_str());
+  std::remove(samples_path_for(out).c_str());
 }
 
 }  // namespace

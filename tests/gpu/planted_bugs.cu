@@ -1,11 +1,12 @@
-// Deliberately wrong algorithms: verification must fail each of them (a test that can fail).
+// Deliberately wrong algorithms: verification must fail each of them (a test that can fail), and
+// one that kills the CUDA context, which the runner must record and stop at.
 #include "algorithms/common.cuh"
 #include "tests/gpu/planted_bugs.hpp"
 
 namespace mmlab::test {
 namespace {
 
-enum class Bug { skip_last_term, leave_corner, reduced_precision };
+enum class Bug { skip_last_term, leave_corner, reduced_precision, trap };
 
 __device__ float round_to_10_bits(float x) {  // keep 10 explicit mantissa bits, as reduced-precision units do
   return __uint_as_float(__float_as_uint(x) & 0xFFFFE000u);
@@ -15,6 +16,7 @@ template <Bug kBug>
 __global__ void buggy_kernel(const float* a, const float* b, float* c, int m, int n, int k) {
   const int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
   if (row >= m || col >= n) return;
+  if (kBug == Bug::trap) __trap();  // a sticky error: the context is lost
   if (kBug == Bug::leave_corner && row == m - 1 && col == n - 1) return;
   const int terms = kBug == Bug::skip_last_term ? k - 1 : k;
   float acc = 0.f;
@@ -58,6 +60,10 @@ const Algorithm& leaves_corner() {
 }
 const Algorithm& reduced_precision() {
   static const Algorithm a = make<Bug::reduced_precision>("reduced_precision");
+  return a;
+}
+const Algorithm& traps() {
+  static const Algorithm a = make<Bug::trap>("traps");
   return a;
 }
 

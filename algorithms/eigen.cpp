@@ -38,7 +38,8 @@ MMLAB_ALGORITHM(eigen) {
              "OpenMP threads (default: every hardware thread)",
              all_threads,
              {"1", all_threads},
-             {}}};
+             {},
+             1024}};  // OpenMP would try to start them all
   a.constraints = "host memory only; scope kernel only";
   a.run = run;
 }

@@ -1,9 +1,11 @@
 #include "harness/csv.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -67,16 +69,51 @@ CsvRow parse_csv_line(const std::string& line, const std::string& where) {
   return out;
 }
 
+void require_regular_file(const std::string& path, const std::string& role) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) return;
+  if (fs::is_directory(st)) throw UsageError(path + ": is a folder, not " + role);
+  if (!fs::is_regular_file(st))
+    throw UsageError(path + ": is not a regular file (a device, FIFO or socket), so not " + role);
+}
+
+LineReader::LineReader(const std::string& path) : path_(path) {
+  require_regular_file(path, "a CSV file");
+  in_.open(path, std::ios::binary);
+  if (!in_) throw UsageError(path + ": cannot be read");
+}
+
+bool LineReader::next(std::string& line) {
+  line.clear();
+  std::streambuf* sb = in_.rdbuf();
+  for (;;) {
+    const int c = sb->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      if (line.empty()) return false;
+      torn_ = true;
+      break;
+    }
+    if (c == '\n') break;
+    if (line.size() >= kMaxCsvLine)
+      throw UsageError(path_ + ":" + std::to_string(number_ + 1) + ": a line longer than " +
+                       std::to_string(kMaxCsvLine >> 20) + " MiB; not a CSV file of mmlab's");
+    line.push_back(char(c));
+  }
+  ++number_;
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (number_ == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
+  return true;
+}
+
 CsvTable read_csv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(path + ": cannot be read");
+  LineReader in(path);
   CsvTable t;
   std::string line;
-  std::size_t number = 0;
-  while (std::getline(in, line)) {
-    ++number;
+  while (in.next(line)) {
     if (line.empty()) continue;
-    const std::string where = path + ":" + std::to_string(number);
+    const std::string where = in.where();
     CsvRow row = parse_csv_line(line, where);
     if (t.header.empty()) {
       t.header = std::move(row);
@@ -116,25 +153,89 @@ std::string format_double(double v, int significant) {
   return buf;
 }
 
-// Reads the first line and the last byte; cuts a torn last line left by a crash mid-write.
-static CsvRow existing_header_and_repair(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string first;
-  std::getline(in, first);
-  in.close();
-  if (first.empty()) return {};
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (!ec && size > 0) {
-    std::ifstream all(path, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(all)), std::istreambuf_iterator<char>());
-    if (text.back() != '\n') {
-      const auto keep = text.rfind('\n');
-      std::filesystem::resize_file(path, keep == std::string::npos ? 0 : keep + 1);
-      std::fprintf(stderr, "mmlab: %s: removed an incomplete last line (interrupted write)\n", path.c_str());
-    }
+namespace {
+
+// The number of fields of a line that may be cut anywhere (an open quote counts as closed).
+std::size_t fields_of_torn(const std::string& text) {
+  std::size_t fields = 1;
+  bool quoted = false;
+  for (char c : text) {
+    if (c == '"') quoted = !quoted;
+    if (c == ',' && !quoted) ++fields;
   }
-  return parse_csv_line(first, path + ":1");
+  return fields;
+}
+
+// Reads `most` bytes from `offset` (the file is at least that long); a failure is a UsageError.
+std::string read_at(int fd, off_t offset, std::size_t most, const std::string& path) {
+  std::string out(most, '\0');
+  std::size_t done = 0;
+  while (done < most) {
+    const ssize_t r = ::pread(fd, out.data() + done, most - done, offset + off_t(done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw UsageError(path + ": cannot be read: " + std::strerror(errno));
+    if (r == 0) throw UsageError(path + ": shrank while being read (another program is writing it?)");
+    done += std::size_t(r);
+  }
+  return out;
+}
+
+}  // namespace
+
+// The file is locked; decide whether it is ours and repair what a crash of ours left. Reads the
+// first line and the last kMaxCsvLine bytes, never the whole file.
+void CsvWriter::adopt_existing() {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) throw UsageError(path_ + ": cannot be read: " + std::strerror(errno));
+  const off_t size = st.st_size;
+  if (size == 0) {
+    need_header_ = true;
+    return;
+  }
+  const std::string ours = csv_line(header_);  // with its newline
+  const std::string head = read_at(fd_, 0, std::min<std::size_t>(std::size_t(size), kMaxCsvLine + 1), path_);
+  const bool bom = head.compare(0, 3, "\xEF\xBB\xBF") == 0;
+  const std::size_t from = bom ? 3 : 0, newline = head.find('\n', from);
+  if (newline == std::string::npos) {
+    if (std::size_t(size) > kMaxCsvLine)
+      throw UsageError(path_ +
+                       ": its first line is longer than 1 MiB; not a CSV file of mmlab's (left untouched)");
+    // One line and no newline: our header, cut short by a crash, is erased; anything else is not ours.
+    const std::string only = head.substr(from);
+    if (ours.compare(0, only.size(), only) != 0)
+      throw UsageError(
+          path_ + ": its only line has no newline and is not this file's header (" + header_[0] +
+          ",...); not a CSV file of mmlab's, left untouched. Write to another file or pass --overwrite");
+    if (::ftruncate(fd_, 0) != 0) throw UsageError(path_ + ": cannot be repaired: " + std::strerror(errno));
+    std::fprintf(stderr, "mmlab: %s: removed an incomplete header (interrupted write)\n", path_.c_str());
+    need_header_ = true;
+    return;
+  }
+  std::string first = head.substr(from, newline - from);
+  if (!first.empty() && first.back() == '\r') first.pop_back();
+  if (first + "\n" != ours) {
+    const CsvRow old = parse_csv_line(first, path_ + ":1");
+    throw UsageError(path_ + ": existing file has a different header (" + std::to_string(old.size()) +
+                     " columns, expected " + std::to_string(header_.size()) +
+                     "); write to another file or pass --overwrite");
+  }
+  need_header_ = false;
+  // Ours. A last line without its newline is a row a crash cut short: cut it off, if it can be one.
+  const std::size_t tail_bytes = std::min<std::size_t>(std::size_t(size), kMaxCsvLine + 1);
+  const std::string tail = read_at(fd_, size - off_t(tail_bytes), tail_bytes, path_);
+  if (tail.empty() || tail.back() == '\n') return;
+  const std::size_t last = tail.rfind('\n');
+  if (last == std::string::npos)
+    throw UsageError(path_ +
+                     ": its last line has no newline and is longer than 1 MiB; not a row mmlab "
+                     "writes, left untouched");
+  const std::string torn = tail.substr(last + 1);
+  if (fields_of_torn(torn) > header_.size() || torn.find('\0') != std::string::npos)
+    throw UsageError(path_ + ":" + " its last line has no newline and is not part of a row of " +
+                     std::to_string(header_.size()) + " fields; not a row mmlab writes, left untouched");
+  if (::ftruncate(fd_, size - off_t(torn.size())) != 0)
+    throw UsageError(path_ + ": cannot be repaired: " + std::strerror(errno));
+  std::fprintf(stderr, "mmlab: %s: removed an incomplete last line (interrupted write)\n", path_.c_str());
 }
 
 CsvWriter::CsvWriter(std::string path, CsvRow header, OpenMode mode)
@@ -146,21 +247,27 @@ CsvWriter::CsvWriter(std::string path, CsvRow header, OpenMode mode)
     fs::create_directories(p.parent_path(), ec);
     if (ec) throw UsageError(path_ + ": cannot create its folder: " + ec.message());
   }
-  if (fs::is_directory(p, ec)) throw UsageError(path_ + ": is a folder, not a file");
-  const bool exists = fs::exists(p, ec) && fs::file_size(p, ec) > 0;
-  if (exists && mode == OpenMode::append) {
-    const CsvRow old = existing_header_and_repair(path_);
-    if (!old.empty() && old != header_)
-      throw UsageError(path_ + ": existing file has a different header (" + std::to_string(old.size()) +
-                       " columns, expected " + std::to_string(header_.size()) +
-                       "); write to another file or pass --overwrite");
-    need_header_ = old.empty();
-  } else {
-    need_header_ = true;
-  }
-  const int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (mode == OpenMode::overwrite ? O_TRUNC : 0);
-  fd_ = ::open(path_.c_str(), flags, 0644);
+  require_regular_file(path_, "a CSV file to write");
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);  // read: the checks
   if (fd_ < 0) throw UsageError(path_ + ": cannot be written: " + std::strerror(errno));
+  try {
+    // The lock first: nothing is read, repaired or truncated while another run writes the file.
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0)
+      throw UsageError(path_ + (errno == EWOULDBLOCK
+                                    ? ": another mmlab run is writing to it; wait for it to finish or "
+                                      "choose another --output"
+                                    : ": cannot be locked: " + std::string(std::strerror(errno))));
+    if (mode == OpenMode::overwrite) {
+      if (::ftruncate(fd_, 0) != 0) throw UsageError(path_ + ": cannot be emptied: " + std::strerror(errno));
+      need_header_ = true;
+    } else {
+      adopt_existing();
+    }
+  } catch (...) {
+    ::close(fd_);
+    fd_ = -1;
+    throw;
+  }
 }
 
 CsvWriter::~CsvWriter() {

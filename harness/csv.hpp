@@ -1,9 +1,13 @@
 // Tidy CSV output: one row per configuration, appended and flushed as each finishes.
 //
 // Rows are written with one write(2) each and synced, so a killed run leaves whole rows only; a
-// torn last line (no newline) from a crash in the middle of that call is cut off on reopening.
+// torn last line (no newline) from a crash in the middle of that call is cut off on reopening,
+// once the file is known to be ours (its first line is our header). An output is locked (flock)
+// while a run writes it: a second run on the same file is refused. Files are read line by line,
+// lines of at most kMaxCsvLine bytes: memory stays bounded whatever the input.
 #pragma once
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -21,6 +25,29 @@ std::string csv_escape(const std::string& field);
 std::string csv_line(const CsvRow& row);  // with the trailing newline
 CsvRow parse_csv_line(const std::string& line, const std::string& where);
 CsvTable read_csv(const std::string& path);  // throws UsageError on malformed files
+
+inline constexpr std::size_t kMaxCsvLine = std::size_t(1) << 20;  // 1 MiB; mmlab's rows are < 4 KiB
+
+// A text file, line by line: '\r' and a leading UTF-8 byte-order mark dropped, a line longer
+// than kMaxCsvLine a UsageError. The last line may lack its newline: torn() says so.
+class LineReader {
+ public:
+  explicit LineReader(const std::string& path);   // UsageError when missing, unreadable or not a file
+  bool next(std::string& line);                   // false at the end
+  std::size_t number() const { return number_; }  // of the line last returned, from 1
+  bool torn() const { return torn_; }             // the line last returned had no newline
+  std::string where() const { return path_ + ":" + std::to_string(number_); }
+
+ private:
+  std::string path_;
+  std::ifstream in_;
+  std::size_t number_ = 0;
+  bool torn_ = false;
+};
+
+// A path that exists and is not a regular file (a folder, a device such as /dev/null or /dev/full,
+// a FIFO): a UsageError naming `role`. A path that does not exist passes.
+void require_regular_file(const std::string& path, const std::string& role);
 
 // A row under construction, addressed by column name.
 class Record {
@@ -45,8 +72,10 @@ class Record {
 
 enum class OpenMode { append, overwrite };
 
-// An output file with a fixed header. Opening checks that an existing file has the same header
-// (otherwise UsageError) and that the path can be written; nothing is written before a row is.
+// An output file with a fixed header, locked for this process while open (another writer: a
+// UsageError). Opening checks that an existing file has the same header (otherwise UsageError, the
+// file untouched), cuts a torn last row of ours, and that the path can be written; nothing is
+// written before a row is. `overwrite` empties the file once it holds the lock.
 class CsvWriter {
  public:
   CsvWriter(std::string path, CsvRow header, OpenMode mode);
@@ -59,6 +88,8 @@ class CsvWriter {
   const std::string& path() const { return path_; }
 
  private:
+  void adopt_existing();
+
   std::string path_;
   CsvRow header_;
   int fd_ = -1;

@@ -1,6 +1,8 @@
 #include "harness/options.hpp"
 
 #include <boost/program_options.hpp>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -35,14 +37,14 @@ const Generic kGeneric[] = {
      "end_to_end (copies in, launch, copy out); a list (default kernel)"},
     {"l2-flush", "off, on, or off,on: overwrite the L2 cache before every trial (default off)"},
     {"trials",
-     "trials per configuration: a number, or 'auto' to stop once the median's 95% CI "
+     "trials per configuration: a number (1 ... 1000000), or 'auto' to stop once the median's 95% CI "
      "is within ci-width (default 20)"},
     {"min-trials", "with trials=auto: at least this many (default 10)"},
     {"max-trials", "with trials=auto: at most this many (default 200)"},
-    {"ci-width", "with trials=auto: target width of the median's CI, relative (default 0.02)"},
+    {"ci-width", "with trials=auto: target width of the median's CI, relative, in (0, 1] (default 0.02)"},
     {"max-seconds", "with trials=auto: stop a configuration after this long (default 20)"},
-    {"warmup", "untimed launches before the trials (default 3)"},
-    {"repeats", "launches per trial in the batched scope (default 20)"},
+    {"warmup", "untimed launches before the trials, 0 ... 1000000 (default 3)"},
+    {"repeats", "launches per trial in the batched scope, 1 ... 100000 (default 20)"},
     {"seed", "seed of the random inputs, uniform in [-1, 1), any whole number >= 0 (default 20240601)"},
     {"device", "CUDA device ordinal (default 0)"},
 };
@@ -67,11 +69,7 @@ std::string value_of(const Settings& s, const std::string& key) {
 
 // The value of `key` by precedence; `fallback` when nobody set it.
 std::string resolve(const Settings& cli, const Settings& file, const std::string& key,
-                    const std::string& fallback) {
-  if (cli.count(key)) return cli.at(key);
-  if (file.count(key)) return file.at(key);
-  return fallback;
-}
+                    const std::string& fallback);
 
 std::string valid_keys_message() {
   std::ostringstream os;
@@ -99,7 +97,19 @@ Settings to_settings(const po::variables_map& vm) {
   return out;
 }
 
-long positive(const std::string& text, const std::string& what) { return parse_integer(text, what); }
+// Upper bounds of the timing options: far beyond any sensible run, well inside every type used.
+constexpr unsigned long long kMaxTrials = 1000000, kMaxWarmup = 1000000, kMaxRepeats = 100000,
+                             kMaxDevice = 1023;
+constexpr double kMaxSeconds = 7 * 24 * 3600.0;
+
+// A decimal number in (0, hi]: all of the text, finite.
+double parse_fraction(const std::string& text, const std::string& what, double hi) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end || !std::isfinite(v) || !(v > 0) || v > hi)
+    throw UsageError(what + ": '" + text + "' is not a number in (0, " + format_double(hi, 6) + "]");
+  return v;
+}
 
 }  // namespace
 
@@ -181,9 +191,88 @@ Settings parse_command_line(int argc, const char* const* argv) {
   return s;
 }
 
-Settings parse_experiment_file(const std::string& path) {
-  std::ifstream in(path);
+namespace {
+
+// Where each key of the experiment file was set ("file:line"), for the errors about its value.
+std::map<std::string, std::string>& experiment_origins() {
+  static std::map<std::string, std::string> origins;
+  return origins;
+}
+
+// The key whose value is being read (set by `take`); an error while reading it names its origin.
+const Settings* g_source = nullptr;
+std::string g_key;
+
+const std::string& take(const Settings& s, const std::string& key) {
+  g_source = &s, g_key = key;
+  return s.at(key);
+}
+
+std::string resolve(const Settings& cli, const Settings& file, const std::string& key,
+                    const std::string& fallback) {
+  if (cli.count(key)) return take(cli, key);
+  if (file.count(key)) return take(file, key);
+  g_source = nullptr;
+  return fallback;
+}
+
+constexpr std::size_t kMaxExperimentBytes = 1 << 20;
+
+std::string trimmed(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+// The file's text (at most 1 MiB, a regular file, without a UTF-8 byte-order mark), and where each
+// key is set: `key = value` lines, under `[section]` headers (section.key).
+std::string experiment_text(const std::string& path) {
+  require_regular_file(path, "an experiment file");
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(path + ": cannot read the experiment file");
+  std::string text(kMaxExperimentBytes + 1, '\0');
+  in.read(text.data(), std::streamsize(text.size()));
+  text.resize(std::size_t(in.gcount()));
+  if (text.size() > kMaxExperimentBytes)
+    throw UsageError(path +
+                     ": larger than 1 MiB; not an experiment file (keys like `size = 1024`, one per line)");
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
+  if (text.find('\0') != std::string::npos)
+    throw UsageError(path +
+                     ": contains NUL bytes; not an experiment file (a text file of `key = value` lines)");
+  auto& origins = experiment_origins();
+  origins.clear();
+  std::istringstream lines(text);
+  std::string line, section;
+  for (int number = 1; std::getline(lines, line); ++number) {
+    const std::string t = trimmed(line.substr(0, line.find('#')));
+    if (t.empty()) continue;
+    if (t.front() == '[' && t.back() == ']') {
+      section = trimmed(t.substr(1, t.size() - 2));
+      continue;
+    }
+    const auto eq = t.find('=');
+    if (eq == std::string::npos)
+      throw UsageError(path + ":" + std::to_string(number) + ": '" + t +
+                       "' is not a setting (key = value) or a [section]");
+    const std::string key = trimmed(t.substr(0, eq));
+    origins[section.empty() ? key : section + "." + key] = path + ":" + std::to_string(number);
+  }
+  if (origins.empty())
+    throw UsageError(path +
+                     ": sets nothing (an experiment file has `key = value` lines; see mmlab run --help)");
+  return text;
+}
+
+std::string origin_of(const std::string& key, const std::string& path) {
+  const auto& origins = experiment_origins();
+  const auto it = origins.find(key);
+  return it == origins.end() ? path : it->second;
+}
+
+}  // namespace
+
+Settings parse_experiment_file(const std::string& path) {
+  std::istringstream in(experiment_text(path));
   const po::options_description all = run_options();
   po::options_description file_options;
   for (const auto& opt : all.options()) {
@@ -196,7 +285,8 @@ Settings parse_experiment_file(const std::string& path) {
   try {
     po::store(po::parse_config_file(in, file_options, false), vm);
   } catch (const po::unknown_option& e) {
-    throw UsageError(path + ": unknown key '" + e.get_option_name() + "'; " + valid_keys_message());
+    throw UsageError(origin_of(e.get_option_name(), path) + ": unknown key '" + e.get_option_name() + "'; " +
+                     valid_keys_message());
   } catch (const po::error& e) {
     throw UsageError(path + ": " + e.what());
   }
@@ -248,13 +338,13 @@ static std::vector<AlgorithmChoice> choose_algorithms(const Settings& cli, const
       const std::string specific = a->name + "." + axis.name;
       std::string text;
       if (cli.count(specific))
-        text = cli.at(specific);
+        text = take(cli, specific);
       else if (cli.count(axis.name))
-        text = cli.at(axis.name);
+        text = take(cli, axis.name);
       else if (file.count(specific))
-        text = file.at(specific);
+        text = take(file, specific);
       else if (file.count(axis.name))
-        text = file.at(axis.name);
+        text = take(file, axis.name);
       else
         continue;  // the default
       std::vector<std::string> values;
@@ -272,17 +362,17 @@ static std::vector<AlgorithmChoice> choose_algorithms(const Settings& cli, const
 static std::vector<Problem> problems_from(const Settings& src, const std::string& prefix) {
   std::vector<Problem> out;
   if (src.count(prefix + "size"))
-    for (long n : parse_int_list(src.at(prefix + "size"), prefix + "size")) out.push_back({n, n, n});
+    for (long n : parse_int_list(take(src, prefix + "size"), prefix + "size")) out.push_back({n, n, n});
   if (src.count(prefix + "shape"))
-    for (const Problem& p : parse_shapes(src.at(prefix + "shape"))) out.push_back(p);
+    for (const Problem& p : parse_shapes(take(src, prefix + "shape"))) out.push_back(p);
   if (!prefix.empty()) return out;
   const int given = int(src.count("m") + src.count("n") + src.count("k"));
   if (given != 0 && given != 3)
     throw UsageError("m, n and k go together: give all three (or use size / shape)");
   if (given == 3)
-    for (long m : parse_int_list(src.at("m"), "m"))
-      for (long n : parse_int_list(src.at("n"), "n"))
-        for (long k : parse_int_list(src.at("k"), "k")) out.push_back({m, n, k});
+    for (long m : parse_int_list(take(src, "m"), "m"))
+      for (long n : parse_int_list(take(src, "n"), "n"))
+        for (long k : parse_int_list(take(src, "k"), "k")) out.push_back({m, n, k});
   return out;
 }
 
@@ -319,7 +409,24 @@ static std::vector<Problem> choose_problems(const Settings& cli, const Settings&
   return sweep;
 }
 
+static RunPlan make_plan_unlocated(const Settings& cli, const Settings& file);
+
+// A value error names where the value came from: the experiment file's line, or the option.
 RunPlan make_plan(const Settings& cli, const Settings& file) {
+  g_source = nullptr;
+  try {
+    return make_plan_unlocated(cli, file);
+  } catch (const UsageError& e) {
+    if (g_source == &file && file.count(g_key))
+      throw UsageError(origin_of(g_key, "the experiment file") + ": " + g_key + " = " + file.at(g_key) +
+                       ": " + e.what());
+    if (g_source == &cli && cli.count(g_key) && std::string(e.what()).find(g_key) == std::string::npos)
+      throw UsageError("--" + g_key + " " + cli.at(g_key) + ": " + e.what());
+    throw;
+  }
+}
+
+static RunPlan make_plan_unlocated(const Settings& cli, const Settings& file) {
   RunPlan plan;
   plan.experiment = value_of(cli, "experiment");
   auto algorithms = choose_algorithms(cli, file);
@@ -339,27 +446,18 @@ RunPlan make_plan(const Settings& cli, const Settings& file) {
   const std::string trials = resolve(cli, file, "trials", "20");
   t.stop.adaptive = trials == "auto";
   if (t.stop.adaptive) {
-    t.stop.min_trials = std::size_t(positive(resolve(cli, file, "min-trials", "10"), "min-trials"));
-    t.stop.max_trials = std::size_t(positive(resolve(cli, file, "max-trials", "200"), "max-trials"));
+    t.stop.min_trials = parse_bounded(resolve(cli, file, "min-trials", "10"), "min-trials", 1, kMaxTrials);
+    t.stop.max_trials = parse_bounded(resolve(cli, file, "max-trials", "200"), "max-trials", 1, kMaxTrials);
     if (t.stop.max_trials < t.stop.min_trials) throw UsageError("max-trials must be >= min-trials");
-    try {
-      t.stop.rel_width = std::stod(resolve(cli, file, "ci-width", "0.02"));
-      t.max_seconds = std::stod(resolve(cli, file, "max-seconds", "20"));
-    } catch (const std::exception&) {
-      throw UsageError("ci-width and max-seconds must be numbers");
-    }
-    if (!(t.stop.rel_width > 0) || !(t.max_seconds > 0))
-      throw UsageError("ci-width and max-seconds must be > 0");
+    t.stop.rel_width = parse_fraction(resolve(cli, file, "ci-width", "0.02"), "ci-width", 1.0);
+    t.max_seconds = parse_fraction(resolve(cli, file, "max-seconds", "20"), "max-seconds", kMaxSeconds);
   } else {
-    t.stop.min_trials = t.stop.max_trials = std::size_t(positive(trials, "trials"));
+    t.stop.min_trials = t.stop.max_trials = parse_bounded(trials, "trials", 1, kMaxTrials);
   }
-  const std::string warmup = resolve(cli, file, "warmup", "3");
-  t.warmup = warmup == "0" ? 0 : int(positive(warmup, "warmup"));
-  t.repeats = int(positive(resolve(cli, file, "repeats", "20"), "repeats"));
-  const std::string seed = resolve(cli, file, "seed", "20240601");
-  plan.seed = seed == "0" ? 0 : (unsigned long long)positive(seed, "seed");
-  const std::string device = resolve(cli, file, "device", "0");
-  plan.device = device == "0" ? 0 : int(positive(device, "device"));
+  t.warmup = int(parse_bounded(resolve(cli, file, "warmup", "3"), "warmup", 0, kMaxWarmup));
+  t.repeats = int(parse_bounded(resolve(cli, file, "repeats", "20"), "repeats", 1, kMaxRepeats));
+  plan.seed = parse_bounded(resolve(cli, file, "seed", "20240601"), "seed", 0, ~0ull);
+  plan.device = int(parse_bounded(resolve(cli, file, "device", "0"), "device", 0, kMaxDevice));
 
   std::string stem = "mmlab";
   if (!plan.experiment.empty()) stem = std::filesystem::path(plan.experiment).stem().string();

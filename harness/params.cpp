@@ -16,13 +16,24 @@ static std::string trim(const std::string& s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
-long parse_integer(const std::string& text, const std::string& what) {
+unsigned long long parse_bounded(const std::string& text, const std::string& what, unsigned long long lo,
+                                 unsigned long long hi) {
   const std::string t = trim(text);
-  if (t.empty() || t.size() > 12 || !std::all_of(t.begin(), t.end(), ::isdigit))
-    throw UsageError(what + ": '" + text + "' is not a whole number >= 1");
-  const long v = std::stol(t);
-  if (v < 1) throw UsageError(what + ": '" + text + "' must be >= 1");
+  const std::string range = "a whole number >= " + std::to_string(lo) + " and <= " + std::to_string(hi);
+  if (t.empty() || !std::all_of(t.begin(), t.end(), ::isdigit))
+    throw UsageError(what + ": '" + text + "' is not " + range);
+  unsigned long long v = 0;
+  for (char c : t) {
+    const unsigned d = unsigned(c - '0');
+    if (v > (hi - d) / 10) throw UsageError(what + ": '" + text + "' is out of range: " + range);
+    v = v * 10 + d;
+  }
+  if (v < lo) throw UsageError(what + ": '" + text + "' is out of range: " + range);
   return v;
+}
+
+long parse_integer(const std::string& text, const std::string& what) {
+  return long(parse_bounded(text, what, 1, kMaxInteger));
 }
 
 Shape2 parse_shape(const std::string& text, const std::string& what) {
@@ -37,7 +48,7 @@ Shape2 parse_shape(const std::string& text, const std::string& what) {
 
 std::string canonical_value(const Axis& axis, const std::string& text) {
   const std::string what = "axis '" + axis.name + "'";
-  if (axis.kind == AxisKind::integer) return std::to_string(parse_integer(text, what));
+  if (axis.kind == AxisKind::integer) return std::to_string(parse_bounded(text, what, 1, axis.max));
   if (axis.kind == AxisKind::choice) {
     std::string t = trim(text);
     std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });

@@ -31,6 +31,7 @@ struct Axis {
   std::string default_value;
   std::vector<std::string> values = {};    // what `all` and the GPU tests sweep (set from a compiled set)
   std::vector<std::string> variants = {};  // the variants it applies to; empty: all
+  unsigned long long max = 2147483647;     // integer axes: the largest value accepted
   bool applies_to(const std::string& variant) const;
 };
 
@@ -40,6 +41,12 @@ struct Shape2 {
 
 // Parse and canonicalise one value of an axis; throws UsageError naming the axis.
 std::string canonical_value(const Axis& axis, const std::string& text);
+// A whole number in lo ... hi (no sign, no overflow: checked digit by digit); UsageError naming
+// `what` and the range otherwise. parse_integer: 1 ... kMaxInteger (sizes, axis values: the
+// kernels index with int).
+inline constexpr unsigned long long kMaxInteger = 2147483647;
+unsigned long long parse_bounded(const std::string& text, const std::string& what, unsigned long long lo,
+                                 unsigned long long hi);
 long parse_integer(const std::string& text, const std::string& what);
 Shape2 parse_shape(const std::string& text, const std::string& what);
 

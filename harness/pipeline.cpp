@@ -76,11 +76,13 @@ Reason prepare(Workbench& bench, const Configuration& cfg, const DeviceInfo& dev
   args.state = states.get(alg);
   args.device = &device;
   if (alg.backend == Backend::host) {
-    bench.prepare_host();
+    if (Reason why = bench.prepare_host()) return why;
     args.a = bench.host_a(), args.b = bench.host_b(), args.c = bench.host_c();
     return std::nullopt;
   }
   if (Reason why = bench.prepare_device()) return why;
+  if (cfg.scope == Scope::end_to_end)  // copies from and to host memory
+    if (Reason why = bench.prepare_host()) return why;
   const std::size_t workspace_bytes = alg.workspace(p, out.resolved);
   if (workspace_bytes + kDeviceReserve > free_device_bytes())
     return "workspace of " + gib(double(workspace_bytes)) + " does not fit in free device memory";
@@ -123,8 +125,7 @@ void time(Workbench& bench, const Configuration& cfg, const DeviceInfo& device, 
       t.l2_flush = flush.get();
       t.l2_flush_bytes = flush.bytes();
     }
-    if (cfg.scope == Scope::end_to_end) {
-      bench.prepare_host();
+    if (cfg.scope == Scope::end_to_end) {  // prepare() made the host copies
       t.host_a = bench.host_a();
       t.host_b = bench.host_b();
       t.host_c = bench.host_c();

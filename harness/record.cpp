@@ -56,7 +56,7 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
       backend == Backend::distributed && cfg.params.has("engine") && cfg.params.text("engine") != "eigen";
   const bool on_device = backend == Backend::device || distributed_on_gpus;
   r.set("schema", kSchemaVersion).set("run_id", run_id).set("timestamp", utc_now());
-  r.set("git_revision", git_revision()).set("host", hostname()).set("seed", (long long)plan.seed);
+  r.set("git_revision", git_revision()).set("host", hostname()).set("seed", std::to_string(plan.seed));
   if (on_device) {
     r.set("device", device.present ? device.name : "none");
     if (device.present)

@@ -1,46 +1,135 @@
 // --resume: which configurations the output already holds; samples of unfinished ones are dropped.
+// Both files are streamed line by line (memory: the keys and run ids, not the files), and anything
+// mmlab would not have written (another header, a repeated header, a row of another width, a size
+// that is not a whole number) is a UsageError naming the file and line; nothing is rewritten then.
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
+#include <filesystem>
 
 #include "harness/runner.hpp"
 #include "harness/schema.hpp"
 
 namespace mmlab {
 
+namespace {
+
+// The rows of an mmlab CSV with `header`, one by one; a torn last line (no newline) is skipped:
+// opening the file for writing cuts it (a dry run leaves it).
+class Rows {
+ public:
+  Rows(const std::string& path, const CsvRow& header, const std::string& what)
+      : in_(path), header_(header), what_(what) {
+    std::string line;
+    if (!in_.next(line)) return;  // empty
+    if (parse_csv_line(line, in_.where()) != header_)
+      throw UsageError(in_.where() + ": not the header of " + what_ + "; cannot resume into this file");
+    started_ = true;
+  }
+  bool next(CsvRow& row) {
+    std::string line;
+    while (started_ && in_.next(line)) {
+      if (in_.torn()) return false;
+      if (line.empty()) continue;
+      row = parse_csv_line(line, in_.where());
+      if (row == header_)
+        throw UsageError(in_.where() +
+                         ": the header again, in the middle of the file (two runs wrote to it "
+                         "at once?); repair the file or write to another");
+      if (row.size() != header_.size())
+        throw UsageError(in_.where() + ": " + std::to_string(row.size()) + " fields, the header has " +
+                         std::to_string(header_.size()) + "; repair the file or write to another");
+      return true;
+    }
+    return false;
+  }
+  const LineReader& reader() const { return in_; }
+
+ private:
+  LineReader in_;
+  CsvRow header_;
+  std::string what_;
+  bool started_ = false;
+};
+
+long whole(const std::string& text, const LineReader& at, const char* column) {
+  try {
+    return parse_integer(text, column);
+  } catch (const UsageError&) {
+    throw UsageError(at.where() + ": column '" + column + "': '" + text + "' is not a whole number >= 1");
+  }
+}
+
+bool exists(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec);
+}
+
+}  // namespace
+
 std::set<std::string> recorded_keys(const RunPlan& plan) {
   std::set<std::string> keys, run_ids;
-  std::ifstream probe(plan.output);
-  if (!probe) return keys;
-  probe.close();
-  const CsvTable t = read_csv(plan.output);
-  if (t.header.empty()) return keys;
-  if (t.header != result_columns())
-    throw UsageError(plan.output + ": existing file has a different header; cannot resume into it");
-  auto col = [&](const char* name) { return std::size_t(t.column(name)); };
-  for (const CsvRow& r : t.rows) {
-    keys.insert(configuration_key(r[col("algorithm")], r[col("variant")], r[col("params")],
-                                  std::stol(r[col("m")]), std::stol(r[col("n")]), std::stol(r[col("k")]),
-                                  r[col("scope")], r[col("l2_flush")]));
-    run_ids.insert(r[col("run_id")]);
-  }
-  std::ifstream sp(plan.samples_output);
-  if (!sp) return keys;
-  sp.close();
-  const CsvTable s = read_csv(plan.samples_output);
-  std::vector<CsvRow> keep;
-  for (const CsvRow& r : s.rows)
-    if (run_ids.count(r[0])) keep.push_back(r);
-  if (keep.size() == s.rows.size()) return keys;
-  const std::string tmp = plan.samples_output + ".tmp";
+  if (!exists(plan.output)) return keys;
+  const CsvRow& header = result_columns();
+  auto col = [&](const char* name) {
+    for (std::size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return i;
+    throw std::logic_error(std::string("no result column ") + name);
+  };
+  const std::size_t algorithm = col("algorithm"), variant = col("variant"), params = col("params"),
+                    m = col("m"), n = col("n"), k = col("k"), scope = col("scope"), l2 = col("l2_flush"),
+                    run_id = col("run_id");
   {
-    std::ofstream o(tmp, std::ios::trunc);
-    o << csv_line(sample_columns());
-    for (const CsvRow& r : keep) o << csv_line(r);
-    if (!o) throw UsageError(tmp + ": cannot be written");
+    Rows rows(plan.output, header, std::string("an mmlab results file of schema ") + kSchemaVersion);
+    for (CsvRow r; rows.next(r);) {
+      keys.insert(configuration_key(r[algorithm], r[variant], r[params], whole(r[m], rows.reader(), "m"),
+                                    whole(r[n], rows.reader(), "n"), whole(r[k], rows.reader(), "k"),
+                                    r[scope], r[l2]));
+      run_ids.insert(r[run_id]);
+    }
   }
-  std::rename(tmp.c_str(), plan.samples_output.c_str());
-  std::fprintf(stderr, "mmlab: dropped %zu samples of unfinished configurations from %s\n",
-               s.rows.size() - keep.size(), plan.samples_output.c_str());
+  if (!exists(plan.samples_output)) return keys;
+
+  // Samples of configurations without a row (a run stopped between the two writes) are dropped, so
+  // that the resumed configuration's samples are the only ones of its run id. A first pass checks
+  // the file and counts; only then, and only for a real run, is it rewritten (to a temporary file,
+  // renamed over it).
+  std::size_t kept = 0, dropped = 0;
+  bool torn = false;
+  {
+    Rows samples(plan.samples_output, sample_columns(), "an mmlab samples file");
+    for (CsvRow r; samples.next(r);) (run_ids.count(r[0]) ? kept : dropped)++;
+    torn = samples.reader().torn();
+  }
+  if ((dropped == 0 && !torn) || plan.dry_run) return keys;
+  const std::string tmp = plan.samples_output + ".resume-tmp";
+  {
+    std::FILE* out = std::fopen(tmp.c_str(), "w");
+    if (!out) throw UsageError(tmp + ": cannot be written: " + std::strerror(errno));
+    Rows samples(plan.samples_output, sample_columns(), "an mmlab samples file");
+    std::string text = csv_line(sample_columns());
+    bool ok = true;
+    for (CsvRow r; samples.next(r);) {
+      if (run_ids.count(r[0])) text += csv_line(r);
+      if (text.size() > (1u << 20)) {  // in chunks: memory stays bounded
+        ok = ok && std::fwrite(text.data(), 1, text.size(), out) == text.size();
+        text.clear();
+      }
+    }
+    ok = ok && std::fwrite(text.data(), 1, text.size(), out) == text.size() && std::fflush(out) == 0 &&
+         ::fsync(fileno(out)) == 0;
+    std::fclose(out);
+    if (!ok) {
+      std::remove(tmp.c_str());
+      throw UsageError(tmp + ": cannot be written: " + std::strerror(errno));
+    }
+  }
+  if (std::rename(tmp.c_str(), plan.samples_output.c_str()) != 0)
+    throw UsageError(plan.samples_output + ": cannot be replaced: " + std::strerror(errno));
+  std::fprintf(stderr, "mmlab: dropped %zu samples of unfinished configurations from %s\n", dropped,
+               plan.samples_output.c_str());
   return keys;
 }
 

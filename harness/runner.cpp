@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <ctime>
+#include <functional>
 #include <iostream>
 #include <optional>
 
@@ -25,28 +26,33 @@ bool for_other_jobs(const Configuration& c) {
          parse_grid(c.params.text("grid")).volume() != job().size;
 }
 
-// Rank 0 decides what is left to run (--resume reads its output); every rank learns the same list.
-// Distributed configurations for other rank counts are left to the jobs they fit (one experiment
-// runs under mpirun -np 1, 2, 4 ... in turn).
-std::vector<std::size_t> agree_on_todo(const RunPlan& plan, std::size_t* recorded) {
+// Rank 0 opens the outputs (`open`: locks them, repairs a torn row, and with --resume says what
+// they hold) and decides what is left to run; every rank learns the same list, or rank 0's input
+// error, which every rank then throws (so none waits for the others). Distributed configurations
+// for other rank counts are left to the jobs they fit (one experiment runs under mpirun -np 1, 2,
+// 4 ... in turn).
+std::vector<std::size_t> agree_on_todo(const RunPlan& plan, std::size_t* recorded,
+                                       const std::function<std::set<std::string>()>& open) {
   std::string list;
-  if (job().rank == 0) {
-    std::set<std::string> done;
-    if (plan.resume) done = recorded_keys(plan);
-    std::size_t other = 0;
-    for (std::size_t i = 0; i < plan.configurations.size(); ++i) {
-      if (for_other_jobs(plan.configurations[i]))
-        ++other;
-      else if (!done.count(plan.configurations[i].key()))
-        list += std::to_string(i) + ",";
+  if (job().rank == 0) try {
+      const std::set<std::string> done = open();
+      std::size_t other = 0;
+      for (std::size_t i = 0; i < plan.configurations.size(); ++i) {
+        if (for_other_jobs(plan.configurations[i]))
+          ++other;
+        else if (!done.count(plan.configurations[i].key()))
+          list += std::to_string(i) + ",";
+      }
+      if (other)
+        std::fprintf(stderr,
+                     "mmlab: %zu distributed configurations have grids for other rank counts than %d; "
+                     "left to their own mpirun -np jobs\n",
+                     other, job().size);
+    } catch (const UsageError& e) {
+      list = std::string("!") + e.what();
     }
-    if (other)
-      std::fprintf(stderr,
-                   "mmlab: %zu distributed configurations have grids for other rank counts than %d; "
-                   "left to their own mpirun -np jobs\n",
-                   other, job().size);
-  }
   broadcast_text(list);
+  if (!list.empty() && list[0] == '!') throw UsageError(list.substr(1));
   std::vector<std::size_t> todo;
   for (std::size_t at = 0, comma; (comma = list.find(',', at)) != std::string::npos; at = comma + 1)
     todo.push_back(std::stoul(list.substr(at, comma - at)));
@@ -60,9 +66,21 @@ std::vector<std::size_t> agree_on_todo(const RunPlan& plan, std::size_t* recorde
 
 int execute(const RunPlan& plan, const DeviceInfo& device, const std::atomic<bool>& interrupted) {
   const bool root = job().rank == 0, alone = job().size == 1;
+  // Rank 0 alone writes; the others take part in the distributed configurations only. The rows
+  // file first (locked and repaired before --resume reads it), then the samples (which --resume
+  // may have rewritten).
+  const OpenMode mode = plan.overwrite ? OpenMode::overwrite : OpenMode::append;
+  std::optional<CsvWriter> rows, samples;
+  const auto open = [&] {
+    if (!plan.dry_run) rows.emplace(plan.output, result_columns(), mode);
+    std::set<std::string> done;
+    if (plan.resume) done = recorded_keys(plan);
+    if (!plan.dry_run) samples.emplace(plan.samples_output, sample_columns(), mode);
+    return done;
+  };
   std::size_t recorded = 0;
   std::vector<Configuration> todo;
-  for (std::size_t i : agree_on_todo(plan, &recorded)) todo.push_back(plan.configurations[i]);
+  for (std::size_t i : agree_on_todo(plan, &recorded, open)) todo.push_back(plan.configurations[i]);
 
   if (root && plan.not_compiled)
     std::fprintf(stderr,
@@ -78,12 +96,7 @@ int execute(const RunPlan& plan, const DeviceInfo& device, const std::atomic<boo
     return 0;
   }
 
-  // Rank 0 alone writes; the others take part in the distributed configurations only.
-  const OpenMode mode = plan.overwrite ? OpenMode::overwrite : OpenMode::append;
-  std::optional<CsvWriter> rows, samples;
   if (root) {
-    rows.emplace(plan.output, result_columns(), mode);
-    samples.emplace(plan.samples_output, sample_columns(), mode);
     if (device.present) {
       std::fprintf(stderr, "mmlab: %s (%d SMs, %s, %s, driver %s)%s\n", device.name.c_str(), device.sm_count,
                    compute_capability_text(device).c_str(), cuda_version_text(device.cuda_runtime).c_str(),

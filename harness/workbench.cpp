@@ -1,7 +1,11 @@
 #include "harness/workbench.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <string>
 
 #include "harness/cuda_check.hpp"
 #include "harness/random.hpp"
@@ -55,10 +59,29 @@ Reason Workbench::prepare_device() {
   return std::nullopt;
 }
 
-void Workbench::prepare_host() {
-  if (h_a_) return;
+std::size_t available_host_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::size_t kib = 0;
+  while (in >> key >> kib) {
+    if (key == "MemAvailable:") return kib << 10;
+    in.ignore(1 << 10, '\n');
+  }
+  return std::size_t(sysconf(_SC_AVPHYS_PAGES)) * std::size_t(sysconf(_SC_PAGESIZE));
+}
+
+Reason Workbench::prepare_host() {
+  if (h_a_) return std::nullopt;
   const Problem& p = problem_;
   const std::size_t na = std::size_t(p.m) * p.k, nb = std::size_t(p.k) * p.n, nc = std::size_t(p.m) * p.n;
+  // A, B, C in float; a host reference casts A and B to double and writes a double C.
+  const double elements = double(na) + double(nb) + double(nc);
+  const double bytes = 4.0 * elements + (reference_on_device() ? 0.0 : 8.0 * elements);
+  const std::size_t available = available_host_bytes();
+  if (bytes + kHostReserve > double(available))
+    return "problem needs " + gib(bytes) + " of host memory (A, B, C" +
+           (reference_on_device() ? "" : ", float64 reference") + "), " + gib(double(available)) +
+           " available";
   float* base;
   if (device_.present) {  // pinned, so end_to_end copies run at full speed
     pinned_ = Buffer(sizeof(float) * (na + nb + nc), Buffer::Kind::pinned_host);
@@ -72,6 +95,7 @@ void Workbench::prepare_host() {
   h_c_ = base + na + nb;
   fill_random_host(h_a_, na, seed_, kMatrixA);
   fill_random_host(h_b_, nb, seed_, kMatrixB);
+  return std::nullopt;
 }
 
 void Workbench::ensure_reference() {
@@ -83,7 +107,7 @@ void Workbench::ensure_reference() {
     reference_device(device_a(), device_b(), d_ref_.as<double>(), p.m, p.n, p.k, stream_);
     MMLAB_CHECK(cudaStreamSynchronize(stream_));
   } else {
-    prepare_host();
+    if (Reason why = prepare_host()) throw std::runtime_error("float64 reference: " + *why);
     h_ref_.resize(std::size_t(p.m) * p.n);
     reference_host(h_a_, h_b_, h_ref_.data(), p.m, p.n, p.k);
   }
@@ -95,7 +119,7 @@ Verdict Workbench::verify_device_output(const float* c_device) {
   const std::size_t count = std::size_t(problem_.m) * problem_.n;
   if (reference_on_device())
     return judge(compare_device(c_device, d_ref_.as<double>(), count, stream_), problem_.k);
-  prepare_host();
+  if (Reason why = prepare_host()) throw std::runtime_error("verification: " + *why);
   MMLAB_CHECK(cudaStreamSynchronize(stream_));
   copy_to_host(h_c_, c_device, count * sizeof(float));
   return judge(compare_host(h_c_, h_ref_.data(), count), problem_.k);

@@ -14,7 +14,10 @@ namespace mmlab {
 
 // Device memory kept free for the CUDA context, cuBLAS and the comparison.
 inline constexpr std::size_t kDeviceReserve = std::size_t(512) << 20;
-std::string gib(double bytes);  // "1.50 GiB"
+// Host memory kept free for everything else (MemAvailable minus this is what a problem may use).
+inline constexpr std::size_t kHostReserve = std::size_t(512) << 20;
+std::size_t available_host_bytes();  // MemAvailable of /proc/meminfo (or free pages)
+std::string gib(double bytes);       // "1.50 GiB"
 
 // One problem's inputs, output buffers and reference. Made lazily, as configurations need them.
 class Workbench {
@@ -24,7 +27,9 @@ class Workbench {
   const Problem& problem() const { return problem_; }
   unsigned long long seed() const { return seed_; }
   Reason prepare_device();  // A, B, C (+ the reference when it lives on the GPU)
-  void prepare_host();      // host copies of A and B, and a host C
+  // Host copies of A and B, and a host C (+ room for the float64 reference when it is computed on
+  // the host); a reason, before anything is allocated, when the host's available memory is short.
+  Reason prepare_host();
   Verdict verify_device_output(const float* c_device);
   Verdict verify_host_output(const float* c_host);
   const float* device_a() const { return d_a_.as<float>(); }

@@ -97,6 +97,149 @@ TEST(Cli, AnExistingCsvWithAnotherHeaderIsRefusedUntouched) {
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "x,y\n1,2\n");
 }
 
+std::string slurp(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// The reproduction: a foreign file whose last line lacks a newline lost that line, then
+// the run said nothing was written. Now: refused, untouched.
+TEST(Cli, AForeignCsvWithoutAFinalNewlineIsRefusedUntouched) {
+  Dir d;
+  for (const std::string& text : {std::string("a,b,c\n1,2,3\n4,5,6"), std::string("a,b,c")}) {
+    { std::ofstream(d / "x.csv") << text; }
+    const Result r = mmlab("run --algorithms eigen --size 32 --trials 2 --output " + (d / "x.csv"));
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_EQ(slurp(d / "x.csv"), text);
+  }
+}
+
+// --resume reads what append mode would accept, repairs what it repairs, and refuses with exit 2
+// (never a crash, never a silent rewrite) what it would refuse.
+TEST(Cli, ResumeRepairsATornRowAndRefusesWhatIsNotOurs) {
+  Dir d;
+  const std::string csv = d / "r.csv", samples = d / "r.samples.csv";
+  const std::string base = "run --algorithms eigen --eigen.threads 1 --trials 2 --output " + csv;
+  const std::string args = base + " --size 8,16";
+  ASSERT_EQ(mmlab(args).code, 0);
+  const std::string rows = slurp(csv);
+
+  { std::ofstream(csv, std::ios::app) << "3,abc-1-0,2026-11-22T"; }  // a torn row
+  Result r = mmlab(base + " --size 8,16,32 --resume");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(rows_in(csv), 3u);
+
+  const std::string header = rows.substr(0, rows.find('\n') + 1);
+  std::string bad_m = rows;
+  bad_m.replace(bad_m.find(",8,8,8,"), 7, ",8,x8,8,");
+  for (const std::string& text : {rows + header, bad_m}) {  // a repeated header; a size that is not one
+    { std::ofstream(csv) << text; }
+    r = mmlab(args + " --resume");
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_NE(r.output.find("r.csv:"), std::string::npos) << r.output;  // file and line
+    EXPECT_EQ(r.output.find("fatal"), std::string::npos) << r.output;
+    EXPECT_EQ(slurp(csv), text);
+  }
+  { std::ofstream(csv) << rows; }
+  { std::ofstream(samples) << "x,y\n1,2\n"; }  // a samples file of someone else's
+  r = mmlab(args + " --resume");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_EQ(slurp(samples), "x,y\n1,2\n");
+  EXPECT_EQ(mmlab(args + " --resume").code, 2);  // and append mode agrees
+}
+
+// Two runs on one new output: before, both wrote a header (4 of 5 tries a second one mid-file).
+// Now the second is refused while the first holds the file, and the file stays one header + rows.
+TEST(Cli, ASecondRunOnTheSameOutputIsRefused) {
+  Dir d;
+  const std::string csv = d / "r.csv";
+  const std::string args =
+      "run --algorithms eigen --eigen.threads 1 --size 96:480:32 --trials 40 --warmup 0 --output " + csv;
+  const pid_t child = fork();
+  if (child == 0) {
+    const std::string cmd = std::string(MMLAB_BINARY) + " " + args + " >/dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), (char*)nullptr);
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline && !(fs::exists(csv) && fs::file_size(csv) > 0))
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const Result second = mmlab(args);
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_EQ(second.code, 2) << second.output;
+  EXPECT_NE(second.output.find("another mmlab run"), std::string::npos) << second.output;
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(rows_in(csv), 13u);  // read_csv: one header, every row whole
+}
+
+TEST(Cli, DevicesFoldersAndEmptyFilesAreNotExperimentsOrOutputs) {
+  Dir d;
+  { std::ofstream(d / "empty.ini"); }
+  for (const std::string& args :
+       {std::string("/dev/null"), std::string("/dev/zero"), d.path.string(), d / "empty.ini",
+        std::string("--algorithms eigen --size 8 --output /dev/full"),
+        std::string("--algorithms eigen --size 8 --output /dev/null")}) {
+    const Result r = mmlab("run " + args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+    EXPECT_FALSE(fs::exists("results/null.csv") || fs::exists("results/zero.csv")) << args;
+  }
+}
+
+TEST(Cli, ExperimentFileErrorsNameTheFileAndLine) {
+  Dir d;
+  struct Case {
+    std::string text, says;
+  };
+  for (const Case& c : {Case{"algorithms = eigen\nsize = 32,x\n", "e.ini:2: size = 32,x"},
+                        Case{"algorithms = eigen\n\n[eigen]\nthreads = 0\n", "e.ini:4: eigen.threads = 0"},
+                        Case{"algorithms = eigen\nbogus = 1\n", "e.ini:2: unknown key 'bogus'"},
+                        Case{"algorithms = eigen\nsize\n", "e.ini:2: 'size' is not a setting"},
+                        Case{"size = 8\nwarmup = 4294967296\n", "e.ini:2: warmup"}}) {
+    { std::ofstream(d / "e.ini") << c.text; }
+    const Result r = mmlab("run " + (d / "e.ini") + " --dry-run");
+    EXPECT_EQ(r.code, 2) << c.text;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.text << "\n" << r.output;
+  }
+  {
+    std::ofstream(d / "bom.ini") << "\xEF\xBB\xBF"
+                                 << "algorithms = eigen\nsize = 8\n";
+  }
+  const Result bom = mmlab("run " + (d / "bom.ini") + " --dry-run");
+  EXPECT_EQ(bom.code, 0) << bom.output;
+  EXPECT_NE(bom.output.find("1 configurations"), std::string::npos) << bom.output;
+}
+
+// Integer options were parsed as long and cut to int: --warmup 4294967296 recorded 0 and
+// --repeats 4294967296 became 0 (a division by zero). Every option has a range.
+TEST(Cli, NumericOptionsAreRangeChecked) {
+  for (const char* bad : {"--warmup 4294967296", "--repeats 4294967296", "--repeats 0", "--trials 10000001",
+                          "--device 4294967296", "--seed 18446744073709551616", "--threads 100000",
+                          "--shape 2147483648x1x1", "--trials auto --ci-width nan",
+                          "--trials auto --max-seconds 1e400", "--trials auto --max-trials 99999999999"}) {
+    const Result r = mmlab(std::string("run --algorithms eigen --size 8 --dry-run ") + bad);
+    EXPECT_EQ(r.code, 2) << bad << "\n" << r.output;
+  }
+  EXPECT_EQ(mmlab("run --algorithms eigen --size 8 --dry-run --warmup 0 --seed 18446744073709551615").code,
+            0);
+}
+
+// A problem the host cannot hold is a skipped row with the reason (it was std::bad_alloc, exit 1,
+// and the same on every --resume); the sizes after it run.
+TEST(Cli, AProblemLargerThanHostMemoryIsSkipped) {
+  Dir d;
+  const std::string args =
+      "run --algorithms eigen --eigen.threads 1 --size 32,100000,64 --trials 2 --output " + (d / "r.csv");
+  const Result r = mmlab(args);
+  EXPECT_EQ(r.code, 0) << r.output;
+  const CsvTable t = read_csv(d / "r.csv");
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_EQ(t.rows[1][t.column("status")], "skipped");
+  EXPECT_NE(t.rows[1][t.column("reason")].find("host memory"), std::string::npos);
+  EXPECT_EQ(t.rows[2][t.column("status")], "ok");
+  EXPECT_EQ(mmlab(args + " --resume").code, 0);
+}
+
 TEST(Cli, HostRunWritesRowsAndSamplesThenResumeSkipsThem) {
   Dir d;
   const std::string common =

@@ -83,6 +83,69 @@ TEST(Csv, ATornLastLineIsCutOnReopening) {
   EXPECT_EQ(slurp(d.file("r.csv")), "a,b,c\n1,2,3\n7,8,9\n");
 }
 
+// Repair only what mmlab tore, only once the file is known to be ours (its first line our header).
+TEST(Csv, ForeignFilesAreNeverRepaired) {
+  TempDir d;
+  for (const std::string& text :
+       {std::string("x,y,z\n1,2,3\n4,5,6"), std::string("x,y,z"), std::string("1,2")}) {
+    { std::ofstream(d.file("f.csv")) << text; }
+    EXPECT_THROW(CsvWriter(d.file("f.csv"), kHeader, OpenMode::append), UsageError) << text;
+    EXPECT_EQ(slurp(d.file("f.csv")), text);
+  }
+}
+
+TEST(Csv, OurTornHeaderIsRewrittenAndATornRowCut) {
+  TempDir d;
+  for (const std::string& torn : {std::string("a,b"), std::string("a,b,c")}) {  // cut before its newline
+    { std::ofstream(d.file("h.csv")) << torn; }
+    { CsvWriter(d.file("h.csv"), kHeader, OpenMode::append).write({"1", "2", "3"}); }
+    EXPECT_EQ(slurp(d.file("h.csv")), "a,b,c\n1,2,3\n") << torn;
+  }
+  { std::ofstream(d.file("r.csv")) << "a,b,c\n1,2,3\n4,\"5,"; }  // cut inside a quoted field
+  { CsvWriter(d.file("r.csv"), kHeader, OpenMode::append).write({"7", "8", "9"}); }
+  EXPECT_EQ(slurp(d.file("r.csv")), "a,b,c\n1,2,3\n7,8,9\n");
+  // A last line with more fields than a row of ours is not ours to cut.
+  { std::ofstream(d.file("w.csv")) << "a,b,c\n1,2,3\n4,5,6,7"; }
+  EXPECT_THROW(CsvWriter(d.file("w.csv"), kHeader, OpenMode::append), UsageError);
+  EXPECT_EQ(slurp(d.file("w.csv")), "a,b,c\n1,2,3\n4,5,6,7");
+}
+
+TEST(Csv, ASecondWriterIsRefusedAndTruncatesNothing) {
+  TempDir d;
+  CsvWriter first(d.file("r.csv"), kHeader, OpenMode::append);
+  first.write({"1", "2", "3"});
+  for (OpenMode mode : {OpenMode::append, OpenMode::overwrite}) {
+    try {
+      CsvWriter second(d.file("r.csv"), kHeader, mode);
+      FAIL() << "a second writer was let in";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("another mmlab run"), std::string::npos) << e.what();
+    }
+  }
+  first.write({"4", "5", "6"});
+  EXPECT_EQ(slurp(d.file("r.csv")), "a,b,c\n1,2,3\n4,5,6\n");
+}
+
+TEST(Csv, DevicesAreNotFiles) {
+  for (const char* dev : {"/dev/null", "/dev/full", "/dev/zero"}) {
+    EXPECT_THROW(CsvWriter(dev, kHeader, OpenMode::append), UsageError) << dev;
+    EXPECT_THROW(read_csv(dev), UsageError) << dev;
+  }
+}
+
+TEST(Csv, ReadingIsBoundedAndSkipsAByteOrderMark) {
+  TempDir d;
+  { std::ofstream(d.file("long.csv")) << "a,b,c\n" << std::string(kMaxCsvLine + 10, 'x') << "\n"; }
+  EXPECT_THROW(read_csv(d.file("long.csv")), UsageError);
+  {
+    std::ofstream(d.file("bom.csv")) << "\xEF\xBB\xBF"
+                                     << "a,b,c\n1,2,3\n";
+  }
+  EXPECT_EQ(read_csv(d.file("bom.csv")).header, kHeader);
+  { CsvWriter(d.file("bom.csv"), kHeader, OpenMode::append).write({"4", "5", "6"}); }  // still ours
+  EXPECT_EQ(read_csv(d.file("bom.csv")).rows.size(), 2u);
+}
+
 TEST(Csv, UnwritablePathsAreUsageErrors) {
   TempDir d;
   EXPECT_THROW(CsvWriter(d.path.string(), kHeader, OpenMode::append), UsageError);  // a folder

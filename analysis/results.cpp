@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <set>
 #include <unordered_map>
 #include <utility>
@@ -50,6 +53,46 @@ long integer(const std::string& text, const std::string& file, unsigned line, co
   if (v != double(long(v)))
     throw AnalysisError(where(file, line, column) + ": '" + text + "' is not a whole number");
   return long(v);
+}
+
+// A statistic of an ok row or a sample: present, finite and not negative.
+double measured(const std::string& text, const std::string& file, unsigned line, const std::string& column) {
+  if (text.empty())
+    throw AnalysisError(where(file, line, column) + ": empty, but the row is ok (a measurement)");
+  const double v = number(text, file, line, column);
+  if (!std::isfinite(v) || v < 0)
+    throw AnalysisError(where(file, line, column) + ": '" + text + "' is not a finite time or rate >= 0");
+  return v;
+}
+
+// The file as fast-cpp-csv-parser reads it, with a final newline supplied when the file lacks one
+// (its reader otherwise looks past the data it read).
+class NewlineTerminated : public io::ByteSourceBase {
+ public:
+  explicit NewlineTerminated(const std::string& path) : f_(std::fopen(path.c_str(), "rb")) {
+    if (!f_) throw AnalysisError(path + ": cannot be read");
+  }
+  ~NewlineTerminated() override { std::fclose(f_); }
+  int read(char* buffer, int size) override {
+    if (done_ || size <= 0) return 0;
+    const std::size_t n = std::fread(buffer, 1, std::size_t(size), f_);
+    if (n > 0) {
+      newline_ = buffer[n - 1] == '\n';
+      return int(n);
+    }
+    done_ = true;
+    if (newline_) return 0;
+    buffer[0] = '\n';
+    return 1;
+  }
+
+ private:
+  std::FILE* f_;
+  bool newline_ = true, done_ = false;
+};
+
+std::unique_ptr<io::ByteSourceBase> source(const std::string& path) {
+  return std::make_unique<NewlineTerminated>(path);
 }
 
 // fast-cpp-csv-parser reports errors through its own exception types; keep their text (file, line,
@@ -126,10 +169,10 @@ static void attach_samples(const std::string& file, std::vector<Result>& rows, s
     throw AnalysisError(file + ": its raw samples are missing (expected " + path + ")");
   std::unordered_map<std::string, std::vector<double>> by_run;
   try {
-    SampleReader in(path);
+    SampleReader in(path, source(path));
     in.read_header(io::ignore_extra_column, "run_id", "trial", "ms");
     std::string run, trial, ms;
-    while (in.read_row(run, trial, ms)) by_run[run].push_back(number(ms, path, in.get_file_line(), "ms"));
+    while (in.read_row(run, trial, ms)) by_run[run].push_back(measured(ms, path, in.get_file_line(), "ms"));
   } catch (const io::error::base&) {
     rethrow(path);
   }
@@ -179,7 +222,7 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
     if (!std::filesystem::is_regular_file(file)) throw AnalysisError(file + ": no such file");
     const std::size_t first = out.size();
     try {
-      Reader in(file);
+      Reader in(file, source(file));
       read_header(in, std::make_index_sequence<kColumns>{});
       const int version = !in.has_column("schema") ? 1 : !in.has_column("ranks") ? 2 : 3;
       for (const std::string& c : result_columns_of(version))
@@ -206,15 +249,22 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         r.m = whole("m");
         r.n = whole("n");
         r.k = whole("k");
-        r.trials = std::size_t(whole("trials"));
-        r.min_ms = num("min_ms");
-        r.max_ms = num("max_ms");
-        r.mean_ms = num("mean_ms");
-        r.std_ms = num("std_ms");
-        r.median_ms = num("median_ms");
-        r.ci_lo_ms = num("ci_lo_ms");
-        r.ci_hi_ms = num("ci_hi_ms");
-        r.gflops = num("gflops");
+        const long trials = whole("trials");
+        if (trials < 0) throw AnalysisError(where(file, r.line, "trials") + ": negative");
+        r.trials = std::size_t(trials);
+        // An ok row's statistics are measurements: present, finite, >= 0. Other rows may leave them empty.
+        const bool ok = r.status == "ok";
+        auto stat = [&](const char* c) { return ok ? measured(r.fields[c], file, r.line, c) : num(c); };
+        if (ok && r.trials == 0)
+          throw AnalysisError(where(file, r.line, "trials") + ": 0, but the row is ok");
+        r.min_ms = stat("min_ms");
+        r.max_ms = stat("max_ms");
+        r.mean_ms = stat("mean_ms");
+        r.std_ms = stat("std_ms");
+        r.median_ms = stat("median_ms");
+        r.ci_lo_ms = stat("ci_lo_ms");
+        r.ci_hi_ms = stat("ci_hi_ms");
+        r.gflops = stat("gflops");
         if (r.status != "ok" && r.status != "skipped" && r.status != "failed")
           throw AnalysisError(where(file, r.line, "status") + ": '" + r.status +
                               "' is not ok, skipped or failed");

@@ -47,6 +47,9 @@ std::vector<double> u_counts(int n1, int n2) {
 TestResult mann_whitney(const std::vector<double>& x, const std::vector<double>& y, Method method) {
   const std::size_t n1 = x.size(), n2 = y.size(), n = n1 + n2;
   if (n1 == 0 || n2 == 0) throw std::invalid_argument("Mann-Whitney U needs two non-empty samples");
+  const auto finite = [](double v) { return std::isfinite(v); };
+  if (!std::all_of(x.begin(), x.end(), finite) || !std::all_of(y.begin(), y.end(), finite))
+    throw std::invalid_argument("Mann-Whitney U needs finite samples (ranks of NaN are undefined)");
   std::vector<std::pair<double, int>> all;
   for (double v : x) all.push_back({v, 0});
   for (double v : y) all.push_back({v, 1});
@@ -54,7 +57,7 @@ TestResult mann_whitney(const std::vector<double>& x, const std::vector<double>&
   double rank_sum_x = 0, tie_term = 0;
   bool ties = false;
   for (std::size_t i = 0; i < n;) {
-    std::size_t j = i;
+    std::size_t j = i + 1;  // a tie group of at least one: the loop always advances
     while (j < n && all[j].first == all[i].first) ++j;
     const double t = double(j - i), mid_rank = (double(i + 1) + double(j)) / 2.0;
     for (std::size_t q = i; q < j; ++q)

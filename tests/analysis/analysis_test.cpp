@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -71,6 +72,43 @@ TEST(Results, BadInputNamesFileLineAndColumn) {
 
   const auto rows = load_results({d / "nosamples.csv"}, false);
   EXPECT_NE(error_of([&] { rows[0].get("nope"); }).find("unknown column 'nope'"), std::string::npos);
+}
+
+// Hostile numbers: a NaN, infinite, negative or empty sample or statistic is an input error naming
+// file, line and column (before: NaN hung compare in an endless tie loop), and a file without a
+// final newline reads like one with it.
+TEST(Results, NonFiniteNegativeOrEmptyMeasurementsAreErrors) {
+  TempDir d;
+  write_results(d / "r.csv", {{"cublas", "default", "", 64, 64, 64, "kernel", around(1.0)},
+                              {"naive", "default", "", 64, 64, 64, "kernel", around(2.0)}});
+  const std::string samples = slurp(d / "r.samples.csv"), rows = slurp(d / "r.csv");
+  for (const char* bad : {"nan", "inf", "-1", ""}) {
+    std::string text = samples;
+    const auto line3 = text.find('\n', text.find('\n') + 1) + 1;  // the second sample's line
+    const auto comma = text.rfind(',', text.find('\n', line3));
+    text.replace(comma + 1, text.find('\n', line3) - comma - 1, bad);
+    { std::ofstream(d / "r.samples.csv") << text; }
+    const std::string e = error_of([&] { load_results({d / "r.csv"}, true); });
+    EXPECT_NE(e.find("r.samples.csv:3: column 'ms'"), std::string::npos) << bad << ": " << e;
+  }
+  { std::ofstream(d / "r.samples.csv") << samples; }
+  std::string text = rows;
+  const auto median = mmlab::result_columns();
+  // The first row's median_ms (column index + 1: the fixture writes an extra first column).
+  std::size_t at = text.find('\n') + 1;
+  const std::size_t index =
+      std::size_t(std::find(median.begin(), median.end(), "median_ms") - median.begin()) + 1;
+  for (std::size_t c = 0; c < index; ++c) at = text.find(',', at) + 1;
+  text.replace(at, text.find(',', at) - at, "nan");
+  { std::ofstream(d / "r.csv") << text; }
+  const std::string e = error_of([&] { load_results({d / "r.csv"}, true); });
+  EXPECT_NE(e.find("r.csv:2: column 'median_ms'"), std::string::npos) << e;
+
+  { std::ofstream(d / "r.csv") << rows.substr(0, rows.size() - 1); }  // no final newline
+  { std::ofstream(d / "r.samples.csv") << samples.substr(0, samples.size() - 1); }
+  const auto loaded = load_results({d / "r.csv"}, true);
+  ASSERT_EQ(loaded.size(), 2u);
+  EXPECT_EQ(loaded[1].samples.size(), 10u);
 }
 
 TEST(Summary, GroupsSortsAndPools) {
@@ -323,8 +361,9 @@ TEST(Plots, EveryKindWritesSvgAndPng) {
   EXPECT_FALSE(std::filesystem::exists(d / "x.pdf"));
 }
 
-int cli(const std::string& args) {
-  const int status = std::system((std::string(MMLAB_ANALYZE) + " " + args + " >/dev/null 2>&1").c_str());
+int cli(const std::string& args, const std::string& prefix = "") {
+  const int status =
+      std::system((prefix + std::string(MMLAB_ANALYZE) + " " + args + " >/dev/null 2>&1").c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -344,6 +383,16 @@ TEST(Cli, ExitCodesAndNothingPartialWritten) {
     EXPECT_EQ(cli(bad + " --output " + (d / "bad.out")), 2) << bad;
     EXPECT_FALSE(std::filesystem::exists(d / "bad.out")) << bad;
   }
+}
+
+TEST(Cli, ANaNSampleIsAnErrorNotAHang) {
+  TempDir d;
+  write_results(d / "r.csv", paper_fixture());
+  std::string text = slurp(d / "r.samples.csv");
+  text.replace(text.rfind(',') + 1, std::string::npos, "nan\n");
+  { std::ofstream(d / "r.samples.csv") << text; }
+  // `timeout`: before the fix this never returned.
+  EXPECT_EQ(cli("compare " + (d / "r.csv") + " --baseline cublas --size 4096", "timeout 60 "), 2);
 }
 
 TEST(Cli, TablesRegeneratesEveryTableThatHasData) {

@@ -34,6 +34,12 @@ TEST(MannWhitney, IdenticalSamplesAreNotDifferent) {
   EXPECT_DOUBLE_EQ(mann_whitney({1, 1, 1}, {1, 1, 1}).p, 1.0);
 }
 
+TEST(MannWhitney, NonFiniteSamplesAreRefusedNotLoopedOn) {
+  const std::vector<double> x = {1, 2, std::nan("")}, y = {1, 3, 4};
+  EXPECT_THROW(mann_whitney(x, y), std::invalid_argument);
+  EXPECT_THROW(mann_whitney(y, {INFINITY, 2.0}), std::invalid_argument);
+}
+
 TEST(Holm, StepDownAdjustment) {
   const std::vector<double> adj = holm({0.01, 0.04, 0.03, 0.005});
   const std::vector<double> expected = {0.03, 0.06, 0.06, 0.02};

@@ -1,7 +1,9 @@
 #include "harness/sweep.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <tuple>
 
 namespace mmlab {
 
@@ -123,19 +125,27 @@ std::vector<Configuration> expand(const std::vector<AlgorithmChoice>& choices,
   std::vector<Problem> all = problems;
   for (const AlgorithmChoice& c : choices)
     for (const auto& [variant, list] : c.problems) all.insert(all.end(), list.begin(), list.end());
-  auto listed = [](const std::vector<Problem>& list, const Problem& p) {
-    return std::find(list.begin(), list.end(), p) != list.end();
+  // Sets, not list searches: a sweep of 10^5 sizes must not take 10^10 comparisons (found by fuzzing).
+  using Key = std::tuple<long, long, long>;
+  const auto key = [](const Problem& p) { return Key{p.m, p.n, p.k}; };
+  const auto set_of = [&](const std::vector<Problem>& list) {
+    std::set<Key> out;
+    for (const Problem& p : list) out.insert(key(p));
+    return out;
   };
+  const std::set<Key> sweep = set_of(problems);
+  std::map<std::pair<const AlgorithmChoice*, std::string>, std::set<Key>> own_sets;
+  for (const AlgorithmChoice& c : choices)
+    for (const auto& [variant, list] : c.problems) own_sets[{&c, variant}] = set_of(list);
   std::vector<Configuration> out;
   std::set<std::string> seen;
-  std::vector<Problem> done;
+  std::set<Key> done;
   for (const Problem& problem : all) {
-    if (listed(done, problem)) continue;
-    done.push_back(problem);
+    if (!done.insert(key(problem)).second) continue;
     for (const AlgorithmChoice& c : choices)
       for (const std::string& variant : c.variants) {
-        const auto own = c.problems.find(variant);
-        if (!listed(own == c.problems.end() ? problems : own->second, problem)) continue;
+        const auto own = own_sets.find({&c, variant});
+        if (!(own == own_sets.end() ? sweep : own->second).count(key(problem))) continue;
         std::size_t dropped = 0;
         const std::vector<Params> points = parameter_points(*c.algorithm, variant, c.axis_values, &dropped);
         if (left_out) *left_out += dropped * scopes.size() * l2.size();
@@ -144,6 +154,9 @@ std::vector<Configuration> expand(const std::vector<AlgorithmChoice>& choices,
             for (bool flush : l2) {
               Configuration cfg{c.algorithm, params, problem, scope, flush};
               if (seen.insert(cfg.key()).second) out.push_back(std::move(cfg));
+              if (out.size() > kMaxConfigurations)
+                throw UsageError("the sweep has more than " + std::to_string(kMaxConfigurations) +
+                                 " configurations; split it into several runs");
             }
       }
   }

@@ -58,6 +58,8 @@ std::string configuration_key(const std::string& algorithm, const std::string& v
 std::vector<Params> parameter_points(const Algorithm& a, const std::string& variant, const AxisValues& asked,
                                      std::size_t* left_out = nullptr);
 
+inline constexpr std::size_t kMaxConfigurations = 1000000;  // a sweep larger than this is an error
+
 // Problems outermost (inputs and the reference are made once per problem; the order of first
 // appearance across `problems` and the choices' own lists), then algorithms in
 // the order asked, variants, parameter values, scopes, L2 settings. Axes that do not apply to a

@@ -224,6 +224,19 @@ TEST(Cli, NumericOptionsAreRangeChecked) {
             0);
 }
 
+// Found by fuzzing: a long size range took seconds per 10^4 sizes (a quadratic de-duplication);
+// now 10^5 sizes plan at once, and a sweep past kMaxConfigurations is refused.
+TEST(Cli, LargeSweepsPlanFastAndHugeOnesAreRefused) {
+  const auto start = std::chrono::steady_clock::now();
+  const Result many = mmlab("run --algorithms eigen --size 1:100000:1 --dry-run");
+  EXPECT_EQ(many.code, 0);
+  EXPECT_NE(many.output.find("100000 configurations"), std::string::npos);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  const Result huge = mmlab("run --size 1:100000:1,100001:200000:1 --dry-run");
+  EXPECT_EQ(huge.code, 2);
+  EXPECT_NE(huge.output.find("split it into several runs"), std::string::npos) << huge.output.substr(0, 300);
+}
+
 // A problem the host cannot hold is a skipped row with the reason (it was std::bad_alloc, exit 1,
 // and the same on every --resume); the sizes after it run.
 TEST(Cli, AProblemLargerThanHostMemoryIsSkipped) {

@@ -377,7 +377,8 @@ static std::vector<Problem> problems_from(const Settings& src, const std::string
 }
 
 static bool names_problems(const Settings& s) {
-  for (const auto& [key, value] : s) {
+  for (const auto& setting : s) {
+    const std::string& key = setting.first;
     const auto ends = [&](const std::string& suffix) {
       return key.size() >= suffix.size() &&
              key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;

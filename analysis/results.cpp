@@ -73,17 +73,17 @@ class NewlineTerminated : public io::ByteSourceBase {
     if (!f_) throw AnalysisError(path + ": cannot be read");
   }
   ~NewlineTerminated() override { std::fclose(f_); }
+  // The reader stops asking once a read returns less than it asked for: the newline goes with the
+  // file's last bytes.
   int read(char* buffer, int size) override {
     if (done_ || size <= 0) return 0;
-    const std::size_t n = std::fread(buffer, 1, std::size_t(size), f_);
-    if (n > 0) {
-      newline_ = buffer[n - 1] == '\n';
-      return int(n);
+    std::size_t n = std::fread(buffer, 1, std::size_t(size), f_);
+    if (n > 0) newline_ = buffer[n - 1] == '\n';
+    if (n < std::size_t(size)) {  // the end of the file
+      done_ = true;
+      if (!newline_) buffer[n++] = '\n';
     }
-    done_ = true;
-    if (newline_) return 0;
-    buffer[0] = '\n';
-    return 1;
+    return int(n);
   }
 
  private:

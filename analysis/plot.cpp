@@ -126,6 +126,13 @@ void plot(PlotKind kind, const std::vector<Result>& rows, const std::string& out
       for (const Result* r : ok)
         if (r->square()) largest = std::max(largest, r->m);
       shape = std::to_string(largest);
+      if (largest == 0) {  // no square size: the shape with the most configurations
+        std::map<std::string, int> count;
+        for (const Result* r : ok) count[r->shape()]++;
+        int most = 0;
+        for (const auto& [s, c] : count)
+          if (c > most) most = c, shape = s;
+      }
     }
     std::ostringstream data;
     int i = 0;

@@ -12,6 +12,7 @@
 
 #include "analysis/commands.hpp"
 #include "analysis/paper_tables.hpp"
+#include "harness/csv.hpp"
 
 namespace fs = std::filesystem;
 
@@ -28,13 +29,15 @@ std::string read_text(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
-// All results CSVs under a folder (not the samples), relative to it, sorted.
+// All results CSVs under a folder, relative to it, sorted: those with their raw samples beside them
+// (mmlab writes both; other CSVs, such as ncu exports, are not results).
 std::vector<std::string> result_files(const std::string& dir) {
   if (!fs::is_directory(dir)) throw AnalysisError(dir + ": no such folder");
   std::vector<std::string> out;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
     const std::string p = e.path().string();
-    if (e.is_regular_file() && e.path().extension() == ".csv" && p.find(".samples.csv") == std::string::npos)
+    if (e.is_regular_file() && e.path().extension() == ".csv" &&
+        p.find(".samples.csv") == std::string::npos && fs::exists(samples_path_for(p)))
       out.push_back(fs::relative(e.path(), dir).generic_string());
   }
   std::sort(out.begin(), out.end());

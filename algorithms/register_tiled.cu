@@ -18,10 +18,13 @@
 // (algorithms/aligned.cuh).
 // Any m, n, k.
 // `split` > 1 divides k over blockIdx.z and adds the partial tiles into C (zeroed first) atomically.
-// Variants: `tuned` picks tile, warp tile, depth, stages and split from the problem size (the
-// table below, chosen by experiments/flagship-tuning.ini); `manual` takes them from the axes.
+// Variants: `tuned` picks the kernel and the split by a cost model of waves over the device's SMs
+// (below; fitted to experiments/flagship-shape-model.ini); `manual` takes them from the axes.
 // Example: mmlab run --algorithms register_tiled,cublas --size 1024:8192:1024
+#include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <vector>
 
 #include "algorithms/aligned.cuh"
 #include "algorithms/common.cuh"
@@ -33,7 +36,7 @@ namespace {
 
 enum class Kind { tuned, manual };  // in the order of kVariants
 const std::vector<Variant> kVariants = {
-    {"tuned", "tile, warp tile, depth, stages and split chosen from the problem size and the SM count"},
+    {"tuned", "kernel and k split chosen by a cost model of waves over the device's SMs"},
     {"manual", "all from the axes"}};
 
 struct Choice {
@@ -62,37 +65,120 @@ LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   return lc;
 }
 
-// The `tuned` choice, read off experiments/flagship-tuning.ini on the H100 (data/flagship/tuning.csv,
-// docs/flagship-notes.md) and stated in waves of the device's own SM count. Where 128x128 tiles
-// waste little to padding: the quads kernel with 8x16 threads (warp 32x128) once 128x128 tiles make
-// four well-filled waves (4095 and up on 132 SMs); with 8x8 threads (warp 32x64) from about one
-// wave (240 of the 264 slots of two blocks per SM; 2048, 3072, 4096x1024x8192), k split in two when
-// that fills the last wave much better (3072); with 128x64 tiles and k split four ways below that
-// (1536, 1000x3000x2000); 128x128 tiles of 8x16 threads split four ways while that still gives
-// every SM a block (1024); 128x64 tiles of 8x8 threads split four ways (512). Where padding tiles
-// would waste more than 5% of the work (1025, 2049): 128x64 quads tiles, k split while the slices
-// stay 512 deep.
-Choice tuned(const Problem& p, const DeviceInfo& d) {
-  const double sms = d.sm_count > 0 ? d.sm_count : 132, slots = 2 * sms;  // two 256-thread blocks per SM
-  auto fill = [&](double blocks) { return blocks / (std::ceil(blocks / slots) * slots); };
-  const double t128 = double(ceil_div(p.m, 128)) * double(ceil_div(p.n, 128));
-  const double coverage = double(p.m) * double(p.n) / (t128 * 128 * 128);
-  // The thresholds measured on 132 SMs (264 slots), in the device's own slots.
-  const double waves4 = slots * 1000 / 264, one_wave = slots * 240 / 264, half_wave = slots * 128 / 264;
-  auto split_while = [&](long min_depth) {
-    long split = 4;
-    while (split > 1 && p.k / split < min_depth) split /= 2;
-    return split;
-  };
-  if (coverage >= 0.95 || t128 >= waves4) {
-    if (t128 >= waves4 && fill(t128) >= 0.85) return {128, 128, 16, 32, 128, 2, 1};
-    if (t128 >= one_wave)
-      return {128, 128, 16, 32, 64, 2, fill(t128) < 0.85 && fill(2 * t128) >= 0.85 ? 2 : 1};
-    if (t128 >= half_wave) return {128, 64, 16, 32, 64, 4, split_while(128)};
-    if (t128 * 4 >= sms && p.k >= 512) return {128, 128, 16, 64, 64, 3, 4};
-    return {128, 64, 16, 64, 32, 3, split_while(128)};
+// The `tuned` choice: every candidate kernel x k split priced by a cost model of waves over the
+// device's SMs, the cheapest chosen (docs/flagship-notes.md, round two). A kernel holds `o` blocks
+// per SM (its occupancy on this device); B blocks of S k steps (16 deep) run as full waves of o
+// blocks per SM and a last wave of j < o. A wave costs S x (a (1 - l) + o b l), l = (j - 1) / (o - 1):
+// a is a step with one block on the SM, o b a step with o of them. Plus a launch cost t0, the split's
+// zeroing and atomic adds (per element of C and split), and the padded copies of unaligned operands
+// (per element). a, b and the rest were fitted on the H100 (relative least squares) to
+// experiments/flagship-shape-model.ini (40 random shapes x every kernel below x split 1...16) and
+// experiments/flagship-tuning.ini; the held-out check is experiments/random-shapes.ini. Where
+// several candidates are within 6% of the cheapest, the 8x16 quads kernel (the highest FFMA share,
+// docs/flagship-notes.md) is taken if it fills at least one wave: the model prices steady state no
+// better than that.
+struct Candidate {
+  Choice kernel;  // split 1; each is priced at every split
+  int occupancy;  // blocks per SM on the H100 (from ptxas: registers, shared memory); the device's own when
+                  // present
+  double a, b;    // ms per k step of a wave: one block per SM; per block at full occupancy
+  int (*blocks_per_sm)();
+};
+
+template <int kBM, int kBN, int kWM, int kWN, int kStages>
+int blocks_per_sm() {
+  const Choice ch{kBM, kBN, 16, kWM, kWN, kStages, 1};
+  const long pitch_a = kWM == 32 ? kBM + 4 : kBM;
+  const std::size_t smem = sizeof(float) * std::size_t(kStages * (pitch_a * 16 + 16 * kBN));
+  int blocks = 0;
+  if constexpr (kWM == 32) {
+    auto kernel = register_tiled_quads_kernel<kBM, kBN, 16, kStages, kWN / 32>;
+    allow_shared_bytes(kernel, smem);
+    MMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, int(threads_of(ch)), smem));
+  } else {
+    auto kernel = register_tiled_kernel<kBM, kBN, 16, kWN, kStages, false>;
+    allow_shared_bytes(kernel, smem);
+    MMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, int(threads_of(ch)), smem));
   }
-  return {128, 64, 16, 32, 64, 4, split_while(512)};
+  return blocks;
+}
+
+#define MMLAB_CANDIDATE(BM, BN, WM, WN, S, O, A, B) \
+  { {BM, BN, 16, WM, WN, S, 1}, O, A, B, blocks_per_sm<BM, BN, WM, WN, S> }
+// clang-format off
+const Candidate kCandidates[] = {
+  MMLAB_CANDIDATE(64, 64, 64, 32, 3, 8, 0.0009178, 0.0004360),
+  MMLAB_CANDIDATE(128, 64, 32, 64, 4, 4, 0.0010265, 0.0007153),
+  MMLAB_CANDIDATE(128, 64, 64, 32, 3, 4, 0.0010980, 0.0008031),
+  MMLAB_CANDIDATE(128, 64, 64, 64, 3, 4, 0.0025326, 0.0008505),
+  MMLAB_CANDIDATE(128, 128, 32, 64, 2, 2, 0.0015631, 0.0013581),
+  MMLAB_CANDIDATE(128, 128, 32, 128, 2, 2, 0.0027534, 0.0014037),
+  MMLAB_CANDIDATE(128, 128, 64, 32, 3, 2, 0.0017227, 0.0016119),
+  MMLAB_CANDIDATE(128, 128, 64, 64, 3, 2, 0.0025098, 0.0016020),
+  MMLAB_CANDIDATE(128, 256, 32, 128, 2, 1, 0.0029791, 0.0),
+  MMLAB_CANDIDATE(128, 256, 64, 64, 3, 1, 0.0032265, 0.0)};
+// clang-format on
+#undef MMLAB_CANDIDATE
+constexpr double kLaunchMs = 0.023174, kSplitMsPerElement = 3.6581e-9, kPadMsPerElement = 5.9782e-9;
+constexpr long kSplits[] = {1, 2, 3, 4, 6, 8, 12, 16};
+constexpr double kNearlyCheapest = 1.06;
+const Choice kPreferred = {128, 128, 16, 32, 128, 2, 1};
+
+// Occupancies on this device, asked once (the H100's when there is no GPU).
+const std::vector<int>& occupancies(const DeviceInfo& d) {
+  static std::vector<int> on_device;
+  static std::vector<int> fitted;
+  if (fitted.empty())
+    for (const Candidate& c : kCandidates) fitted.push_back(c.occupancy);
+  if (!d.present) return fitted;
+  if (on_device.empty())
+    for (const Candidate& c : kCandidates) on_device.push_back(std::max(1, c.blocks_per_sm()));
+  return on_device;
+}
+
+struct Priced {
+  Choice choice;
+  double ms;
+  bool fills_a_wave;
+};
+
+Priced price(const Candidate& c, int occupancy, long split, const Problem& p, double sms) {
+  Choice ch = c.kernel;
+  ch.split = split;
+  const double tiles = double(ceil_div(p.m, ch.bm)) * double(ceil_div(p.n, ch.bn));
+  const long per = k_per_split(p.k, ch);
+  const double blocks = tiles * double(ceil_div(p.k, per)), steps = double(per / 16);
+  const double o = occupancy, per_wave = o * sms;
+  const double full = std::floor(blocks / per_wave), rest = blocks - full * per_wave;
+  auto wave = [&](double j) {  // j blocks per SM
+    const double l = o > 1 ? (j - 1) / (o - 1) : 0;
+    return steps * (c.a * (1 - l) + o * c.b * l);
+  };
+  double ms = full * wave(o) + (rest > 0 ? wave(std::ceil(rest / sms)) : 0) + kLaunchMs;
+  if (split > 1) ms += kSplitMsPerElement * double(p.m) * double(p.n) * double(split);
+  ms += kPadMsPerElement *
+        ((p.k % 4 ? double(p.m) * double(p.k) : 0) + (p.n % 4 ? double(p.k) * double(p.n) : 0));
+  return {ch, ms, blocks >= per_wave};
+}
+
+Choice tuned(const Problem& p, const DeviceInfo& d) {
+  const double sms = d.sm_count > 0 ? d.sm_count : 132;
+  const std::vector<int>& occupancy = occupancies(d);
+  std::vector<Priced> all;
+  for (std::size_t i = 0; i < std::size(kCandidates); ++i)
+    for (long split : kSplits)
+      if (split == 1 || (p.k + split - 1) / split >= 16)
+        all.push_back(price(kCandidates[i], occupancy[i], split, p, sms));
+  const auto cheaper = [](const Priced& x, const Priced& y) { return x.ms < y.ms; };
+  std::sort(all.begin(), all.end(), cheaper);
+  for (const Priced& x : all) {
+    if (x.ms > all.front().ms * kNearlyCheapest) break;
+    const Choice& c = x.choice;
+    if (c.bm == kPreferred.bm && c.bn == kPreferred.bn && c.wm == kPreferred.wm && c.wn == kPreferred.wn &&
+        x.fills_a_wave)
+      return c;
+  }
+  return all.front().choice;
 }
 
 Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) {

@@ -48,6 +48,22 @@ struct Dir {
 
 std::size_t rows_in(const std::string& csv) { return read_csv(csv).rows.size(); }
 
+// A host sweep of 13 sizes long enough to be caught running (a few seconds), into `csv`.
+std::string long_run(const std::string& csv) {
+  return "run --algorithms eigen --eigen.threads 1 --size 96:480:32 --trials 40 --warmup 0 --output " + csv;
+}
+
+// Starts `mmlab ARGS` in the background; returns its pid.
+pid_t start_mmlab(const std::string& args) {
+  const pid_t child = fork();
+  if (child == 0) {
+    const std::string cmd = std::string(MMLAB_BINARY) + " " + args + " >/dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), (char*)nullptr);
+    _exit(127);
+  }
+  return child;
+}
+
 TEST(Cli, ListShowsEveryAlgorithmWithItsAxes) {
   const Result r = mmlab("list");
   EXPECT_EQ(r.code, 0);
@@ -153,14 +169,8 @@ TEST(Cli, ResumeRepairsATornRowAndRefusesWhatIsNotOurs) {
 TEST(Cli, ASecondRunOnTheSameOutputIsRefused) {
   Dir d;
   const std::string csv = d / "r.csv";
-  const std::string args =
-      "run --algorithms eigen --eigen.threads 1 --size 96:480:32 --trials 40 --warmup 0 --output " + csv;
-  const pid_t child = fork();
-  if (child == 0) {
-    const std::string cmd = std::string(MMLAB_BINARY) + " " + args + " >/dev/null 2>&1";
-    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), (char*)nullptr);
-    _exit(127);
-  }
+  const std::string args = long_run(csv);
+  const pid_t child = start_mmlab(args);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline && !(fs::exists(csv) && fs::file_size(csv) > 0))
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -298,14 +308,8 @@ TEST(Cli, HostRunWritesRowsAndSamplesThenResumeSkipsThem) {
 void interrupt_and_resume(int sig) {
   Dir d;
   const std::string csv = d / "r.csv";
-  const std::string args =
-      "run --algorithms eigen --eigen.threads 1 --size 96:480:32 --trials 40 --warmup 0 --output " + csv;
-  const pid_t child = fork();
-  if (child == 0) {
-    const std::string cmd = std::string(MMLAB_BINARY) + " " + args + " >/dev/null 2>&1";
-    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), (char*)nullptr);
-    _exit(127);
-  }
+  const std::string args = long_run(csv);
+  const pid_t child = start_mmlab(args);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

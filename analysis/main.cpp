@@ -38,7 +38,8 @@ Commands:
   tables [--data DIR] [--out-dir DIR]
                                every paper table that has data under DIR (default data/)
   plot KIND FILE... -o OUT     KIND: size (GFLOP/s vs n, log-x), blocks (per configuration at
-                               --size, default the largest), roofline, scaling (speed-up vs GPUs);
+                               --size, default the largest), roofline, scaling (speed-up vs GPUs),
+                               ratio (speed-up over --baseline, default cublas, vs m n k);
                                OUT: .svg or .png
   readme [--data DIR] [--readme FILE] [--reports DIR]
                                one report per experiment (DIR/<experiment>.md, default docs/results)
@@ -209,7 +210,16 @@ int run(int argc, char** argv) {
     o.title = vm["title"].as<std::string>();
     o.shape = vm["size"].as<std::string>();
     o.scope = vm["scope"].as<std::string>();
-    plot(kind, load_results(args, false), out, o);
+    if (vm.count("baseline")) o.baseline = vm["baseline"].as<std::string>();
+    std::vector<Result> rows;
+    if (kind == PlotKind::ratio) {  // pairs within one run of each file
+      for (const std::string& file : args)
+        for (Result& r : select_run(load_results({file}, false), vm["run"].as<std::string>()))
+          rows.push_back(std::move(r));
+    } else {
+      rows = load_results(args, false);
+    }
+    plot(kind, rows, out, o);
     return 0;
   }
   if (command == "readme") {

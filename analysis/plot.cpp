@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "analysis/commands.hpp"
@@ -21,7 +22,8 @@ PlotKind parse_plot_kind(const std::string& text) {
   if (text == "blocks") return PlotKind::blocks;
   if (text == "roofline") return PlotKind::roofline;
   if (text == "scaling") return PlotKind::scaling;
-  throw AnalysisError("unknown plot kind '" + text + "' (valid: size, blocks, roofline, scaling)");
+  if (text == "ratio") return PlotKind::ratio;
+  throw AnalysisError("unknown plot kind '" + text + "' (valid: size, blocks, roofline, scaling, ratio)");
 }
 
 namespace {
@@ -147,6 +149,37 @@ void plot(PlotKind kind, const std::vector<Result>& rows, const std::string& out
            << "set key off\nset bmargin 16\nset xrange [-1:" << i << "]\n"
            << "plot datafile using 1:2:xtic(3) with boxes\n";
     run_gnuplot(script.str(), data.str(), out);
+    return;
+  }
+  if (kind == PlotKind::ratio) {                // speed-up over the baseline in the same file, against m n k
+    std::map<std::string, const Result*> base;  // file, shape, L2 setting -> the baseline's row
+    const auto key = [](const Result* r) {
+      return r->file + "|" + r->shape() + "|" + r->fields.at("l2_flush");
+    };
+    for (const Result* r : ok)
+      if (r->algorithm == o.baseline) base[key(r)] = r;
+    std::set<std::string> files;
+    for (const Result* r : ok) files.insert(r->file);
+    Series s;
+    for (const Result* r : ok) {
+      if (r->algorithm == o.baseline) continue;
+      const std::string name =  // which file, where several are plotted
+          r->configuration() +
+          (files.size() > 1 ? " (" + std::filesystem::path(r->file).stem().string() + ")" : "");
+      const auto b = base.find(key(r));
+      if (b == base.end() || r->median_ms <= 0) continue;
+      s.add(name, double(r->m) * double(r->n) * double(r->k), b->second->median_ms / r->median_ms);
+    }
+    if (s.names.empty())
+      throw AnalysisError("plot ratio: no row has a " + o.baseline + " row of its problem beside it");
+    script << "set title "
+           << quote(o.title.empty() ? "speed-up over " + o.baseline + " (medians, same run), " + device
+                                    : o.title)
+           << "\nset logscale x 10\nset format x '10^{%L}'\nset xlabel 'm n k (multiply-adds)'\n"
+           << "set ylabel 'x " << o.baseline << "'\n"
+           << s.plot_clause("with points pointsize 1.2",
+                            "1 with lines dt 2 lc rgb 'gray' title " + quote("= " + o.baseline));
+    run_gnuplot(script.str(), s.data(), out);
     return;
   }
   if (kind == PlotKind::scaling) {  // speed-up over one-GPU cuBLAS against GPUs, per algorithm and size

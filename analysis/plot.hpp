@@ -8,12 +8,13 @@
 
 namespace mmlab::analysis {
 
-enum class PlotKind { size, blocks, roofline, scaling };
+enum class PlotKind { size, blocks, roofline, scaling, ratio };
 PlotKind parse_plot_kind(const std::string& text);
 struct PlotOptions {
   std::string title;
   std::string shape;  // blocks: the problem shape to show (default: the largest square one)
   std::string scope = "kernel";
+  std::string baseline = "cublas";  // ratio: the algorithm each row is divided by (same file, same problem)
 };
 // Writes OUT (.svg or .png) through gnuplot; AnalysisError on bad input, std::runtime_error when
 // gnuplot fails. The file is written whole or not at all.

@@ -350,7 +350,8 @@ TEST(Plots, EveryKindWritesSvgAndPng) {
   write_results(d / "all.csv", paper_fixture());
   const auto rows = load_results({d / "all.csv"}, false);
   for (auto [kind, name] :
-       {std::pair{PlotKind::size, "size"}, {PlotKind::blocks, "blocks"}, {PlotKind::roofline, "roofline"}})
+       {std::pair{PlotKind::size, "size"}, {PlotKind::blocks, "blocks"}, {PlotKind::roofline, "roofline"},
+        {PlotKind::ratio, "ratio"}})
     for (const char* ext : {".svg", ".png"}) {
       const std::string out = d / (std::string(name) + ext);
       plot(kind, rows, out, PlotOptions{});
@@ -358,6 +359,9 @@ TEST(Plots, EveryKindWritesSvgAndPng) {
       EXPECT_GT(std::filesystem::file_size(out), 1000u) << out;
     }
   EXPECT_THROW(plot(PlotKind::size, rows, d / "x.pdf", PlotOptions{}), AnalysisError);
+  PlotOptions nobody;
+  nobody.baseline = "nope";  // a ratio needs the baseline's rows
+  EXPECT_THROW(plot(PlotKind::ratio, rows, d / "r.svg", nobody), AnalysisError);
   EXPECT_FALSE(std::filesystem::exists(d / "x.pdf"));
 }
 

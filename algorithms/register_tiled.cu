@@ -72,8 +72,9 @@ LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
 // a is a step with one block on the SM, o b a step with o of them. Plus a launch cost t0, the split's
 // zeroing and atomic adds (per element of C and split), and the padded copies of unaligned operands
 // (per element). a, b and the rest were fitted on the H100 (relative least squares) to
-// experiments/flagship-shape-model.ini (40 random shapes x every kernel below x split 1...16) and
-// experiments/flagship-tuning.ini; the held-out check is experiments/random-shapes.ini. Where
+// experiments/flagship-shape-model.ini (40 random shapes x every kernel below x split 1...16; the
+// 64-row tiles in a run of their own, data/flagship/64-row/) and experiments/flagship-tuning.ini;
+// the held-out check is experiments/random-shapes.ini (steps 11-13 of the notes). Where
 // several candidates are within 8% of the cheapest, the 8x16 quads kernel (the highest FFMA share,
 // docs/flagship-notes.md) is taken if it fills at least one wave: the model prices steady state no
 // better than that.

@@ -55,13 +55,31 @@ long k_per_split(long k, const Choice& ch) {
 
 long threads_of(const Choice& ch) { return 32 * (ch.bm / ch.wm) * (ch.bn / ch.wn); }
 
+std::size_t shared_bytes(const Choice& ch) {
+  const long pitch_a = ch.wm == 32 ? ch.bm + 4 : ch.bm;  // the quads kernel pads A's transposed rows
+  return sizeof(float) * std::size_t(ch.stages * (pitch_a * ch.bk + ch.bk * ch.bn));
+}
+
+// The kernel of a compiled point: WM 32 the quads kernel, else natural-A (whose 8x8 tiles have a
+// separate split-k epilogue).
+using Kernel = void (*)(const float*, int, const float*, int, float*, int, int, int, int, int, bool);
+template <int kBM, int kBN, int kBK, int kWM, int kWN, int kStages>
+Kernel kernel_of(bool split) {
+  if constexpr (kWM == 32)
+    return register_tiled_quads_kernel<kBM, kBN, kBK, kStages, kWN / 32>;
+  else if constexpr (kWN == 32)
+    return split ? register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, true>
+                 : register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, false>;
+  else
+    return register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, false>;
+}
+
 LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   const Choice ch = choice(q);
   LaunchConfig lc;
   lc.block = {unsigned(threads_of(ch)), 1, 1};
   lc.grid = {ceil_div(p.n, ch.bn), ceil_div(p.m, ch.bm), ceil_div(p.k, k_per_split(p.k, ch))};
-  const long pitch_a = ch.wm == 32 ? ch.bm + 4 : ch.bm;  // the quads kernel pads A's transposed rows
-  lc.shared_bytes = sizeof(float) * std::size_t(ch.stages * (pitch_a * ch.bk + ch.bk * ch.bn));
+  lc.shared_bytes = shared_bytes(ch);
   return lc;
 }
 
@@ -89,18 +107,11 @@ struct Candidate {
 template <int kBM, int kBN, int kWM, int kWN, int kStages>
 int blocks_per_sm() {
   const Choice ch{kBM, kBN, 16, kWM, kWN, kStages, 1};
-  const long pitch_a = kWM == 32 ? kBM + 4 : kBM;
-  const std::size_t smem = sizeof(float) * std::size_t(kStages * (pitch_a * 16 + 16 * kBN));
+  const Kernel kernel = kernel_of<kBM, kBN, 16, kWM, kWN, kStages>(false);
+  allow_shared_bytes(kernel, shared_bytes(ch));
   int blocks = 0;
-  if constexpr (kWM == 32) {
-    auto kernel = register_tiled_quads_kernel<kBM, kBN, 16, kStages, kWN / 32>;
-    allow_shared_bytes(kernel, smem);
-    MMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, int(threads_of(ch)), smem));
-  } else {
-    auto kernel = register_tiled_kernel<kBM, kBN, 16, kWN, kStages, false>;
-    allow_shared_bytes(kernel, smem);
-    MMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, int(threads_of(ch)), smem));
-  }
+  MMLAB_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, int(threads_of(ch)), shared_bytes(ch)));
   return blocks;
 }
 
@@ -207,15 +218,7 @@ using KernelLauncher = void (*)(const RunArgs&, const Operands&, const LaunchCon
 
 template <int kBM, int kBN, int kBK, int kWM, int kWN, int kStages>
 void launch_kernel(const RunArgs& r, const Operands& o, const LaunchConfig& lc, int per, bool split) {
-  using Kernel = void (*)(const float*, int, const float*, int, float*, int, int, int, int, int, bool);
-  Kernel kernel = nullptr;
-  if constexpr (kWM == 32)
-    kernel = register_tiled_quads_kernel<kBM, kBN, kBK, kStages, kWN / 32>;
-  else if constexpr (kWN == 32)  // only 8x8 tiles have a separate split-k epilogue
-    kernel = split ? register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, true>
-                   : register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, false>;
-  else
-    kernel = register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, false>;
+  const Kernel kernel = kernel_of<kBM, kBN, kBK, kWM, kWN, kStages>(split);
   allow_shared_bytes(kernel, lc.shared_bytes);
   kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(
       o.a, o.lda, o.b, o.ldb, r.c, int(r.problem.n), int(r.problem.m), int(r.problem.n), o.k, per, split);

@@ -24,11 +24,13 @@
 namespace mmlab {
 namespace {
 
-template <int kBM, int kBN, int kBK, int kQN>
+// kPadA: the pad of A's transposed rows (4 for the transposing stores below; 0 where TMA writes the
+// tile whole, algorithms/tma_tiled.cu).
+template <int kBM, int kBN, int kBK, int kQN, int kPadA = 4>
 struct Quads {
   static constexpr int kWarpsM = kBM / 32, kThreads = kWarpsM * (kBN / (32 * kQN)) * 32;
   static constexpr int kMinBlocks = (kQN == 2 ? 512 : 256) / kThreads;  // 128 or 255 registers
-  static constexpr int kPitchA = kBM + 4;
+  static constexpr int kPitchA = kBM + kPadA;
   static constexpr int kTileA = kBK * kPitchA, kTileB = kBK * kBN;  // floats of A's and B's tile
   static constexpr int kStage = kTileA + kTileB;                    // floats of one pipeline stage
   static constexpr int kLoadsA = kBM * kBK / 4 / kThreads;          // 16-byte loads of A per thread

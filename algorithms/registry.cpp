@@ -9,6 +9,7 @@
   X(warptile_1d)            \
   X(outer_product)          \
   X(register_tiled)         \
+  X(tma_tiled)              \
   X(cannon)                 \
   X(dns)                    \
   X(cluster_cannon)         \

@@ -1,0 +1,114 @@
+// Hopper's own data movement, for the kernels that use it (algorithms/tma_tiled.cu): tensor maps
+// and TMA tile loads (`cp.async.bulk.tensor`: one thread copies a whole 2D box of global memory into
+// shared memory, zero-filling what lies outside the matrix), and the mbarriers they complete.
+//
+// A tensor map is encoded on the host by the driver's cuTensorMapEncodeTiled, reached through the
+// runtime's entry-point query so that nothing links libcuda directly, and passed to the kernel as a
+// __grid_constant__ parameter.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "algorithms/common.cuh"
+
+namespace mmlab {
+namespace {
+
+__device__ inline unsigned shared_address(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
+
+// mbarriers in shared memory (sm_90): init with an arrival count; a phase completes when the count
+// has arrived and every transaction byte announced by expect_tx has landed.
+__device__ inline void mbarrier_init(std::uint64_t* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(bar)), "r"(count) : "memory");
+}
+// Makes the initialised mbarriers visible to the TMA unit (the async proxy) and the other threads.
+__device__ inline void mbarrier_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+__device__ inline void mbarrier_expect_bytes(std::uint64_t* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(shared_address(bar)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ inline void mbarrier_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(bar)) : "memory");
+}
+// Waits until the phase of parity `parity` has completed.
+__device__ inline void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "wait:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra wait;\n"
+      "}\n" ::"r"(shared_address(bar)),
+      "r"(parity)
+      : "memory");
+}
+
+// The box of `map` at element (x, y) (x the contiguous dimension) into shared memory at `dst`,
+// completing `bar`'s transaction count by the box's size.
+__device__ inline void tma_load_2d(float* dst, const CUtensorMap& map, int x, int y, std::uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
+      "[%4];\n" ::"r"(shared_address(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(x), "r"(y), "r"(shared_address(bar))
+      : "memory");
+}
+
+// A row-major float matrix (rows x cols, pitch `ld` floats, 16-byte aligned rows) as a tensor map
+// of boxes box_rows x box_cols (box_cols * 4 bytes a multiple of 16, each at most 256), no swizzle:
+// a box lands in shared memory as a dense box_rows x box_cols row-major tile.
+inline CUtensorMap tensor_map(const float* base, long rows, long cols, long ld, int box_rows, int box_cols) {
+  using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                              const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                              CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+  static Encode encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    MMLAB_CHECK(
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || !fn)
+      throw std::runtime_error("the driver has no cuTensorMapEncodeTiled (CUDA 12.0 or newer needed)");
+    return reinterpret_cast<Encode>(fn);
+  }();
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
+  const cuuint64_t strides[1] = {cuuint64_t(ld) * sizeof(float)};
+  const cuuint32_t box[2] = {cuuint32_t(box_cols), cuuint32_t(box_rows)};
+  const cuuint32_t step[2] = {1, 1};
+  const CUresult rc = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims,
+                             strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (rc != CUDA_SUCCESS)
+    throw std::runtime_error("cuTensorMapEncodeTiled failed: CUresult " + std::to_string(rc));
+  return map;
+}
+
+// at (cols x rows, pitch ld_t) = src^T for src (rows x cols, pitch cols): 32 x 32 tiles through
+// shared memory (pitch 33: the column reads fall on distinct banks), both sides coalesced.
+__global__ void transpose_kernel(const float* __restrict__ src, int rows, int cols, float* __restrict__ at,
+                                 int ld_t) {
+  __shared__ float tile[32][33];
+  const int r0 = blockIdx.y * 32, c0 = blockIdx.x * 32;
+  for (int i = threadIdx.y; i < 32; i += blockDim.y) {
+    const int r = r0 + i, col = c0 + threadIdx.x;
+    if (r < rows && col < cols) tile[i][threadIdx.x] = src[long(r) * cols + col];
+  }
+  __syncthreads();
+  for (int i = threadIdx.y; i < 32; i += blockDim.y) {
+    const int col = c0 + i, r = r0 + threadIdx.x;
+    if (r < rows && col < cols) at[long(col) * ld_t + r] = tile[threadIdx.x][i];
+  }
+}
+
+inline void transpose(const float* src, long rows, long cols, float* at, long ld_t, cudaStream_t s) {
+  const dim3 grid(ceil_div(cols, 32), ceil_div(rows, 32));
+  transpose_kernel<<<grid, dim3(32, 8), 0, s>>>(src, int(rows), int(cols), at, int(ld_t));
+}
+
+}  // namespace
+}  // namespace mmlab

@@ -1,0 +1,200 @@
+// tma_tiled: the flagship's quads product (algorithms/register_tiled_quads.cuh) fed by Hopper's TMA:
+// one thread loads each k tile of A and B with two `cp.async.bulk.tensor` instructions, an mbarrier
+// per stage says when they have landed, and the other threads do no address arithmetic, no global
+// loads and no shared stores at all: their instruction stream is the product's shared loads and FFMAs.
+//
+// Source: the register-blocking design of register_tiled (Gupta and Bhalla 2022, and the SGEMM README's
+// block -> warp -> thread tiling), with the operand movement of NVIDIA's Hopper tuning guide (Tensor
+// Memory Accelerator, asynchronous transaction barriers). docs/flagship-notes.md, round two, part 2.
+//
+// The product reads A's k tile transposed, (BK, BM), so A is first transposed into the workspace
+// (k x m, pitch rounded up to 4 floats: a tensor map's rows are 16-byte aligned); B is used as
+// stored, or padded when n % 4 != 0 (algorithms/aligned.cuh). TMA fills what lies past m, n or k with
+// zeros, so no load is clamped or guarded; the epilogue stores only rows < m and columns < n.
+// Per k tile t: every thread waits on stage t's mbarrier, then one block barrier (stage t - 1 is free),
+// then thread 0 issues tile t + STAGES - 1 into it, then the product of tile t.
+// `split` > 1 divides k over blockIdx.z and adds the partial tiles into C (zeroed first) atomically.
+// Example: mmlab run --algorithms tma_tiled,register_tiled,cublas --size 4096 --stages 3,4
+#include "algorithms/aligned.cuh"
+#include "algorithms/register_tiled_quads.cuh"
+#include "algorithms/tma.cuh"
+
+namespace mmlab {
+namespace {
+
+template <int kBM, int kBN, int kBK, int kQN>
+using Tile = Quads<kBM, kBN, kBK, kQN, 0>;  // A's tile as TMA writes it: (BK, BM), no pad
+
+template <int kBM, int kBN, int kBK, int kStages, int kQN>
+__global__ void __launch_bounds__(Tile<kBM, kBN, kBK, kQN>::kThreads, Tile<kBM, kBN, kBK, kQN>::kMinBlocks)
+    tma_tiled_kernel(const __grid_constant__ CUtensorMap at_map, const __grid_constant__ CUtensorMap b_map,
+                     float* __restrict__ c, int ldc, int m, int n, int k, int k_per_split, bool accumulate) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using S = Tile<kBM, kBN, kBK, kQN>;
+  extern __shared__ __align__(128) float smem[];  // kStages x [A^T (BK, BM), B (BK, BN)], then the barriers
+  std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(smem + kStages * S::kStage);
+  const int row0 = blockIdx.y * kBM, col0 = blockIdx.x * kBN;
+  const int k_begin = blockIdx.z * k_per_split, k_end = min(k, k_begin + k_per_split);
+  const int tiles = (k_end - k_begin + kBK - 1) / kBK;
+  const bool issuer = threadIdx.x == 0;
+  auto stage = [&](int t) { return smem + (t % kStages) * S::kStage; };
+  auto issue = [&](int t) {  // tile t (k_per_split is whole tiles: a tile never crosses into another split)
+    std::uint64_t* bar = &landed[t % kStages];
+    mbarrier_expect_bytes(bar, sizeof(float) * S::kStage);
+    tma_load_2d(stage(t), at_map, row0, k_begin + t * kBK, bar);
+    tma_load_2d(stage(t) + S::kTileA, b_map, col0, k_begin + t * kBK, bar);
+  };
+  if (issuer) {
+    for (int s = 0; s < kStages; ++s) mbarrier_init(&landed[s], 1);
+    mbarrier_init_fence();
+    for (int t = 0; t < kStages - 1 && t < tiles; ++t) issue(t);
+  }
+  __syncthreads();  // the barriers are initialised before anyone waits on them
+
+  typename S::Acc acc = {};
+  for (int t = 0; t < tiles; ++t) {
+    mbarrier_wait(&landed[t % kStages], unsigned(t / kStages) & 1u);  // tile t has landed
+    __syncthreads();  // every thread is done with tile t - 1: its stage may be overwritten
+    if (issuer && t + kStages - 1 < tiles) issue(t + kStages - 1);
+    S::product(stage(t), stage(t) + S::kTileA, acc);
+  }
+
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int row = row0 + S::row_of(i);
+    if (row >= m) continue;
+#pragma unroll
+    for (int j = 0; j < 4 * kQN; ++j) {
+      const int col = col0 + S::col_of(j);
+      if (col >= n) continue;
+      if (accumulate)
+        atomicAdd(c + long(row) * ldc + col, acc[i][j]);
+      else
+        c[long(row) * ldc + col] = acc[i][j];
+    }
+  }
+#endif
+}
+
+struct Choice {
+  long bm, bn, bk, wm, wn, stages, split;
+};
+
+Choice choice(const Params& q) {
+  const Shape2 t = q.shape("tile"), w = q.shape("warp");
+  return {t.x, t.y, q.integer("depth"), w.x, w.y, q.integer("stages"), q.integer("split")};
+}
+
+long k_per_split(long k, const Choice& ch) {
+  const long per = (k + ch.split - 1) / ch.split;
+  return (per + ch.bk - 1) / ch.bk * ch.bk;  // whole k tiles per split
+}
+
+std::size_t shared_bytes(const Choice& ch) {
+  return sizeof(float) * std::size_t(ch.stages * ch.bk * (ch.bm + ch.bn)) + sizeof(std::uint64_t) * ch.stages;
+}
+
+LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
+  const Choice ch = choice(q);
+  LaunchConfig lc;
+  lc.block = {unsigned(32 * (ch.bm / ch.wm) * (ch.bn / ch.wn)), 1, 1};
+  lc.grid = {ceil_div(p.n, ch.bn), ceil_div(p.m, ch.bm), ceil_div(p.k, k_per_split(p.k, ch))};
+  lc.shared_bytes = shared_bytes(ch);
+  return lc;
+}
+
+// The workspace: A^T (k x m, pitch m rounded up to 4), then B padded when its rows are not aligned.
+long pitch_t(const Problem& p) { return round4(p.m); }
+std::size_t workspace(const Problem& p, const Params&) {
+  return sizeof(float) * (std::size_t(p.k * pitch_t(p)) + padding(p).b_floats);
+}
+
+Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
+  if (d.present && d.cc_major < 9)
+    return "tma_tiled needs TMA and mbarrier transactions: compute capability 9.0";
+  const Choice ch = choice(q);
+  if (ch.split < 1 || ch.split > 64) return "split must be 1 to 64";
+  if (p.m > 65535L * 32) return "the transpose of A runs m / 32 blocks in y: m must be at most 2097120";
+  if (p.k * pitch_t(p) >= (1L << 31))
+    return "tma_tiled indexes with 32 bits: A^T must have fewer than 2^31 elements";
+  return fits_aligned_int(p, "tma_tiled");
+}
+
+using KernelLauncher = void (*)(const RunArgs&, const CUtensorMap&, const CUtensorMap&, const LaunchConfig&,
+                                int per, bool split);
+
+template <int kBM, int kBN, int kBK, int kWN, int kStages>
+void launch_kernel(const RunArgs& r, const CUtensorMap& at, const CUtensorMap& b, const LaunchConfig& lc,
+                   int per, bool split) {
+  const auto kernel = tma_tiled_kernel<kBM, kBN, kBK, kStages, kWN / 32>;
+  allow_shared_bytes(kernel, lc.shared_bytes);
+  const Problem& p = r.problem;
+  kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(at, b, r.c, int(p.n), int(p.m), int(p.n),
+                                                                     int(p.k), per, split);
+}
+
+// The compiled points: (BM, BN, BK, WN), warp tiles 32 x WN (8x8 or 8x16 per thread), 2, 3 and 4 stages.
+#define MMLAB_STAGE(BM, BN, BK, WN, S)                                                                    \
+  {{"tma", {{"tile", shape_text(BM, BN)}, {"warp", shape_text(32, WN)}, {"depth", #BK}, {"stages", #S}}}, \
+   launch_kernel<BM, BN, BK, WN, S>},
+#define MMLAB_ENTRY(BM, BN, BK, WN) \
+  MMLAB_STAGE(BM, BN, BK, WN, 2) MMLAB_STAGE(BM, BN, BK, WN, 3) MMLAB_STAGE(BM, BN, BK, WN, 4)
+// clang-format off
+const KernelTable<KernelLauncher> kKernels = {
+  MMLAB_ENTRY(128, 128, 16, 64) MMLAB_ENTRY(128, 128, 32, 64) MMLAB_ENTRY(128, 128, 16, 128)
+  MMLAB_ENTRY(128, 256, 16, 128) MMLAB_ENTRY(64, 128, 16, 64)};
+// clang-format on
+#undef MMLAB_ENTRY
+#undef MMLAB_STAGE
+
+void run(const RunArgs& r) {
+  const Problem& p = r.problem;
+  const Choice ch = choice(*r.params);
+  const LaunchConfig lc = launch(p, *r.params, *r.device);
+  float* at = static_cast<float*>(r.workspace);
+  transpose(r.a, p.m, p.k, at, pitch_t(p), r.stream);
+  const Padding d = padding(p);
+  const float* b = r.b;
+  if (d.b) {
+    float* padded = at + p.k * pitch_t(p);
+    pad(r.b, p.k, p.n, padded, p.k, d.ldb, r.device->sm_count, r.stream);
+    b = padded;
+  }
+  const CUtensorMap at_map = tensor_map(at, p.k, p.m, pitch_t(p), int(ch.bk), int(ch.bm));
+  const CUtensorMap b_map = tensor_map(b, p.k, p.n, d.ldb, int(ch.bk), int(ch.bn));
+  const bool split = lc.grid.z > 1;
+  if (split) MMLAB_CHECK(cudaMemsetAsync(r.c, 0, sizeof(float) * p.m * p.n, r.stream));
+  kKernels.at (*r.params)(r, at_map, b_map, lc, int(k_per_split(p.k, ch)), split);
+  MMLAB_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+MMLAB_ALGORITHM(tma_tiled) {
+  a.summary = "register_tiled's quads product fed by TMA tile loads and mbarrier-completed stages (Hopper)";
+  a.variants = {
+      {"tma", "one thread loads each k tile by TMA; an mbarrier per stage, one block barrier per tile"}};
+  a.axes = {{"tile", AxisKind::shape, "block tile BMxBN", "128x128", {}, {}},
+            {"warp",
+             AxisKind::shape,
+             "warp tile: 32x64 (8x8 per thread) or 32x128 (8x16), in 4x4 quads",
+             "32x64",
+             {},
+             {}},
+            {"depth", AxisKind::integer, "k step BK of a shared-memory tile", "16", {}, {}},
+            {"stages", AxisKind::integer, "shared-memory stages, each filled by two TMA loads", "4", {}, {}},
+            {"split",
+             AxisKind::integer,
+             "k split over blockIdx.z, partial tiles added atomically",
+             "1",
+             {"1", "3"},
+             {}}};
+  a.constraints =
+      "compute capability 9.0; split 1 to 64; every matrix (A^T padded) under 2^31 elements; m <= 2097120; "
+      "any m, n, k";
+  a.supports = supports;
+  a.workspace_bytes = workspace;
+  use_kernels(a, kKernels, launch, run);
+}
+
+}  // namespace mmlab

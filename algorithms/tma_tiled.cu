@@ -11,8 +11,12 @@
 // (k x m, pitch rounded up to 4 floats: a tensor map's rows are 16-byte aligned); B is used as
 // stored, or padded when n % 4 != 0 (algorithms/aligned.cuh). TMA fills what lies past m, n or k with
 // zeros, so no load is clamped or guarded; the epilogue stores only rows < m and columns < n.
-// Per k tile t: every thread waits on stage t's mbarrier, then one block barrier (stage t - 1 is free),
-// then thread 0 issues tile t + STAGES - 1 into it, then the product of tile t.
+// Variants, per k tile t:
+//   tma          every thread waits on stage t's mbarrier, then one block barrier (stage t - 1 is free),
+//                then thread 0 issues tile t + STAGES - 1 into it, then the product of tile t;
+//   specialized  an extra producer warp issues tile t as soon as the consumer warps have released its
+//                stage (a second mbarrier per stage, one arrival per consumer warp); the consumers only
+//                wait, multiply and release: no block barrier in the k loop (warp specialisation).
 // `split` > 1 divides k over blockIdx.z and adds the partial tiles into C (zeroed first) atomically.
 // Example: mmlab run --algorithms tma_tiled,register_tiled,cublas --size 4096 --stages 3,4
 #include "algorithms/aligned.cuh"
@@ -25,18 +29,27 @@ namespace {
 template <int kBM, int kBN, int kBK, int kQN>
 using Tile = Quads<kBM, kBN, kBK, kQN, 0>;  // A's tile as TMA writes it: (BK, BM), no pad
 
-template <int kBM, int kBN, int kBK, int kStages, int kQN>
-__global__ void __launch_bounds__(Tile<kBM, kBN, kBK, kQN>::kThreads, Tile<kBM, kBN, kBK, kQN>::kMinBlocks)
+// kProducer: a warpgroup of its own (one lane of it) issues the loads (warp specialisation) and the
+// consumer warps release each stage by an mbarrier instead of meeting at a block barrier; otherwise
+// thread 0 issues them. setmaxnreg hands the producers' registers to the consumers: the block is
+// launched at the registers of its whole thread count (128 per thread for two blocks of 8 warps, 168
+// for one of 12), then the producers drop to 40 and the consumers rise to 208 (the 8x16 product needs
+// ~200). It acts per warpgroup, hence a producer warpgroup rather than one warp.
+constexpr int kProducerThreads = 128, kProducerRegisters = 40, kConsumerRegisters = 208;
+template <int kBM, int kBN, int kBK, int kStages, int kQN, bool kProducer>
+__global__ void __launch_bounds__(Tile<kBM, kBN, kBK, kQN>::kThreads + (kProducer ? kProducerThreads : 0),
+                                  Tile<kBM, kBN, kBK, kQN>::kMinBlocks)
     tma_tiled_kernel(const __grid_constant__ CUtensorMap at_map, const __grid_constant__ CUtensorMap b_map,
                      float* __restrict__ c, int ldc, int m, int n, int k, int k_per_split, bool accumulate) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using S = Tile<kBM, kBN, kBK, kQN>;
+  constexpr int kConsumerWarps = S::kThreads / 32;
   extern __shared__ __align__(128) float smem[];  // kStages x [A^T (BK, BM), B (BK, BN)], then the barriers
-  std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(smem + kStages * S::kStage);
+  std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(smem + kStages * S::kStage);  // tile's bytes in
+  std::uint64_t* freed = landed + kStages;  // every consumer warp done with the stage (kProducer)
   const int row0 = blockIdx.y * kBM, col0 = blockIdx.x * kBN;
   const int k_begin = blockIdx.z * k_per_split, k_end = min(k, k_begin + k_per_split);
   const int tiles = (k_end - k_begin + kBK - 1) / kBK;
-  const bool issuer = threadIdx.x == 0;
   auto stage = [&](int t) { return smem + (t % kStages) * S::kStage; };
   auto issue = [&](int t) {  // tile t (k_per_split is whole tiles: a tile never crosses into another split)
     std::uint64_t* bar = &landed[t % kStages];
@@ -44,19 +57,47 @@ __global__ void __launch_bounds__(Tile<kBM, kBN, kBK, kQN>::kThreads, Tile<kBM, 
     tma_load_2d(stage(t), at_map, row0, k_begin + t * kBK, bar);
     tma_load_2d(stage(t) + S::kTileA, b_map, col0, k_begin + t * kBK, bar);
   };
-  if (issuer) {
-    for (int s = 0; s < kStages; ++s) mbarrier_init(&landed[s], 1);
+  const int issuer = kProducer ? S::kThreads : 0;
+  if (threadIdx.x == issuer) {
+    for (int s = 0; s < kStages; ++s) mbarrier_init(&landed[s], 1), mbarrier_init(&freed[s], kConsumerWarps);
     mbarrier_init_fence();
-    for (int t = 0; t < kStages - 1 && t < tiles; ++t) issue(t);
   }
   __syncthreads();  // the barriers are initialised before anyone waits on them
 
   typename S::Acc acc = {};
-  for (int t = 0; t < tiles; ++t) {
-    mbarrier_wait(&landed[t % kStages], unsigned(t / kStages) & 1u);  // tile t has landed
-    __syncthreads();  // every thread is done with tile t - 1: its stage may be overwritten
-    if (issuer && t + kStages - 1 < tiles) issue(t + kStages - 1);
-    S::product(stage(t), stage(t) + S::kTileA, acc);
+  if constexpr (kProducer) {
+    static_assert(!kProducer || (kQN == 4 && S::kThreads % 128 == 0),
+                  "8x16 tiles, whole consumer warpgroups");
+    if (threadIdx.x >=
+        S::kThreads) {            // the producer warpgroup: one lane issues every tile as its stage frees
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL  // sm_90a; built for plain sm_90 the block keeps its launch registers
+      asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegisters));
+#endif
+      if (threadIdx.x == issuer)
+        for (int t = 0; t < tiles; ++t) {
+          if (t >= kStages) mbarrier_wait(&freed[t % kStages], unsigned(t / kStages - 1) & 1u);
+          issue(t);
+        }
+      return;
+    }
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegisters));
+#endif
+    for (int t = 0; t < tiles; ++t) {
+      mbarrier_wait(&landed[t % kStages], unsigned(t / kStages) & 1u);
+      S::product(stage(t), stage(t) + S::kTileA, acc);
+      __syncwarp();
+      if (threadIdx.x % 32 == 0) mbarrier_arrive(&freed[t % kStages]);  // this warp is done with it
+    }
+  } else {
+    if (threadIdx.x == issuer)
+      for (int t = 0; t < kStages - 1 && t < tiles; ++t) issue(t);
+    for (int t = 0; t < tiles; ++t) {
+      mbarrier_wait(&landed[t % kStages], unsigned(t / kStages) & 1u);  // tile t has landed
+      __syncthreads();  // every thread is done with tile t - 1: its stage may be overwritten
+      if (threadIdx.x == issuer && t + kStages - 1 < tiles) issue(t + kStages - 1);
+      S::product(stage(t), stage(t) + S::kTileA, acc);
+    }
   }
 
 #pragma unroll
@@ -76,13 +117,28 @@ __global__ void __launch_bounds__(Tile<kBM, kBN, kBK, kQN>::kThreads, Tile<kBM, 
 #endif
 }
 
+enum class Kind { tma, specialized };  // in the order of kVariants
+const std::vector<Variant> kVariants = {
+    {"tma", "thread 0 issues each k tile's TMA loads; an mbarrier per stage, one block barrier per tile"},
+    {"specialized",
+     "a producer warp issues the TMA loads; consumer warps release stages by mbarrier, no block "
+     "barrier"}};
+
 struct Choice {
   long bm, bn, bk, wm, wn, stages, split;
+  bool producer;
 };
 
 Choice choice(const Params& q) {
   const Shape2 t = q.shape("tile"), w = q.shape("warp");
-  return {t.x, t.y, q.integer("depth"), w.x, w.y, q.integer("stages"), q.integer("split")};
+  return {t.x,
+          t.y,
+          q.integer("depth"),
+          w.x,
+          w.y,
+          q.integer("stages"),
+          q.integer("split"),
+          variant_kind<Kind>(kVariants, q) == Kind::specialized};
 }
 
 long k_per_split(long k, const Choice& ch) {
@@ -91,13 +147,14 @@ long k_per_split(long k, const Choice& ch) {
 }
 
 std::size_t shared_bytes(const Choice& ch) {
-  return sizeof(float) * std::size_t(ch.stages * ch.bk * (ch.bm + ch.bn)) + sizeof(std::uint64_t) * ch.stages;
+  return sizeof(float) * std::size_t(ch.stages * ch.bk * (ch.bm + ch.bn)) +
+         2 * sizeof(std::uint64_t) * ch.stages;
 }
 
 LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   const Choice ch = choice(q);
   LaunchConfig lc;
-  lc.block = {unsigned(32 * (ch.bm / ch.wm) * (ch.bn / ch.wn)), 1, 1};
+  lc.block = {unsigned(32 * (ch.bm / ch.wm) * (ch.bn / ch.wn) + (ch.producer ? kProducerThreads : 0)), 1, 1};
   lc.grid = {ceil_div(p.n, ch.bn), ceil_div(p.m, ch.bm), ceil_div(p.k, k_per_split(p.k, ch))};
   lc.shared_bytes = shared_bytes(ch);
   return lc;
@@ -123,28 +180,37 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
 using KernelLauncher = void (*)(const RunArgs&, const CUtensorMap&, const CUtensorMap&, const LaunchConfig&,
                                 int per, bool split);
 
-template <int kBM, int kBN, int kBK, int kWN, int kStages>
+template <int kBM, int kBN, int kBK, int kWN, int kStages, bool kProducer>
 void launch_kernel(const RunArgs& r, const CUtensorMap& at, const CUtensorMap& b, const LaunchConfig& lc,
                    int per, bool split) {
-  const auto kernel = tma_tiled_kernel<kBM, kBN, kBK, kStages, kWN / 32>;
+  const auto kernel = tma_tiled_kernel<kBM, kBN, kBK, kStages, kWN / 32, kProducer>;
   allow_shared_bytes(kernel, lc.shared_bytes);
   const Problem& p = r.problem;
   kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(at, b, r.c, int(p.n), int(p.m), int(p.n),
                                                                      int(p.k), per, split);
 }
 
-// The compiled points: (BM, BN, BK, WN), warp tiles 32 x WN (8x8 or 8x16 per thread), 2, 3 and 4 stages.
-#define MMLAB_STAGE(BM, BN, BK, WN, S)                                                                    \
-  {{"tma", {{"tile", shape_text(BM, BN)}, {"warp", shape_text(32, WN)}, {"depth", #BK}, {"stages", #S}}}, \
-   launch_kernel<BM, BN, BK, WN, S>},
-#define MMLAB_ENTRY(BM, BN, BK, WN) \
-  MMLAB_STAGE(BM, BN, BK, WN, 2) MMLAB_STAGE(BM, BN, BK, WN, 3) MMLAB_STAGE(BM, BN, BK, WN, 4)
+// The compiled points: (BM, BN, BK, WN), warp tiles 32 x WN (8x8 or 8x16 per thread), 2, 3 and 4 stages;
+// `specialized` for the 8x16 tiles (its registers: above).
+#define MMLAB_STAGE(V, P, BM, BN, BK, WN, S)                                                          \
+  {{V, {{"tile", shape_text(BM, BN)}, {"warp", shape_text(32, WN)}, {"depth", #BK}, {"stages", #S}}}, \
+   launch_kernel<BM, BN, BK, WN, S, P>},
+#define MMLAB_STAGES(V, P, BM, BN, BK, WN) \
+  MMLAB_STAGE(V, P, BM, BN, BK, WN, 2)     \
+  MMLAB_STAGE(V, P, BM, BN, BK, WN, 3) MMLAB_STAGE(V, P, BM, BN, BK, WN, 4)
+#define MMLAB_ENTRY(BM, BN, BK, WN) MMLAB_STAGES("tma", false, BM, BN, BK, WN)
+#define MMLAB_BOTH(BM, BN, BK, WN) \
+  MMLAB_STAGES("tma", false, BM, BN, BK, WN) MMLAB_STAGES("specialized", true, BM, BN, BK, WN)
 // clang-format off
 const KernelTable<KernelLauncher> kKernels = {
-  MMLAB_ENTRY(128, 128, 16, 64) MMLAB_ENTRY(128, 128, 32, 64) MMLAB_ENTRY(128, 128, 16, 128)
-  MMLAB_ENTRY(128, 256, 16, 128) MMLAB_ENTRY(64, 128, 16, 64)};
+  MMLAB_ENTRY(128, 128, 16, 64) MMLAB_ENTRY(128, 128, 32, 64) MMLAB_ENTRY(64, 128, 16, 64)
+  MMLAB_ENTRY(64, 128, 32, 64)
+  MMLAB_BOTH(128, 128, 16, 128) MMLAB_BOTH(128, 128, 32, 128) MMLAB_BOTH(128, 256, 16, 128)
+  MMLAB_BOTH(128, 256, 32, 128)};
 // clang-format on
+#undef MMLAB_BOTH
 #undef MMLAB_ENTRY
+#undef MMLAB_STAGES
 #undef MMLAB_STAGE
 
 void run(const RunArgs& r) {
@@ -172,8 +238,7 @@ void run(const RunArgs& r) {
 
 MMLAB_ALGORITHM(tma_tiled) {
   a.summary = "register_tiled's quads product fed by TMA tile loads and mbarrier-completed stages (Hopper)";
-  a.variants = {
-      {"tma", "one thread loads each k tile by TMA; an mbarrier per stage, one block barrier per tile"}};
+  a.variants = kVariants;
   a.axes = {{"tile", AxisKind::shape, "block tile BMxBN", "128x128", {}, {}},
             {"warp",
              AxisKind::shape,

@@ -10,7 +10,10 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <stdexcept>
+#include <tuple>
 
 #include "algorithms/common.cuh"
 
@@ -87,6 +90,27 @@ inline CUtensorMap tensor_map(const float* base, long rows, long cols, long ld, 
     throw std::runtime_error("cuTensorMapEncodeTiled failed: CUresult " + std::to_string(rc));
   return map;
 }
+
+// Encoded tensor maps, kept as a library keeps its descriptors: a map depends only on the address, the
+// shape and the box, and encoding one is host work of the order of the kernels of a small problem.
+// An algorithm's state (make_state), so it lives as long as the harness's buffers do.
+class TensorMaps {
+ public:
+  const CUtensorMap& get(const float* base, long rows, long cols, long ld, int box_rows, int box_cols) {
+    const Key key{base, rows, cols, ld, box_rows, box_cols};
+    auto it = maps_.find(key);
+    if (it == maps_.end()) {
+      if (maps_.size() >= 64) maps_.clear();  // many problems in one run: keep the cache small
+      it = maps_.emplace(key, tensor_map(base, rows, cols, ld, box_rows, box_cols)).first;
+    }
+    return it->second;
+  }
+  static std::shared_ptr<void> make() { return std::make_shared<TensorMaps>(); }
+
+ private:
+  using Key = std::tuple<const float*, long, long, long, int, int>;
+  std::map<Key, CUtensorMap> maps_;
+};
 
 // at (cols x rows, pitch ld_t) = src^T for src (rows x cols, pitch cols): 32 x 32 tiles through
 // shared memory (pitch 33: the column reads fall on distinct banks), both sides coalesced.

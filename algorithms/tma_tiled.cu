@@ -18,7 +18,8 @@
 //                stage (a second mbarrier per stage, one arrival per consumer warp); the consumers only
 //                wait, multiply and release: no block barrier in the k loop (warp specialisation).
 // `split` > 1 divides k over blockIdx.z and adds the partial tiles into C (zeroed first) atomically.
-// Example: mmlab run --algorithms tma_tiled,register_tiled,cublas --size 4096 --stages 3,4
+// Defaults: the fastest at 4096 and 8192 on the H100 (data/flagship/tma/, docs/flagship-notes.md step 15).
+// Example: mmlab run --algorithms tma_tiled,register_tiled,cublas --size 4096 --stages 2,3
 #include "algorithms/aligned.cuh"
 #include "algorithms/register_tiled_quads.cuh"
 #include "algorithms/tma.cuh"
@@ -226,8 +227,9 @@ void run(const RunArgs& r) {
     pad(r.b, p.k, p.n, padded, p.k, d.ldb, r.device->sm_count, r.stream);
     b = padded;
   }
-  const CUtensorMap at_map = tensor_map(at, p.k, p.m, pitch_t(p), int(ch.bk), int(ch.bm));
-  const CUtensorMap b_map = tensor_map(b, p.k, p.n, d.ldb, int(ch.bk), int(ch.bn));
+  TensorMaps& maps = *static_cast<TensorMaps*>(r.state);
+  const CUtensorMap& at_map = maps.get(at, p.k, p.m, pitch_t(p), int(ch.bk), int(ch.bm));
+  const CUtensorMap& b_map = maps.get(b, p.k, p.n, d.ldb, int(ch.bk), int(ch.bn));
   const bool split = lc.grid.z > 1;
   if (split) MMLAB_CHECK(cudaMemsetAsync(r.c, 0, sizeof(float) * p.m * p.n, r.stream));
   kKernels.at (*r.params)(r, at_map, b_map, lc, int(k_per_split(p.k, ch)), split);
@@ -239,15 +241,15 @@ void run(const RunArgs& r) {
 MMLAB_ALGORITHM(tma_tiled) {
   a.summary = "register_tiled's quads product fed by TMA tile loads and mbarrier-completed stages (Hopper)";
   a.variants = kVariants;
-  a.axes = {{"tile", AxisKind::shape, "block tile BMxBN", "128x128", {}, {}},
+  a.axes = {{"tile", AxisKind::shape, "block tile BMxBN", "128x256", {}, {}},
             {"warp",
              AxisKind::shape,
              "warp tile: 32x64 (8x8 per thread) or 32x128 (8x16), in 4x4 quads",
-             "32x64",
+             "32x128",
              {},
              {}},
-            {"depth", AxisKind::integer, "k step BK of a shared-memory tile", "16", {}, {}},
-            {"stages", AxisKind::integer, "shared-memory stages, each filled by two TMA loads", "4", {}, {}},
+            {"depth", AxisKind::integer, "k step BK of a shared-memory tile", "32", {}, {}},
+            {"stages", AxisKind::integer, "shared-memory stages, each filled by two TMA loads", "3", {}, {}},
             {"split",
              AxisKind::integer,
              "k split over blockIdx.z, partial tiles added atomically",
@@ -259,6 +261,7 @@ MMLAB_ALGORITHM(tma_tiled) {
       "any m, n, k";
   a.supports = supports;
   a.workspace_bytes = workspace;
+  a.make_state = TensorMaps::make;
   use_kernels(a, kKernels, launch, run);
 }
 

@@ -10,6 +10,7 @@
   X(outer_product)          \
   X(register_tiled)         \
   X(tma_tiled)              \
+  X(tf32x3)                 \
   X(cannon)                 \
   X(dns)                    \
   X(cluster_cannon)         \

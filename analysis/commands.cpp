@@ -154,7 +154,9 @@ Table compare(const std::vector<Result>& all_rows, const CompareOptions& o) {
   auto group = [](const Result& r) { return r.shape() + "|" + r.scope + "|" + r.fields.at("l2_flush"); };
   for (const Result& r : rows) {
     if (!r.ok() || !is_baseline(r)) continue;
-    if (!o.sizes.empty() && std::find(o.sizes.begin(), o.sizes.end(), r.shape()) == o.sizes.end()) continue;
+    if (!o.sizes.empty() && std::find(o.sizes.begin(), o.sizes.end(), r.shape()) == o.sizes.end() &&
+        std::find(o.sizes.begin(), o.sizes.end(), r.dims()) == o.sizes.end())
+      continue;
     auto [it, fresh] = base_of.emplace(group(r), &r);
     if (!fresh && it->second->configuration() != r.configuration())
       throw AnalysisError("compare: baseline '" + o.baseline + "' matches several configurations at " +

@@ -39,8 +39,11 @@ Commands:
                                every paper table that has data under DIR (default data/)
   plot KIND FILE... -o OUT     KIND: size (GFLOP/s vs n, log-x), blocks (per configuration at
                                --size, default the largest), roofline, scaling (speed-up vs GPUs),
-                               ratio (speed-up over --baseline, default cublas, vs m n k);
-                               OUT: .svg or .png
+                               ratio (speed-up over --baseline, default cublas, vs m n k),
+                               frontier (TFLOP/s vs --error, default max_sumabs_err, of each
+                               algorithm and variant's fastest row, a panel per problem: --size
+                               SHAPES picks them); rows of --inputs (default uniform; frontier:
+                               all); OUT: .svg or .png
   readme [--data DIR] [--readme FILE] [--reports DIR]
                                one report per experiment (DIR/<experiment>.md, default docs/results)
                                and README's headline (between its markers), from the files that
@@ -100,6 +103,10 @@ po::options_description options() {
   add("reports", po::value<std::string>()->default_value("docs/results"), "readme: where the reports go");
   add("title", po::value<std::string>()->default_value(""), "plot: title");
   add("scope", po::value<std::string>()->default_value("kernel"), "plot: the scope of the rows plotted");
+  add("inputs", po::value<std::string>()->default_value(""),
+      "plot: the inputs of the rows plotted (default uniform; frontier: all)");
+  add("error", po::value<std::string>()->default_value("max_sumabs_err"),
+      "plot frontier: the error column on the x axis (max_sumabs_err, mean_sumabs_err, max_rel_err)");
   return o;
 }
 
@@ -211,6 +218,12 @@ int run(int argc, char** argv) {
     o.shape = vm["size"].as<std::string>();
     o.scope = vm["scope"].as<std::string>();
     if (vm.count("baseline")) o.baseline = vm["baseline"].as<std::string>();
+    o.inputs = vm["inputs"].as<std::string>();
+    o.error = vm["error"].as<std::string>();
+    if (o.error != "max_sumabs_err" && o.error != "mean_sumabs_err" && o.error != "max_rel_err")
+      throw AnalysisError("plot: --error '" + o.error +
+                          "' (valid: max_sumabs_err, mean_sumabs_err, max_rel_err)");
+    if (kind == PlotKind::frontier && !o.shape.empty()) o.shapes = split(o.shape);
     std::vector<Result> rows;
     if (kind == PlotKind::ratio) {  // pairs within one run of each file
       for (const std::string& file : args)

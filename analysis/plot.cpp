@@ -1,4 +1,5 @@
-// Plots through gnuplot: GFLOP/s against size, per configuration, and a roofline.
+// Plots through gnuplot: GFLOP/s against size, per configuration, a roofline, speed-ups, scaling,
+// and the accuracy/speed frontier.
 #include "analysis/plot.hpp"
 
 #include <unistd.h>
@@ -23,7 +24,9 @@ PlotKind parse_plot_kind(const std::string& text) {
   if (text == "roofline") return PlotKind::roofline;
   if (text == "scaling") return PlotKind::scaling;
   if (text == "ratio") return PlotKind::ratio;
-  throw AnalysisError("unknown plot kind '" + text + "' (valid: size, blocks, roofline, scaling, ratio)");
+  if (text == "frontier") return PlotKind::frontier;
+  throw AnalysisError("unknown plot kind '" + text +
+                      "' (valid: size, blocks, roofline, scaling, ratio, frontier)");
 }
 
 namespace {
@@ -97,14 +100,60 @@ struct Series {
   }
 };
 
+// The accuracy/speed frontier: one panel per problem (size and inputs), a point per algorithm and
+// variant at its fastest configuration: TFLOP/s against that row's error (log scale).
+void frontier(const std::vector<const Result*>& ok, const std::string& out, const PlotOptions& o,
+              const std::string& device) {
+  std::vector<std::string> panels;
+  std::map<std::string, std::map<std::string, const Result*>> best;  // panel -> name -> fastest row
+  for (const Result* r : ok) {
+    const std::string panel = r->shape();
+    if (!o.shapes.empty() && std::find(o.shapes.begin(), o.shapes.end(), panel) == o.shapes.end() &&
+        std::find(o.shapes.begin(), o.shapes.end(), r->dims()) == o.shapes.end())
+      continue;
+    if (r->fields.at(o.error).empty()) continue;  // not measured (a file of schema 3 or older)
+    const std::string name = r->variant == "default" ? r->algorithm : r->algorithm + " " + r->variant;
+    if (!best.count(panel)) panels.push_back(panel);
+    const Result*& b = best[panel][name];
+    if (!b || r->gflops > b->gflops) b = r;
+  }
+  if (panels.empty()) throw AnalysisError("plot frontier: no ok row with a recorded " + o.error);
+  std::ostringstream data, script;
+  const std::size_t columns = panels.size() <= 1 ? 1 : panels.size() <= 4 ? 2 : 3;
+  const std::size_t lines = (panels.size() + columns - 1) / columns;
+  script << "set grid\nset multiplot layout " << lines << "," << columns << " title "
+         << quote(o.title.empty() ? "accuracy against speed (fastest configuration of each), " + device
+                                  : o.title)
+         << "\nset logscale x 10\nset format x '10^{%L}'\nset xlabel " << quote(o.error)
+         << "\nset ylabel 'TFLOP/s'\nset yrange [0:*]\nset key off\nset offsets graph 0.1, graph 0.4, graph "
+            "0.1, graph 0.1\n";
+  for (std::size_t i = 0; i < panels.size(); ++i) {
+    data << "# " << panels[i] << "\n";
+    for (const auto& [name, r] : best.at(panels[i])) {
+      const double err = std::max(std::stod(r->fields.at(o.error)), 1e-12);  // exact: drawn at 1e-12
+      data << err << " " << r->gflops / 1000 << " " << quote(name) << "\n";
+    }
+    data << "\n\n";
+    script << "set title " << quote(panels[i]) << "\nplot datafile index " << i
+           << " using 1:2 with points pt 7 ps 1.2, '' index " << i
+           << " using 1:2:3 with labels left offset char 0.8,0 font ',9'\n";
+  }
+  script << "unset multiplot\n";
+  run_gnuplot(script.str(), data.str(), out);
+}
+
 }  // namespace
 
 void plot(PlotKind kind, const std::vector<Result>& rows, const std::string& out, const PlotOptions& o) {
+  const std::string inputs = !o.inputs.empty() || kind == PlotKind::frontier ? o.inputs : "uniform";
   std::vector<const Result*> ok;
   for (const Result& r : rows)
-    if (r.ok() && r.scope == o.scope) ok.push_back(&r);
-  if (ok.empty()) throw AnalysisError("plot: no ok rows in scope '" + o.scope + "'");
+    if (r.ok() && r.scope == o.scope && (inputs.empty() || r.inputs == inputs)) ok.push_back(&r);
+  if (ok.empty())
+    throw AnalysisError("plot: no ok rows in scope '" + o.scope + "'" +
+                        (inputs.empty() ? "" : " with inputs '" + inputs + "'"));
   const std::string device = ok.front()->device;
+  if (kind == PlotKind::frontier) return frontier(ok, out, o, device);
   std::ostringstream script;
   script << "set grid\nset key outside right top\n";
   if (kind == PlotKind::size) {

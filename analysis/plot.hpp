@@ -8,13 +8,18 @@
 
 namespace mmlab::analysis {
 
-enum class PlotKind { size, blocks, roofline, scaling, ratio };
+enum class PlotKind { size, blocks, roofline, scaling, ratio, frontier };
 PlotKind parse_plot_kind(const std::string& text);
 struct PlotOptions {
   std::string title;
   std::string shape;  // blocks: the problem shape to show (default: the largest square one)
   std::string scope = "kernel";
   std::string baseline = "cublas";  // ratio: the algorithm each row is divided by (same file, same problem)
+  // The inputs of the rows plotted (uniform, wide_exponent, ill_conditioned); empty: uniform, except
+  // for the frontier, which draws one panel per problem and inputs.
+  std::string inputs;
+  std::vector<std::string> shapes;       // frontier: the panels (Result::shape()); empty: all
+  std::string error = "max_sumabs_err";  // frontier: the error column on the x axis
 };
 // Writes OUT (.svg or .png) through gnuplot; AnalysisError on bad input, std::runtime_error when
 // gnuplot fails. The file is written whole or not at all.

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "harness/csv.hpp"
+#include "harness/random.hpp"
 #include "harness/schema.hpp"
 
 namespace mmlab::analysis {
@@ -104,6 +105,10 @@ std::unique_ptr<io::ByteSourceBase> source(const std::string& path) {
     throw AnalysisError(file + ": " + e.what());
   }
 }
+// A version 3 row in version 4's words: uniform inputs (the only kind before); its error relative to
+// sum |a b| was not measured and stays empty.
+void upgrade_v3(std::map<std::string, std::string>& f) { f["inputs"] = "uniform"; }
+
 // A version 2 row in version 3's words: one process; one GPU unless it ran on the host.
 void upgrade_v2(std::map<std::string, std::string>& f) {
   f["ranks"] = "1";
@@ -140,9 +145,11 @@ std::string Result::configuration() const {
   return s;
 }
 
-std::string Result::shape() const {
+std::string Result::dims() const {
   return square() ? std::to_string(m) : std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
 }
+
+std::string Result::shape() const { return inputs == "uniform" ? dims() : dims() + "/" + inputs; }
 
 std::string Result::block() const {
   const std::string& x = fields.at("block_x");
@@ -224,7 +231,10 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
     try {
       Reader in(file, source(file));
       read_header(in, std::make_index_sequence<kColumns>{});
-      const int version = !in.has_column("schema") ? 1 : !in.has_column("ranks") ? 2 : 3;
+      const int version = !in.has_column("schema")   ? 1
+                          : !in.has_column("ranks")  ? 2
+                          : !in.has_column("inputs") ? 3
+                                                     : 4;
       for (const std::string& c : result_columns_of(version))
         if (!in.has_column(c))
           throw AnalysisError(file + ": not an mmlab results file (no column '" + c + "')");
@@ -236,6 +246,7 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         for (std::size_t i = 0; i < kColumns; ++i) r.fields[required_columns()[i]] = row[i];
         if (version == 1) upgrade_v1(r.fields);
         if (version <= 2) upgrade_v2(r.fields);
+        if (version <= 3) upgrade_v3(r.fields);
         row.fill("");
         auto num = [&](const char* c) { return number(r.fields[c], file, r.line, c); };
         auto whole = [&](const char* c) { return integer(r.fields[c], file, r.line, c); };
@@ -246,6 +257,11 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         r.params = r.fields["params"];
         r.scope = r.fields["scope"];
         r.status = r.fields["status"];
+        r.inputs = r.fields["inputs"];
+        if (std::none_of(std::begin(kAllInputs), std::end(kAllInputs),
+                         [&](Inputs x) { return r.inputs == inputs_name(x); }))
+          throw AnalysisError(where(file, r.line, "inputs") + ": '" + r.inputs +
+                              "' (valid: uniform, wide_exponent, ill_conditioned)");
         r.m = whole("m");
         r.n = whole("n");
         r.k = whole("k");

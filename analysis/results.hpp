@@ -18,7 +18,7 @@ struct Result {
   std::string file;
   unsigned line = 0;
   std::map<std::string, std::string> fields;  // every column read, as text
-  std::string run_id, device, algorithm, variant, params, scope, status;
+  std::string run_id, device, algorithm, variant, params, scope, status, inputs;
   long m = 0, n = 0, k = 0;
   std::size_t trials = 0;
   double min_ms = 0, max_ms = 0, mean_ms = 0, std_ms = 0, median_ms = 0, ci_lo_ms = 0, ci_hi_ms = 0,
@@ -29,7 +29,8 @@ struct Result {
   bool square() const { return m == n && n == k; }
   std::string configuration()
       const;                  // "algorithm variant params" (variant "default" and empty params omitted)
-  std::string shape() const;  // "4096" when square, else "1041x1247x139"
+  std::string dims() const;   // "4096" when square, else "1041x1247x139"
+  std::string shape() const;  // dims, and "/ill_conditioned" (say) where the inputs are not uniform
   std::string block() const;  // "16x16" (x by y; z when not 1), "" when not recorded
   // A column by name; AnalysisError naming the column and the valid ones when unknown.
   const std::string& get(const std::string& column) const;

@@ -35,12 +35,12 @@ class HostMemory final : public Memory {
 };
 
 __global__ void fill_block_kernel(float* __restrict__ x, long rows, long cols, long row0, long col0,
-                                  long matrix_cols, unsigned long long seed, unsigned long long id) {
+                                  long matrix_rows, long matrix_cols, Inputs kind, unsigned long long seed,
+                                  unsigned long long id) {
   const long count = rows * cols;
   for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < count; e += long(gridDim.x) * blockDim.x) {
     const long r = e / cols, c = e % cols;
-    x[e] = random_input(seed, id,
-                        std::uint64_t(row0 + r) * std::uint64_t(matrix_cols) + std::uint64_t(col0 + c));
+    x[e] = input_value(kind, seed, id, row0 + r, col0 + c, matrix_rows, matrix_cols);
   }
 }
 
@@ -127,21 +127,22 @@ std::shared_ptr<Memory> Context::allocate(std::size_t count) {
   return std::make_shared<HostMemory>(count);
 }
 
-void Context::fill(float* x, long rows, long cols, long row0, long col0, long matrix_cols,
+void Context::fill(float* x, long rows, long cols, long row0, long col0, const Problem& whole,
                    unsigned long long seed, unsigned long long id) {
   if (rows <= 0 || cols <= 0) return;
+  const long matrix_rows = id == kMatrixA ? whole.m : whole.k,
+             matrix_cols = id == kMatrixA ? whole.k : whole.n;
   if (device_) {
     const long blocks = std::min<long>((rows * cols + 255) / 256, 65535);
-    fill_block_kernel<<<unsigned(blocks), 256, 0, impl_->compute>>>(x, rows, cols, row0, col0, matrix_cols,
-                                                                    seed, id);
+    fill_block_kernel<<<unsigned(blocks), 256, 0, impl_->compute>>>(x, rows, cols, row0, col0, matrix_rows,
+                                                                    matrix_cols, whole.inputs, seed, id);
     MMLAB_CHECK_LAUNCH();
     MMLAB_CHECK(cudaStreamSynchronize(impl_->compute));
     return;
   }
   for (long r = 0; r < rows; ++r)
     for (long c = 0; c < cols; ++c)
-      x[r * cols + c] =
-          random_input(seed, id, std::uint64_t(row0 + r) * std::uint64_t(matrix_cols) + (col0 + c));
+      x[r * cols + c] = input_value(whole.inputs, seed, id, row0 + r, col0 + c, matrix_rows, matrix_cols);
 }
 
 void Context::fill_nan(float* x, std::size_t count) {

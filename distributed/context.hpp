@@ -79,10 +79,10 @@ class Context {
   Comm& comm(const std::string& name, int color, int key, int ctas = 0);
 
   std::shared_ptr<Memory> allocate(std::size_t count);
-  // x (rows x cols, row-major, pitch cols) = the block at (row0, col0) of the job's random matrix
-  // `id` (matrix_cols wide): every rank makes its own blocks, no scatter.
-  void fill(float* x, long rows, long cols, long row0, long col0, long matrix_cols, unsigned long long seed,
-            unsigned long long id);
+  // x (rows x cols, row-major, pitch cols) = the block at (row0, col0) of matrix `id` (kMatrixA or
+  // kMatrixB) of the problem `whole`, made from the seed: every rank makes its own blocks, no scatter.
+  void fill(float* x, long rows, long cols, long row0, long col0, const Problem& whole,
+            unsigned long long seed, unsigned long long id);
   void fill_nan(float* x, std::size_t count);
   void copy_to_host(float* dst, const float* src, std::size_t count);  // synchronous
   // dst (rows x cols, pitch ld_dst) = src (rows x cols, pitch ld_src), on the communication stream

@@ -31,8 +31,8 @@ class CannonRun final : public RunBase {
     c_ = keep(std::size_t(rows_.size * cols_.size));
     set_c(c_, rows_.offset, cols_.offset, rows_.size, cols_.size);
     const Part k0 = kpart(0);  // the skewed first blocks
-    ctx_.fill(a_[0], rows_.size, k0.size, rows_.offset, k0.offset, p_.k, seed_, kMatrixA);
-    ctx_.fill(b_[0], k0.size, cols_.size, k0.offset, cols_.offset, p_.n, seed_, kMatrixB);
+    ctx_.fill(a_[0], rows_.size, k0.size, rows_.offset, k0.offset, p_, seed_, kMatrixA);
+    ctx_.fill(b_[0], k0.size, cols_.size, k0.offset, cols_.offset, p_, seed_, kMatrixB);
     set_first_step(rows_.size, cols_.size, k0.size);
   }
 

@@ -31,8 +31,8 @@ class DnsRun final : public RunBase {
     partial_ = keep(std::size_t(rows_.size * cols_.size));
     c_ = grid_.layers == 1 ? partial_ : l_ == 0 ? keep(std::size_t(rows_.size * cols_.size)) : nullptr;
     if (c_) set_c(c_, rows_.offset, cols_.offset, rows_.size, cols_.size);
-    if (j_ == 0) ctx_.fill(a_, rows_.size, k_.size, rows_.offset, k_.offset, p_.k, seed_, kMatrixA);
-    if (i_ == 0) ctx_.fill(b_, k_.size, cols_.size, k_.offset, cols_.offset, p_.n, seed_, kMatrixB);
+    if (j_ == 0) ctx_.fill(a_, rows_.size, k_.size, rows_.offset, k_.offset, p_, seed_, kMatrixA);
+    if (i_ == 0) ctx_.fill(b_, k_.size, cols_.size, k_.offset, cols_.offset, p_, seed_, kMatrixB);
     set_first_step(rows_.size, cols_.size, k_.size);
   }
 

@@ -51,8 +51,8 @@ class SummaRun final : public RunBase {
       ap_[t] = keep(std::size_t(rows_.size * widest)), bp_[t] = keep(std::size_t(widest * cols_.size));
     c_ = keep(std::size_t(rows_.size * cols_.size));
     set_c(c_, rows_.offset, cols_.offset, rows_.size, cols_.size);
-    ctx_.fill(a_, rows_.size, ka_.size, rows_.offset, ka_.offset, p_.k, seed_, kMatrixA);
-    ctx_.fill(b_, kb_.size, cols_.size, kb_.offset, cols_.offset, p_.n, seed_, kMatrixB);
+    ctx_.fill(a_, rows_.size, ka_.size, rows_.offset, ka_.offset, p_, seed_, kMatrixA);
+    ctx_.fill(b_, kb_.size, cols_.size, kb_.offset, cols_.offset, p_, seed_, kMatrixB);
     if (!panels_.empty()) set_first_step(rows_.size, cols_.size, panels_.front().width);
   }
 

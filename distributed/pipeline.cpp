@@ -30,21 +30,25 @@ ErrorStats check_block(const CBlock& b, const Problem& p, unsigned long long see
   const bool all =
       double(p.m) * double(p.n) * double(p.k) <= kCheckEverythingBelow || entries <= kSampledEntries;
   const std::size_t count = all ? entries : kSampledEntries;
-  std::vector<double> ref(count);
+  std::vector<double> ref(count), sumabs(count);
   std::vector<float> got(count);
   for (std::size_t s = 0; s < count; ++s) {
     const std::size_t at =
         all ? s : std::size_t(splitmix64(seed ^ (0xC0FFEEull + s + 131 * b.row0 + b.col0)) % entries);
     const long r = b.row0 + long(at) / b.cols, c = b.col0 + long(at) % b.cols;
-    double sum = 0;
-    for (long q = 0; q < p.k; ++q)
-      sum += double(random_input(seed, kMatrixA, std::uint64_t(r) * p.k + q)) *
-             double(random_input(seed, kMatrixB, std::uint64_t(q) * p.n + c));
+    double sum = 0, mag = 0;
+    for (long q = 0; q < p.k; ++q) {
+      const double x = input_value(p.inputs, seed, kMatrixA, r, q, p.m, p.k);
+      const double y = input_value(p.inputs, seed, kMatrixB, q, c, p.k, p.n);
+      sum += x * y;
+      mag += std::fabs(x * y);
+    }
     ref[s] = sum;
+    sumabs[s] = mag;
     got[s] = b.values[at];
   }
   *checked = double(count);
-  return compare_host(got.data(), ref.data(), count);
+  return compare_host(got.data(), ref.data(), sumabs.data(), count);
 }
 
 }  // namespace
@@ -79,12 +83,14 @@ Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, cons
   ErrorStats all;
   all.max_abs_err = max_over_ranks(e.max_abs_err);
   all.max_abs_ref = max_over_ranks(e.max_abs_ref);
+  all.max_sumabs_err = max_over_ranks(e.max_sumabs_err);
+  all.sum_sumabs_err = sum_over_ranks(e.sum_sumabs_err);
   all.sum_sq_err = sum_over_ranks(e.sum_sq_err);
   all.over_1e3 = std::size_t(sum_over_ranks(double(e.over_1e3)));
   all.nonfinite = std::size_t(sum_over_ranks(double(e.nonfinite)));
   all.count = std::size_t(sum_over_ranks(double(e.count)));
   d.verified_entries = sum_over_ranks(d.verified_entries);
-  out.verdict = judge(all, p.k);
+  out.verdict = judge(all, p.k, p.inputs, alg.precision_of(q.variant()));
   out.distributed = d;
   if (!out.verdict->ok) {
     out.status = Status::failed;

@@ -43,8 +43,9 @@ class RunBase : public DistributedRun {
     auto a = ctx_.allocate(std::size_t(first_m_ * first_k_)),
          b = ctx_.allocate(std::size_t(first_k_ * first_n_)),
          c = ctx_.allocate(std::size_t(first_m_ * first_n_));
-    ctx_.fill(a->get(), first_m_, first_k_, 0, 0, first_k_, seed_, kMatrixA);
-    ctx_.fill(b->get(), first_k_, first_n_, 0, 0, first_n_, seed_, kMatrixB);
+    const Problem scratch{first_m_, first_n_, first_k_};
+    ctx_.fill(a->get(), first_m_, first_k_, 0, 0, scratch, seed_, kMatrixA);
+    ctx_.fill(b->get(), first_k_, first_n_, 0, 0, scratch, seed_, kMatrixB);
     double best = std::numeric_limits<double>::infinity();
     for (int i = 0; i < 4; ++i) {  // the first is a warm-up
       ctx_.start();

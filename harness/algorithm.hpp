@@ -15,15 +15,18 @@
 
 #include "harness/compiled.hpp"
 #include "harness/params.hpp"
+#include "harness/random.hpp"
+#include "harness/verification.hpp"
 
 struct CUstream_st;  // = cudaStream_t without including the CUDA runtime
 
 namespace mmlab {
 
-// C (m x n) = A (m x k) * B (k x n), all row-major float32.
+// C (m x n) = A (m x k) * B (k x n), all row-major float32, A and B made as `inputs` says.
 struct Problem {
   long m = 0, n = 0, k = 0;
-  bool operator==(const Problem& o) const { return m == o.m && n == o.n && k == o.k; }
+  Inputs inputs = Inputs::uniform;
+  bool operator==(const Problem& o) const { return m == o.m && n == o.n && k == o.k && inputs == o.inputs; }
 };
 
 struct Dim3 {
@@ -71,6 +74,9 @@ struct DistributedSetup;
 struct Variant {
   std::string name;
   std::string summary;
+  // The arithmetic its results are judged by: fp32, or tf32 for a variant that rounds its operands
+  // to TF32 on purpose (verification.hpp).
+  Precision precision = Precision::fp32;
 };
 
 // The variant of `q` as the algorithm's own enum, whose enumerators follow `variants` in order:
@@ -131,6 +137,10 @@ struct Algorithm {
     return workspace_bytes ? workspace_bytes(p, q) : 0;
   }
   const Variant* find_variant(const std::string& v) const;
+  Precision precision_of(const std::string& variant) const {
+    const Variant* v = find_variant(variant);
+    return v ? v->precision : Precision::fp32;
+  }
   const Axis* find_axis(const std::string& a) const;
   // The compiled set, filled in: each axis it fixes takes its values from it (what `all` and the
   // GPU tests sweep), and the constraints end with its listing.

@@ -46,12 +46,15 @@ class Buffer {
 };
 
 // All of these are enqueued on `stream` (the default stream when null).
-void fill_random_device(float* x, std::size_t count, unsigned long long seed, unsigned long long id,
-                        CUstream_st* stream);
+// A rows x cols matrix of `kind` (random.hpp; id kMatrixA or kMatrixB).
+void fill_input_device(float* x, long rows, long cols, Inputs kind, unsigned long long seed,
+                       unsigned long long id, CUstream_st* stream);
 void poison_device(float* x, std::size_t count, CUstream_st* stream);  // every element NaN
-void reference_device(const float* a, const float* b, double* ref, long m, long n, long k,
+// ref = A B and sumabs = |A| |B|, in float64.
+void reference_device(const float* a, const float* b, double* ref, double* sumabs, long m, long n, long k,
                       CUstream_st* stream);
-ErrorStats compare_device(const float* c, const double* ref, std::size_t count, CUstream_st* stream);
+ErrorStats compare_device(const float* c, const double* ref, const double* sumabs, std::size_t count,
+                          CUstream_st* stream);
 void copy_to_host(void* dst, const void* src, std::size_t bytes);
 
 }  // namespace mmlab

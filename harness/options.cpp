@@ -36,6 +36,9 @@ const Generic kGeneric[] = {
      "kernel (one launch per trial), batched (a CUDA graph of `repeats` launches), "
      "end_to_end (copies in, launch, copy out); a list (default kernel)"},
     {"l2-flush", "off, on, or off,on: overwrite the L2 cache before every trial (default off)"},
+    {"inputs",
+     "what A and B are made of: uniform (U(-1, 1)), wide_exponent (U(-1, 1) x 2^(-16 ... 16)), "
+     "ill_conditioned (sums that cancel to about 2^-10 of sum |a b|); a list (default uniform)"},
     {"trials",
      "trials per configuration: a number (1 ... 1000000), or 'auto' to stop once the median's 95% CI "
      "is within ci-width (default 20)"},
@@ -45,7 +48,7 @@ const Generic kGeneric[] = {
     {"max-seconds", "with trials=auto: stop a configuration after this long (default 20)"},
     {"warmup", "untimed launches before the trials, 0 ... 1000000 (default 3)"},
     {"repeats", "launches per trial in the batched scope, 1 ... 100000 (default 20)"},
-    {"seed", "seed of the random inputs, uniform in [-1, 1), any whole number >= 0 (default 20240601)"},
+    {"seed", "seed of the random inputs, any whole number >= 0 (default 20240601)"},
     {"device", "CUDA device ordinal (default 0)"},
 };
 
@@ -441,7 +444,10 @@ static RunPlan make_plan_unlocated(const Settings& cli, const Settings& file) {
     if (s != "on" && s != "off") throw UsageError("l2-flush: '" + s + "' must be on or off");
     l2.push_back(s == "on");
   }
-  plan.configurations = expand(algorithms, problems, scopes, l2, &plan.not_compiled);
+  std::vector<Inputs> inputs;
+  for (const std::string& s : split_list(resolve(cli, file, "inputs", "uniform"), "inputs"))
+    inputs.push_back(parse_inputs(s));
+  plan.configurations = with_inputs(expand(algorithms, problems, scopes, l2, &plan.not_compiled), inputs);
 
   TimingOptions& t = plan.timing;
   const std::string trials = resolve(cli, file, "trials", "20");

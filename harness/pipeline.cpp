@@ -97,15 +97,16 @@ Reason prepare(Workbench& bench, const Configuration& cfg, const DeviceInfo& dev
 // Phase 3: one run on a NaN-poisoned output, compared with the float64 reference.
 Verdict verify(Workbench& bench, const Algorithm& alg, const RunArgs& args) {
   const std::size_t c_count = std::size_t(args.problem.m) * args.problem.n;
+  const Precision precision = alg.precision_of(args.params->variant());
   if (alg.backend == Backend::host) {
     std::fill(args.c, args.c + c_count, std::nanf(""));
     alg.run(args);
-    return bench.verify_host_output(args.c);
+    return bench.verify_host_output(args.c, precision);
   }
   poison_device(args.c, c_count, args.stream);
   alg.run(args);
   MMLAB_CHECK(cudaStreamSynchronize(args.stream));
-  return bench.verify_device_output(args.c);
+  return bench.verify_device_output(args.c, precision);
 }
 
 // Phase 4: warm-up, then trials until the stopping rule (or an interrupt) says stop.

@@ -23,7 +23,9 @@ std::string describe(const Configuration& c) {
   std::ostringstream os;
   os << c.algorithm->name << ' ' << c.params.variant();
   if (!c.params.canonical().empty()) os << ' ' << c.params.canonical();
-  os << ' ' << c.problem.m << 'x' << c.problem.n << 'x' << c.problem.k << ' ' << scope_name(c.scope);
+  os << ' ' << c.problem.m << 'x' << c.problem.n << 'x' << c.problem.k;
+  if (c.problem.inputs != Inputs::uniform) os << ' ' << inputs_name(c.problem.inputs);
+  os << ' ' << scope_name(c.scope);
   if (c.l2_flush) os << " l2-flush";
   return os.str();
 }

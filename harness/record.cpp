@@ -82,6 +82,7 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
   }
   r.set("device_bytes", (long long)o.device_bytes);
   r.set("m", cfg.problem.m).set("n", cfg.problem.n).set("k", cfg.problem.k);
+  r.set("inputs", inputs_name(cfg.problem.inputs));
   r.set("scope", scope_name(cfg.scope)).set("l2_flush", l2_flush_name(cfg.l2_flush));
   r.set("repeats", cfg.scope == Scope::batched ? plan.timing.repeats : 1).set("warmup", plan.timing.warmup);
   if (cfg.algorithm->backend != Backend::distributed) {
@@ -114,6 +115,7 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
     r.set("verified", o.verdict->ok ? "1" : "0").set("max_rel_err", o.verdict->max_rel_err);
     r.set("max_abs_err", o.verdict->max_abs_err).set("mse", o.verdict->mse);
     r.set("frac_err_over_1e-3", o.verdict->frac_over_1e3);
+    r.set("max_sumabs_err", o.verdict->max_sumabs_err).set("mean_sumabs_err", o.verdict->mean_sumabs_err);
   }
   return r.values();
 }

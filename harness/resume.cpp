@@ -79,14 +79,14 @@ std::set<std::string> recorded_keys(const RunPlan& plan) {
     throw std::logic_error(std::string("no result column ") + name);
   };
   const std::size_t algorithm = col("algorithm"), variant = col("variant"), params = col("params"),
-                    m = col("m"), n = col("n"), k = col("k"), scope = col("scope"), l2 = col("l2_flush"),
-                    run_id = col("run_id");
+                    m = col("m"), n = col("n"), k = col("k"), inputs = col("inputs"), scope = col("scope"),
+                    l2 = col("l2_flush"), run_id = col("run_id");
   {
     Rows rows(plan.output, header, std::string("an mmlab results file of schema ") + kSchemaVersion);
     for (CsvRow r; rows.next(r);) {
       keys.insert(configuration_key(r[algorithm], r[variant], r[params], whole(r[m], rows.reader(), "m"),
                                     whole(r[n], rows.reader(), "n"), whole(r[k], rows.reader(), "k"),
-                                    r[scope], r[l2]));
+                                    r[inputs], r[scope], r[l2]));
       run_ids.insert(r[run_id]);
     }
   }

@@ -1,8 +1,10 @@
 // The results CSV schema, written once: mmlab writes these columns and mmlab-analyze reads them
-// (DESIGN.md, "CSV"). Version 3 added the distributed columns (ranks ... verified_entries). Version 2 added
-// `schema`, `resolved` and `cuda_driver`, made `driver` the NVIDIA driver version, wrote versions as text
+// (DESIGN.md, "CSV"). Version 4 added `inputs` (what A and B are made of; uniform before) and the error
+// relative to sum |a b| (max_sumabs_err, mean_sumabs_err). Version 3 added the distributed columns (ranks ...
+// verified_entries). Version 2 added `schema`, `resolved` and `cuda_driver`, made `driver` the NVIDIA driver
+// version, wrote versions as text
 // ("sm_90", "CUDA 13.0"), `l2_flush` as off/on and left `verified` empty where nothing ran. The analysis
-// still reads versions 1 (no `schema` column) and 2, translating them on the way in.
+// still reads versions 1 (no `schema` column), 2 and 3, translating them on the way in.
 #pragma once
 
 #include <array>
@@ -11,7 +13,7 @@
 
 namespace mmlab {
 
-inline constexpr const char* kSchemaVersion = "3";
+inline constexpr const char* kSchemaVersion = "4";
 
 inline constexpr std::array kResultColumns{
     // identity
@@ -19,22 +21,26 @@ inline constexpr std::array kResultColumns{
     "cuda_runtime", "cuda_driver", "driver", "seed",
     // what ran
     "algorithm", "variant", "params", "resolved", "block_x", "block_y", "block_z", "grid_x", "grid_y",
-    "grid_z", "cluster_x", "cluster_y", "cluster_z", "shared_bytes", "device_bytes", "m", "n", "k", "scope",
-    "repeats", "l2_flush", "warmup",
+    "grid_z", "cluster_x", "cluster_y", "cluster_z", "shared_bytes", "device_bytes", "m", "n", "k", "inputs",
+    "scope", "repeats", "l2_flush", "warmup",
     // across ranks (distributed algorithms; a single-GPU row says ranks 1)
     "ranks", "gpus", "grid", "engine", "compute_ms", "comm_ms", "wait_ms", "overlap", "predicted_ms",
     "link_gbs", "local_gflops", "verified_entries",
     // statistics (ms per launch)
     "trials", "min_ms", "max_ms", "mean_ms", "std_ms", "median_ms", "ci_lo_ms", "ci_hi_ms", "gflops",
     // outcome
-    "status", "reason", "verified", "max_rel_err", "max_abs_err", "mse", "frac_err_over_1e-3"};
+    "status", "reason", "verified", "max_rel_err", "max_abs_err", "mse", "frac_err_over_1e-3",
+    "max_sumabs_err", "mean_sumabs_err"};
 
 inline const std::vector<std::string>& result_columns() {
   static const std::vector<std::string> columns(kResultColumns.begin(), kResultColumns.end());
   return columns;
 }
 
-// The columns version 3 added (the distributed group), and those version 2 added to version 1.
+// The columns version 4 added, version 3 added (the distributed group), and version 2 added to version 1.
+inline bool added_in_v4(const std::string& c) {
+  return c == "inputs" || c == "max_sumabs_err" || c == "mean_sumabs_err";
+}
 inline bool added_in_v3(const std::string& c) {
   for (const char* x : {"ranks", "gpus", "grid", "engine", "compute_ms", "comm_ms", "wait_ms", "overlap",
                         "predicted_ms", "link_gbs", "local_gflops", "verified_entries"})
@@ -49,7 +55,9 @@ inline bool added_in_v2(const std::string& c) {
 inline std::vector<std::string> result_columns_of(int version) {
   std::vector<std::string> out;
   for (const std::string& c : result_columns())
-    if (!(version < 3 && added_in_v3(c)) && !(version < 2 && added_in_v2(c))) out.push_back(c);
+    if (!(version < 4 && added_in_v4(c)) && !(version < 3 && added_in_v3(c)) &&
+        !(version < 2 && added_in_v2(c)))
+      out.push_back(c);
   return out;
 }
 inline const std::vector<std::string>& result_columns_v1() {

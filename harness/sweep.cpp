@@ -80,17 +80,43 @@ std::vector<Problem> parse_shapes(const std::string& text) {
 }
 
 std::string configuration_key(const std::string& algorithm, const std::string& variant,
-                              const std::string& params, long m, long n, long k, const std::string& scope,
-                              const std::string& l2_flush) {
+                              const std::string& params, long m, long n, long k, const std::string& inputs,
+                              const std::string& scope, const std::string& l2_flush) {
   return algorithm + '|' + variant + '|' + params + '|' + std::to_string(m) + 'x' + std::to_string(n) + 'x' +
-         std::to_string(k) + '|' + scope + '|' + l2_flush;
+         std::to_string(k) + '|' + inputs + '|' + scope + '|' + l2_flush;
+}
+
+Inputs parse_inputs(const std::string& text) {
+  for (Inputs x : kAllInputs)
+    if (text == inputs_name(x)) return x;
+  throw UsageError("inputs: unknown value '" + text + "' (valid: uniform, wide_exponent, ill_conditioned)");
+}
+
+std::vector<Configuration> with_inputs(const std::vector<Configuration>& configurations,
+                                       const std::vector<Inputs>& inputs) {
+  std::vector<Configuration> out;
+  for (std::size_t begin = 0; begin < configurations.size();) {
+    std::size_t end = begin;
+    while (end < configurations.size() && configurations[end].problem == configurations[begin].problem) ++end;
+    for (Inputs x : inputs)
+      for (std::size_t i = begin; i < end; ++i) {
+        out.push_back(configurations[i]);
+        out.back().problem.inputs = x;
+        if (out.size() > kMaxConfigurations)
+          throw UsageError("the sweep has more than " + std::to_string(kMaxConfigurations) +
+                           " configurations; split it into several runs");
+      }
+    begin = end;
+  }
+  return out;
 }
 
 const char* l2_flush_name(bool on) { return on ? "on" : "off"; }
 
 std::string Configuration::key() const {
   return configuration_key(algorithm->name, params.variant(), params.canonical(), problem.m, problem.n,
-                           problem.k, scope_name(scope), l2_flush_name(l2_flush));
+                           problem.k, inputs_name(problem.inputs), scope_name(scope),
+                           l2_flush_name(l2_flush));
 }
 
 std::vector<Params> parameter_points(const Algorithm& a, const std::string& variant, const AxisValues& asked,

@@ -44,12 +44,18 @@ struct Configuration {
   Problem problem;
   Scope scope = Scope::kernel;
   bool l2_flush = false;
-  // Identity for --resume: algorithm, variant, params, m, n, k, scope, l2_flush.
+  // Identity for --resume: algorithm, variant, params, m, n, k, inputs, scope, l2_flush.
   std::string key() const;
 };
 std::string configuration_key(const std::string& algorithm, const std::string& variant,
-                              const std::string& params, long m, long n, long k, const std::string& scope,
-                              const std::string& l2_flush);
+                              const std::string& params, long m, long n, long k, const std::string& inputs,
+                              const std::string& scope, const std::string& l2_flush);
+
+Inputs parse_inputs(const std::string& text);  // throws UsageError
+// Each problem's run of configurations once per kind of inputs, in the order given (problems stay
+// outermost, so inputs and the reference are still made once per problem and kind).
+std::vector<Configuration> with_inputs(const std::vector<Configuration>& configurations,
+                                       const std::vector<Inputs>& inputs);
 
 // The parameter points of one variant: the cross product of the values asked for each axis that
 // applies to it (the axis default where none is asked), keeping only points with a compiled

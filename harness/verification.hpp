@@ -1,21 +1,33 @@
 // Verification against a float64 reference: the error statistics, and the verdict.
 //
-// Inputs are uniform in [-1, 1). A float32 product accumulated in any order has errors that grow
-// like eps32 * sqrt(k) relative to the largest |C| (random rounding); we accept
-//   max_rel_err = max |C - ref| / max |ref|  <=  4 * eps32 * sqrt(k),
-// which catches one missing product term and reduced-precision (10-bit mantissa) math, and a
-// NaN or infinity (the output is NaN-poisoned first, so an unwritten element is one) always fails.
+// Two measures of error. max_rel_err = max |C - ref| / max |ref|, the lab's verdict on uniform
+// inputs: a float32 product accumulated in any order has errors that grow like eps * sqrt(k) relative
+// to the largest |C| (random rounding), and we accept
+//   max_rel_err  <=  4 * eps * sqrt(k)      (eps = 2^-23 for fp32, 2^-10 for a tf32 variant),
+// which catches one missing product term and reduced-precision (10-bit mantissa) math in an fp32
+// variant. On inputs that are not uniform, |C| can be far smaller than the terms summed into it, and
+// the measure a numerical analyst uses is the error of each element relative to the sum of the
+// magnitudes of its terms, |C - ref|(i, j) / sum_p |a_ip b_pj|: its max and mean are recorded for
+// every row, and the max is the verdict there, against the same bound. A NaN or infinity (the output
+// is NaN-poisoned first, so an unwritten element is one) always fails.
 #pragma once
 
 #include <cstddef>
 #include <string>
 
+#include "harness/random.hpp"
+
 namespace mmlab {
+
+enum class Precision { fp32, tf32 };
+const char* precision_name(Precision p);
 
 struct ErrorStats {
   double max_abs_err = 0;
   double sum_sq_err = 0;
   double max_abs_ref = 0;
+  double max_sumabs_err = 0;  // max of |C - ref| / sum |a b| over the elements
+  double sum_sumabs_err = 0;  // their sum (for the mean)
   std::size_t over_1e3 = 0;   // elements with |C - ref| > 1e-3 (the homework's measure)
   std::size_t nonfinite = 0;  // NaN or infinite elements of C
   std::size_t count = 0;
@@ -25,17 +37,24 @@ struct ErrorStats {
 struct Verdict {
   bool ok = false;
   double max_rel_err = 0, max_abs_err = 0, mse = 0, frac_over_1e3 = 0;
+  double max_sumabs_err = 0, mean_sumabs_err = 0;
   std::string reason;  // why it failed
 };
 
-double tolerance(long k);
-Verdict judge(const ErrorStats& e, long k);
+double tolerance(long k, Precision p = Precision::fp32);
+Verdict judge(const ErrorStats& e, long k, Inputs inputs = Inputs::uniform, Precision p = Precision::fp32);
 
-// Host side: error statistics of C (float) against ref (double), count elements each.
-ErrorStats compare_host(const float* c, const double* ref, std::size_t count);
+// |C - ref| / sum|a b| of one element; a nonzero error where every term is zero is infinite.
+inline double sumabs_error(double err, double sumabs) {
+  return sumabs > 0 ? err / sumabs : err == 0 ? 0.0 : __builtin_inf();
+}
 
-// Host side: inputs and the float64 reference (Eigen, OpenMP).
-void fill_random_host(float* x, std::size_t count, unsigned long long seed, unsigned long long id);
-void reference_host(const float* a, const float* b, double* ref, long m, long n, long k);
+// Host side: error statistics of C (float) against ref and sumabs = sum |a b| (double), count each.
+ErrorStats compare_host(const float* c, const double* ref, const double* sumabs, std::size_t count);
+
+// Host side: a rows x cols matrix of `kind` (random.hpp), and the float64 reference with sum |a b|.
+void fill_input_host(float* x, long rows, long cols, Inputs kind, unsigned long long seed,
+                     unsigned long long id);
+void reference_host(const float* a, const float* b, double* ref, double* sumabs, long m, long n, long k);
 
 }  // namespace mmlab

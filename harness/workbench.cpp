@@ -45,16 +45,17 @@ Reason Workbench::prepare_device() {
   if (d_a_.get()) return std::nullopt;
   const Problem& p = problem_;
   const double bytes = 4.0 * (double(p.m) * p.k + double(p.k) * p.n + double(p.m) * p.n) +
-                       (reference_on_device() ? 8.0 * double(p.m) * p.n : 0.0);
+                       (reference_on_device() ? 16.0 * double(p.m) * p.n : 0.0);
   const std::size_t free = free_device_bytes();
   if (bytes + kDeviceReserve > double(free))
     return "problem needs " + gib(bytes) + " of device memory (A, B, C" +
-           (reference_on_device() ? ", float64 reference" : "") + "), " + gib(double(free)) + " free";
+           (reference_on_device() ? ", float64 reference and sum |a b|" : "") + "), " + gib(double(free)) +
+           " free";
   d_a_ = Buffer(sizeof(float) * p.m * p.k, Buffer::Kind::device);
   d_b_ = Buffer(sizeof(float) * p.k * p.n, Buffer::Kind::device);
   d_c_ = Buffer(sizeof(float) * p.m * p.n, Buffer::Kind::device);
-  fill_random_device(d_a_.as<float>(), std::size_t(p.m) * p.k, seed_, kMatrixA, stream_);
-  fill_random_device(d_b_.as<float>(), std::size_t(p.k) * p.n, seed_, kMatrixB, stream_);
+  fill_input_device(d_a_.as<float>(), p.m, p.k, p.inputs, seed_, kMatrixA, stream_);
+  fill_input_device(d_b_.as<float>(), p.k, p.n, p.inputs, seed_, kMatrixB, stream_);
   MMLAB_CHECK(cudaStreamSynchronize(stream_));
   return std::nullopt;
 }
@@ -74,9 +75,9 @@ Reason Workbench::prepare_host() {
   if (h_a_) return std::nullopt;
   const Problem& p = problem_;
   const std::size_t na = std::size_t(p.m) * p.k, nb = std::size_t(p.k) * p.n, nc = std::size_t(p.m) * p.n;
-  // A, B, C in float; a host reference casts A and B to double and writes a double C.
+  // A, B, C in float; a host reference casts A and B to double and writes C and |A| |B| in double.
   const double elements = double(na) + double(nb) + double(nc);
-  const double bytes = 4.0 * elements + (reference_on_device() ? 0.0 : 8.0 * elements);
+  const double bytes = 4.0 * elements + (reference_on_device() ? 0.0 : 8.0 * (elements + double(nc)));
   const std::size_t available = available_host_bytes();
   if (bytes + kHostReserve > double(available))
     return "problem needs " + gib(bytes) + " of host memory (A, B, C" +
@@ -93,8 +94,8 @@ Reason Workbench::prepare_host() {
   h_a_ = base;
   h_b_ = base + na;
   h_c_ = base + na + nb;
-  fill_random_host(h_a_, na, seed_, kMatrixA);
-  fill_random_host(h_b_, nb, seed_, kMatrixB);
+  fill_input_host(h_a_, p.m, p.k, p.inputs, seed_, kMatrixA);
+  fill_input_host(h_b_, p.k, p.n, p.inputs, seed_, kMatrixB);
   return std::nullopt;
 }
 
@@ -104,33 +105,41 @@ void Workbench::ensure_reference() {
   if (reference_on_device()) {
     if (auto why = prepare_device()) throw CudaError("float64 reference: " + *why);
     d_ref_ = Buffer(sizeof(double) * p.m * p.n, Buffer::Kind::device);
-    reference_device(device_a(), device_b(), d_ref_.as<double>(), p.m, p.n, p.k, stream_);
+    d_sumabs_ = Buffer(sizeof(double) * p.m * p.n, Buffer::Kind::device);
+    reference_device(device_a(), device_b(), d_ref_.as<double>(), d_sumabs_.as<double>(), p.m, p.n, p.k,
+                     stream_);
     MMLAB_CHECK(cudaStreamSynchronize(stream_));
   } else {
     if (Reason why = prepare_host()) throw std::runtime_error("float64 reference: " + *why);
     h_ref_.resize(std::size_t(p.m) * p.n);
-    reference_host(h_a_, h_b_, h_ref_.data(), p.m, p.n, p.k);
+    h_sumabs_.resize(std::size_t(p.m) * p.n);
+    reference_host(h_a_, h_b_, h_ref_.data(), h_sumabs_.data(), p.m, p.n, p.k);
   }
   reference_ready_ = true;
 }
 
-Verdict Workbench::verify_device_output(const float* c_device) {
+Verdict Workbench::verify_device_output(const float* c_device, Precision precision) {
   ensure_reference();
-  const std::size_t count = std::size_t(problem_.m) * problem_.n;
+  const Problem& p = problem_;
+  const std::size_t count = std::size_t(p.m) * p.n;
   if (reference_on_device())
-    return judge(compare_device(c_device, d_ref_.as<double>(), count, stream_), problem_.k);
+    return judge(compare_device(c_device, d_ref_.as<double>(), d_sumabs_.as<double>(), count, stream_), p.k,
+                 p.inputs, precision);
   if (Reason why = prepare_host()) throw std::runtime_error("verification: " + *why);
   MMLAB_CHECK(cudaStreamSynchronize(stream_));
   copy_to_host(h_c_, c_device, count * sizeof(float));
-  return judge(compare_host(h_c_, h_ref_.data(), count), problem_.k);
+  return verify_host_output(h_c_, precision);
 }
 
-Verdict Workbench::verify_host_output(const float* c_host) {
+Verdict Workbench::verify_host_output(const float* c_host, Precision precision) {
   ensure_reference();
-  const std::size_t count = std::size_t(problem_.m) * problem_.n;
-  if (!reference_on_device()) return judge(compare_host(c_host, h_ref_.data(), count), problem_.k);
+  const Problem& p = problem_;
+  const std::size_t count = std::size_t(p.m) * p.n;
+  if (!reference_on_device())
+    return judge(compare_host(c_host, h_ref_.data(), h_sumabs_.data(), count), p.k, p.inputs, precision);
   MMLAB_CHECK(cudaMemcpyAsync(device_c(), c_host, count * sizeof(float), cudaMemcpyHostToDevice, stream_));
-  return judge(compare_device(device_c(), d_ref_.as<double>(), count, stream_), problem_.k);
+  return judge(compare_device(device_c(), d_ref_.as<double>(), d_sumabs_.as<double>(), count, stream_), p.k,
+               p.inputs, precision);
 }
 
 void* AlgorithmStates::get(const Algorithm& a) {

@@ -30,8 +30,8 @@ class Workbench {
   // Host copies of A and B, and a host C (+ room for the float64 reference when it is computed on
   // the host); a reason, before anything is allocated, when the host's available memory is short.
   Reason prepare_host();
-  Verdict verify_device_output(const float* c_device);
-  Verdict verify_host_output(const float* c_host);
+  Verdict verify_device_output(const float* c_device, Precision precision);
+  Verdict verify_host_output(const float* c_host, Precision precision);
   const float* device_a() const { return d_a_.as<float>(); }
   const float* device_b() const { return d_b_.as<float>(); }
   float* device_c() const { return d_c_.as<float>(); }
@@ -48,11 +48,11 @@ class Workbench {
   DeviceInfo device_;
   unsigned long long seed_;
   CUstream_st* stream_ = nullptr;
-  Buffer d_a_, d_b_, d_c_, d_ref_;
+  Buffer d_a_, d_b_, d_c_, d_ref_, d_sumabs_;
   Buffer pinned_;  // host A, B, C in one pinned allocation when a GPU is present
   std::vector<float> host_storage_;
   float *h_a_ = nullptr, *h_b_ = nullptr, *h_c_ = nullptr;
-  std::vector<double> h_ref_;
+  std::vector<double> h_ref_, h_sumabs_;
   bool reference_ready_ = false;
 };
 

@@ -349,9 +349,10 @@ TEST(Plots, EveryKindWritesSvgAndPng) {
   TempDir d;
   write_results(d / "all.csv", paper_fixture());
   const auto rows = load_results({d / "all.csv"}, false);
-  for (auto [kind, name] :
-       {std::pair{PlotKind::size, "size"}, {PlotKind::blocks, "blocks"}, {PlotKind::roofline, "roofline"},
-        {PlotKind::ratio, "ratio"}})
+  for (auto [kind, name] : {std::pair{PlotKind::size, "size"},
+                            {PlotKind::blocks, "blocks"},
+                            {PlotKind::roofline, "roofline"},
+                            {PlotKind::ratio, "ratio"}})
     for (const char* ext : {".svg", ".png"}) {
       const std::string out = d / (std::string(name) + ext);
       plot(kind, rows, out, PlotOptions{});
@@ -363,6 +364,41 @@ TEST(Plots, EveryKindWritesSvgAndPng) {
   nobody.baseline = "nope";  // a ratio needs the baseline's rows
   EXPECT_THROW(plot(PlotKind::ratio, rows, d / "r.svg", nobody), AnalysisError);
   EXPECT_FALSE(std::filesystem::exists(d / "x.pdf"));
+}
+
+// The frontier: a panel per problem and inputs, a point per algorithm and variant at its fastest
+// configuration; rows of other inputs stay apart from the uniform ones (shape "64/ill_conditioned").
+TEST(Plots, FrontierDrawsAPanelPerProblemAndInputs) {
+  TempDir d;
+  Row fast{"cublas", "tf32", "", 64, 64, 64, "kernel", around(0.3)};
+  fast.max_sumabs_err = 3e-5;
+  Row exact{"tf32x3", "split3", "", 64, 64, 64, "kernel", around(0.6)};
+  exact.max_sumabs_err = 4e-8;
+  Row cancelling = exact;
+  cancelling.inputs = "ill_conditioned";
+  write_results(d / "f.csv",
+                {{"cublas", "default", "", 64, 64, 64, "kernel", around(1.0)}, fast, exact, cancelling});
+  const auto rows = load_results({d / "f.csv"}, false);
+  EXPECT_EQ(rows[3].shape(), "64/ill_conditioned");
+  EXPECT_EQ(rows[3].dims(), "64");
+  const std::string out = d / "frontier.svg";
+  plot(PlotKind::frontier, rows, out, PlotOptions{});
+  const std::string svg = slurp(out);
+  EXPECT_NE(svg.find("64/ill"), std::string::npos);
+  EXPECT_NE(svg.find("tf32x3 split3"), std::string::npos);
+  PlotOptions one;
+  one.shapes = {"64/ill_conditioned"};
+  plot(PlotKind::frontier, rows, d / "one.png", one);
+  EXPECT_TRUE(std::filesystem::exists(d / "one.png"));
+  PlotOptions none;
+  none.shapes = {"128"};
+  EXPECT_THROW(plot(PlotKind::frontier, rows, d / "none.svg", none), AnalysisError);
+  // A row whose inputs are not a known kind is a bad file, named with its line.
+  std::string text = slurp(d / "f.csv");
+  text.replace(text.find("ill_conditioned"), 15, "gaussian_random");
+  { std::ofstream(d / "bad.csv") << text; }
+  EXPECT_NE(error_of([&] { load_results({d / "bad.csv"}, false); }).find("column 'inputs'"),
+            std::string::npos);
 }
 
 int cli(const std::string& args, const std::string& prefix = "") {

@@ -27,6 +27,8 @@ struct Row {
   double max_abs_err = 1e-5, mse = 1e-12, frac = 0;
   std::string run = "run";  // run_id = run-<index>
   std::string l2_flush = "off";
+  std::string inputs = "uniform";
+  double max_sumabs_err = 2e-8;
 };
 
 struct TempDir {
@@ -75,7 +77,7 @@ inline void write_results(const std::string& path, const std::vector<Row>& rows,
     };
     const bool ok = r.status == "ok";
     std::map<std::string, std::string> f = {
-        {"schema", "2"},
+        {"schema", "4"},
         {"run_id", run},
         {"timestamp", "2026-11-21T10:00:00Z"},
         {"git_revision", "abc123"},
@@ -96,6 +98,7 @@ inline void write_results(const std::string& path, const std::vector<Row>& rows,
         {"m", std::to_string(r.m)},
         {"n", std::to_string(r.n)},
         {"k", std::to_string(r.k)},
+        {"inputs", r.inputs},
         {"scope", r.scope},
         {"l2_flush", version1 ? (r.l2_flush == "on" ? "1" : "0") : r.l2_flush},
         {"trials", std::to_string(ok ? s.size() : 0)},
@@ -104,7 +107,9 @@ inline void write_results(const std::string& path, const std::vector<Row>& rows,
         {"max_rel_err", "1e-7"},
         {"max_abs_err", num(r.max_abs_err)},
         {"mse", num(r.mse)},
-        {"frac_err_over_1e-3", num(r.frac)}};
+        {"frac_err_over_1e-3", num(r.frac)},
+        {"max_sumabs_err", ok ? num(r.max_sumabs_err) : ""},
+        {"mean_sumabs_err", ok ? num(r.max_sumabs_err / 4) : ""}};
     if (ok) {
       f["min_ms"] = num(s.front()), f["max_ms"] = num(s.back()), f["mean_ms"] = num(mean);
       f["std_ms"] = num(std::sqrt(var)), f["median_ms"] = num(median), f["ci_lo_ms"] = num(s.front());

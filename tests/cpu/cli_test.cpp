@@ -369,7 +369,8 @@ TEST(Cli, RowsSayWhatRanInWordsAReaderKeeps) {
   auto col = [&](const char* c) { return std::size_t(t.column(c)); };
   ASSERT_EQ(t.rows.size(), 1u + 1u + 2u);  // eigen, tiled (default tile), register_tiled tuned + manual
   for (const CsvRow& row : t.rows) {
-    EXPECT_EQ(row[col("schema")], "3");
+    EXPECT_EQ(row[col("schema")], "4");
+    EXPECT_EQ(row[col("inputs")], "uniform");
     EXPECT_EQ(row[col("l2_flush")], "off");
     EXPECT_EQ(row[col("seed")], "0");
     if (row[col("status")] == "skipped") {
@@ -377,6 +378,8 @@ TEST(Cli, RowsSayWhatRanInWordsAReaderKeeps) {
     }
     if (row[col("algorithm")] == "eigen") {
       EXPECT_EQ(row[col("verified")], "1");
+      EXPECT_NE(row[col("max_sumabs_err")], "");
+      EXPECT_NE(row[col("mean_sumabs_err")], "");
     }
     if (row[col("algorithm")] == "register_tiled" && row[col("variant")] == "tuned") {
       EXPECT_EQ(row[col("params")], "");

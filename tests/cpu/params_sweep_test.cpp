@@ -72,7 +72,27 @@ TEST(Sweep, CrossProductWithPruning) {
       EXPECT_FALSE(cfg.params.has("tile"));
     }
   }
-  EXPECT_EQ(configs[0].key(), "fake|one|block=8x8|64x64x64|kernel|off");
+  EXPECT_EQ(configs[0].key(), "fake|one|block=8x8|64x64x64|uniform|kernel|off");
+}
+
+// The inputs axis repeats each problem's run of configurations per kind, problems still outermost,
+// so the workbench (inputs and reference) is made once per problem and kind.
+TEST(Sweep, InputsRepeatEachProblemsRun) {
+  const Algorithm a = two_variant_algorithm();
+  AlgorithmChoice c{&a, {"one"}, {{"block", {"8x8", "16x16"}}}, {}};
+  const auto base = expand({c}, {{64, 64, 64}, {7, 7, 7}}, {Scope::kernel}, {false});
+  ASSERT_EQ(base.size(), 4u);
+  const auto configs = with_inputs(base, {Inputs::ill_conditioned, Inputs::uniform});
+  ASSERT_EQ(configs.size(), 8u);
+  const Inputs want[] = {Inputs::ill_conditioned, Inputs::ill_conditioned, Inputs::uniform, Inputs::uniform};
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    EXPECT_EQ(configs[i].problem.m, i < 4 ? 64 : 7);
+    EXPECT_EQ(configs[i].problem.inputs, want[i % 4]);
+  }
+  EXPECT_EQ(configs[0].key(), "fake|one|block=8x8|64x64x64|ill_conditioned|kernel|off");
+  EXPECT_NE(configs[0].key(), configs[2].key());
+  EXPECT_EQ(parse_inputs("wide_exponent"), Inputs::wide_exponent);
+  EXPECT_THROW(parse_inputs("gaussian"), UsageError);
 }
 
 // A compiled set governs the variants it names: their sweeps skip uncompiled points (and count

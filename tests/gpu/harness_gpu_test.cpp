@@ -31,23 +31,33 @@ Outcome run_once(const Algorithm& a, const Problem& p, Params params = Params("d
 }
 
 TEST(GpuReference, MatchesEigenFloat64) {
-  for (const Problem p : {Problem{127, 129, 131}, Problem{70, 50, 300}, Problem{1, 1, 1}}) {
-    const std::size_t na = p.m * p.k, nb = p.k * p.n, nc = p.m * p.n;
-    std::vector<float> a(na), b(nb);
-    fill_random_host(a.data(), na, 5, kMatrixA);
-    fill_random_host(b.data(), nb, 5, kMatrixB);
-    std::vector<double> host(nc), gpu(nc);
-    reference_host(a.data(), b.data(), host.data(), p.m, p.n, p.k);
+  for (Inputs kind : kAllInputs)
+    for (const Problem p : {Problem{127, 129, 131}, Problem{70, 50, 300}, Problem{1, 1, 1}}) {
+      const std::size_t na = p.m * p.k, nb = p.k * p.n, nc = p.m * p.n;
+      std::vector<float> a(na), b(nb), ga(na), gb(nb);
+      fill_input_host(a.data(), p.m, p.k, kind, 5, kMatrixA);
+      fill_input_host(b.data(), p.k, p.n, kind, 5, kMatrixB);
+      std::vector<double> host(nc), host_mag(nc), gpu(nc), gpu_mag(nc);
+      reference_host(a.data(), b.data(), host.data(), host_mag.data(), p.m, p.n, p.k);
 
-    Buffer da(na * 4, Buffer::Kind::device), db(nb * 4, Buffer::Kind::device),
-        dr(nc * 8, Buffer::Kind::device);
-    fill_random_device(da.as<float>(), na, 5, kMatrixA, nullptr);
-    fill_random_device(db.as<float>(), nb, 5, kMatrixB, nullptr);
-    reference_device(da.as<float>(), db.as<float>(), dr.as<double>(), p.m, p.n, p.k, nullptr);
-    synchronize_device();
-    copy_to_host(gpu.data(), dr.get(), nc * 8);
-    for (std::size_t i = 0; i < nc; ++i) ASSERT_NEAR(gpu[i], host[i], 1e-12 * std::sqrt(double(p.k))) << i;
-  }
+      Buffer da(na * 4, Buffer::Kind::device), db(nb * 4, Buffer::Kind::device),
+          dr(nc * 8, Buffer::Kind::device), dm(nc * 8, Buffer::Kind::device);
+      fill_input_device(da.as<float>(), p.m, p.k, kind, 5, kMatrixA, nullptr);
+      fill_input_device(db.as<float>(), p.k, p.n, kind, 5, kMatrixB, nullptr);
+      reference_device(da.as<float>(), db.as<float>(), dr.as<double>(), dm.as<double>(), p.m, p.n, p.k,
+                       nullptr);
+      synchronize_device();
+      copy_to_host(ga.data(), da.get(), na * 4);
+      copy_to_host(gb.data(), db.get(), nb * 4);
+      ASSERT_EQ(ga, a) << inputs_name(kind);  // the GPU makes the host's inputs, bit for bit
+      ASSERT_EQ(gb, b) << inputs_name(kind);
+      copy_to_host(gpu.data(), dr.get(), nc * 8);
+      copy_to_host(gpu_mag.data(), dm.get(), nc * 8);
+      for (std::size_t i = 0; i < nc; ++i) {
+        ASSERT_NEAR(gpu[i], host[i], 1e-12 * host_mag[i] + 1e-300) << inputs_name(kind) << " " << i;
+        ASSERT_NEAR(gpu_mag[i], host_mag[i], 1e-12 * host_mag[i]) << inputs_name(kind) << " " << i;
+      }
+    }
 }
 
 TEST(Verification, FailsPlantedBugs) {

@@ -1,24 +1,37 @@
 // tf32x3: FP32 accuracy from the TF32 tensor cores. Each operand x is split into a TF32 high part
 // big = rn_tf32(x) and a low part small = rn_tf32(x - big) (x - big is exact in FP32); the product
 // a b = big_a big_b + big_a small_b + small_a big_b + small_a small_b is computed without its last
-// term (below FP32's rounding) as three `mma.sync` m16n8k8 TF32 products accumulated in FP32, the
-// small ones first. The tensor cores' FP32 accumulation does not round to nearest: summed over all of
-// k inside the mma, the error grew like k (3.1e-5 at 4096, 6.2e-5 at 8192 against float64, 10x and
-// 15x cuBLAS SGEMM; data/tf32x3/history/). So each k tile's products go into a zeroed fragment and are
+// term (below FP32's rounding) as three TF32 tensor-core products accumulated in FP32, the small ones
+// first. The tensor cores' FP32 accumulation does not round to nearest: summed over all of k inside
+// the mma, the error grew like k (3.1e-5 at 4096, 6.2e-5 at 8192 against float64, 10x and 15x cuBLAS
+// SGEMM; data/tf32x3/history/). So each k tile's products go into a fragment of their own and are
 // added into the FP32 accumulators with ordinary (round-to-nearest) adds.
 //
 // Source: the split-precision ("3xTF32") technique of the tensor-core emulation literature, as CUTLASS
-// ships it for sm_80; here written for this lab: mma.sync on Hopper (no wgmma yet).
+// ships it for sm_80; written here for this lab, with mma.sync and with Hopper's wgmma.
 //
-// Split: a 128 x 128 block tile, 8 warps of 64 x 32 (4 x 4 tiles of m16n8 per warp), k tiles of 16
-// (two k8 steps) in STAGES shared-memory buffers filled by 16-byte cp.async: A as (BM, 16 + 4) and B as
-// (16, BN + 8), pitches at which the fragment loads of a warp fall on 32 distinct banks. Operands are
-// split in registers as they are loaded, with round to nearest (`cvt.rna.tf32.f32`), never truncated.
-// Rows past m and columns past n read clamped addresses and are never stored; k past the end is
-// zero-filled; rows not 16-byte aligned are padded first (algorithms/aligned.cuh). Any m, n, k.
+// Variants (the number is the count of tensor-core products):
+//   split3, split2  mma.sync m16n8k8. A 128 x 128 block tile, 8 warps of 64 x 32 (4 x 4 tiles of m16n8
+//                   per warp), k tiles of 16 in STAGES shared-memory buffers filled by 16-byte cp.async:
+//                   A as (BM, 16 + 4) and B as (16, BN + 8), pitches at which the fragment loads of a
+//                   warp fall on 32 distinct banks; operands split in registers as they are loaded.
+//   wgmma3, wgmma2  wgmma m64n128k8 (sm_90a). A producer warpgroup and two consumer warpgroups of
+//                   64 x 128. TMA lands each k tile of 32 (A 128 x 32, B 32 x 128) in one of STAGES raw
+//                   buffers; the producers split it into big and small parts, B transposed on the way
+//                   (wgmma reads TF32 only K-major), written in wgmma's 128-byte-swizzled layout into
+//                   one of two operand buffers; the consumers multiply from there by descriptors.
+//                   mbarriers pass the buffers along (TMA landed, split, released).
+// split2 and wgmma2 split A only: big_a b' + small_a b' with b' = rn_tf32(b); one product fewer, and
+// the error of rounding b to TF32 stays (judged by the tf32 tolerance: a point on the frontier between
+// TF32 and FP32, not an FP32 kernel).
+// Rounding is always to nearest (`cvt.rna.tf32.f32`), never truncation. Rows past m and columns past n
+// are never stored; mma.sync reads clamped addresses and zero-fills k past the end, TMA zero-fills
+// all three; rows not 16-byte aligned are padded first (algorithms/aligned.cuh). Any m, n, k.
 // Example: mmlab run --algorithms tf32x3,cublas --size 4096,8192
 #include "algorithms/aligned.cuh"
 #include "algorithms/cp_async.cuh"
+#include "algorithms/wgmma.cuh"
+#include "harness/gpu.hpp"
 
 namespace mmlab {
 namespace {
@@ -45,7 +58,7 @@ __device__ inline void mma(float (&d)[4], const unsigned (&a)[4], const unsigned
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-template <int kStages>
+template <int kStages, int kProducts>
 __global__ void __launch_bounds__(kThreads, 1)
     tf32x3_kernel(const float* __restrict__ a, int lda, const float* __restrict__ b, int ldb,
                   float* __restrict__ c, int ldc, int m, int n, int k) {
@@ -115,7 +128,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
           mma(part[i][j], a_small[i], b_big[j]);
-          mma(part[i][j], a_big[i], b_small[j]);
+          if (kProducts == 3) mma(part[i][j], a_big[i], b_small[j]);
           mma(part[i][j], a_big[i], b_big[j]);
         }
     }
@@ -139,34 +152,212 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
 }
 
-std::size_t shared_bytes(long stages) { return sizeof(float) * std::size_t(stages * kStageFloats); }
+// The wgmma path. Shared memory, 1024-byte aligned: two operand buffers of four 16 KiB tiles (big A,
+// small A, big B^T, small B^T: 128 rows of 32 floats each), then STAGES raw buffers (A, B as TMA lands
+// them), then the mbarriers.
+constexpr int kWgTile = 128, kWgDepth = 32, kWgThreads = 384, kOperandBuffers = 2;
+constexpr int kTileFloats = kWgTile * kWgDepth;
+constexpr unsigned kTileBytes = sizeof(float) * kTileFloats;
+
+// Each float of v split, big parts to big[0 .. 4), small parts to small[0 .. 4) (when kept).
+__device__ inline void split_chunk(const float4 v, float* big, float* small) {
+  const Split x = split(v.x), y = split(v.y), z = split(v.z), w = split(v.w);
+  *reinterpret_cast<uint4*>(big) = make_uint4(x.big, y.big, z.big, w.big);
+  if (small) *reinterpret_cast<uint4*>(small) = make_uint4(x.small, y.small, z.small, w.small);
+}
+
+template <int kRaw, int kProducts>
+__global__ void __launch_bounds__(kWgThreads, 1)
+    tf32x3_wgmma_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+                        float* __restrict__ c, int ldc, int m, int n, int k) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ unsigned char smem_bytes[];
+  float* operands =
+      reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(smem_bytes) + 1023) & ~std::uintptr_t(1023));
+  float* raw = operands + kOperandBuffers * 4 * kTileFloats;
+  std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(raw + kRaw * 2 * kTileFloats);  // TMA's bytes in
+  std::uint64_t* split_done = landed + kRaw;               // the producers have written the operands
+  std::uint64_t* released = split_done + kOperandBuffers;  // the consumers are done with them
+  const int tid = threadIdx.x, group = tid / 128, lane128 = tid % 128;
+  const int row0 = blockIdx.y * kWgTile, col0 = blockIdx.x * kWgTile;
+  const int tiles = (k + kWgDepth - 1) / kWgDepth;
+  // Operand buffer of tile t: 0 big A, 1 small A, 2 big B^T, 3 small B^T. Raw buffer: 0 A, 1 B.
+  auto operand = [&](int t, int which) {
+    return operands + ((t % kOperandBuffers) * 4 + which) * kTileFloats;
+  };
+  auto raw_tile = [&](int t, int which) { return raw + ((t % kRaw) * 2 + which) * kTileFloats; };
+  if (tid == 0) {
+    for (int i = 0; i < kRaw; ++i) mbarrier_init(&landed[i], 1);
+    for (int i = 0; i < kOperandBuffers; ++i) {
+      mbarrier_init(&split_done[i], 128);
+      mbarrier_init(&released[i], 256);
+    }
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+
+  if (group == 0) {  // producers: TMA (one thread), then the split of every tile (all 128)
+    auto issue = [&](int t) {
+      std::uint64_t* bar = &landed[t % kRaw];
+      mbarrier_expect_bytes(bar, 2 * kTileBytes);
+      tma_load_2d(raw_tile(t, 0), a_map, t * kWgDepth, row0, bar);  // A: 128 rows x 32 k
+      tma_load_2d(raw_tile(t, 1), b_map, col0, t * kWgDepth, bar);  // B: 32 k x 128 columns
+    };
+    if (lane128 == 0)
+      for (int t = 0; t < kRaw - 1 && t < tiles; ++t) issue(t);
+    for (int t = 0; t < tiles; ++t) {
+      if (lane128 == 0 && t + kRaw - 1 < tiles) issue(t + kRaw - 1);  // into the raw buffer of tile t - 1
+      mbarrier_wait(&landed[t % kRaw], (t / kRaw) & 1);
+      mbarrier_wait(&released[t % kOperandBuffers], ((t / kOperandBuffers) & 1) ^ 1);
+      const float* a = raw_tile(t, 0);
+      const float* b = raw_tile(t, 1);
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {  // A: 128 rows x 8 chunks of 4 k, kept K-major
+        const int e = lane128 + 128 * i, r = e / 8, q = e % 8;
+        const int at = swizzled_offset(r, 4 * q);
+        split_chunk(*reinterpret_cast<const float4*>(a + r * kWgDepth + 4 * q), operand(t, 0) + at,
+                    operand(t, 1) + at);
+      }
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {  // B: column j's 4 k of chunk q -> row j of B^T
+        const int e = lane128 + 128 * i, j = e % 128, q = e / 128;
+        const float* p = b + 4 * q * kWgTile + j;
+        const float4 v = make_float4(p[0], p[kWgTile], p[2 * kWgTile], p[3 * kWgTile]);
+        const int at = swizzled_offset(j, 4 * q);
+        split_chunk(v, operand(t, 2) + at, kProducts == 3 ? operand(t, 3) + at : nullptr);
+      }
+      fence_async_shared();  // the operands, written by the generic proxy, are read by wgmma's
+      mbarrier_arrive(&split_done[t % kOperandBuffers]);
+      asm volatile("bar.sync 1, 128;\n" ::: "memory");  // raw buffer t read by all: TMA may refill it
+    }
+    return;
+  }
+
+  // Consumers: warpgroup g multiplies rows 64 (g - 1) ... of the tile by all 128 columns.
+  const int half = group - 1;
+  float acc[64] = {}, part[64] = {};
+  for (int t = 0; t < tiles; ++t) {
+    mbarrier_wait(&split_done[t % kOperandBuffers], (t / kOperandBuffers) & 1);
+    const std::uint64_t a_big = swizzled_descriptor(operand(t, 0) + half * 64 * kWgDepth),
+                        a_small = swizzled_descriptor(operand(t, 1) + half * 64 * kWgDepth),
+                        b_big = swizzled_descriptor(operand(t, 2)),
+                        b_small = swizzled_descriptor(operand(t, 3));
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kWgDepth / 8; ++kk) {
+      const int step = 2 * kk;  // 8 k = 32 bytes = 2 descriptor units
+      wgmma_tf32_m64n128k8(part, a_small + step, b_big + step, kk > 0);
+      if (kProducts == 3) wgmma_tf32_m64n128k8(part, a_big + step, b_small + step, true);
+      wgmma_tf32_m64n128k8(part, a_big + step, b_big + step, true);
+    }
+    wgmma_commit();
+    wgmma_wait<0>();
+    mbarrier_arrive(&released[t % kOperandBuffers]);
+#pragma unroll
+    for (int i = 0; i < 64; ++i) acc[i] += part[i];
+  }
+  const int warp = lane128 / 32, lane = tid % 32;
+  const int row = row0 + half * 64 + warp * 16 + lane / 4;
+#pragma unroll
+  for (int j = 0; j < 16; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int r = row + (e / 2) * 8, col = col0 + 8 * j + 2 * (lane % 4) + e % 2;
+      if (r < m && col < n) c[long(r) * ldc + col] = acc[4 * j + e];
+    }
+#endif
+}
+
+enum class Kind { split3, split2, wgmma3, wgmma2 };
+const std::vector<Variant>& variants() {
+  static const std::vector<Variant> v = {
+      {"split3", "mma.sync: big*big + big*small + small*big, FP32 accumulation"},
+      {"split2", "mma.sync: (big + small) A times rn_tf32(B): two products", Precision::tf32},
+      {"wgmma3", "wgmma (sm_90a): TMA, producer warpgroup splits into swizzled operands, three products"},
+      {"wgmma2", "wgmma (sm_90a): as wgmma3 with A split only: two products", Precision::tf32}};
+  return v;
+}
+bool uses_wgmma(const Params& q) {
+  const Kind kind = variant_kind<Kind>(variants(), q);
+  return kind == Kind::wgmma3 || kind == Kind::wgmma2;
+}
+
+std::size_t shared_bytes(const Params& q) {
+  const long stages = q.integer("stages");
+  if (uses_wgmma(q))
+    return 1024 + sizeof(float) * std::size_t(kOperandBuffers * 4 + stages * 2) * kTileFloats +
+           sizeof(std::uint64_t) * std::size_t(stages + 2 * kOperandBuffers);
+  return sizeof(float) * std::size_t(stages * kStageFloats);
+}
 
 LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   LaunchConfig lc;
-  lc.block = {kThreads, 1, 1};
-  lc.grid = {ceil_div(p.n, kBN), ceil_div(p.m, kBM), 1};
-  lc.shared_bytes = shared_bytes(q.integer("stages"));
+  lc.block = {unsigned(uses_wgmma(q) ? kWgThreads : kThreads), 1, 1};
+  lc.grid = {ceil_div(p.n, kBN), ceil_div(p.m, kBM), 1};  // 128 x 128 tiles either way
+  lc.shared_bytes = shared_bytes(q);
   return lc;
 }
 
-Reason supports(const Problem& p, const Params&, const DeviceInfo& d) {
+__global__ void sm90a_probe(int* built) {
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
+  *built = 1;
+#else
+  *built = 0;
+#endif
+}
+
+// Whether this build holds sm_90a code for the device (wgmma exists only there), asked once.
+bool built_for_sm90a() {
+  static const bool built = [] {
+    Buffer flag(sizeof(int), Buffer::Kind::device);
+    sm90a_probe<<<1, 1>>>(flag.as<int>());
+    MMLAB_CHECK_LAUNCH();
+    int host = 0;
+    MMLAB_CHECK(cudaMemcpy(&host, flag.get(), sizeof(int), cudaMemcpyDeviceToHost));
+    return host == 1;
+  }();
+  return built;
+}
+
+Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   if (d.present && d.cc_major < 8) return "tf32x3 needs TF32 mma.sync: compute capability 8.0 or newer";
+  if (uses_wgmma(q) && d.present && (d.cc_major != 9 || !built_for_sm90a()))
+    return "wgmma exists on sm_90a only (Hopper, and a build for 90a)";
   return fits_aligned_int(p, "tf32x3");
 }
 
-template <int kStages>
-void launch_kernel(const RunArgs& r, const LaunchConfig& lc) {
+template <int kStages, int kProducts>
+void launch_mma(const RunArgs& r, const LaunchConfig& lc) {
   const Operands o = aligned_operands(r);
-  const auto kernel = tf32x3_kernel<kStages>;
+  const auto kernel = tf32x3_kernel<kStages, kProducts>;
   allow_shared_bytes(kernel, lc.shared_bytes);
   const Problem& p = r.problem;
   kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(o.a, o.lda, o.b, o.ldb, r.c, int(p.n),
                                                                      int(p.m), int(p.n), o.k);
 }
 
-#define MMLAB_STAGES(S) {{"split3", {{"stages", #S}}}, launch_kernel<S>},
-const KernelTable<Launcher> kKernels = {MMLAB_STAGES(2) MMLAB_STAGES(3) MMLAB_STAGES(4)};
-#undef MMLAB_STAGES
+template <int kRaw, int kProducts>
+void launch_wgmma(const RunArgs& r, const LaunchConfig& lc) {
+  const Operands o = aligned_operands(r);
+  const Problem& p = r.problem;
+  auto& maps = *static_cast<TensorMaps*>(r.state);
+  const CUtensorMap& a_map = maps.get(o.a, p.m, p.k, o.lda, kWgTile, kWgDepth);
+  const CUtensorMap& b_map = maps.get(o.b, p.k, p.n, o.ldb, kWgDepth, kWgTile);
+  const auto kernel = tf32x3_wgmma_kernel<kRaw, kProducts>;
+  allow_shared_bytes(kernel, lc.shared_bytes);
+  kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(a_map, b_map, r.c, int(p.n), int(p.m),
+                                                                     int(p.n), int(p.k));
+}
+
+#define MMLAB_MMA(V, P, S) {{#V, {{"stages", #S}}}, launch_mma<S, P>},
+#define MMLAB_WGMMA(V, P, S) {{#V, {{"stages", #S}}}, launch_wgmma<S, P>},
+const KernelTable<Launcher> kKernels = {
+    MMLAB_MMA(split3, 3, 2) MMLAB_MMA(split3, 3, 3) MMLAB_MMA(split3, 3, 4)  //
+    MMLAB_MMA(split2, 2, 2) MMLAB_MMA(split2, 2, 3) MMLAB_MMA(split2, 2, 4)  //
+    MMLAB_WGMMA(wgmma3, 3, 2) MMLAB_WGMMA(wgmma3, 3, 3)                      //
+    MMLAB_WGMMA(wgmma2, 2, 2) MMLAB_WGMMA(wgmma2, 2, 3)};
+#undef MMLAB_MMA
+#undef MMLAB_WGMMA
 
 void run(const RunArgs& r) {
   kKernels.at (*r.params)(r, launch(r.problem, *r.params, *r.device));
@@ -176,12 +367,15 @@ void run(const RunArgs& r) {
 }  // namespace
 
 MMLAB_ALGORITHM(tf32x3) {
-  a.summary = "FP32 from TF32 tensor cores: operands split big + small, three mma.sync products in FP32";
-  a.variants = {{"split3", "big*big + big*small + small*big, round-to-nearest splits, FP32 accumulation"}};
-  a.axes = {{"stages", AxisKind::integer, "shared-memory stages filled by cp.async", "3", {}, {}}};
-  a.constraints = "compute capability 8.0; every (padded) matrix under 2^31 elements; any m, n, k";
+  a.summary =
+      "FP32 from TF32 tensor cores: operands split big + small, three products (mma.sync or wgmma) in FP32";
+  a.variants = variants();
+  a.axes = {{"stages", AxisKind::integer, "shared-memory stages (wgmma: raw TMA buffers)", "3", {}, {}}};
+  a.constraints =
+      "compute capability 8.0 (wgmma: sm_90a); every (padded) matrix under 2^31 elements; any m, n, k";
   a.supports = supports;
   a.workspace_bytes = aligned_workspace;
+  a.make_state = TensorMaps::make;
   use_kernels(a, kKernels, launch, run);
 }
 

@@ -133,8 +133,8 @@ Table compare(const std::vector<Result>& all_rows, const CompareOptions& o) {
   if (spec.empty() || spec.size() > 3 || spec[0].empty())
     throw AnalysisError(
         "compare: --baseline must be ALG[:variant[:params]], e.g. cublas or tiled:default:tile=32");
-  auto is_baseline = [&](const Result& r) {
-    return r.algorithm == spec[0] && (spec.size() < 2 || r.variant == spec[1]) &&
+  auto is_baseline = [&](const Result& r) {  // FP32 rows only: a TF32 row is compared, never the yardstick
+    return r.fp32() && r.algorithm == spec[0] && (spec.size() < 2 || r.variant == spec[1]) &&
            (spec.size() < 3 || r.params == spec[2]);
   };
   std::set<std::string> algorithms;
@@ -227,7 +227,8 @@ Table headline(const std::vector<Result>& all_rows, const std::string& shape, co
   std::map<std::string, const Result*> base;  // l2_flush -> the baseline's row
   std::map<std::string, const Result*> best;  // algorithm|l2_flush -> its best row
   std::vector<std::string> order;
-  auto eligible = [&](const Result& r) { return r.ok() && r.shape() == shape && r.scope == "kernel"; };
+  // The FP32 contest: rows judged by the TF32 tolerance are left out.
+  auto eligible = [&](const Result& r) { return r.ok() && r.fp32() && r.shape() == shape && r.scope == "kernel"; };
   for (const Result& r : rows)
     if (eligible(r) && r.algorithm == baseline) {
       auto [it, fresh] = base.emplace(r.fields.at("l2_flush"), &r);
@@ -274,7 +275,7 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
   // The baseline's rows of every job (a re-run must not hide the one measured beside a row).
   std::map<std::string, const Result*> same_job, latest;  // run|shape and shape -> the baseline's row
   for (const Result& r : all_rows)
-    if (r.ok() && r.algorithm == baseline && r.scope == "kernel") {
+    if (r.ok() && r.fp32() && r.algorithm == baseline && r.scope == "kernel") {
       same_job[r.fields.at("run") + "|" + r.shape()] = &r;
       latest[r.shape()] = &r;
     }

@@ -64,7 +64,7 @@ std::string when_and_where(const std::vector<Result>& rows) {
 std::string headline_size(const std::vector<Result>& rows) {
   long largest = 0;
   for (const Result& r : rows)
-    if (r.ok() && r.algorithm == "cublas" && r.square() && r.scope == "kernel") {
+    if (r.ok() && r.fp32() && r.algorithm == "cublas" && r.square() && r.scope == "kernel") {
       if (r.m == 4096) return "4096";
       largest = std::max(largest, r.m);
     }

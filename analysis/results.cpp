@@ -105,9 +105,12 @@ std::unique_ptr<io::ByteSourceBase> source(const std::string& path) {
     throw AnalysisError(file + ": " + e.what());
   }
 }
-// A version 3 row in version 4's words: uniform inputs (the only kind before); its error relative to
-// sum |a b| was not measured and stays empty.
-void upgrade_v3(std::map<std::string, std::string>& f) { f["inputs"] = "uniform"; }
+// A version 3 row in version 4's words: uniform inputs and FP32 judging (the only kinds before); its
+// error relative to sum |a b| was not measured and stays empty.
+void upgrade_v3(std::map<std::string, std::string>& f) {
+  f["inputs"] = "uniform";
+  f["precision"] = "fp32";
+}
 
 // A version 2 row in version 3's words: one process; one GPU unless it ran on the host.
 void upgrade_v2(std::map<std::string, std::string>& f) {
@@ -258,6 +261,9 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         r.scope = r.fields["scope"];
         r.status = r.fields["status"];
         r.inputs = r.fields["inputs"];
+        r.precision = r.fields["precision"];
+        if (r.precision != "fp32" && r.precision != "tf32")
+          throw AnalysisError(where(file, r.line, "precision") + ": '" + r.precision + "' (valid: fp32, tf32)");
         if (std::none_of(std::begin(kAllInputs), std::end(kAllInputs),
                          [&](Inputs x) { return r.inputs == inputs_name(x); }))
           throw AnalysisError(where(file, r.line, "inputs") + ": '" + r.inputs +

@@ -19,6 +19,7 @@ struct Result {
   unsigned line = 0;
   std::map<std::string, std::string> fields;  // every column read, as text
   std::string run_id, device, algorithm, variant, params, scope, status, inputs;
+  std::string precision;  // fp32, or tf32 (a variant that rounds to TF32 on purpose: never a baseline)
   long m = 0, n = 0, k = 0;
   std::size_t trials = 0;
   double min_ms = 0, max_ms = 0, mean_ms = 0, std_ms = 0, median_ms = 0, ci_lo_ms = 0, ci_hi_ms = 0,
@@ -26,6 +27,7 @@ struct Result {
   std::vector<double> samples;  // ms per launch, when loaded
 
   bool ok() const { return status == "ok"; }
+  bool fp32() const { return precision == "fp32"; }
   bool square() const { return m == n && n == k; }
   std::string configuration()
       const;                  // "algorithm variant params" (variant "default" and empty params omitted)

@@ -77,6 +77,9 @@ struct Variant {
   // The arithmetic its results are judged by: fp32, or tf32 for a variant that rounds its operands
   // to TF32 on purpose (verification.hpp).
   Precision precision = Precision::fp32;
+  // Left out of `all` (and so of a sweep that names no variant): run only when named, e.g. a
+  // tensor-core variant of the FP32 baseline, which must not stand in for it unasked.
+  bool on_request = false;
 };
 
 // The variant of `q` as the algorithm's own enum, whose enumerators follow `variants` in order:

@@ -58,7 +58,9 @@ int list(int argc, char** argv) {
                                                        : "MPI ranks: GPUs over NCCL, or CPUs over MPI")
               << ", " << a->source << ")\n  " << a->summary << "\n";
     std::cout << "  variants:\n";
-    for (const auto& v : a->variants) std::cout << "    " << v.name << ": " << v.summary << "\n";
+    for (const auto& v : a->variants)
+      std::cout << "    " << v.name << ": " << v.summary << (v.on_request ? " (on request: run when named)" : "")
+                << "\n";
     if (!a->axes.empty()) std::cout << "  axes:\n";
     for (const auto& x : a->axes) {
       std::cout << "    " << x.name << " = " << x.default_value << " (default)  " << x.description

@@ -26,7 +26,8 @@ const Generic kGeneric[] = {
     {"output", "CSV to append to (default results/<experiment>.csv); raw samples go to <name>.samples.csv"},
     {"algorithms", "algorithms to run, a list or 'all' (default all; see `mmlab list`)"},
     {"variant",
-     "variants to run for every algorithm, a list or 'all' (default all); <algorithm>.variant overrides it"},
+     "variants to run for every algorithm, a list or 'all' (default all: every variant but those `mmlab list` "
+     "marks 'on request', which run when named); <algorithm>.variant overrides it"},
     {"size", "square sizes n (m = n = k): a list and/or ranges start:stop:step, e.g. 256:4096:256,1000"},
     {"shape", "general problems m x n x k, e.g. 1041x1247x139,535x792x414"},
     {"m", "rows of A and C (with n and k: their cross product)"},
@@ -317,7 +318,8 @@ static std::vector<AlgorithmChoice> choose_algorithms(const Settings& cli, const
     const std::string variants =
         own ? resolve(cli, file, specific, "all") : resolve(cli, file, "variant", "all");
     if (variants == "all") {
-      for (const Variant& v : a->variants) c.variants.push_back(v.name);
+      for (const Variant& v : a->variants)
+        if (!v.on_request) c.variants.push_back(v.name);
     } else if (!own) {  // the global list: the variants of it that this algorithm has
       for (const std::string& v : split_list(variants, "variant"))
         if (a->find_variant(v)) c.variants.push_back(v);

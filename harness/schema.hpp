@@ -1,6 +1,7 @@
 // The results CSV schema, written once: mmlab writes these columns and mmlab-analyze reads them
-// (DESIGN.md, "CSV"). Version 4 added `inputs` (what A and B are made of; uniform before) and the error
-// relative to sum |a b| (max_sumabs_err, mean_sumabs_err). Version 3 added the distributed columns (ranks ...
+// (DESIGN.md, "CSV"). Version 4 added `inputs` (what A and B are made of; uniform before), `precision`
+// (fp32, or tf32 for a variant judged by the TF32 tolerance; fp32 before) and the error relative to
+// sum |a b| (max_sumabs_err, mean_sumabs_err). Version 3 added the distributed columns (ranks ...
 // verified_entries). Version 2 added `schema`, `resolved` and `cuda_driver`, made `driver` the NVIDIA driver
 // version, wrote versions as text
 // ("sm_90", "CUDA 13.0"), `l2_flush` as off/on and left `verified` empty where nothing ran. The analysis
@@ -21,7 +22,7 @@ inline constexpr std::array kResultColumns{
     "cuda_runtime", "cuda_driver", "driver", "seed",
     // what ran
     "algorithm", "variant", "params", "resolved", "block_x", "block_y", "block_z", "grid_x", "grid_y",
-    "grid_z", "cluster_x", "cluster_y", "cluster_z", "shared_bytes", "device_bytes", "m", "n", "k", "inputs",
+    "grid_z", "cluster_x", "cluster_y", "cluster_z", "shared_bytes", "device_bytes", "m", "n", "k", "inputs", "precision",
     "scope", "repeats", "l2_flush", "warmup",
     // across ranks (distributed algorithms; a single-GPU row says ranks 1)
     "ranks", "gpus", "grid", "engine", "compute_ms", "comm_ms", "wait_ms", "overlap", "predicted_ms",
@@ -39,7 +40,7 @@ inline const std::vector<std::string>& result_columns() {
 
 // The columns version 4 added, version 3 added (the distributed group), and version 2 added to version 1.
 inline bool added_in_v4(const std::string& c) {
-  return c == "inputs" || c == "max_sumabs_err" || c == "mean_sumabs_err";
+  return c == "inputs" || c == "precision" || c == "max_sumabs_err" || c == "mean_sumabs_err";
 }
 inline bool added_in_v3(const std::string& c) {
   for (const char* x : {"ranks", "gpus", "grid", "engine", "compute_ms", "comm_ms", "wait_ms", "overlap",

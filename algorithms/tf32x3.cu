@@ -15,12 +15,13 @@
 //                   per warp), k tiles of 16 in STAGES shared-memory buffers filled by 16-byte cp.async:
 //                   A as (BM, 16 + 4) and B as (16, BN + 8), pitches at which the fragment loads of a
 //                   warp fall on 32 distinct banks; operands split in registers as they are loaded.
-//   wgmma3, wgmma2  wgmma m64n128k8 (sm_90a). A producer warpgroup and two consumer warpgroups of
+//   wgmma3, wgmma2  wgmma m64n128k8 (sm_90a). One producer thread and two consumer warpgroups of
 //                   64 x 128. TMA lands each k tile of 32 (A 128 x 32, B 32 x 128) in one of STAGES raw
-//                   buffers; the producers split it into big and small parts, B transposed on the way
-//                   (wgmma reads TF32 only K-major), written in wgmma's 128-byte-swizzled layout into
-//                   one of two operand buffers; the consumers multiply from there by descriptors.
-//                   mbarriers pass the buffers along (TMA landed, split, released).
+//                   buffers (an mbarrier says when; another, when all consumers have read it). While
+//                   the tensor cores multiply tile t, the consumers split tile t + 1 into big and small
+//                   parts, B transposed on the way (wgmma reads TF32 only K-major), written in wgmma's
+//                   128-byte-swizzled layout into the other of two operand buffers; they meet at a
+//                   named barrier once per tile, and multiply from the operand buffers by descriptors.
 // split2 and wgmma2 split A only: big_a b' + small_a b' with b' = rn_tf32(b); one product fewer, and
 // the error of rounding b to TF32 stays (judged by the tf32 tolerance: a point on the frontier between
 // TF32 and FP32, not an FP32 kernel).
@@ -176,9 +177,8 @@ __global__ void __launch_bounds__(kWgThreads, 1)
       reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(smem_bytes) + 1023) & ~std::uintptr_t(1023));
   float* raw = operands + kOperandBuffers * 4 * kTileFloats;
   std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(raw + kRaw * 2 * kTileFloats);  // TMA's bytes in
-  std::uint64_t* split_done = landed + kRaw;               // the producers have written the operands
-  std::uint64_t* released = split_done + kOperandBuffers;  // the consumers are done with them
-  const int tid = threadIdx.x, group = tid / 128, lane128 = tid % 128;
+  std::uint64_t* drained = landed + kRaw;  // every consumer has read the raw buffer: TMA may refill it
+  const int tid = threadIdx.x, group = tid / 128;
   const int row0 = blockIdx.y * kWgTile, col0 = blockIdx.x * kWgTile;
   const int tiles = (k + kWgDepth - 1) / kWgDepth;
   // Operand buffer of tile t: 0 big A, 1 small A, 2 big B^T, 3 small B^T. Raw buffer: 0 A, 1 B.
@@ -187,57 +187,59 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   };
   auto raw_tile = [&](int t, int which) { return raw + ((t % kRaw) * 2 + which) * kTileFloats; };
   if (tid == 0) {
-    for (int i = 0; i < kRaw; ++i) mbarrier_init(&landed[i], 1);
-    for (int i = 0; i < kOperandBuffers; ++i) {
-      mbarrier_init(&split_done[i], 128);
-      mbarrier_init(&released[i], 256);
+    for (int i = 0; i < kRaw; ++i) {
+      mbarrier_init(&landed[i], 1);
+      mbarrier_init(&drained[i], 256);
     }
     mbarrier_init_fence();
   }
   __syncthreads();
 
-  if (group == 0) {  // producers: TMA (one thread), then the split of every tile (all 128)
-    auto issue = [&](int t) {
-      std::uint64_t* bar = &landed[t % kRaw];
-      mbarrier_expect_bytes(bar, 2 * kTileBytes);
-      tma_load_2d(raw_tile(t, 0), a_map, t * kWgDepth, row0, bar);  // A: 128 rows x 32 k
-      tma_load_2d(raw_tile(t, 1), b_map, col0, t * kWgDepth, bar);  // B: 32 k x 128 columns
-    };
-    if (lane128 == 0)
-      for (int t = 0; t < kRaw - 1 && t < tiles; ++t) issue(t);
-    for (int t = 0; t < tiles; ++t) {
-      if (lane128 == 0 && t + kRaw - 1 < tiles) issue(t + kRaw - 1);  // into the raw buffer of tile t - 1
-      mbarrier_wait(&landed[t % kRaw], (t / kRaw) & 1);
-      mbarrier_wait(&released[t % kOperandBuffers], ((t / kOperandBuffers) & 1) ^ 1);
-      const float* a = raw_tile(t, 0);
-      const float* b = raw_tile(t, 1);
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {  // A: 128 rows x 8 chunks of 4 k, kept K-major
-        const int e = lane128 + 128 * i, r = e / 8, q = e % 8;
-        const int at = swizzled_offset(r, 4 * q);
-        split_chunk(*reinterpret_cast<const float4*>(a + r * kWgDepth + 4 * q), operand(t, 0) + at,
-                    operand(t, 1) + at);
+  if (group == 0) {  // the producer: one thread keeps the raw buffers filled; the rest of its group idles
+    release_registers<40>();
+    if (tid == 0)
+      for (int t = 0; t < tiles; ++t) {
+        mbarrier_wait(&drained[t % kRaw], ((t / kRaw) & 1) ^ 1);
+        std::uint64_t* bar = &landed[t % kRaw];
+        mbarrier_expect_bytes(bar, 2 * kTileBytes);
+        tma_load_2d(raw_tile(t, 0), a_map, t * kWgDepth, row0, bar);  // A: 128 rows x 32 k
+        tma_load_2d(raw_tile(t, 1), b_map, col0, t * kWgDepth, bar);  // B: 32 k x 128 columns
       }
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {  // B: column j's 4 k of chunk q -> row j of B^T
-        const int e = lane128 + 128 * i, j = e % 128, q = e / 128;
-        const float* p = b + 4 * q * kWgTile + j;
-        const float4 v = make_float4(p[0], p[kWgTile], p[2 * kWgTile], p[3 * kWgTile]);
-        const int at = swizzled_offset(j, 4 * q);
-        split_chunk(v, operand(t, 2) + at, kProducts == 3 ? operand(t, 3) + at : nullptr);
-      }
-      fence_async_shared();  // the operands, written by the generic proxy, are read by wgmma's
-      mbarrier_arrive(&split_done[t % kOperandBuffers]);
-      asm volatile("bar.sync 1, 128;\n" ::: "memory");  // raw buffer t read by all: TMA may refill it
-    }
     return;
   }
 
-  // Consumers: warpgroup g multiplies rows 64 (g - 1) ... of the tile by all 128 columns.
-  const int half = group - 1;
+  // Consumers, 256 threads: split tile t + 1 while the tensor cores multiply tile t. Warpgroup g
+  // multiplies rows 64 (g - 1) ... of the tile by all 128 columns.
+  claim_registers<232>();  // 128 x 40 + 256 x 232 fit the 64 K registers
+  const int me = tid - 128, half = group - 1;
+  auto split_tile = [&](int t) {
+    mbarrier_wait(&landed[t % kRaw], (t / kRaw) & 1);
+    const float* a = raw_tile(t, 0);
+    const float* b = raw_tile(t, 1);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {  // A: 128 rows x 8 chunks of 4 k, kept K-major
+      const int e = me + 256 * i, r = e / 8, q = e % 8;
+      const int at = swizzled_offset(r, 4 * q);
+      split_chunk(*reinterpret_cast<const float4*>(a + r * kWgDepth + 4 * q), operand(t, 0) + at,
+                  operand(t, 1) + at);
+    }
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {  // B: column j's 4 k of chunk q -> row j of B^T
+      const int e = me + 256 * i, j = e % 128, q = e / 128;
+      const float* p = b + 4 * q * kWgTile + j;
+      const float4 v = make_float4(p[0], p[kWgTile], p[2 * kWgTile], p[3 * kWgTile]);
+      const int at = swizzled_offset(j, 4 * q);
+      split_chunk(v, operand(t, 2) + at, kProducts == 3 ? operand(t, 3) + at : nullptr);
+    }
+    mbarrier_arrive(&drained[t % kRaw]);
+    fence_async_shared();  // the operands, written by the generic proxy, are read by wgmma's
+  };
+  auto consumers_meet = [] { asm volatile("bar.sync 1, 256;\n" ::: "memory"); };
+
   float acc[64] = {}, part[64] = {};
+  split_tile(0);
+  consumers_meet();
   for (int t = 0; t < tiles; ++t) {
-    mbarrier_wait(&split_done[t % kOperandBuffers], (t / kOperandBuffers) & 1);
     const std::uint64_t a_big = swizzled_descriptor(operand(t, 0) + half * 64 * kWgDepth),
                         a_small = swizzled_descriptor(operand(t, 1) + half * 64 * kWgDepth),
                         b_big = swizzled_descriptor(operand(t, 2)),
@@ -251,12 +253,14 @@ __global__ void __launch_bounds__(kWgThreads, 1)
       wgmma_tf32_m64n128k8(part, a_big + step, b_big + step, true);
     }
     wgmma_commit();
+    // Into the other operand buffer, which tile t - 1's products finished reading before the last meeting.
+    if (t + 1 < tiles) split_tile(t + 1);
     wgmma_wait<0>();
-    mbarrier_arrive(&released[t % kOperandBuffers]);
 #pragma unroll
     for (int i = 0; i < 64; ++i) acc[i] += part[i];
+    consumers_meet();  // tile t + 1 split by all; tile t's buffer read by all
   }
-  const int warp = lane128 / 32, lane = tid % 32;
+  const int warp = (tid % 128) / 32, lane = tid % 32;
   const int row = row0 + half * 64 + warp * 16 + lane / 4;
 #pragma unroll
   for (int j = 0; j < 16; ++j)
@@ -286,7 +290,7 @@ std::size_t shared_bytes(const Params& q) {
   const long stages = q.integer("stages");
   if (uses_wgmma(q))
     return 1024 + sizeof(float) * std::size_t(kOperandBuffers * 4 + stages * 2) * kTileFloats +
-           sizeof(std::uint64_t) * std::size_t(stages + 2 * kOperandBuffers);
+           sizeof(std::uint64_t) * std::size_t(2 * stages);
   return sizeof(float) * std::size_t(stages * kStageFloats);
 }
 

@@ -52,6 +52,22 @@ __device__ inline void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
       : "memory");
 }
 
+// Warp specialisation: a warpgroup that only issues loads hands its registers to the warpgroups that
+// compute (setmaxnreg, sm_90a; every warp of the group executes it). Built for plain sm_90 these do
+// nothing and the block keeps its launch registers.
+template <int kRegisters>
+__device__ inline void release_registers() {
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
+#endif
+}
+template <int kRegisters>
+__device__ inline void claim_registers() {
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
+#endif
+}
+
 // The box of `map` at element (x, y) (x the contiguous dimension) into shared memory at `dst`,
 // completing `bar`'s transaction count by the box's size.
 __device__ inline void tma_load_2d(float* dst, const CUtensorMap& map, int x, int y, std::uint64_t* bar) {

@@ -70,10 +70,8 @@ __global__ void __launch_bounds__(Tile<kBM, kBN, kBK, kQN>::kThreads + (kProduce
     static_assert(!kProducer || (kQN == 4 && S::kThreads % 128 == 0),
                   "8x16 tiles, whole consumer warpgroups");
     if (threadIdx.x >=
-        S::kThreads) {            // the producer warpgroup: one lane issues every tile as its stage frees
-#ifdef __CUDA_ARCH_FEAT_SM90_ALL  // sm_90a; built for plain sm_90 the block keeps its launch registers
-      asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegisters));
-#endif
+        S::kThreads) {  // the producer warpgroup: one lane issues every tile as its stage frees
+      release_registers<kProducerRegisters>();
       if (threadIdx.x == issuer)
         for (int t = 0; t < tiles; ++t) {
           if (t >= kStages) mbarrier_wait(&freed[t % kStages], unsigned(t / kStages - 1) & 1u);
@@ -81,9 +79,7 @@ __global__ void __launch_bounds__(Tile<kBM, kBN, kBK, kQN>::kThreads + (kProduce
         }
       return;
     }
-#ifdef __CUDA_ARCH_FEAT_SM90_ALL
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegisters));
-#endif
+    claim_registers<kConsumerRegisters>();
     for (int t = 0; t < tiles; ++t) {
       mbarrier_wait(&landed[t % kStages], unsigned(t / kStages) & 1u);
       S::product(stage(t), stage(t) + S::kTileA, acc);

@@ -16,12 +16,14 @@
 //                   A as (BM, 16 + 4) and B as (16, BN + 8), pitches at which the fragment loads of a
 //                   warp fall on 32 distinct banks; operands split in registers as they are loaded.
 //   wgmma3, wgmma2  wgmma m64n128k8 (sm_90a). One producer thread and two consumer warpgroups of
-//                   64 x 128. TMA lands each k tile of 32 (A 128 x 32, B 32 x 128) in one of STAGES raw
-//                   buffers (an mbarrier says when; another, when all consumers have read it). While
-//                   the tensor cores multiply tile t, the consumers split tile t + 1 into big and small
-//                   parts, B transposed on the way (wgmma reads TF32 only K-major), written in wgmma's
-//                   128-byte-swizzled layout into the other of two operand buffers; they meet at a
-//                   named barrier once per tile, and multiply from the operand buffers by descriptors.
+//                   64 x 128. TMA lands each k tile of 32 (A 128 x 32 in the 128-byte swizzle, B 32 x 128)
+//                   in one of STAGES raw buffers (an mbarrier says when; another, when all consumers have
+//                   read it). While the tensor cores multiply tile t, the consumers prepare tile t + 1:
+//                   B split into big and small parts and transposed (wgmma reads TF32 from shared memory
+//                   only K-major), written in wgmma's 128-byte-swizzled layout into the other of two
+//                   operand buffers; A read and split into each thread's own register fragment (wgmma
+//                   takes A from registers, which spares shared memory its writes and the products'
+//                   reads of A). They meet at a named barrier once per tile.
 // split2 and wgmma2 split A only: big_a b' + small_a b' with b' = rn_tf32(b); one product fewer, and
 // the error of rounding b to TF32 stays (judged by the tf32 tolerance: a point on the frontier between
 // TF32 and FP32, not an FP32 kernel).
@@ -153,9 +155,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
 }
 
-// The wgmma path. Shared memory, 1024-byte aligned: two operand buffers of four 16 KiB tiles (big A,
-// small A, big B^T, small B^T: 128 rows of 32 floats each), then STAGES raw buffers (A, B as TMA lands
-// them), then the mbarriers.
+// The wgmma path. Shared memory, 1024-byte aligned: two operand buffers of two 16 KiB tiles (big and
+// small B^T: 128 rows of 32 floats each), then STAGES raw buffers (A, B as TMA lands them), then the
+// mbarriers.
 constexpr int kWgTile = 128, kWgDepth = 32, kWgThreads = 384, kOperandBuffers = 2;
 constexpr int kTileFloats = kWgTile * kWgDepth;
 constexpr unsigned kTileBytes = sizeof(float) * kTileFloats;
@@ -175,15 +177,15 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   extern __shared__ unsigned char smem_bytes[];
   float* operands =
       reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(smem_bytes) + 1023) & ~std::uintptr_t(1023));
-  float* raw = operands + kOperandBuffers * 4 * kTileFloats;
+  float* raw = operands + kOperandBuffers * 2 * kTileFloats;
   std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(raw + kRaw * 2 * kTileFloats);  // TMA's bytes in
   std::uint64_t* drained = landed + kRaw;  // every consumer has read the raw buffer: TMA may refill it
   const int tid = threadIdx.x, group = tid / 128;
   const int row0 = blockIdx.y * kWgTile, col0 = blockIdx.x * kWgTile;
   const int tiles = (k + kWgDepth - 1) / kWgDepth;
-  // Operand buffer of tile t: 0 big A, 1 small A, 2 big B^T, 3 small B^T. Raw buffer: 0 A, 1 B.
+  // Operand buffer of tile t: 0 big B^T, 1 small B^T. Raw buffer: 0 A (128-byte swizzled), 1 B.
   auto operand = [&](int t, int which) {
-    return operands + ((t % kOperandBuffers) * 4 + which) * kTileFloats;
+    return operands + ((t % kOperandBuffers) * 2 + which) * kTileFloats;
   };
   auto raw_tile = [&](int t, int which) { return raw + ((t % kRaw) * 2 + which) * kTileFloats; };
   if (tid == 0) {
@@ -208,59 +210,68 @@ __global__ void __launch_bounds__(kWgThreads, 1)
     return;
   }
 
-  // Consumers, 256 threads: split tile t + 1 while the tensor cores multiply tile t. Warpgroup g
-  // multiplies rows 64 (g - 1) ... of the tile by all 128 columns.
+  // Consumers, 256 threads: prepare tile t + 1 while the tensor cores multiply tile t. Warpgroup g
+  // multiplies rows 64 (g - 1) ... of the tile by all 128 columns: its A from registers (each thread
+  // splits its own fragment), B^T from the operand buffers.
   claim_registers<232>();  // 128 x 40 + 256 x 232 fit the 64 K registers
-  const int me = tid - 128, half = group - 1;
-  auto split_tile = [&](int t) {
+  const int me = tid - 128, half = group - 1, lane = tid % 32, warp = (tid % 128) / 32;
+  unsigned frag[2][kWgDepth / 8][4];  // A: [big, small][k step][mma.sync's m16k8 fragment]
+  auto split_b = [&](int t) {         // tile t's B, split and transposed into its operand buffer
     mbarrier_wait(&landed[t % kRaw], (t / kRaw) & 1);
-    const float* a = raw_tile(t, 0);
     const float* b = raw_tile(t, 1);
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {  // A: 128 rows x 8 chunks of 4 k, kept K-major
-      const int e = me + 256 * i, r = e / 8, q = e % 8;
-      const int at = swizzled_offset(r, 4 * q);
-      split_chunk(*reinterpret_cast<const float4*>(a + r * kWgDepth + 4 * q), operand(t, 0) + at,
-                  operand(t, 1) + at);
-    }
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {  // B: column j's 4 k of chunk q -> row j of B^T
+    for (int i = 0; i < 4; ++i) {  // column j's 4 k of chunk q -> row j of B^T
       const int e = me + 256 * i, j = e % 128, q = e / 128;
       const float* p = b + 4 * q * kWgTile + j;
       const float4 v = make_float4(p[0], p[kWgTile], p[2 * kWgTile], p[3 * kWgTile]);
       const int at = swizzled_offset(j, 4 * q);
-      split_chunk(v, operand(t, 2) + at, kProducts == 3 ? operand(t, 3) + at : nullptr);
+      split_chunk(v, operand(t, 0) + at, kProducts == 3 ? operand(t, 1) + at : nullptr);
+    }
+    fence_async_shared();  // the operands, written by the generic proxy, are read by wgmma's
+  };
+  auto split_a = [&](int t) {         // tile t's A into this thread's fragment; then its raw buffer is free
+    const float* a = raw_tile(t, 0);  // 128-byte swizzled by TMA: these loads fall on 32 banks
+    const int r = half * 64 + warp * 16 + lane / 4;
+#pragma unroll
+    for (int kk = 0; kk < kWgDepth / 8; ++kk) {
+      const int c = 8 * kk + lane % 4;
+      const float v[4] = {a[swizzled_offset(r, c)], a[swizzled_offset(r + 8, c)],
+                          a[swizzled_offset(r, c + 4)], a[swizzled_offset(r + 8, c + 4)]};
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const Split x = split(v[e]);
+        frag[0][kk][e] = x.big, frag[1][kk][e] = x.small;
+      }
     }
     mbarrier_arrive(&drained[t % kRaw]);
-    fence_async_shared();  // the operands, written by the generic proxy, are read by wgmma's
   };
   auto consumers_meet = [] { asm volatile("bar.sync 1, 256;\n" ::: "memory"); };
 
   float acc[64] = {}, part[64] = {};
-  split_tile(0);
+  split_b(0);
+  split_a(0);
   consumers_meet();
   for (int t = 0; t < tiles; ++t) {
-    const std::uint64_t a_big = swizzled_descriptor(operand(t, 0) + half * 64 * kWgDepth),
-                        a_small = swizzled_descriptor(operand(t, 1) + half * 64 * kWgDepth),
-                        b_big = swizzled_descriptor(operand(t, 2)),
-                        b_small = swizzled_descriptor(operand(t, 3));
+    const std::uint64_t b_big = swizzled_descriptor(operand(t, 0)),
+                        b_small = swizzled_descriptor(operand(t, 1));
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < kWgDepth / 8; ++kk) {
       const int step = 2 * kk;  // 8 k = 32 bytes = 2 descriptor units
-      wgmma_tf32_m64n128k8(part, a_small + step, b_big + step, kk > 0);
-      if (kProducts == 3) wgmma_tf32_m64n128k8(part, a_big + step, b_small + step, true);
-      wgmma_tf32_m64n128k8(part, a_big + step, b_big + step, true);
+      wgmma_tf32_m64n128k8(part, frag[1][kk], b_big + step, kk > 0);
+      if (kProducts == 3) wgmma_tf32_m64n128k8(part, frag[0][kk], b_small + step, true);
+      wgmma_tf32_m64n128k8(part, frag[0][kk], b_big + step, true);
     }
     wgmma_commit();
-    // Into the other operand buffer, which tile t - 1's products finished reading before the last meeting.
-    if (t + 1 < tiles) split_tile(t + 1);
+    // B of tile t + 1 while the tensor cores work, into the other operand buffer (which tile t - 1's
+    // products finished reading before the last meeting); its A once they are done with the fragment.
+    if (t + 1 < tiles) split_b(t + 1);
     wgmma_wait<0>();
+    if (t + 1 < tiles) split_a(t + 1);
 #pragma unroll
     for (int i = 0; i < 64; ++i) acc[i] += part[i];
-    consumers_meet();  // tile t + 1 split by all; tile t's buffer read by all
+    consumers_meet();  // tile t + 1 prepared by all; tile t's buffer read by all
   }
-  const int warp = (tid % 128) / 32, lane = tid % 32;
   const int row = row0 + half * 64 + warp * 16 + lane / 4;
 #pragma unroll
   for (int j = 0; j < 16; ++j)
@@ -289,7 +300,7 @@ bool uses_wgmma(const Params& q) {
 std::size_t shared_bytes(const Params& q) {
   const long stages = q.integer("stages");
   if (uses_wgmma(q))
-    return 1024 + sizeof(float) * std::size_t(kOperandBuffers * 4 + stages * 2) * kTileFloats +
+    return 1024 + sizeof(float) * std::size_t(kOperandBuffers * 2 + stages * 2) * kTileFloats +
            sizeof(std::uint64_t) * std::size_t(2 * stages);
   return sizeof(float) * std::size_t(stages * kStageFloats);
 }
@@ -345,7 +356,7 @@ void launch_wgmma(const RunArgs& r, const LaunchConfig& lc) {
   const Operands o = aligned_operands(r);
   const Problem& p = r.problem;
   auto& maps = *static_cast<TensorMaps*>(r.state);
-  const CUtensorMap& a_map = maps.get(o.a, p.m, p.k, o.lda, kWgTile, kWgDepth);
+  const CUtensorMap& a_map = maps.get(o.a, p.m, p.k, o.lda, kWgTile, kWgDepth, CU_TENSOR_MAP_SWIZZLE_128B);
   const CUtensorMap& b_map = maps.get(o.b, p.k, p.n, o.ldb, kWgDepth, kWgTile);
   const auto kernel = tf32x3_wgmma_kernel<kRaw, kProducts>;
   allow_shared_bytes(kernel, lc.shared_bytes);

@@ -79,9 +79,11 @@ __device__ inline void tma_load_2d(float* dst, const CUtensorMap& map, int x, in
 }
 
 // A row-major float matrix (rows x cols, pitch `ld` floats, 16-byte aligned rows) as a tensor map
-// of boxes box_rows x box_cols (box_cols * 4 bytes a multiple of 16, each at most 256), no swizzle:
-// a box lands in shared memory as a dense box_rows x box_cols row-major tile.
-inline CUtensorMap tensor_map(const float* base, long rows, long cols, long ld, int box_rows, int box_cols) {
+// of boxes box_rows x box_cols (box_cols * 4 bytes a multiple of 16, each at most 256). Without swizzle
+// a box lands in shared memory as a dense box_rows x box_cols row-major tile; with the 128-byte swizzle
+// (box_cols = 32) chunk c of row r lands at chunk c ^ (r % 8), wgmma's layout (algorithms/wgmma.cuh).
+inline CUtensorMap tensor_map(const float* base, long rows, long cols, long ld, int box_rows, int box_cols,
+                              CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE) {
   using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                               const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
                               CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
@@ -100,7 +102,7 @@ inline CUtensorMap tensor_map(const float* base, long rows, long cols, long ld, 
   const cuuint32_t box[2] = {cuuint32_t(box_cols), cuuint32_t(box_rows)};
   const cuuint32_t step[2] = {1, 1};
   const CUresult rc = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims,
-                             strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                             strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (rc != CUDA_SUCCESS)
     throw std::runtime_error("cuTensorMapEncodeTiled failed: CUresult " + std::to_string(rc));
@@ -112,19 +114,20 @@ inline CUtensorMap tensor_map(const float* base, long rows, long cols, long ld, 
 // An algorithm's state (make_state), so it lives as long as the harness's buffers do.
 class TensorMaps {
  public:
-  const CUtensorMap& get(const float* base, long rows, long cols, long ld, int box_rows, int box_cols) {
-    const Key key{base, rows, cols, ld, box_rows, box_cols};
+  const CUtensorMap& get(const float* base, long rows, long cols, long ld, int box_rows, int box_cols,
+                         CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE) {
+    const Key key{base, rows, cols, ld, box_rows, box_cols, int(swizzle)};
     auto it = maps_.find(key);
     if (it == maps_.end()) {
       if (maps_.size() >= 64) maps_.clear();  // many problems in one run: keep the cache small
-      it = maps_.emplace(key, tensor_map(base, rows, cols, ld, box_rows, box_cols)).first;
+      it = maps_.emplace(key, tensor_map(base, rows, cols, ld, box_rows, box_cols, swizzle)).first;
     }
     return it->second;
   }
   static std::shared_ptr<void> make() { return std::make_shared<TensorMaps>(); }
 
  private:
-  using Key = std::tuple<const float*, long, long, long, int, int>;
+  using Key = std::tuple<const float*, long, long, long, int, int, int>;
   std::map<Key, CUtensorMap> maps_;
 };
 

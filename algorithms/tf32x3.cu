@@ -23,7 +23,9 @@
 //                   only K-major), written in wgmma's 128-byte-swizzled layout into the other of two
 //                   operand buffers; A read and split into each thread's own register fragment (wgmma
 //                   takes A from registers, which spares shared memory its writes and the products'
-//                   reads of A). They meet at a named barrier once per tile.
+//                   reads of A). mbarriers pass the operand buffers between the two warpgroups
+//                   (written by all, read by all), so they drift apart and one multiplies while the
+//                   other adds and splits.
 // split2 and wgmma2 split A only: big_a b' + small_a b' with b' = rn_tf32(b); one product fewer, and
 // the error of rounding b to TF32 stays (judged by the tf32 tolerance: a point on the frontier between
 // TF32 and FP32, not an FP32 kernel).
@@ -179,7 +181,9 @@ __global__ void __launch_bounds__(kWgThreads, 1)
       reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(smem_bytes) + 1023) & ~std::uintptr_t(1023));
   float* raw = operands + kOperandBuffers * 2 * kTileFloats;
   std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(raw + kRaw * 2 * kTileFloats);  // TMA's bytes in
-  std::uint64_t* drained = landed + kRaw;  // every consumer has read the raw buffer: TMA may refill it
+  std::uint64_t* drained = landed + kRaw;   // every consumer has read the raw buffer: TMA may refill it
+  std::uint64_t* written = drained + kRaw;  // every consumer has written its part of the operand buffer
+  std::uint64_t* read = written + kOperandBuffers;  // every consumer's products have read it
   const int tid = threadIdx.x, group = tid / 128;
   const int row0 = blockIdx.y * kWgTile, col0 = blockIdx.x * kWgTile;
   const int tiles = (k + kWgDepth - 1) / kWgDepth;
@@ -192,6 +196,10 @@ __global__ void __launch_bounds__(kWgThreads, 1)
     for (int i = 0; i < kRaw; ++i) {
       mbarrier_init(&landed[i], 1);
       mbarrier_init(&drained[i], 256);
+    }
+    for (int i = 0; i < kOperandBuffers; ++i) {
+      mbarrier_init(&written[i], 256);
+      mbarrier_init(&read[i], 256);
     }
     mbarrier_init_fence();
   }
@@ -245,13 +253,15 @@ __global__ void __launch_bounds__(kWgThreads, 1)
     }
     mbarrier_arrive(&drained[t % kRaw]);
   };
-  auto consumers_meet = [] { asm volatile("bar.sync 1, 256;\n" ::: "memory"); };
-
+  // The two warpgroups pass the operand buffers by mbarriers, not a meeting: each waits only for what
+  // it reads or overwrites, so one's products run while the other adds and splits.
   float acc[64] = {}, part[64] = {};
   split_b(0);
+  mbarrier_arrive(&written[0]);
   split_a(0);
-  consumers_meet();
   for (int t = 0; t < tiles; ++t) {
+    const int buffer = t % kOperandBuffers;
+    mbarrier_wait(&written[buffer], (t / kOperandBuffers) & 1);
     const std::uint64_t b_big = swizzled_descriptor(operand(t, 0)),
                         b_small = swizzled_descriptor(operand(t, 1));
     wgmma_fence();
@@ -263,14 +273,18 @@ __global__ void __launch_bounds__(kWgThreads, 1)
       wgmma_tf32_m64n128k8(part, frag[0][kk], b_big + step, true);
     }
     wgmma_commit();
-    // B of tile t + 1 while the tensor cores work, into the other operand buffer (which tile t - 1's
-    // products finished reading before the last meeting); its A once they are done with the fragment.
-    if (t + 1 < tiles) split_b(t + 1);
+    // B of tile t + 1 while the tensor cores work, into the other operand buffer once every product
+    // of tile t - 1 has read it; A of tile t + 1 once this thread's products are done with its fragment.
+    if (t + 1 < tiles) {
+      if (t >= 1) mbarrier_wait(&read[(t + 1) % kOperandBuffers], ((t - 1) / kOperandBuffers) & 1);
+      split_b(t + 1);
+      mbarrier_arrive(&written[(t + 1) % kOperandBuffers]);
+    }
     wgmma_wait<0>();
+    mbarrier_arrive(&read[buffer]);
     if (t + 1 < tiles) split_a(t + 1);
 #pragma unroll
     for (int i = 0; i < 64; ++i) acc[i] += part[i];
-    consumers_meet();  // tile t + 1 prepared by all; tile t's buffer read by all
   }
   const int row = row0 + half * 64 + warp * 16 + lane / 4;
 #pragma unroll
@@ -301,7 +315,7 @@ std::size_t shared_bytes(const Params& q) {
   const long stages = q.integer("stages");
   if (uses_wgmma(q))
     return 1024 + sizeof(float) * std::size_t(kOperandBuffers * 2 + stages * 2) * kTileFloats +
-           sizeof(std::uint64_t) * std::size_t(2 * stages);
+           sizeof(std::uint64_t) * std::size_t(2 * stages + 2 * kOperandBuffers);
   return sizeof(float) * std::size_t(stages * kStageFloats);
 }
 
@@ -367,10 +381,10 @@ void launch_wgmma(const RunArgs& r, const LaunchConfig& lc) {
 #define MMLAB_MMA(V, P, S) {{#V, {{"stages", #S}}}, launch_mma<S, P>},
 #define MMLAB_WGMMA(V, P, S) {{#V, {{"stages", #S}}}, launch_wgmma<S, P>},
 const KernelTable<Launcher> kKernels = {
-    MMLAB_MMA(split3, 3, 2) MMLAB_MMA(split3, 3, 3) MMLAB_MMA(split3, 3, 4)  //
-    MMLAB_MMA(split2, 2, 2) MMLAB_MMA(split2, 2, 3) MMLAB_MMA(split2, 2, 4)  //
-    MMLAB_WGMMA(wgmma3, 3, 2) MMLAB_WGMMA(wgmma3, 3, 3)                      //
-    MMLAB_WGMMA(wgmma2, 2, 2) MMLAB_WGMMA(wgmma2, 2, 3)};
+    MMLAB_MMA(split3, 3, 2) MMLAB_MMA(split3, 3, 3) MMLAB_MMA(split3, 3, 4)        //
+    MMLAB_MMA(split2, 2, 2) MMLAB_MMA(split2, 2, 3) MMLAB_MMA(split2, 2, 4)        //
+    MMLAB_WGMMA(wgmma3, 3, 2) MMLAB_WGMMA(wgmma3, 3, 3) MMLAB_WGMMA(wgmma3, 3, 4)  //
+    MMLAB_WGMMA(wgmma2, 2, 2) MMLAB_WGMMA(wgmma2, 2, 3) MMLAB_WGMMA(wgmma2, 2, 4)};
 #undef MMLAB_MMA
 #undef MMLAB_WGMMA
 

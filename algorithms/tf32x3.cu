@@ -15,16 +15,17 @@
 //                   per warp), k tiles of 16 in STAGES shared-memory buffers filled by 16-byte cp.async:
 //                   A as (BM, 16 + 4) and B as (16, BN + 8), pitches at which the fragment loads of a
 //                   warp fall on 32 distinct banks; operands split in registers as they are loaded.
-//   wgmma3, wgmma2  wgmma m64n128k8 (sm_90a). A producer warpgroup and two consumer warpgroups of
-//                   64 x 128. One producer thread has TMA land each k tile of 32 (A 128 x 32 in the
-//                   128-byte swizzle, B 32 x 128) in one of STAGES raw buffers; all 128 producers split
-//                   B into big and small parts, transposed (wgmma reads TF32 from shared memory only
-//                   K-major), into one of two operand buffers in wgmma's 128-byte-swizzled layout. Each
-//                   consumer splits its own fragment of A into registers (wgmma takes A from registers,
-//                   which spares shared memory A's operand writes and reads). mbarriers say when a raw
-//                   buffer has landed and has been read, when an operand buffer has been written and
-//                   read; the consumer warpgroups are not tied to each other, so one multiplies while
-//                   the other adds and splits.
+//   wgmma3, wgmma2  wgmma m64n128k8 (sm_90a). One producer thread and two consumer warpgroups of
+//                   64 x 128. TMA lands each k tile of 32 (A 128 x 32 in the 128-byte swizzle, B 32 x 128)
+//                   in one of STAGES raw buffers (an mbarrier says when; another, when all consumers have
+//                   read it). While the tensor cores multiply tile t, the consumers prepare tile t + 1:
+//                   B split into big and small parts and transposed (wgmma reads TF32 from shared memory
+//                   only K-major), written in wgmma's 128-byte-swizzled layout into the other of two
+//                   operand buffers; A read and split into each thread's own register fragment (wgmma
+//                   takes A from registers, which spares shared memory its writes and the products'
+//                   reads of A). mbarriers pass the operand buffers between the two warpgroups
+//                   (written by all, read by all), so they drift apart and one multiplies while the
+//                   other adds and splits.
 // split2 and wgmma2 split A only: big_a b' + small_a b' with b' = rn_tf32(b); one product fewer, and
 // the error of rounding b to TF32 stays (judged by the tf32 tolerance: a point on the frontier between
 // TF32 and FP32, not an FP32 kernel).
@@ -181,7 +182,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   float* raw = operands + kOperandBuffers * 2 * kTileFloats;
   std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(raw + kRaw * 2 * kTileFloats);  // TMA's bytes in
   std::uint64_t* drained = landed + kRaw;   // every consumer has read the raw buffer: TMA may refill it
-  std::uint64_t* written = drained + kRaw;  // the producers have written the operand buffer
+  std::uint64_t* written = drained + kRaw;  // every consumer has written its part of the operand buffer
   std::uint64_t* read = written + kOperandBuffers;  // every consumer's products have read it
   const int tid = threadIdx.x, group = tid / 128;
   const int row0 = blockIdx.y * kWgTile, col0 = blockIdx.x * kWgTile;
@@ -194,54 +195,49 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   if (tid == 0) {
     for (int i = 0; i < kRaw; ++i) {
       mbarrier_init(&landed[i], 1);
-      mbarrier_init(&drained[i], 384);  // the producers read B, the consumers A
+      mbarrier_init(&drained[i], 256);
     }
     for (int i = 0; i < kOperandBuffers; ++i) {
-      mbarrier_init(&written[i], 128);
+      mbarrier_init(&written[i], 256);
       mbarrier_init(&read[i], 256);
     }
     mbarrier_init_fence();
   }
   __syncthreads();
 
-  if (group == 0) {  // producers: one thread keeps the raw buffers filled; all 128 split B
-    release_registers<56>();
-    int issued = 0;
-    for (int t = 0; t < tiles; ++t) {
-      if (tid == 0)
-        for (; issued < tiles && issued < t + kRaw; ++issued) {  // into the raw buffer of tile issued - kRaw
-          mbarrier_wait(&drained[issued % kRaw], ((issued / kRaw) & 1) ^ 1);
-          std::uint64_t* bar = &landed[issued % kRaw];
-          mbarrier_expect_bytes(bar, 2 * kTileBytes);
-          tma_load_2d(raw_tile(issued, 0), a_map, issued * kWgDepth, row0, bar);  // A: 128 rows x 32 k
-          tma_load_2d(raw_tile(issued, 1), b_map, col0, issued * kWgDepth, bar);  // B: 32 k x 128 columns
-        }
-      mbarrier_wait(&landed[t % kRaw], (t / kRaw) & 1);
-      if (t >= kOperandBuffers)  // every product of tile t - 2 has read the operand buffer
-        mbarrier_wait(&read[t % kOperandBuffers], ((t - kOperandBuffers) / kOperandBuffers) & 1);
-      const float* b = raw_tile(t, 1) + tid;
-#pragma unroll 2
-      for (int q = 0; q < kWgDepth / 4; ++q) {  // column tid's 4 k of chunk q -> row tid of B^T
-        const float* p = b + 4 * q * kWgTile;
-        const float4 v = make_float4(p[0], p[kWgTile], p[2 * kWgTile], p[3 * kWgTile]);
-        const int at = swizzled_offset(tid, 4 * q);
-        split_chunk(v, operand(t, 0) + at, kProducts == 3 ? operand(t, 1) + at : nullptr);
+  if (group == 0) {  // the producer: one thread keeps the raw buffers filled; the rest of its group idles
+    release_registers<40>();
+    if (tid == 0)
+      for (int t = 0; t < tiles; ++t) {
+        mbarrier_wait(&drained[t % kRaw], ((t / kRaw) & 1) ^ 1);
+        std::uint64_t* bar = &landed[t % kRaw];
+        mbarrier_expect_bytes(bar, 2 * kTileBytes);
+        tma_load_2d(raw_tile(t, 0), a_map, t * kWgDepth, row0, bar);  // A: 128 rows x 32 k
+        tma_load_2d(raw_tile(t, 1), b_map, col0, t * kWgDepth, bar);  // B: 32 k x 128 columns
       }
-      fence_async_shared();  // the operands, written by the generic proxy, are read by wgmma's
-      mbarrier_arrive(&written[t % kOperandBuffers]);
-      mbarrier_arrive(&drained[t % kRaw]);
-    }
     return;
   }
 
-  // Consumers, 256 threads. Warpgroup g multiplies rows 64 (g - 1) ... of the tile by all 128 columns:
-  // its A from registers (each thread splits its own fragment), B^T from the operand buffers. The two
-  // warpgroups are not tied to each other: one multiplies while the other adds and splits.
-  claim_registers<224>();  // 128 x 56 + 256 x 224 fit the 64 K registers
-  const int half = group - 1, lane = tid % 32, warp = (tid % 128) / 32;
+  // Consumers, 256 threads: prepare tile t + 1 while the tensor cores multiply tile t. Warpgroup g
+  // multiplies rows 64 (g - 1) ... of the tile by all 128 columns: its A from registers (each thread
+  // splits its own fragment), B^T from the operand buffers.
+  claim_registers<232>();  // 128 x 40 + 256 x 232 fit the 64 K registers
+  const int me = tid - 128, half = group - 1, lane = tid % 32, warp = (tid % 128) / 32;
   unsigned frag[2][kWgDepth / 8][4];  // A: [big, small][k step][mma.sync's m16k8 fragment]
-  auto split_a = [&](int t) {         // tile t's A into this thread's fragment
+  auto split_b = [&](int t) {         // tile t's B, split and transposed into its operand buffer
     mbarrier_wait(&landed[t % kRaw], (t / kRaw) & 1);
+    const float* b = raw_tile(t, 1);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {  // column j's 4 k of chunk q -> row j of B^T
+      const int e = me + 256 * i, j = e % 128, q = e / 128;
+      const float* p = b + 4 * q * kWgTile + j;
+      const float4 v = make_float4(p[0], p[kWgTile], p[2 * kWgTile], p[3 * kWgTile]);
+      const int at = swizzled_offset(j, 4 * q);
+      split_chunk(v, operand(t, 0) + at, kProducts == 3 ? operand(t, 1) + at : nullptr);
+    }
+    fence_async_shared();  // the operands, written by the generic proxy, are read by wgmma's
+  };
+  auto split_a = [&](int t) {         // tile t's A into this thread's fragment; then its raw buffer is free
     const float* a = raw_tile(t, 0);  // 128-byte swizzled by TMA: these loads fall on 32 banks
     const int r = half * 64 + warp * 16 + lane / 4;
 #pragma unroll
@@ -257,8 +253,11 @@ __global__ void __launch_bounds__(kWgThreads, 1)
     }
     mbarrier_arrive(&drained[t % kRaw]);
   };
-
+  // The two warpgroups pass the operand buffers by mbarriers, not a meeting: each waits only for what
+  // it reads or overwrites, so one's products run while the other adds and splits.
   float acc[64] = {}, part[64] = {};
+  split_b(0);
+  mbarrier_arrive(&written[0]);
   split_a(0);
   for (int t = 0; t < tiles; ++t) {
     const int buffer = t % kOperandBuffers;
@@ -274,6 +273,13 @@ __global__ void __launch_bounds__(kWgThreads, 1)
       wgmma_tf32_m64n128k8(part, frag[0][kk], b_big + step, true);
     }
     wgmma_commit();
+    // B of tile t + 1 while the tensor cores work, into the other operand buffer once every product
+    // of tile t - 1 has read it; A of tile t + 1 once this thread's products are done with its fragment.
+    if (t + 1 < tiles) {
+      if (t >= 1) mbarrier_wait(&read[(t + 1) % kOperandBuffers], ((t - 1) / kOperandBuffers) & 1);
+      split_b(t + 1);
+      mbarrier_arrive(&written[(t + 1) % kOperandBuffers]);
+    }
     wgmma_wait<0>();
     mbarrier_arrive(&read[buffer]);
     if (t + 1 < tiles) split_a(t + 1);

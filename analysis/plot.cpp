@@ -118,6 +118,9 @@ void frontier(const std::vector<const Result*>& ok, const std::string& out, cons
     if (!b || r->gflops > b->gflops) b = r;
   }
   if (panels.empty()) throw AnalysisError("plot frontier: no ok row with a recorded " + o.error);
+  std::map<std::string, int> colour;  // one colour per algorithm and variant across the panels
+  for (const std::string& panel : panels)
+    for (const auto& [name, r] : best.at(panel)) colour.emplace(name, int(colour.size()) + 1);
   std::ostringstream data, script;
   const std::size_t columns = panels.size() <= 1 ? 1 : panels.size() <= 4 ? 2 : 3;
   const std::size_t lines = (panels.size() + columns - 1) / columns;
@@ -125,18 +128,23 @@ void frontier(const std::vector<const Result*>& ok, const std::string& out, cons
          << quote(o.title.empty() ? "accuracy against speed (fastest configuration of each), " + device
                                   : o.title)
          << "\nset logscale x 10\nset format x '10^{%L}'\nset xlabel " << quote(o.error)
-         << "\nset ylabel 'TFLOP/s'\nset yrange [0:*]\nset key off\nset offsets graph 0.1, graph 0.4, graph "
-            "0.1, graph 0.1\n";
+         << "\nset ylabel 'TFLOP/s'\nset logscale y 2\nset key off\nset offsets graph 0.1, graph 0.5, graph "
+            "0.15, graph 0.15\n";
   for (std::size_t i = 0; i < panels.size(); ++i) {
     data << "# " << panels[i] << "\n";
-    for (const auto& [name, r] : best.at(panels[i])) {
-      const double err = std::max(std::stod(r->fields.at(o.error)), 1e-12);  // exact: drawn at 1e-12
-      data << err << " " << r->gflops / 1000 << " " << quote(name) << "\n";
-    }
+    std::vector<std::pair<double, std::string>> points;  // by error, left to right
+    for (const auto& [name, r] : best.at(panels[i]))
+      points.emplace_back(std::max(std::stod(r->fields.at(o.error)), 1e-12), name);  // exact: drawn at 1e-12
+    std::sort(points.begin(), points.end());
+    int row = 0;  // labels alternate above and below their points, so neighbours do not overwrite
+    for (const auto& [err, name] : points)
+      data << err << " " << best.at(panels[i]).at(name)->gflops / 1000 << " " << quote(name) << " "
+           << row++ % 2 << " " << colour.at(name) << "\n";
     data << "\n\n";
     script << "set title " << quote(panels[i]) << "\nplot datafile index " << i
-           << " using 1:2 with points pt 7 ps 1.2, '' index " << i
-           << " using 1:2:3 with labels left offset char 0.8,0 font ',9'\n";
+           << " using 1:2:5 with points pt 7 ps 1.2 lc variable, '' index " << i
+           << " using 1:($4 == 0 ? $2 : 1/0):3 with labels left offset char 0.6,0.6 font ',9', '' index " << i
+           << " using 1:($4 == 1 ? $2 : 1/0):3 with labels left offset char 0.6,-0.6 font ',9'\n";
   }
   script << "unset multiplot\n";
   run_gnuplot(script.str(), data.str(), out);

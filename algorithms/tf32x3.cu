@@ -223,42 +223,48 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   // splits its own fragment), B^T from the operand buffers.
   claim_registers<232>();  // 128 x 40 + 256 x 232 fit the 64 K registers
   const int me = tid - 128, half = group - 1, lane = tid % 32, warp = (tid % 128) / 32;
+  // The k of a tile are multiplied in an order of their own: the wgmma k step kk takes from thread
+  // lane % 4 = t the k 8 t + 2 kk and 8 t + 2 kk + 1 (where the fragment's k is t and t + 4), so each
+  // thread's A is two float4 per row, and k step pairs (0, 1) and (2, 3) one float4 each; B^T's logical
+  // chunk q (k 4 q ... 4 q + 3 of wgmma's view) holds B's rows q, 8 + q, 16 + q, 24 + q to match.
   unsigned frag[2][kWgDepth / 8][4];  // A: [big, small][k step][mma.sync's m16k8 fragment]
   auto split_b = [&](int t) {         // tile t's B, split and transposed into its operand buffer
     mbarrier_wait(&landed[t % kRaw], (t / kRaw) & 1);
     const float* b = raw_tile(t, 1);
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {  // column j's 4 k of chunk q -> row j of B^T
+    for (int i = 0; i < 4; ++i) {  // column j's rows of logical chunk q -> row j of B^T
       const int e = me + 256 * i, j = e % 128, q = e / 128;
-      const float* p = b + 4 * q * kWgTile + j;
-      const float4 v = make_float4(p[0], p[kWgTile], p[2 * kWgTile], p[3 * kWgTile]);
+      const float* p = b + q * kWgTile + j;
+      const float4 v = make_float4(p[0], p[8 * kWgTile], p[16 * kWgTile], p[24 * kWgTile]);
       const int at = swizzled_offset(j, 4 * q);
       split_chunk(v, operand(t, 0) + at, kProducts == 3 ? operand(t, 1) + at : nullptr);
     }
     fence_async_shared();  // the operands, written by the generic proxy, are read by wgmma's
   };
-  auto split_a = [&](int t) {         // tile t's A into this thread's fragment; then its raw buffer is free
-    const float* a = raw_tile(t, 0);  // 128-byte swizzled by TMA: these loads fall on 32 banks
-    const int r = half * 64 + warp * 16 + lane / 4;
+  // Tile t's A for k steps 2 pair and 2 pair + 1 into this thread's fragment (rows r and r + 8).
+  const int r = half * 64 + warp * 16 + lane / 4;
+  auto split_a = [&](int t, int pair) {
+    const float* a = raw_tile(t, 0);  // 128-byte swizzled by TMA: these float4 loads fall on 32 banks
+    const int k0 = 8 * (lane % 4) + 4 * pair;
+    const float4 top = *reinterpret_cast<const float4*>(a + swizzled_offset(r, k0));
+    const float4 bottom = *reinterpret_cast<const float4*>(a + swizzled_offset(r + 8, k0));
+    const float v[2][4] = {{top.x, bottom.x, top.y, bottom.y}, {top.z, bottom.z, top.w, bottom.w}};
 #pragma unroll
-    for (int kk = 0; kk < kWgDepth / 8; ++kk) {
-      const int c = 8 * kk + lane % 4;
-      const float v[4] = {a[swizzled_offset(r, c)], a[swizzled_offset(r + 8, c)],
-                          a[swizzled_offset(r, c + 4)], a[swizzled_offset(r + 8, c + 4)]};
+    for (int s = 0; s < 2; ++s)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        const Split x = split(v[e]);
-        frag[0][kk][e] = x.big, frag[1][kk][e] = x.small;
+        const Split x = split(v[s][e]);
+        frag[0][2 * pair + s][e] = x.big, frag[1][2 * pair + s][e] = x.small;
       }
-    }
-    mbarrier_arrive(&drained[t % kRaw]);
   };
   // The two warpgroups pass the operand buffers by mbarriers, not a meeting: each waits only for what
   // it reads or overwrites, so one's products run while the other adds and splits.
   float acc[64] = {}, part[64] = {};
   split_b(0);
   mbarrier_arrive(&written[0]);
-  split_a(0);
+  split_a(0, 0);
+  split_a(0, 1);
+  mbarrier_arrive(&drained[0]);
   for (int t = 0; t < tiles; ++t) {
     const int buffer = t % kOperandBuffers;
     mbarrier_wait(&written[buffer], (t / kOperandBuffers) & 1);
@@ -266,27 +272,33 @@ __global__ void __launch_bounds__(kWgThreads, 1)
                         b_small = swizzled_descriptor(operand(t, 1));
     wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < kWgDepth / 8; ++kk) {
-      const int step = 2 * kk;  // 8 k = 32 bytes = 2 descriptor units
+    for (int kk = 0; kk < kWgDepth / 8; ++kk) {  // two groups: k steps 0-1, then 2-3
+      const int step = 2 * kk;                   // 8 k = 32 bytes = 2 descriptor units
       wgmma_tf32_m64n128k8(part, frag[1][kk], b_big + step, kk > 0);
       if (kProducts == 3) wgmma_tf32_m64n128k8(part, frag[0][kk], b_small + step, true);
       wgmma_tf32_m64n128k8(part, frag[0][kk], b_big + step, true);
+      if (kk % 2 == 1) wgmma_commit();
     }
-    wgmma_commit();
     // B of tile t + 1 while the tensor cores work, into the other operand buffer once every product
-    // of tile t - 1 has read it; A of tile t + 1 once this thread's products are done with its fragment.
-    if (t + 1 < tiles) {
+    // of tile t - 1 has read it; A of tile t + 1 into each half of the fragment as its group completes.
+    const bool more = t + 1 < tiles;
+    if (more) {
       if (t >= 1) mbarrier_wait(&read[(t + 1) % kOperandBuffers], ((t - 1) / kOperandBuffers) & 1);
       split_b(t + 1);
       mbarrier_arrive(&written[(t + 1) % kOperandBuffers]);
     }
+    wgmma_wait<1>();
+    if (more) split_a(t + 1, 0);
     wgmma_wait<0>();
     mbarrier_arrive(&read[buffer]);
-    if (t + 1 < tiles) split_a(t + 1);
+    if (more) {
+      split_a(t + 1, 1);
+      mbarrier_arrive(&drained[(t + 1) % kRaw]);
+    }
 #pragma unroll
     for (int i = 0; i < 64; ++i) acc[i] += part[i];
   }
-  const int row = row0 + half * 64 + warp * 16 + lane / 4;
+  const int row = row0 + r;
 #pragma unroll
   for (int j = 0; j < 16; ++j)
 #pragma unroll

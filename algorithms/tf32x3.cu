@@ -227,22 +227,19 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   // lane % 4 = t the k 8 t + 2 kk and 8 t + 2 kk + 1 (where the fragment's k is t and t + 4), so each
   // thread's A is two float4 per row, and k step pairs (0, 1) and (2, 3) one float4 each; B^T's logical
   // chunk q (k 4 q ... 4 q + 3 of wgmma's view) holds B's rows q, 8 + q, 16 + q, 24 + q to match.
-  unsigned frag[2][kWgDepth / 8][4];          // A: [big, small][k step][mma.sync's m16k8 fragment]
-  auto split_b = [&](int t, int half_of_b) {  // half of tile t's B, split and transposed into its buffer
-    if (half_of_b == 0) mbarrier_wait(&landed[t % kRaw], (t / kRaw) & 1);
+  unsigned frag[2][kWgDepth / 8][4];  // A: [big, small][k step][mma.sync's m16k8 fragment]
+  auto split_b = [&](int t) {         // tile t's B, split and transposed into its operand buffer
+    mbarrier_wait(&landed[t % kRaw], (t / kRaw) & 1);
     const float* b = raw_tile(t, 1);
 #pragma unroll
-    for (int i = 2 * half_of_b; i < 2 * half_of_b + 2; ++i) {  // column j's rows of logical chunk q -> row j
+    for (int i = 0; i < 4; ++i) {  // column j's rows of logical chunk q -> row j of B^T
       const int e = me + 256 * i, j = e % 128, q = e / 128;
       const float* p = b + q * kWgTile + j;
       const float4 v = make_float4(p[0], p[8 * kWgTile], p[16 * kWgTile], p[24 * kWgTile]);
       const int at = swizzled_offset(j, 4 * q);
       split_chunk(v, operand(t, 0) + at, kProducts == 3 ? operand(t, 1) + at : nullptr);
     }
-    if (half_of_b == 1) {
-      fence_async_shared();  // the operands, written by the generic proxy, are read by wgmma's
-      mbarrier_arrive(&written[t % kOperandBuffers]);
-    }
+    fence_async_shared();  // the operands, written by the generic proxy, are read by wgmma's
   };
   // Tile t's A for k steps 2 pair and 2 pair + 1 into this thread's fragment (rows r and r + 8).
   const int r = half * 64 + warp * 16 + lane / 4;
@@ -262,46 +259,44 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   };
   // The two warpgroups pass the operand buffers by mbarriers, not a meeting: each waits only for what
   // it reads or overwrites, so one's products run while the other adds and splits.
-  // Each tile in two halves of 64 columns, one partial sum of 32 registers reused: acc (64), the
-  // partial (32) and the A fragment (32) leave room under the 168 registers a thread has for the work
-  // in between.
-  float acc[64] = {}, part[32] = {};
-  split_b(0, 0);
-  split_b(0, 1);
+  float acc[64] = {}, part[64] = {};
+  split_b(0);
+  mbarrier_arrive(&written[0]);
   split_a(0, 0);
   split_a(0, 1);
   mbarrier_arrive(&drained[0]);
   for (int t = 0; t < tiles; ++t) {
     const int buffer = t % kOperandBuffers;
-    const bool more = t + 1 < tiles;
     mbarrier_wait(&written[buffer], (t / kOperandBuffers) & 1);
-    // B of tile t + 1, half in the shadow of each half's products, into the other operand buffer once
-    // every product of tile t - 1 has read it.
-    if (more && t >= 1) mbarrier_wait(&read[(t + 1) % kOperandBuffers], ((t - 1) / kOperandBuffers) & 1);
+    const std::uint64_t b_big = swizzled_descriptor(operand(t, 0)),
+                        b_small = swizzled_descriptor(operand(t, 1));
+    wgmma_fence();
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const std::uint64_t b_big = swizzled_descriptor(operand(t, 0) + 64 * h * kWgDepth),
-                          b_small = swizzled_descriptor(operand(t, 1) + 64 * h * kWgDepth);
-      wgmma_fence();
-#pragma unroll
-      for (int kk = 0; kk < kWgDepth / 8; ++kk) {
-        const int step = 2 * kk;  // 8 k = 32 bytes = 2 descriptor units
-        wgmma_tf32_m64n64k8(part, frag[1][kk], b_big + step, kk > 0);
-        if (kProducts == 3) wgmma_tf32_m64n64k8(part, frag[0][kk], b_small + step, true);
-        wgmma_tf32_m64n64k8(part, frag[0][kk], b_big + step, true);
-      }
-      wgmma_commit();
-      if (more) split_b(t + 1, h);
-      wgmma_wait<0>();
-#pragma unroll
-      for (int i = 0; i < 32; ++i) acc[32 * h + i] += part[i];
+    for (int kk = 0; kk < kWgDepth / 8; ++kk) {  // two groups: k steps 0-1, then 2-3
+      const int step = 2 * kk;                   // 8 k = 32 bytes = 2 descriptor units
+      wgmma_tf32_m64n128k8(part, frag[1][kk], b_big + step, kk > 0);
+      if (kProducts == 3) wgmma_tf32_m64n128k8(part, frag[0][kk], b_small + step, true);
+      wgmma_tf32_m64n128k8(part, frag[0][kk], b_big + step, true);
+      if (kk % 2 == 1) wgmma_commit();
     }
+    // B of tile t + 1 while the tensor cores work, into the other operand buffer once every product
+    // of tile t - 1 has read it; A of tile t + 1 into each half of the fragment as its group completes.
+    const bool more = t + 1 < tiles;
+    if (more) {
+      if (t >= 1) mbarrier_wait(&read[(t + 1) % kOperandBuffers], ((t - 1) / kOperandBuffers) & 1);
+      split_b(t + 1);
+      mbarrier_arrive(&written[(t + 1) % kOperandBuffers]);
+    }
+    wgmma_wait<1>();
+    if (more) split_a(t + 1, 0);
+    wgmma_wait<0>();
     mbarrier_arrive(&read[buffer]);
-    if (more) {  // A of tile t + 1, now that this thread's products are done with the fragment
-      split_a(t + 1, 0);
+    if (more) {
       split_a(t + 1, 1);
       mbarrier_arrive(&drained[(t + 1) % kRaw]);
     }
+#pragma unroll
+    for (int i = 0; i < 64; ++i) acc[i] += part[i];
   }
   const int row = row0 + r;
 #pragma unroll

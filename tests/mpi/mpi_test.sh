@@ -14,6 +14,7 @@ case $np in
   4) grids=2x2,1x4,4x1,2x1x2,1x1x4,2x2x1 ;;
   8) grids=2x2x2,1x1x8,2x4,4x2,1x8,2x1x4 ;;
   9) grids=3x3,1x9,3x1x3,9x1 ;;
+  32) grids=4x4x2,2x4x4,4x8 ;;  # 2.5D Cannon with shifts in each layer (q = 4, c = 2)
   *) grids=2x2 ;;
 esac
 shapes=1x1x1,7x7x7,17x33x65,129x4x12,127x129x131,300x260x1028
@@ -32,7 +33,7 @@ case $mode in
              st == "ok" { ok[$col["algorithm"]]++ }
              END { n = ok["dist_cannon"] + 0; s = ok["dist_summa"] + 0; d = ok["dist_dns"] + 0
                    printf "verified: dist_cannon %d, dist_summa %d, dist_dns %d\n", n, s, d
-                   exit (bad > 0 || s == 0 || d == 0) }' "$dir/x.csv" || { echo "FAIL"; exit 1; }
+                   exit (bad > 0 || n == 0 || s == 0 || d == 0) }' "$dir/x.csv" || { echo "FAIL"; exit 1; }
     ;;
   reject)
     launch "$mmlab" "${sweep[@]}" >"$dir/log" 2>&1

@@ -228,7 +228,9 @@ Table headline(const std::vector<Result>& all_rows, const std::string& shape, co
   std::map<std::string, const Result*> best;  // algorithm|l2_flush -> its best row
   std::vector<std::string> order;
   // The FP32 contest: rows judged by the TF32 tolerance are left out.
-  auto eligible = [&](const Result& r) { return r.ok() && r.fp32() && r.shape() == shape && r.scope == "kernel"; };
+  auto eligible = [&](const Result& r) {
+    return r.ok() && r.fp32() && r.shape() == shape && r.scope == "kernel";
+  };
   for (const Result& r : rows)
     if (eligible(r) && r.algorithm == baseline) {
       auto [it, fresh] = base.emplace(r.fields.at("l2_flush"), &r);
@@ -319,6 +321,99 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
            "phase's "
            "maximum over ranks; overlap = the share of communication hidden behind the products.";
   return t;
+}
+
+Table frontier(const std::vector<Result>& all_rows, const std::vector<std::string>& sizes,
+               const std::string& baseline) {
+  const std::vector<Result> rows = select_run(all_rows, "latest");
+  auto wanted = [&](const Result& r) {
+    return sizes.empty() || std::find(sizes.begin(), sizes.end(), r.shape()) != sizes.end() ||
+           std::find(sizes.begin(), sizes.end(), r.dims()) != sizes.end();
+  };
+  std::vector<std::string> order;                                    // problems, first seen first
+  std::map<std::string, std::map<std::string, const Result*>> best;  // problem -> name -> fastest
+  std::map<std::string, const Result*> base;                         // problem -> the baseline's row
+  for (const Result& r : rows) {
+    if (!r.ok() || r.scope != "kernel" || r.fields.at("max_sumabs_err").empty() || !wanted(r)) continue;
+    const std::string problem = r.shape();
+    if (!best.count(problem)) order.push_back(problem);
+    const std::string name = r.variant == "default" ? r.algorithm : r.algorithm + " " + r.variant;
+    const Result*& b = best[problem][name];
+    if (!b || r.gflops > b->gflops) b = &r;
+    if (r.algorithm == baseline && r.fp32()) {
+      const Result*& x = base[problem];
+      if (!x || (r.variant == "default" && x->variant != "default") ||
+          (r.variant == x->variant && r.gflops > x->gflops))
+        x = &r;
+    }
+  }
+  if (order.empty()) throw AnalysisError("frontier: no ok row with a recorded max_sumabs_err");
+  Table t;
+  t.title = "accuracy and speed: each algorithm and variant's fastest configuration per problem";
+  t.header = {"size",          "inputs",         "algorithm",           "configuration", "TFLOP/s",
+              "x " + baseline, "max_sumabs_err", "error x " + baseline, "max_rel_err",   "precision"};
+  for (const std::string& problem : order) {
+    std::vector<const Result*> list;
+    for (const auto& [name, r] : best.at(problem)) list.push_back(r);
+    std::sort(list.begin(), list.end(),
+              [](const Result* a, const Result* b) { return a->gflops > b->gflops; });
+    const auto b = base.find(problem);
+    for (const Result* r : list) {
+      const double err = std::stod(r->fields.at("max_sumabs_err"));
+      std::string speed = "-", error = "-";
+      if (b != base.end()) {
+        speed = fixed(b->second->median_ms / r->median_ms, 2);
+        const double base_err = std::stod(b->second->fields.at("max_sumabs_err"));
+        if (base_err > 0) error = fixed(err / base_err, 2);
+      }
+      t.rows.push_back(
+          {r->dims(), r->inputs, r->variant == "default" ? r->algorithm : r->algorithm + " " + r->variant,
+           r->params.empty() ? "-" : r->params, fixed(r->gflops / 1000, 1), speed, scientific(err, 2), error,
+           scientific(std::stod(r->fields.at("max_rel_err")), 2), r->precision});
+    }
+  }
+  t.note = "x " + baseline + ": its FP32 row's median / this median, same problem, same file; error x " +
+           baseline +
+           ": this max_sumabs_err / its (the worst element's error relative to sum |a b|). precision: the "
+           "tolerance a row is verified against (tf32: operands rounded to TF32 on purpose).";
+  return t;
+}
+
+std::string frontier_advice(const Table& t, const std::string& size, const std::string& baseline) {
+  // Per algorithm and variant at this size: its worst speed ratio and worst error ratio over the inputs.
+  struct Worst {
+    double speed = 1e300, error = 0, tflops = 1e300;
+  };
+  std::map<std::string, Worst> worst;
+  std::set<std::string> inputs;
+  for (const auto& r : t.rows) {
+    if (r[0] != size || r[5] == "-" || r[7] == "-") continue;
+    inputs.insert(r[1]);
+    Worst& w = worst[r[2]];
+    w.speed = std::min(w.speed, std::stod(r[5]));
+    w.error = std::max(w.error, std::stod(r[7]));
+    w.tflops = std::min(w.tflops, std::stod(r[4]));
+  }
+  if (worst.empty()) return "";
+  std::string accurate, fastest;
+  for (const auto& [name, w] : worst) {
+    if (name == baseline) continue;
+    if (w.error <= 2.0 && (accurate.empty() || w.speed > worst.at(accurate).speed)) accurate = name;
+    if (fastest.empty() || w.speed > worst.at(fastest).speed) fastest = name;
+  }
+  std::ostringstream os;
+  os << "At " << size << " (" << inputs.size() << " kinds of inputs): ";
+  if (!accurate.empty())
+    os << "for FP32 accuracy (max_sumabs_err within 2x " << baseline << "'s on every kind), `" << accurate
+       << "`, at least " << fixed(worst.at(accurate).speed, 2) << "x " << baseline << " (its error at most "
+       << fixed(worst.at(accurate).error, 2) << "x " << baseline << "'s)";
+  else
+    os << "nothing beats " << baseline << " at its accuracy";
+  if (!fastest.empty() && fastest != accurate)
+    os << "; where " << fixed(worst.at(fastest).error, 0) << "x the error will do, `" << fastest
+       << "`, at least " << fixed(worst.at(fastest).speed, 2) << "x";
+  os << ".";
+  return os.str();
 }
 
 }  // namespace mmlab::analysis

@@ -40,4 +40,17 @@ Table headline(const std::vector<Result>& rows, const std::string& shape,
 // into compute, communication and waiting, the overlap, and measured / predicted.
 Table scaling(const std::vector<Result>& rows, const std::string& baseline = "cublas", int resamples = 4000);
 
+// The accuracy/speed frontier: per problem (size and inputs), each algorithm and variant's fastest
+// configuration, its TFLOP/s and error (max_sumabs_err, max_rel_err), and both as ratios to the
+// baseline's FP32 row of that problem in the same file (its `default` variant where it has several).
+// Rows without a recorded max_sumabs_err (files of schema 3 and older) are left out.
+Table frontier(const std::vector<Result>& rows, const std::vector<std::string>& sizes = {},
+               const std::string& baseline = "cublas");
+
+// Which to pick at one size, in words, from a frontier table: the fastest configuration whose
+// error is within 2x the baseline's on every kind of inputs measured, and the fastest overall with
+// its error ratio.
+std::string frontier_advice(const Table& frontier_table, const std::string& size,
+                            const std::string& baseline);
+
 }  // namespace mmlab::analysis

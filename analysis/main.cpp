@@ -34,6 +34,10 @@ Commands:
   scaling FILE...              distributed rows against one-GPU cuBLAS in the same job: speed-up
                                (CI), efficiency, compute/communication/waiting, overlap, measured
                                vs the model (--baseline ALG)
+  frontier FILE...             accuracy and speed: per problem (size and inputs), each algorithm and
+                               variant's fastest configuration, TFLOP/s and error (error relative
+                               to sum |a b|, max_rel_err), both against --baseline's FP32 row
+                               (default cublas) in the same file (--size SHAPES)
   table NAME FILE...           a paper's table in its own layout, the paper's figures beside mmlab's
   tables [--data DIR] [--out-dir DIR]
                                every paper table that has data under DIR (default data/)
@@ -173,6 +177,12 @@ int run(int argc, char** argv) {
     if (vm["size"].as<std::string>().empty()) throw AnalysisError("headline: --size N is required");
     const std::string baseline = vm.count("baseline") ? vm["baseline"].as<std::string>() : "cublas";
     emit(render(headline(load_results(args, false), vm["size"].as<std::string>(), baseline), format), output);
+    return 0;
+  }
+  if (command == "frontier") {
+    const std::string baseline = vm.count("baseline") ? vm["baseline"].as<std::string>() : "cublas";
+    emit(render(frontier(load_results(args, false), split(vm["size"].as<std::string>()), baseline), format),
+         output);
     return 0;
   }
   if (command == "scaling") {

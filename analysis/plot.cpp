@@ -38,7 +38,9 @@ std::string quote(const std::string& s) {
   return out + "\"";
 }
 
-void run_gnuplot(const std::string& script, const std::string& data, const std::string& out) {
+// Height in SVG pixels (PNG: 4/3 of it); 600 unless a plot needs more (the frontier's panels).
+void run_gnuplot(const std::string& script, const std::string& data, const std::string& out,
+                 int height = 600) {
   namespace fs = std::filesystem;
   const std::string ext = fs::path(out).extension().string();
   if (ext != ".svg" && ext != ".png") throw AnalysisError(out + ": plots are written as .svg or .png");
@@ -49,8 +51,10 @@ void run_gnuplot(const std::string& script, const std::string& data, const std::
   const std::string tmp_out = out + ".tmp" + std::to_string(::getpid()) + ext;
   std::ofstream(dir / "data.txt") << data;
   std::ofstream s(dir / "plot.gp");
-  s << (ext == ".svg" ? "set terminal svg size 960,600 dynamic background rgb 'white' font 'Helvetica,12'\n"
-                      : "set terminal pngcairo size 1280,800 font 'Helvetica,12'\n")
+  s << (ext == ".svg"
+            ? "set terminal svg size 960," + std::to_string(height) +
+                  " dynamic background rgb 'white' font 'Helvetica,12'\n"
+            : "set terminal pngcairo size 1280," + std::to_string(height * 4 / 3) + " font 'Helvetica,12'\n")
     << "set output " << quote(tmp_out) << "\n"
     << "datafile = " << quote((dir / "data.txt").string()) << "\n"
     << script;
@@ -147,7 +151,7 @@ void frontier(const std::vector<const Result*>& ok, const std::string& out, cons
            << " using 1:($4 == 1 ? $2 : 1/0):3 with labels left offset char 0.6,-0.6 font ',9'\n";
   }
   script << "unset multiplot\n";
-  run_gnuplot(script.str(), data.str(), out);
+  run_gnuplot(script.str(), data.str(), out, std::max<int>(600, int(lines) * 260));
 }
 
 }  // namespace

@@ -167,6 +167,26 @@ std::string write_report(const std::string& data, const std::string& relative, c
     } catch (const AnalysisError&) {  // no cuBLAS row to scale against
     }
   }
+  const bool accuracy = std::any_of(rows.begin(), rows.end(), [](const Result& r) {
+    return r.ok() && (!r.fp32() || r.inputs != "uniform");
+  });
+  if (accuracy) {
+    try {
+      Table t = frontier(rows);
+      t.title.clear();
+      std::set<std::string> sizes;
+      for (const auto& row : t.rows) sizes.insert(row[0]);
+      md << "## Accuracy and speed (`mmlab-analyze frontier " << path << "`)\n\n";
+      for (const std::string& size : sizes)
+        if (const std::string advice = frontier_advice(t, size, "cublas"); !advice.empty())
+          md << advice << "\n\n";
+      md << render(t, Format::markdown) << "\n";
+      const std::string file = name + "-frontier.svg";
+      plot(PlotKind::frontier, rows, (fs::path(reports) / file).string(), PlotOptions{});
+      md << "![" << name << ": frontier](" << file << ")\n\n";
+    } catch (const AnalysisError&) {  // no row with the error relative to sum |a b|
+    }
+  }
   if (const PaperTable* p = paper_table_of(relative)) {
     md << "## " << p->description << "\n\n";
     for (const Table& t : build_paper_table(p->name, rows)) md << render(t, Format::markdown) << "\n";
@@ -186,8 +206,9 @@ std::string write_report(const std::string& data, const std::string& relative, c
 struct Headline {
   std::string size = "4096";
   std::vector<std::string> best, versus;
-  std::vector<std::pair<std::string, std::string>> scaling;  // file, size
-  std::vector<std::pair<std::string, std::string>> plots;    // kind, file
+  std::vector<std::pair<std::string, std::string>> scaling;    // file, size
+  std::vector<std::pair<std::string, std::string>> plots;      // kind, file
+  std::vector<std::pair<std::string, std::string>> frontiers;  // file, size
 };
 
 Headline read_headline(const std::string& data) {
@@ -214,11 +235,14 @@ Headline read_headline(const std::string& data) {
       h.versus.push_back(exists(a));
     else if (key == "scaling" && !b.empty())
       h.scaling.emplace_back(exists(a), b);
+    else if (key == "frontier" && !b.empty())
+      h.frontiers.emplace_back(exists(a), b);
     else if (key == "plot" && !b.empty())
       parse_plot_kind(a), h.plots.emplace_back(a, exists(b));
     else
-      throw AnalysisError(
-          where + "expected 'size N', 'best FILE', 'versus FILE', 'scaling FILE SIZE' or 'plot KIND FILE'");
+      throw AnalysisError(where +
+                          "expected 'size N', 'best FILE', 'versus FILE', 'scaling FILE SIZE', 'frontier "
+                          "FILE SIZE' or 'plot KIND FILE'");
   }
   return h;
 }
@@ -329,6 +353,15 @@ void regenerate(const std::string& data, const std::string& readme, const std::s
         "size, the 2-GPU runs and the split into compute, communication and waiting: [" +
         report_name(f) + "](docs/results/" + report_name(f) + ".md).";
     md << "**Strong scaling at " << size << ", `" << f << "`:**\n\n" << render(t, Format::markdown) << "\n";
+  }
+  for (const auto& [f, size] : h.frontiers) {
+    const std::string path = (fs::path(data) / f).generic_string();
+    Table t = frontier(load_results({path}, false), {size});
+    t.title.clear();
+    md << "**FP32 products on tensor cores: accuracy against speed at " << size << ", `" << f << "`:**\n\n"
+       << frontier_advice(t, size, "cublas") << "\n\n"
+       << render(t, Format::markdown) << "\nEvery size and the frontier plot: [" << report_name(f)
+       << "](docs/results/" << report_name(f) << ".md).\n\n";
   }
   md << "**The papers' tables, regenerated** (first rows; the whole table and the papers' own figures in "
         "each "

@@ -27,6 +27,13 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
+std::string scientific(double v, int decimals) {
+  if (std::isnan(v)) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*e", decimals, v);
+  return buf;
+}
+
 static std::string latex_escape(const std::string& s) {
   std::string out;
   for (char c : s) {

@@ -17,7 +17,8 @@ struct Table {
 };
 
 std::string render(const Table& t, Format f);
-std::string fixed(double v, int decimals);  // "12.35"; "" for NaN
+std::string fixed(double v, int decimals);       // "12.35"; "" for NaN
+std::string scientific(double v, int decimals);  // "1.23e-07"; "" for NaN
 
 // Writes the whole text to `path` or nothing: a temporary file beside it, then rename(2).
 void write_atomically(const std::string& path, const std::string& text);

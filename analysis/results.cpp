@@ -263,7 +263,8 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         r.inputs = r.fields["inputs"];
         r.precision = r.fields["precision"];
         if (r.precision != "fp32" && r.precision != "tf32")
-          throw AnalysisError(where(file, r.line, "precision") + ": '" + r.precision + "' (valid: fp32, tf32)");
+          throw AnalysisError(where(file, r.line, "precision") + ": '" + r.precision +
+                              "' (valid: fp32, tf32)");
         if (std::none_of(std::begin(kAllInputs), std::end(kAllInputs),
                          [&](Inputs x) { return r.inputs == inputs_name(x); }))
           throw AnalysisError(where(file, r.line, "inputs") + ": '" + r.inputs +

@@ -401,6 +401,42 @@ TEST(Plots, FrontierDrawsAPanelPerProblemAndInputs) {
             std::string::npos);
 }
 
+// The frontier table: each algorithm and variant's fastest row per problem, its speed and error as
+// ratios to cuBLAS's FP32 row of the same problem (never the TF32 one); and the advice read from it.
+TEST(Frontier, RatiosToTheFp32BaselineAndWhichToPick) {
+  TempDir d;
+  Row sgemm{"cublas", "default", "", 64, 64, 64, "kernel", around(1.0)};
+  sgemm.max_sumabs_err = 4e-7;
+  Row tf32{"cublas", "tf32", "", 64, 64, 64, "kernel", around(0.125)};
+  tf32.max_sumabs_err = 4e-5;
+  Row fast{"tf32x3", "wgmma3", "stages=2", 64, 64, 64, "kernel", around(0.5)};
+  fast.max_sumabs_err = 1e-7;
+  Row slow = fast;
+  slow.params = "stages=3", slow.samples = around(0.6);
+  Row cancelling_base = sgemm, cancelling = fast;
+  cancelling_base.inputs = cancelling.inputs = "ill_conditioned";
+  cancelling.max_sumabs_err = 1.2e-6;  // 3x the baseline's: not FP32-accurate on these inputs
+  write_results(d / "f.csv", {sgemm, tf32, fast, slow, cancelling_base, cancelling});
+  const Table t = frontier(load_results({d / "f.csv"}, false));
+  ASSERT_EQ(t.rows.size(), 5u);  // uniform: tf32, wgmma3 (fastest of two), cublas; cancelling: two
+  EXPECT_EQ(t.rows[0][2], "cublas tf32");
+  EXPECT_EQ(t.rows[0][5], "8.00");
+  EXPECT_EQ(t.rows[0][7], "100.00");
+  EXPECT_EQ(t.rows[1][3], "stages=2");
+  EXPECT_EQ(t.rows[1][5], "2.00");
+  EXPECT_EQ(t.rows[1][7], "0.25");
+  EXPECT_EQ(t.rows[3][1], "ill_conditioned");
+  const std::string advice = frontier_advice(t, "64", "cublas");
+  // wgmma3 is 3x cuBLAS's error on the cancelling inputs: nothing beats cuBLAS at FP32 accuracy.
+  EXPECT_NE(advice.find("nothing beats cublas"), std::string::npos) << advice;
+  EXPECT_EQ(frontier(load_results({d / "f.csv"}, false), {"64"}).rows.size(), 5u);  // 64: every kind of inputs
+  EXPECT_EQ(frontier(load_results({d / "f.csv"}, false), {"64/ill_conditioned"}).rows.size(), 2u);
+  write_results(d / "u.csv", {sgemm, tf32, fast, slow});
+  const std::string pick = frontier_advice(frontier(load_results({d / "u.csv"}, false)), "64", "cublas");
+  EXPECT_NE(pick.find("`tf32x3 wgmma3`, at least 2.00x"), std::string::npos) << pick;
+  EXPECT_NE(pick.find("`cublas tf32`, at least 8.00x"), std::string::npos) << pick;
+}
+
 int cli(const std::string& args, const std::string& prefix = "") {
   const int status =
       std::system((prefix + std::string(MMLAB_ANALYZE) + " " + args + " >/dev/null 2>&1").c_str());

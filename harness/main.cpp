@@ -59,8 +59,8 @@ int list(int argc, char** argv) {
               << ", " << a->source << ")\n  " << a->summary << "\n";
     std::cout << "  variants:\n";
     for (const auto& v : a->variants)
-      std::cout << "    " << v.name << ": " << v.summary << (v.on_request ? " (on request: run when named)" : "")
-                << "\n";
+      std::cout << "    " << v.name << ": " << v.summary
+                << (v.on_request ? " (on request: run when named)" : "") << "\n";
     if (!a->axes.empty()) std::cout << "  axes:\n";
     for (const auto& x : a->axes) {
       std::cout << "    " << x.name << " = " << x.default_value << " (default)  " << x.description

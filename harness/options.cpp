@@ -26,7 +26,8 @@ const Generic kGeneric[] = {
     {"output", "CSV to append to (default results/<experiment>.csv); raw samples go to <name>.samples.csv"},
     {"algorithms", "algorithms to run, a list or 'all' (default all; see `mmlab list`)"},
     {"variant",
-     "variants to run for every algorithm, a list or 'all' (default all: every variant but those `mmlab list` "
+     "variants to run for every algorithm, a list or 'all' (default all: every variant but those `mmlab "
+     "list` "
      "marks 'on request', which run when named); <algorithm>.variant overrides it"},
     {"size", "square sizes n (m = n = k): a list and/or ranges start:stop:step, e.g. 256:4096:256,1000"},
     {"shape", "general problems m x n x k, e.g. 1041x1247x139,535x792x414"},

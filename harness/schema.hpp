@@ -22,8 +22,8 @@ inline constexpr std::array kResultColumns{
     "cuda_runtime", "cuda_driver", "driver", "seed",
     // what ran
     "algorithm", "variant", "params", "resolved", "block_x", "block_y", "block_z", "grid_x", "grid_y",
-    "grid_z", "cluster_x", "cluster_y", "cluster_z", "shared_bytes", "device_bytes", "m", "n", "k", "inputs", "precision",
-    "scope", "repeats", "l2_flush", "warmup",
+    "grid_z", "cluster_x", "cluster_y", "cluster_z", "shared_bytes", "device_bytes", "m", "n", "k", "inputs",
+    "precision", "scope", "repeats", "l2_flush", "warmup",
     // across ranks (distributed algorithms; a single-GPU row says ranks 1)
     "ranks", "gpus", "grid", "engine", "compute_ms", "comm_ms", "wait_ms", "overlap", "predicted_ms",
     "link_gbs", "local_gflops", "verified_entries",

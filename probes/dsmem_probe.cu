@@ -22,11 +22,11 @@ namespace cg = cooperative_groups;
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kChunk = 16 * 1024;      // bytes of one bulk copy
-constexpr int kInFlight = 16;          // bulk copies per round (the mbarrier expects all of them)
-constexpr int kBuffer = 2 * kChunk;    // the block's source and its landing zone, each this big
-constexpr int kLoadRounds = 2048;      // loads: passes over the neighbour's 32 KiB
-constexpr int kBulkRounds = 256;       // bulk: rounds of kInFlight copies, a cluster barrier after each
+constexpr int kChunk = 16 * 1024;    // bytes of one bulk copy
+constexpr int kInFlight = 16;        // bulk copies per round (the mbarrier expects all of them)
+constexpr int kBuffer = 2 * kChunk;  // the block's source and its landing zone, each this big
+constexpr int kLoadRounds = 2048;    // loads: passes over the neighbour's 32 KiB
+constexpr int kBulkRounds = 256;     // bulk: rounds of kInFlight copies, a cluster barrier after each
 
 enum class Mode { local, loads, bulk };
 
@@ -58,8 +58,12 @@ __global__ void probe_kernel(Mode mode, float* sink) {
   } else {
     // The neighbour's landing zone and mbarrier, as shared::cluster addresses.
     unsigned remote_landing = 0, remote_barrier = 0;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_landing) : "r"(smem_address(landing)), "r"(next));
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_barrier) : "r"(smem_address(barrier)), "r"(next));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(remote_landing)
+                 : "r"(smem_address(landing)), "r"(next));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(remote_barrier)
+                 : "r"(smem_address(barrier)), "r"(next));
     for (int r = 0; r < kBulkRounds; ++r) {
       if (threadIdx.x == 0) {
         // This block expects kInFlight chunks from its left-hand neighbour in this phase.
@@ -68,8 +72,8 @@ __global__ void probe_kernel(Mode mode, float* sink) {
                      : "memory");
         for (int c = 0; c < kInFlight; ++c)
           asm volatile(
-              "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                  remote_landing + (c % 2) * kChunk),
+              "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, "
+              "[%3];" ::"r"(remote_landing + (c % 2) * kChunk),
               "r"(smem_address(source + (c % 2) * kChunk)), "r"(kChunk), "r"(remote_barrier)
               : "memory");
         // Wait for this phase: the left-hand neighbour's chunks have all landed here.
@@ -85,7 +89,7 @@ __global__ void probe_kernel(Mode mode, float* sink) {
     }
     acc = float(reinterpret_cast<const float*>(landing)[threadIdx.x]);
   }
-  cluster.sync();  // no block leaves while a neighbour may still write into it
+  cluster.sync();                  // no block leaves while a neighbour may still write into it
   if (acc == -1.f) sink[0] = acc;  // keeps the loads
 }
 
@@ -148,7 +152,8 @@ int main() {
       std::sort(ms.begin(), ms.end());
       const double median = ms[ms.size() / 2] * 1e-3;
       const double per_sm = bytes_per_block(mode) / median / 1e9;
-      std::printf("%s,%d,%u,%.1f,%.0f\n", names[int(mode)], size, lc.gridDim.x, per_sm, per_sm * lc.gridDim.x);
+      std::printf("%s,%d,%u,%.1f,%.0f\n", names[int(mode)], size, lc.gridDim.x, per_sm,
+                  per_sm * lc.gridDim.x);
     }
   return 0;
 }

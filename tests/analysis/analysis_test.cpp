@@ -429,7 +429,8 @@ TEST(Frontier, RatiosToTheFp32BaselineAndWhichToPick) {
   const std::string advice = frontier_advice(t, "64", "cublas");
   // wgmma3 is 3x cuBLAS's error on the cancelling inputs: nothing beats cuBLAS at FP32 accuracy.
   EXPECT_NE(advice.find("nothing beats cublas"), std::string::npos) << advice;
-  EXPECT_EQ(frontier(load_results({d / "f.csv"}, false), {"64"}).rows.size(), 5u);  // 64: every kind of inputs
+  EXPECT_EQ(frontier(load_results({d / "f.csv"}, false), {"64"}).rows.size(),
+            5u);  // 64: every kind of inputs
   EXPECT_EQ(frontier(load_results({d / "f.csv"}, false), {"64/ill_conditioned"}).rows.size(), 2u);
   write_results(d / "u.csv", {sgemm, tf32, fast, slow});
   const std::string pick = frontier_advice(frontier(load_results({d / "u.csv"}, false)), "64", "cublas");

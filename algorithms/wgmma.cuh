@@ -2,9 +2,9 @@
 // (algorithms/tf32x3.cu): shared-memory matrix descriptors, the TF32 m64n128k8 product, and the fences
 // and groups that order them. A warpgroup (4 warps, 128 threads) issues each wgmma together; it runs
 // asynchronously, reading B (and A, unless A is in registers) from shared memory through the async
-// proxy and accumulating into
-// registers spread over the warpgroup like mma.sync's m16n8 fragments: warp w of the group holds rows
-// 16 w + lane / 4 (+ 8), and register 4 j + e holds column 8 j + 2 (lane % 4) + e % 2 (row + 8 when e >= 2).
+// proxy and accumulating into registers spread over the warpgroup like mma.sync's m16n8 fragments:
+// warp w of the group holds rows 16 w + lane / 4 (+ 8), and register 4 j + e holds column
+// 8 j + 2 (lane % 4) + e % 2 (row + 8 when e >= 2).
 #pragma once
 
 #include <cstdint>

@@ -309,22 +309,138 @@ __global__ void __launch_bounds__(kWgThreads, 1)
 #endif
 }
 
-enum class Kind { split3, split2, wgmma3, wgmma2 };
+// The presplit path: a pass over A and B writes their big and small parts as four K-major arrays
+// (A's as m x kp, B's transposed as n x kp, kp = k rounded up to 4, zeros past k), then a plain
+// TF32 wgmma product reads all four by TMA in wgmma's 128-byte swizzle: no splitting, no
+// transposing in the k loop. Shared memory: STAGES x {big A, small A, big B^T, small B^T}.
+__global__ void split_rows(const float* __restrict__ a, long rows, long k, long kp, float* __restrict__ big,
+                           float* __restrict__ small) {
+  const long count = rows * kp;
+  for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < count; e += long(gridDim.x) * blockDim.x) {
+    const long r = e / kp, c = e % kp;
+    const Split x = split(c < k ? a[r * k + c] : 0.f);
+    big[e] = __uint_as_float(x.big), small[e] = __uint_as_float(x.small);
+  }
+}
+// big^T, small^T (cols x kp) of b (k x cols), 32 x 32 tiles through shared memory, both sides coalesced.
+__global__ void split_transposed(const float* __restrict__ b, int k, int cols, int kp,
+                                 float* __restrict__ big, float* __restrict__ small) {
+  __shared__ float tile[32][33];
+  const int k0 = blockIdx.y * 32, c0 = blockIdx.x * 32;
+  for (int i = threadIdx.y; i < 32; i += blockDim.y) {
+    const int kk = k0 + i, c = c0 + threadIdx.x;
+    tile[i][threadIdx.x] = kk < k && c < cols ? b[long(kk) * cols + c] : 0.f;
+  }
+  __syncthreads();
+  for (int i = threadIdx.y; i < 32; i += blockDim.y) {
+    const int c = c0 + i, kk = k0 + threadIdx.x;
+    if (c < cols && kk < kp) {
+      const Split x = split(tile[threadIdx.x][i]);
+      big[long(c) * kp + kk] = __uint_as_float(x.big), small[long(c) * kp + kk] = __uint_as_float(x.small);
+    }
+  }
+}
+
+template <int kStages, int kProducts>
+__global__ void __launch_bounds__(kWgThreads, 1)
+    tf32x3_presplit_kernel(const __grid_constant__ CUtensorMap a_big_map,
+                           const __grid_constant__ CUtensorMap a_small_map,
+                           const __grid_constant__ CUtensorMap b_big_map,
+                           const __grid_constant__ CUtensorMap b_small_map, float* __restrict__ c, int ldc,
+                           int m, int n, int k) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ unsigned char smem_bytes[];
+  float* stages =
+      reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(smem_bytes) + 1023) & ~std::uintptr_t(1023));
+  std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(stages + kStages * 4 * kTileFloats);
+  std::uint64_t* freed = landed + kStages;  // every consumer's products have read the stage
+  const int tid = threadIdx.x, group = tid / 128;
+  const int row0 = blockIdx.y * kWgTile, col0 = blockIdx.x * kWgTile;
+  const int tiles = (k + kWgDepth - 1) / kWgDepth;
+  // Tile t's stage: 0 big A, 1 small A, 2 big B^T, 3 small B^T.
+  auto operand = [&](int t, int which) { return stages + ((t % kStages) * 4 + which) * kTileFloats; };
+  if (tid == 0) {
+    for (int i = 0; i < kStages; ++i) {
+      mbarrier_init(&landed[i], 1);
+      mbarrier_init(&freed[i], 256);
+    }
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+  if (group == 0) {  // the producer: one thread issues every tile as its stage frees
+    release_registers<40>();
+    if (tid == 0)
+      for (int t = 0; t < tiles; ++t) {
+        mbarrier_wait(&freed[t % kStages], ((t / kStages) & 1) ^ 1);
+        std::uint64_t* bar = &landed[t % kStages];
+        mbarrier_expect_bytes(bar, (kProducts == 3 ? 4 : 3) * kTileBytes);
+        tma_load_2d(operand(t, 0), a_big_map, t * kWgDepth, row0, bar);
+        tma_load_2d(operand(t, 1), a_small_map, t * kWgDepth, row0, bar);
+        tma_load_2d(operand(t, 2), b_big_map, t * kWgDepth, col0, bar);
+        if (kProducts == 3) tma_load_2d(operand(t, 3), b_small_map, t * kWgDepth, col0, bar);
+      }
+    return;
+  }
+  claim_registers<232>();
+  const int half = group - 1, lane = tid % 32, warp = (tid % 128) / 32;
+  float acc[64] = {}, part[64] = {};
+  for (int t = 0; t < tiles; ++t) {
+    mbarrier_wait(&landed[t % kStages], (t / kStages) & 1);
+    const std::uint64_t a_big = swizzled_descriptor(operand(t, 0) + half * 64 * kWgDepth),
+                        a_small = swizzled_descriptor(operand(t, 1) + half * 64 * kWgDepth),
+                        b_big = swizzled_descriptor(operand(t, 2)),
+                        b_small = swizzled_descriptor(operand(t, 3));
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kWgDepth / 8; ++kk) {
+      const int step = 2 * kk;  // 8 k = 32 bytes = 2 descriptor units
+      wgmma_tf32_m64n128k8(part, a_small + step, b_big + step, kk > 0);
+      if (kProducts == 3) wgmma_tf32_m64n128k8(part, a_big + step, b_small + step, true);
+      wgmma_tf32_m64n128k8(part, a_big + step, b_big + step, true);
+    }
+    wgmma_commit();
+    wgmma_wait<0>();
+    mbarrier_arrive(&freed[t % kStages]);
+#pragma unroll
+    for (int i = 0; i < 64; ++i) acc[i] += part[i];
+  }
+  const int row = row0 + half * 64 + warp * 16 + lane / 4;
+#pragma unroll
+  for (int j = 0; j < 16; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int r = row + (e / 2) * 8, col = col0 + 8 * j + 2 * (lane % 4) + e % 2;
+      if (r < m && col < n) c[long(r) * ldc + col] = acc[4 * j + e];
+    }
+#endif
+}
+
+enum class Kind { split3, split2, wgmma3, wgmma2, presplit3, presplit2 };
 const std::vector<Variant>& variants() {
   static const std::vector<Variant> v = {
       {"split3", "mma.sync: big*big + big*small + small*big, FP32 accumulation"},
       {"split2", "mma.sync: (big + small) A times rn_tf32(B): two products", Precision::tf32},
       {"wgmma3", "wgmma (sm_90a): TMA, producer warpgroup splits into swizzled operands, three products"},
-      {"wgmma2", "wgmma (sm_90a): as wgmma3 with A split only: two products", Precision::tf32}};
+      {"wgmma2", "wgmma (sm_90a): as wgmma3 with A split only: two products", Precision::tf32},
+      {"presplit3", "a pass splits A and B (B transposed) once; wgmma (sm_90a) reads all four parts by TMA"},
+      {"presplit2", "as presplit3 with B's small part left out: two products", Precision::tf32}};
   return v;
 }
-bool uses_wgmma(const Params& q) {
-  const Kind kind = variant_kind<Kind>(variants(), q);
-  return kind == Kind::wgmma3 || kind == Kind::wgmma2;
+bool uses_wgmma(const Params& q) { return variant_kind<Kind>(variants(), q) >= Kind::wgmma3; }
+bool presplit(const Params& q) { return variant_kind<Kind>(variants(), q) >= Kind::presplit3; }
+
+// The presplit arrays: big and small A (m x kp) and B^T (n x kp), in floats.
+std::size_t split_floats(const Problem& p) { return std::size_t(2 * (p.m + p.n) * round4(p.k)); }
+
+std::size_t workspace(const Problem& p, const Params& q) {
+  return presplit(q) ? sizeof(float) * split_floats(p) : aligned_workspace(p, q);
 }
 
 std::size_t shared_bytes(const Params& q) {
   const long stages = q.integer("stages");
+  if (presplit(q))
+    return 1024 + sizeof(float) * std::size_t(stages * 4) * kTileFloats +
+           sizeof(std::uint64_t) * std::size_t(2 * stages);
   if (uses_wgmma(q))
     return 1024 + sizeof(float) * std::size_t(kOperandBuffers * 2 + stages * 2) * kTileFloats +
            sizeof(std::uint64_t) * std::size_t(2 * stages + 2 * kOperandBuffers);
@@ -390,15 +506,44 @@ void launch_wgmma(const RunArgs& r, const LaunchConfig& lc) {
                                                                      int(p.n), int(p.k));
 }
 
+template <int kStages, int kProducts>
+void launch_presplit(const RunArgs& r, const LaunchConfig& lc) {
+  const Problem& p = r.problem;
+  const long kp = round4(p.k);
+  float* a_big = static_cast<float*>(r.workspace);
+  float* a_small = a_big + p.m * kp;
+  float* b_big = a_small + p.m * kp;
+  float* b_small = b_big + p.n * kp;
+  const long a_count = p.m * kp;
+  split_rows<<<unsigned(std::min<long>((a_count + 255) / 256, 16L * r.device->sm_count)), 256, 0, r.stream>>>(
+      r.a, p.m, p.k, kp, a_big, a_small);
+  split_transposed<<<dim3(unsigned(ceil_div(p.n, 32)), unsigned(ceil_div(kp, 32))), dim3(32, 8), 0,
+                     r.stream>>>(r.b, int(p.k), int(p.n), int(kp), b_big, b_small);
+  auto& maps = *static_cast<TensorMaps*>(r.state);
+  const auto swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+  const CUtensorMap& a_big_map = maps.get(a_big, p.m, kp, kp, kWgTile, kWgDepth, swizzle);
+  const CUtensorMap& a_small_map = maps.get(a_small, p.m, kp, kp, kWgTile, kWgDepth, swizzle);
+  const CUtensorMap& b_big_map = maps.get(b_big, p.n, kp, kp, kWgTile, kWgDepth, swizzle);
+  const CUtensorMap& b_small_map = maps.get(b_small, p.n, kp, kp, kWgTile, kWgDepth, swizzle);
+  const auto kernel = tf32x3_presplit_kernel<kStages, kProducts>;
+  allow_shared_bytes(kernel, lc.shared_bytes);
+  kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(
+      a_big_map, a_small_map, b_big_map, b_small_map, r.c, int(p.n), int(p.m), int(p.n), int(kp));
+}
+
 #define MMLAB_MMA(V, P, S) {{#V, {{"stages", #S}}}, launch_mma<S, P>},
 #define MMLAB_WGMMA(V, P, S) {{#V, {{"stages", #S}}}, launch_wgmma<S, P>},
+#define MMLAB_PRESPLIT(V, P, S) {{#V, {{"stages", #S}}}, launch_presplit<S, P>},
 const KernelTable<Launcher> kKernels = {
     MMLAB_MMA(split3, 3, 2) MMLAB_MMA(split3, 3, 3) MMLAB_MMA(split3, 3, 4)        //
     MMLAB_MMA(split2, 2, 2) MMLAB_MMA(split2, 2, 3) MMLAB_MMA(split2, 2, 4)        //
     MMLAB_WGMMA(wgmma3, 3, 2) MMLAB_WGMMA(wgmma3, 3, 3) MMLAB_WGMMA(wgmma3, 3, 4)  //
-    MMLAB_WGMMA(wgmma2, 2, 2) MMLAB_WGMMA(wgmma2, 2, 3) MMLAB_WGMMA(wgmma2, 2, 4)};
+    MMLAB_WGMMA(wgmma2, 2, 2) MMLAB_WGMMA(wgmma2, 2, 3) MMLAB_WGMMA(wgmma2, 2, 4)  //
+    MMLAB_PRESPLIT(presplit3, 3, 2) MMLAB_PRESPLIT(presplit3, 3, 3)                //
+    MMLAB_PRESPLIT(presplit2, 2, 2) MMLAB_PRESPLIT(presplit2, 2, 3)};
 #undef MMLAB_MMA
 #undef MMLAB_WGMMA
+#undef MMLAB_PRESPLIT
 
 void run(const RunArgs& r) {
   kKernels.at (*r.params)(r, launch(r.problem, *r.params, *r.device));
@@ -415,7 +560,7 @@ MMLAB_ALGORITHM(tf32x3) {
   a.constraints =
       "compute capability 8.0 (wgmma: sm_90a); every (padded) matrix under 2^31 elements; any m, n, k";
   a.supports = supports;
-  a.workspace_bytes = aligned_workspace;
+  a.workspace_bytes = workspace;
   a.make_state = TensorMaps::make;
   use_kernels(a, kKernels, launch, run);
 }

@@ -26,13 +26,17 @@
 //                   reads of A). mbarriers pass the operand buffers between the two warpgroups
 //                   (written by all, read by all), so they drift apart and one multiplies while the
 //                   other adds and splits.
-// split2 and wgmma2 split A only: big_a b' + small_a b' with b' = rn_tf32(b); one product fewer, and
-// the error of rounding b to TF32 stays (judged by the tf32 tolerance: a point on the frontier between
-// TF32 and FP32, not an FP32 kernel).
-// Rounding is always to nearest (`cvt.rna.tf32.f32`), never truncation. Rows past m and columns past n
-// are never stored; mma.sync reads clamped addresses and zero-fills k past the end, TMA zero-fills
-// all three; rows not 16-byte aligned are padded first (algorithms/aligned.cuh). Any m, n, k.
-// Example: mmlab run --algorithms tf32x3,cublas --size 4096,8192
+//   presplit3,      a pass over A and B writes their big and small parts once, K-major (B^T), as four
+//   presplit2       arrays in the workspace; then a plain TF32 wgmma product (a producer thread, two
+//                   consumer warpgroups of 64 x 128, STAGES buffers) reads all four by TMA in the 128-byte
+//                   swizzle and multiplies by descriptors: nothing is split or transposed in the k loop.
+// split2, wgmma2 and presplit2 split A only: big_a b' + small_a b' with b' = rn_tf32(b); one product
+// fewer, and the error of rounding b to TF32 stays (judged by the tf32 tolerance: a point on the frontier
+// between TF32 and FP32, not an FP32 kernel). Rounding is always to nearest (`cvt.rna.tf32.f32`), never
+// truncation. Rows past m and columns past n are never stored; mma.sync reads clamped addresses and
+// zero-fills k past the end, TMA zero-fills all three; rows not 16-byte aligned are padded first
+// (algorithms/aligned.cuh; presplit's pass pads k to a multiple of 4 itself). Any m, n, k. Example: mmlab run
+// --algorithms tf32x3,cublas --size 4096,8192
 #include "algorithms/aligned.cuh"
 #include "algorithms/cp_async.cuh"
 #include "algorithms/wgmma.cuh"
@@ -313,16 +317,23 @@ __global__ void __launch_bounds__(kWgThreads, 1)
 // (A's as m x kp, B's transposed as n x kp, kp = k rounded up to 4, zeros past k), then a plain
 // TF32 wgmma product reads all four by TMA in wgmma's 128-byte swizzle: no splitting, no
 // transposing in the k loop. Shared memory: STAGES x {big A, small A, big B^T, small B^T}.
+// Row r of blockIdx.y's rows, 4 k per thread (kp is a multiple of 4): no 64-bit divisions, and
+// 16-byte stores of both parts.
 __global__ void split_rows(const float* __restrict__ a, long rows, long k, long kp, float* __restrict__ big,
                            float* __restrict__ small) {
-  const long count = rows * kp;
-  for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < count; e += long(gridDim.x) * blockDim.x) {
-    const long r = e / kp, c = e % kp;
-    const Split x = split(c < k ? a[r * k + c] : 0.f);
-    big[e] = __uint_as_float(x.big), small[e] = __uint_as_float(x.small);
-  }
+  const long chunks = kp / 4;
+  for (long r = blockIdx.y; r < rows; r += gridDim.y)
+    for (long q = blockIdx.x * long(blockDim.x) + threadIdx.x; q < chunks;
+         q += long(gridDim.x) * blockDim.x) {
+      const float* src = a + r * k + 4 * q;
+      float v[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) v[i] = 4 * q + i < k ? src[i] : 0.f;
+      split_chunk(make_float4(v[0], v[1], v[2], v[3]), big + r * kp + 4 * q, small + r * kp + 4 * q);
+    }
 }
-// big^T, small^T (cols x kp) of b (k x cols), 32 x 32 tiles through shared memory, both sides coalesced.
+// big^T, small^T (cols x kp) of b (k x cols), 32 x 32 tiles through shared memory (32 x 8 threads),
+// both sides coalesced.
 __global__ void split_transposed(const float* __restrict__ b, int k, int cols, int kp,
                                  float* __restrict__ big, float* __restrict__ small) {
   __shared__ float tile[32][33];
@@ -332,13 +343,13 @@ __global__ void split_transposed(const float* __restrict__ b, int k, int cols, i
     tile[i][threadIdx.x] = kk < k && c < cols ? b[long(kk) * cols + c] : 0.f;
   }
   __syncthreads();
-  for (int i = threadIdx.y; i < 32; i += blockDim.y) {
-    const int c = c0 + i, kk = k0 + threadIdx.x;
-    if (c < cols && kk < kp) {
-      const Split x = split(tile[threadIdx.x][i]);
-      big[long(c) * kp + kk] = __uint_as_float(x.big), small[long(c) * kp + kk] = __uint_as_float(x.small);
-    }
-  }
+  // 256 threads write 32 rows of B^T, 8 chunks of 4 k each: 16-byte stores, 128 bytes per row.
+  const int tid = threadIdx.y * 32 + threadIdx.x, local = tid / 8, chunk = tid % 8;
+  const int c = c0 + local, kk = k0 + 4 * chunk;
+  if (c < cols && kk < kp)  // kp and kk are multiples of 4
+    split_chunk(make_float4(tile[4 * chunk][local], tile[4 * chunk + 1][local], tile[4 * chunk + 2][local],
+                            tile[4 * chunk + 3][local]),
+                big + long(c) * kp + kk, small + long(c) * kp + kk);
 }
 
 template <int kStages, int kProducts>
@@ -514,9 +525,8 @@ void launch_presplit(const RunArgs& r, const LaunchConfig& lc) {
   float* a_small = a_big + p.m * kp;
   float* b_big = a_small + p.m * kp;
   float* b_small = b_big + p.n * kp;
-  const long a_count = p.m * kp;
-  split_rows<<<unsigned(std::min<long>((a_count + 255) / 256, 16L * r.device->sm_count)), 256, 0, r.stream>>>(
-      r.a, p.m, p.k, kp, a_big, a_small);
+  const dim3 rows_grid(unsigned(ceil_div(kp / 4, 128)), unsigned(std::min<long>(p.m, 65535)));
+  split_rows<<<rows_grid, 128, 0, r.stream>>>(r.a, p.m, p.k, kp, a_big, a_small);
   split_transposed<<<dim3(unsigned(ceil_div(p.n, 32)), unsigned(ceil_div(kp, 32))), dim3(32, 8), 0,
                      r.stream>>>(r.b, int(p.k), int(p.n), int(kp), b_big, b_small);
   auto& maps = *static_cast<TensorMaps*>(r.state);

@@ -491,6 +491,8 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   if (d.present && d.cc_major < 8) return "tf32x3 needs TF32 mma.sync: compute capability 8.0 or newer";
   if (uses_wgmma(q) && d.present && (d.cc_major != 9 || !built_for_sm90a()))
     return "wgmma exists on sm_90a only (Hopper, and a build for 90a)";
+  if (presplit(q) && ceil_div(round4(p.k), 32) > 65535)
+    return "presplit's pass over B runs a grid row per 32 of k: k at most 2097120";
   return fits_aligned_int(p, "tf32x3");
 }
 

@@ -1,5 +1,6 @@
 #include "harness/options.hpp"
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdlib>
@@ -447,9 +448,10 @@ static RunPlan make_plan_unlocated(const Settings& cli, const Settings& file) {
     if (s != "on" && s != "off") throw UsageError("l2-flush: '" + s + "' must be on or off");
     l2.push_back(s == "on");
   }
-  std::vector<Inputs> inputs;
+  std::vector<Inputs> inputs;  // in the order given, each kind once
   for (const std::string& s : split_list(resolve(cli, file, "inputs", "uniform"), "inputs"))
-    inputs.push_back(parse_inputs(s));
+    if (const Inputs x = parse_inputs(s); std::find(inputs.begin(), inputs.end(), x) == inputs.end())
+      inputs.push_back(x);
   plan.configurations = with_inputs(expand(algorithms, problems, scopes, l2, &plan.not_compiled), inputs);
 
   TimingOptions& t = plan.timing;

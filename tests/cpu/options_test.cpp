@@ -27,6 +27,24 @@ TEST(Options, PrecedenceCliSpecificThenCliThenFileSpecificThenFileThenDefault) {
             "tile=8 tile=16 tile=32");
 }
 
+// The inputs axis: each kind once, in the order given; problems stay outermost; cuBLAS's on-request
+// variants stay out of `all` unless named.
+TEST(Options, InputsOnceEachAndOnRequestVariants) {
+  const RunPlan p = make_plan(
+      {{"algorithms", "cublas"}, {"size", "8,16"}, {"inputs", "ill_conditioned,uniform,ill_conditioned"}},
+      {});
+  ASSERT_EQ(p.configurations.size(), 4u);
+  EXPECT_EQ(p.configurations[0].problem.inputs, Inputs::ill_conditioned);
+  EXPECT_EQ(p.configurations[1].problem.inputs, Inputs::uniform);
+  EXPECT_EQ(p.configurations[1].problem.m, 8);
+  EXPECT_EQ(p.configurations[2].problem.m, 16);
+  EXPECT_EQ(p.configurations[0].params.variant(), "default");  // tf32 and bf16x9 run on request
+  const RunPlan named =
+      make_plan({{"algorithms", "cublas"}, {"size", "8"}, {"cublas.variant", "default,tf32"}}, {});
+  EXPECT_EQ(named.configurations.size(), 2u);
+  EXPECT_THROW(make_plan({{"algorithms", "cublas"}, {"inputs", "normal"}}, {}), UsageError);
+}
+
 TEST(Options, CliProblemsReplaceTheFilesAsAWhole) {
   const Settings file = {{"algorithms", "cublas"}, {"size", "64,128"}, {"shape", "3x4x5"}};
   EXPECT_EQ(make_plan({}, file).configurations.size(), 3u);

@@ -268,7 +268,7 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         if (std::none_of(std::begin(kAllInputs), std::end(kAllInputs),
                          [&](Inputs x) { return r.inputs == inputs_name(x); }))
           throw AnalysisError(where(file, r.line, "inputs") + ": '" + r.inputs +
-                              "' (valid: uniform, wide_exponent, ill_conditioned)");
+                              "' (valid: " + inputs_names() + ")");
         r.m = whole("m");
         r.n = whole("n");
         r.k = whole("k");

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #if defined(__CUDACC__)
 #define MMLAB_HD __host__ __device__
@@ -46,6 +47,13 @@ inline const char* inputs_name(Inputs x) {
     case Inputs::ill_conditioned: return "ill_conditioned";
   }
   return "?";
+}
+
+// "uniform, wide_exponent, ill_conditioned": the valid values, for messages.
+inline std::string inputs_names() {
+  std::string out;
+  for (Inputs x : kAllInputs) out += (out.empty() ? "" : ", ") + std::string(inputs_name(x));
+  return out;
 }
 
 inline constexpr int kWideExponent = 16;

@@ -89,7 +89,7 @@ std::string configuration_key(const std::string& algorithm, const std::string& v
 Inputs parse_inputs(const std::string& text) {
   for (Inputs x : kAllInputs)
     if (text == inputs_name(x)) return x;
-  throw UsageError("inputs: unknown value '" + text + "' (valid: uniform, wide_exponent, ill_conditioned)");
+  throw UsageError("inputs: unknown value '" + text + "' (valid: " + inputs_names() + ")");
 }
 
 std::vector<Configuration> with_inputs(const std::vector<Configuration>& configurations,

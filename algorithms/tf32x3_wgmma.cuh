@@ -1,0 +1,271 @@
+// tf32x3's wgmma kernels (sm_90a): the fused one (variants wgmma3, wgmma2) and the pass and product
+// of the presplit variants; algorithms/tf32x3.cu says how they split the work.
+#pragma once
+
+#include "algorithms/tf32_split.cuh"
+#include "algorithms/wgmma.cuh"
+
+namespace mmlab {
+namespace {
+
+// The wgmma path. Shared memory, 1024-byte aligned: two operand buffers of two 16 KiB tiles (big and
+// small B^T: 128 rows of 32 floats each), then STAGES raw buffers (A, B as TMA lands them), then the
+// mbarriers.
+constexpr int kWgTile = 128, kWgDepth = 32, kWgThreads = 384, kOperandBuffers = 2;
+constexpr int kTileFloats = kWgTile * kWgDepth;
+constexpr unsigned kTileBytes = sizeof(float) * kTileFloats;
+
+// Warpgroup `half`'s 64 x 128 accumulators (wgmma's fragment layout, wgmma.cuh) into C at
+// (row0 + 64 half, col0), rows below m and columns below n only.
+__device__ inline void store_accumulators(const float (&acc)[64], float* __restrict__ c, int ldc, int m,
+                                          int n, int row0, int col0, int half) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x % 128 / 32;
+  const int row = row0 + half * 64 + warp * 16 + lane / 4;
+#pragma unroll
+  for (int j = 0; j < 16; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int r = row + (e / 2) * 8, col = col0 + 8 * j + 2 * (lane % 4) + e % 2;
+      if (r < m && col < n) c[long(r) * ldc + col] = acc[4 * j + e];
+    }
+}
+
+template <int kRaw, int kProducts>
+__global__ void __launch_bounds__(kWgThreads, 1)
+    tf32x3_wgmma_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+                        float* __restrict__ c, int ldc, int m, int n, int k) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ unsigned char smem_bytes[];
+  float* operands =
+      reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(smem_bytes) + 1023) & ~std::uintptr_t(1023));
+  float* raw = operands + kOperandBuffers * 2 * kTileFloats;
+  std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(raw + kRaw * 2 * kTileFloats);  // TMA's bytes in
+  std::uint64_t* drained = landed + kRaw;   // every consumer has read the raw buffer: TMA may refill it
+  std::uint64_t* written = drained + kRaw;  // every consumer has written its part of the operand buffer
+  std::uint64_t* read = written + kOperandBuffers;  // every consumer's products have read it
+  const int tid = threadIdx.x, group = tid / 128;
+  const int row0 = blockIdx.y * kWgTile, col0 = blockIdx.x * kWgTile;
+  const int tiles = (k + kWgDepth - 1) / kWgDepth;
+  // Operand buffer of tile t: 0 big B^T, 1 small B^T. Raw buffer: 0 A (128-byte swizzled), 1 B.
+  auto operand = [&](int t, int which) {
+    return operands + ((t % kOperandBuffers) * 2 + which) * kTileFloats;
+  };
+  auto raw_tile = [&](int t, int which) { return raw + ((t % kRaw) * 2 + which) * kTileFloats; };
+  if (tid == 0) {
+    for (int i = 0; i < kRaw; ++i) {
+      mbarrier_init(&landed[i], 1);
+      mbarrier_init(&drained[i], 256);
+    }
+    for (int i = 0; i < kOperandBuffers; ++i) {
+      mbarrier_init(&written[i], 256);
+      mbarrier_init(&read[i], 256);
+    }
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+
+  if (group == 0) {  // the producer: one thread keeps the raw buffers filled; the rest of its group idles
+    release_registers<40>();
+    if (tid == 0)
+      for (int t = 0; t < tiles; ++t) {
+        mbarrier_wait(&drained[t % kRaw], ((t / kRaw) & 1) ^ 1);
+        std::uint64_t* bar = &landed[t % kRaw];
+        mbarrier_expect_bytes(bar, 2 * kTileBytes);
+        tma_load_2d(raw_tile(t, 0), a_map, t * kWgDepth, row0, bar);  // A: 128 rows x 32 k
+        tma_load_2d(raw_tile(t, 1), b_map, col0, t * kWgDepth, bar);  // B: 32 k x 128 columns
+      }
+    return;
+  }
+
+  // Consumers, 256 threads: prepare tile t + 1 while the tensor cores multiply tile t. Warpgroup g
+  // multiplies rows 64 (g - 1) ... of the tile by all 128 columns: its A from registers (each thread
+  // splits its own fragment), B^T from the operand buffers.
+  claim_registers<232>();  // 128 x 40 + 256 x 232 fit the 64 K registers
+  const int me = tid - 128, half = group - 1, lane = tid % 32, warp = (tid % 128) / 32;
+  // The k of a tile are multiplied in an order of their own: the wgmma k step kk takes from thread
+  // lane % 4 = t the k 8 t + 2 kk and 8 t + 2 kk + 1 (where the fragment's k is t and t + 4), so each
+  // thread's A is two float4 per row, and k step pairs (0, 1) and (2, 3) one float4 each; B^T's logical
+  // chunk q (k 4 q ... 4 q + 3 of wgmma's view) holds B's rows q, 8 + q, 16 + q, 24 + q to match.
+  unsigned frag[2][kWgDepth / 8][4];  // A: [big, small][k step][mma.sync's m16k8 fragment]
+  auto split_b = [&](int t) {         // tile t's B, split and transposed into its operand buffer
+    mbarrier_wait(&landed[t % kRaw], (t / kRaw) & 1);
+    const float* b = raw_tile(t, 1);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {  // column j's rows of logical chunk q -> row j of B^T
+      const int e = me + 256 * i, j = e % 128, q = e / 128;
+      const float* p = b + q * kWgTile + j;
+      const float4 v = make_float4(p[0], p[8 * kWgTile], p[16 * kWgTile], p[24 * kWgTile]);
+      const int at = swizzled_offset(j, 4 * q);
+      split_chunk(v, operand(t, 0) + at, kProducts == 3 ? operand(t, 1) + at : nullptr);
+    }
+    fence_async_shared();  // the operands, written by the generic proxy, are read by wgmma's
+  };
+  // Tile t's A for k steps 2 pair and 2 pair + 1 into this thread's fragment (rows r and r + 8).
+  const int r = half * 64 + warp * 16 + lane / 4;
+  auto split_a = [&](int t, int pair) {
+    const float* a = raw_tile(t, 0);  // 128-byte swizzled by TMA: these float4 loads fall on 32 banks
+    const int k0 = 8 * (lane % 4) + 4 * pair;
+    const float4 top = *reinterpret_cast<const float4*>(a + swizzled_offset(r, k0));
+    const float4 bottom = *reinterpret_cast<const float4*>(a + swizzled_offset(r + 8, k0));
+    const float v[2][4] = {{top.x, bottom.x, top.y, bottom.y}, {top.z, bottom.z, top.w, bottom.w}};
+#pragma unroll
+    for (int s = 0; s < 2; ++s)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const Split x = split(v[s][e]);
+        frag[0][2 * pair + s][e] = x.big, frag[1][2 * pair + s][e] = x.small;
+      }
+  };
+  // The two warpgroups pass the operand buffers by mbarriers, not a meeting: each waits only for what
+  // it reads or overwrites, so one's products run while the other adds and splits.
+  float acc[64] = {}, part[64] = {};
+  split_b(0);
+  mbarrier_arrive(&written[0]);
+  split_a(0, 0);
+  split_a(0, 1);
+  mbarrier_arrive(&drained[0]);
+  for (int t = 0; t < tiles; ++t) {
+    const int buffer = t % kOperandBuffers;
+    mbarrier_wait(&written[buffer], (t / kOperandBuffers) & 1);
+    const std::uint64_t b_big = swizzled_descriptor(operand(t, 0)),
+                        b_small = swizzled_descriptor(operand(t, 1));
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kWgDepth / 8; ++kk) {  // two groups: k steps 0-1, then 2-3
+      const int step = 2 * kk;                   // 8 k = 32 bytes = 2 descriptor units
+      wgmma_tf32_m64n128k8(part, frag[1][kk], b_big + step, kk > 0);
+      if (kProducts == 3) wgmma_tf32_m64n128k8(part, frag[0][kk], b_small + step, true);
+      wgmma_tf32_m64n128k8(part, frag[0][kk], b_big + step, true);
+      if (kk % 2 == 1) wgmma_commit();
+    }
+    // B of tile t + 1 while the tensor cores work, into the other operand buffer once every product
+    // of tile t - 1 has read it; A of tile t + 1 into each half of the fragment as its group completes.
+    const bool more = t + 1 < tiles;
+    if (more) {
+      if (t >= 1) mbarrier_wait(&read[(t + 1) % kOperandBuffers], ((t - 1) / kOperandBuffers) & 1);
+      split_b(t + 1);
+      mbarrier_arrive(&written[(t + 1) % kOperandBuffers]);
+    }
+    wgmma_wait<1>();
+    if (more) split_a(t + 1, 0);
+    wgmma_wait<0>();
+    mbarrier_arrive(&read[buffer]);
+    if (more) {
+      split_a(t + 1, 1);
+      mbarrier_arrive(&drained[(t + 1) % kRaw]);
+    }
+#pragma unroll
+    for (int i = 0; i < 64; ++i) acc[i] += part[i];
+  }
+  store_accumulators(acc, c, ldc, m, n, row0, col0, half);
+#endif
+}
+
+// The presplit path: a pass over A and B writes their big and small parts as four K-major arrays
+// (A's as m x kp, B's transposed as n x kp, kp = k rounded up to 4, zeros past k), then a plain
+// TF32 wgmma product reads all four by TMA in wgmma's 128-byte swizzle: no splitting, no
+// transposing in the k loop. Shared memory: STAGES x {big A, small A, big B^T, small B^T}.
+// Row r of blockIdx.y's rows, 4 k per thread (kp is a multiple of 4): no 64-bit divisions, and
+// 16-byte stores of both parts.
+__global__ void split_rows(const float* __restrict__ a, long rows, long k, long kp, float* __restrict__ big,
+                           float* __restrict__ small) {
+  const long chunks = kp / 4;
+  for (long r = blockIdx.y; r < rows; r += gridDim.y)
+    for (long q = blockIdx.x * long(blockDim.x) + threadIdx.x; q < chunks;
+         q += long(gridDim.x) * blockDim.x) {
+      const float* src = a + r * k + 4 * q;
+      float v[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) v[i] = 4 * q + i < k ? src[i] : 0.f;
+      split_chunk(make_float4(v[0], v[1], v[2], v[3]), big + r * kp + 4 * q, small + r * kp + 4 * q);
+    }
+}
+// big^T, small^T (cols x kp) of b (k x cols), 32 x 32 tiles through shared memory (32 x 8 threads),
+// both sides coalesced.
+__global__ void split_transposed(const float* __restrict__ b, int k, int cols, int kp,
+                                 float* __restrict__ big, float* __restrict__ small) {
+  __shared__ float tile[32][33];
+  const int k0 = blockIdx.y * 32, c0 = blockIdx.x * 32;
+  for (int i = threadIdx.y; i < 32; i += blockDim.y) {
+    const int kk = k0 + i, c = c0 + threadIdx.x;
+    tile[i][threadIdx.x] = kk < k && c < cols ? b[long(kk) * cols + c] : 0.f;
+  }
+  __syncthreads();
+  // 256 threads write 32 rows of B^T, 8 chunks of 4 k each: 16-byte stores, 128 bytes per row.
+  const int tid = threadIdx.y * 32 + threadIdx.x, local = tid / 8, chunk = tid % 8;
+  const int c = c0 + local, kk = k0 + 4 * chunk;
+  if (c < cols && kk < kp)  // kp and kk are multiples of 4
+    split_chunk(make_float4(tile[4 * chunk][local], tile[4 * chunk + 1][local], tile[4 * chunk + 2][local],
+                            tile[4 * chunk + 3][local]),
+                big + long(c) * kp + kk, small + long(c) * kp + kk);
+}
+
+template <int kStages, int kProducts>
+__global__ void __launch_bounds__(kWgThreads, 1)
+    tf32x3_presplit_kernel(const __grid_constant__ CUtensorMap a_big_map,
+                           const __grid_constant__ CUtensorMap a_small_map,
+                           const __grid_constant__ CUtensorMap b_big_map,
+                           const __grid_constant__ CUtensorMap b_small_map, float* __restrict__ c, int ldc,
+                           int m, int n, int k) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ unsigned char smem_bytes[];
+  float* stages =
+      reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(smem_bytes) + 1023) & ~std::uintptr_t(1023));
+  std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(stages + kStages * 4 * kTileFloats);
+  std::uint64_t* freed = landed + kStages;  // every consumer's products have read the stage
+  const int tid = threadIdx.x, group = tid / 128;
+  const int row0 = blockIdx.y * kWgTile, col0 = blockIdx.x * kWgTile;
+  const int tiles = (k + kWgDepth - 1) / kWgDepth;
+  // Tile t's stage: 0 big A, 1 small A, 2 big B^T, 3 small B^T.
+  auto operand = [&](int t, int which) { return stages + ((t % kStages) * 4 + which) * kTileFloats; };
+  if (tid == 0) {
+    for (int i = 0; i < kStages; ++i) {
+      mbarrier_init(&landed[i], 1);
+      mbarrier_init(&freed[i], 256);
+    }
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+  if (group == 0) {  // the producer: one thread issues every tile as its stage frees
+    release_registers<40>();
+    if (tid == 0)
+      for (int t = 0; t < tiles; ++t) {
+        mbarrier_wait(&freed[t % kStages], ((t / kStages) & 1) ^ 1);
+        std::uint64_t* bar = &landed[t % kStages];
+        mbarrier_expect_bytes(bar, (kProducts == 3 ? 4 : 3) * kTileBytes);
+        tma_load_2d(operand(t, 0), a_big_map, t * kWgDepth, row0, bar);
+        tma_load_2d(operand(t, 1), a_small_map, t * kWgDepth, row0, bar);
+        tma_load_2d(operand(t, 2), b_big_map, t * kWgDepth, col0, bar);
+        if (kProducts == 3) tma_load_2d(operand(t, 3), b_small_map, t * kWgDepth, col0, bar);
+      }
+    return;
+  }
+  claim_registers<232>();
+  const int half = group - 1;
+  float acc[64] = {}, part[64] = {};
+  for (int t = 0; t < tiles; ++t) {
+    mbarrier_wait(&landed[t % kStages], (t / kStages) & 1);
+    const std::uint64_t a_big = swizzled_descriptor(operand(t, 0) + half * 64 * kWgDepth),
+                        a_small = swizzled_descriptor(operand(t, 1) + half * 64 * kWgDepth),
+                        b_big = swizzled_descriptor(operand(t, 2)),
+                        b_small = swizzled_descriptor(operand(t, 3));
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < kWgDepth / 8; ++kk) {
+      const int step = 2 * kk;  // 8 k = 32 bytes = 2 descriptor units
+      wgmma_tf32_m64n128k8(part, a_small + step, b_big + step, kk > 0);
+      if (kProducts == 3) wgmma_tf32_m64n128k8(part, a_big + step, b_small + step, true);
+      wgmma_tf32_m64n128k8(part, a_big + step, b_big + step, true);
+    }
+    wgmma_commit();
+    wgmma_wait<0>();
+    mbarrier_arrive(&freed[t % kStages]);
+#pragma unroll
+    for (int i = 0; i < 64; ++i) acc[i] += part[i];
+  }
+  store_accumulators(acc, c, ldc, m, n, row0, col0, half);
+#endif
+}
+
+}  // namespace
+}  // namespace mmlab

@@ -379,41 +379,76 @@ Table frontier(const std::vector<Result>& all_rows, const std::vector<std::strin
   return t;
 }
 
-std::string frontier_advice(const Table& t, const std::string& size, const std::string& baseline) {
-  // Per algorithm and variant at this size: its worst speed ratio and worst error ratio over the inputs.
-  struct Worst {
-    double speed = 1e300, error = 0, tflops = 1e300;
-  };
-  std::map<std::string, Worst> worst;
-  std::set<std::string> inputs;
+namespace {
+
+// Per algorithm and variant at one size of a frontier table, over the kinds of inputs: the range of
+// its speed and error ratios, its TFLOP/s range, its precision.
+struct Span {
+  double speed_lo = 1e300, speed_hi = 0, error_lo = 1e300, error_hi = 0, tflops_lo = 1e300, tflops_hi = 0;
+  std::string precision;
+};
+std::map<std::string, Span> spans(const Table& t, const std::string& size, std::set<std::string>* inputs) {
+  std::map<std::string, Span> out;
   for (const auto& r : t.rows) {
     if (r[0] != size || r[5] == "-" || r[7] == "-") continue;
-    inputs.insert(r[1]);
-    Worst& w = worst[r[2]];
-    w.speed = std::min(w.speed, std::stod(r[5]));
-    w.error = std::max(w.error, std::stod(r[7]));
-    w.tflops = std::min(w.tflops, std::stod(r[4]));
+    if (inputs) inputs->insert(r[1]);
+    Span& w = out[r[2]];
+    const double speed = std::stod(r[5]), error = std::stod(r[7]), tflops = std::stod(r[4]);
+    w.speed_lo = std::min(w.speed_lo, speed), w.speed_hi = std::max(w.speed_hi, speed);
+    w.error_lo = std::min(w.error_lo, error), w.error_hi = std::max(w.error_hi, error);
+    w.tflops_lo = std::min(w.tflops_lo, tflops), w.tflops_hi = std::max(w.tflops_hi, tflops);
+    w.precision = r[9];
   }
+  return out;
+}
+
+std::string range(double lo, double hi, int decimals) {
+  return fixed(lo, decimals) == fixed(hi, decimals) ? fixed(lo, decimals)
+                                                    : fixed(lo, decimals) + " to " + fixed(hi, decimals);
+}
+
+}  // namespace
+
+std::string frontier_advice(const Table& t, const std::string& size, const std::string& baseline) {
+  std::set<std::string> inputs;
+  const std::map<std::string, Span> worst = spans(t, size, &inputs);
   if (worst.empty()) return "";
   std::string accurate, fastest;
   for (const auto& [name, w] : worst) {
     if (name == baseline) continue;
-    if (w.error <= 2.0 && (accurate.empty() || w.speed > worst.at(accurate).speed)) accurate = name;
-    if (fastest.empty() || w.speed > worst.at(fastest).speed) fastest = name;
+    if (w.error_hi <= 2.0 && (accurate.empty() || w.speed_lo > worst.at(accurate).speed_lo)) accurate = name;
+    if (fastest.empty() || w.speed_lo > worst.at(fastest).speed_lo) fastest = name;
   }
   std::ostringstream os;
   os << "At " << size << " (" << inputs.size() << " kinds of inputs): ";
   if (!accurate.empty())
     os << "for FP32 accuracy (max_sumabs_err within 2x " << baseline << "'s on every kind), `" << accurate
-       << "`, at least " << fixed(worst.at(accurate).speed, 2) << "x " << baseline << " (its error at most "
-       << fixed(worst.at(accurate).error, 2) << "x " << baseline << "'s)";
+       << "`, at least " << fixed(worst.at(accurate).speed_lo, 2) << "x " << baseline
+       << " (its error at most " << fixed(worst.at(accurate).error_hi, 2) << "x " << baseline << "'s)";
   else
     os << "nothing beats " << baseline << " at its accuracy";
   if (!fastest.empty() && fastest != accurate)
-    os << "; where " << fixed(worst.at(fastest).error, 0) << "x the error will do, `" << fastest
-       << "`, at least " << fixed(worst.at(fastest).speed, 2) << "x";
+    os << "; where " << fixed(worst.at(fastest).error_hi, 0) << "x the error will do, `" << fastest
+       << "`, at least " << fixed(worst.at(fastest).speed_lo, 2) << "x";
   os << ".";
   return os.str();
+}
+
+Table frontier_summary(const Table& t, const std::string& size, const std::string& baseline) {
+  std::set<std::string> inputs;
+  const std::map<std::string, Span> all = spans(t, size, &inputs);
+  std::vector<std::pair<std::string, Span>> rows(all.begin(), all.end());
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.second.speed_lo > b.second.speed_lo; });
+  Table out;
+  out.header = {"algorithm", "TFLOP/s", "x " + baseline, "error x " + baseline, "precision"};
+  for (const auto& [name, w] : rows)
+    out.rows.push_back({name, range(w.tflops_lo, w.tflops_hi, 1), range(w.speed_lo, w.speed_hi, 2),
+                        range(w.error_lo, w.error_hi, 2), w.precision});
+  out.note = "At " + size + ", each algorithm and variant's fastest configuration on each of the " +
+             std::to_string(inputs.size()) + " kinds of inputs: the range over them. error x " + baseline +
+             ": max_sumabs_err (the worst element's error relative to sum |a b|) / " + baseline + "'s.";
+  return out;
 }
 
 }  // namespace mmlab::analysis

@@ -52,5 +52,7 @@ Table frontier(const std::vector<Result>& rows, const std::vector<std::string>& 
 // its error ratio.
 std::string frontier_advice(const Table& frontier_table, const std::string& size,
                             const std::string& baseline);
+// The same table at one size in a row per algorithm and variant: the ranges over the kinds of inputs.
+Table frontier_summary(const Table& frontier_table, const std::string& size, const std::string& baseline);
 
 }  // namespace mmlab::analysis

@@ -360,8 +360,9 @@ void regenerate(const std::string& data, const std::string& readme, const std::s
     t.title.clear();
     md << "**FP32 products on tensor cores: accuracy against speed at " << size << ", `" << f << "`:**\n\n"
        << frontier_advice(t, size, "cublas") << "\n\n"
-       << render(t, Format::markdown) << "\nEvery size and the frontier plot: [" << report_name(f)
-       << "](docs/results/" << report_name(f) << ".md).\n\n";
+       << render(frontier_summary(t, size, "cublas"), Format::markdown)
+       << "\nEach kind of inputs, every size and the frontier plot: [" << report_name(f) << "](docs/results/"
+       << report_name(f) << ".md).\n\n";
   }
   md << "**The papers' tables, regenerated** (first rows; the whole table and the papers' own figures in "
         "each "

@@ -429,6 +429,12 @@ TEST(Frontier, RatiosToTheFp32BaselineAndWhichToPick) {
   const std::string advice = frontier_advice(t, "64", "cublas");
   // wgmma3 is 3x cuBLAS's error on the cancelling inputs: nothing beats cuBLAS at FP32 accuracy.
   EXPECT_NE(advice.find("nothing beats cublas"), std::string::npos) << advice;
+  const Table summary = frontier_summary(t, "64", "cublas");  // a row per variant, ranges over the inputs
+  ASSERT_EQ(summary.rows.size(), 3u);
+  EXPECT_EQ(summary.rows[0][0], "cublas tf32");
+  EXPECT_EQ(summary.rows[1][0], "tf32x3 wgmma3");
+  EXPECT_EQ(summary.rows[1][2], "2.00");           // 2x on both kinds
+  EXPECT_EQ(summary.rows[1][3], "0.25 to 3.00");   // its error ratio on each kind
   EXPECT_EQ(frontier(load_results({d / "f.csv"}, false), {"64"}).rows.size(),
             5u);  // 64: every kind of inputs
   EXPECT_EQ(frontier(load_results({d / "f.csv"}, false), {"64/ill_conditioned"}).rows.size(), 2u);

@@ -41,7 +41,8 @@ const Generic kGeneric[] = {
     {"l2-flush", "off, on, or off,on: overwrite the L2 cache before every trial (default off)"},
     {"inputs",
      "what A and B are made of: uniform (U(-1, 1)), wide_exponent (U(-1, 1) x 2^(-16 ... 16)), "
-     "ill_conditioned (sums that cancel to about 2^-10 of sum |a b|); a list (default uniform)"},
+     "ill_conditioned (sums that cancel to about 2^-10 of sum |a b|), badly_scaled (rows of A and columns of "
+     "B times 2^(-40 ... 40)); a list (default uniform)"},
     {"trials",
      "trials per configuration: a number (1 ... 1000000), or 'auto' to stop once the median's 95% CI "
      "is within ci-width (default 20)"},

@@ -38,13 +38,18 @@ enum : std::uint64_t { kMatrixA = 1, kMatrixB = 2 };
 //   ill_conditioned  sums that cancel: the k products of C(i, j) come in pairs a b and a (-b + d) with
 //                    d = 2^-10 U(-1, 1) b's size, so |C(i, j)| is about 2^-10 / sqrt(k) of sum |a b|;
 //                    a format that rounds b to 10 bits loses d.
-enum class Inputs { uniform, wide_exponent, ill_conditioned };
-inline constexpr Inputs kAllInputs[] = {Inputs::uniform, Inputs::wide_exponent, Inputs::ill_conditioned};
+//   badly_scaled     U(-1, 1) with row i of A times 2^e_i and column j of B times 2^f_j, e and f uniform
+//                    in -40 ... 40: C(i, j) is scaled by 2^(e_i + f_j), each row and column alike inside;
+//                    a kernel that assumes one range for the whole matrix (FP16's, say) fails here.
+enum class Inputs { uniform, wide_exponent, ill_conditioned, badly_scaled };
+inline constexpr Inputs kAllInputs[] = {Inputs::uniform, Inputs::wide_exponent, Inputs::ill_conditioned,
+                                        Inputs::badly_scaled};
 inline const char* inputs_name(Inputs x) {
   switch (x) {
     case Inputs::uniform: return "uniform";
     case Inputs::wide_exponent: return "wide_exponent";
     case Inputs::ill_conditioned: return "ill_conditioned";
+    case Inputs::badly_scaled: return "badly_scaled";
   }
   return "?";
 }
@@ -56,7 +61,7 @@ inline std::string inputs_names() {
   return out;
 }
 
-inline constexpr int kWideExponent = 16;
+inline constexpr int kWideExponent = 16, kScaleExponent = 40;
 inline constexpr float kCancelledPart = 1.0f / 1024;
 
 // 2^e, exactly, for |e| < 32.
@@ -84,6 +89,11 @@ MMLAB_HD inline float input_value(Inputs kind, std::uint64_t seed, std::uint64_t
       const float x = random_input(seed, id, is_a ? r * cols + first : first * cols + c);
       if (is_a || p < half) return x;
       return -x + kCancelledPart * random_input(seed, small, flat);
+    }
+    case Inputs::badly_scaled: {  // A's row r, B's column c: one exponent each
+      const std::uint64_t line = id == kMatrixA ? r : c;
+      const int e = int(input_hash(seed, id + 48, line) % (2 * kScaleExponent + 1)) - kScaleExponent;
+      return random_input(seed, id, flat) * power_of_two(e / 2) * power_of_two(e - e / 2);
     }
   }
   return random_input(seed, id, flat);

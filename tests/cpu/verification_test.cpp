@@ -42,6 +42,34 @@ TEST(RandomInputs, WideExponentSpansTwoToThePlusMinus16) {
   EXPECT_LT(lo, 1.0f / 65536);  // close to 2^-16 or below (U(-1, 1) itself comes near 0)
 }
 
+// Badly scaled inputs: one power of two per row of A and per column of B, spread over 2^(-40 ... 40).
+TEST(RandomInputs, BadlyScaledScalesRowsOfAAndColumnsOfB) {
+  const long rows = 300, cols = 200;
+  std::vector<float> a(rows * cols), b(rows * cols);
+  fill_input_host(a.data(), rows, cols, Inputs::badly_scaled, 5, kMatrixA);
+  fill_input_host(b.data(), rows, cols, Inputs::badly_scaled, 5, kMatrixB);
+  auto exponent_bound = [](float v) { return std::ilogb(v); };  // |v| in [2^e, 2^(e + 1))
+  float smallest = 1, largest = 0;
+  for (long r = 0; r < rows; ++r) {
+    int most = -1000;
+    for (long c = 0; c < cols; ++c) most = std::max(most, exponent_bound(a[r * cols + c]));
+    for (long c = 0; c < cols; ++c) ASSERT_LE(exponent_bound(a[r * cols + c]), most);
+    const float scale = std::ldexp(1.0f, most + 1);  // row r's values are U(-1, 1) times it
+    for (long c = 0; c < cols; ++c)
+      ASSERT_EQ(a[r * cols + c], random_input(5, kMatrixA, r * cols + c) * scale);
+    smallest = std::min(smallest, scale), largest = std::max(largest, scale);
+  }
+  EXPECT_LE(largest, std::ldexp(1.0f, kScaleExponent));
+  EXPECT_GT(largest, std::ldexp(1.0f, kScaleExponent - 8));
+  EXPECT_GE(smallest, std::ldexp(1.0f, -kScaleExponent));
+  EXPECT_LT(smallest, std::ldexp(1.0f, 8 - kScaleExponent));
+  for (long r = 0; r < rows; ++r)  // B: a column's scale, the same in every row
+    for (long c = 0; c < cols; ++c) {
+      const float unit = random_input(5, kMatrixB, r * cols + c), first = random_input(5, kMatrixB, c);
+      ASSERT_EQ(b[r * cols + c] * first, b[c] * unit);  // powers of two: exact
+    }
+}
+
 // The ill-conditioned inputs cancel: every element of C is small against the sum of its terms'
 // magnitudes, for even and odd k, and the blocks a rank makes agree with the whole matrix.
 TEST(RandomInputs, IllConditionedSumsCancel) {

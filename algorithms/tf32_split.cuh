@@ -1,7 +1,14 @@
-// The split of an FP32 value into two TF32 values, big = rn_tf32(x) and small = rn_tf32(x - big),
-// both rounded to nearest (`cvt.rna.tf32.f32`), never truncated; x - big is exact in FP32. For the
-// split-precision kernels of algorithms/tf32x3.cu.
+// The split of an FP32 value into two tensor-core values big + small, both rounded to nearest, never
+// truncated, for the split-precision kernels of algorithms/tf32x3.cu.
+//   TF32: big = rn_tf32(x), small = rn_tf32(x - big) (`cvt.rna.tf32.f32`; x - big is exact in FP32).
+//   FP16: the same with FP16's 11 significant bits (TF32's) on x 2^e, e chosen per row of A and per
+//         column of B (half_scale) so that the largest |x| 2^e of the row lies in [2^14, 2^15): FP16's
+//         5-bit exponent then holds the row's values down to 2^-17 of its largest as precisely as the
+//         TF32 split, and smaller ones to within 2^-39 of the largest (FP16's subnormals: 2^-25 absolute
+//         after scaling), an error no longer relative to each value.
 #pragma once
+
+#include <cuda_fp16.h>
 
 #include "algorithms/common.cuh"
 
@@ -23,6 +30,33 @@ __device__ inline void split_chunk(const float4 v, float* big, float* small) {
   const Split x = split(v.x), y = split(v.y), z = split(v.z), w = split(v.w);
   *reinterpret_cast<uint4*>(big) = make_uint4(x.big, y.big, z.big, w.big);
   if (small) *reinterpret_cast<uint4*>(small) = make_uint4(x.small, y.small, z.small, w.small);
+}
+// The TF32 split takes no scale (FP32's exponent range is TF32's).
+__device__ inline void split_chunk(const float4 v, int, float* big, float* small) {
+  split_chunk(v, big, small);
+}
+
+// The exponent e of the FP16 split's scale 2^e for a row (or column) whose largest |x| has the float
+// bits max_bits: max 2^e in [2^14, 2^15). 0 for a row of zeros, or one holding an Inf or a NaN.
+__device__ inline int half_scale(unsigned max_bits) {
+  if (max_bits == 0 || max_bits >= 0x7f800000u) return 0;
+  int e;
+  frexpf(__uint_as_float(max_bits), &e);  // max = f 2^e with f in [0.5, 1)
+  return 15 - e;
+}
+
+// Each float of v times 2^e, split into FP16 big and small parts, 8-byte stores (small when kept).
+__device__ inline void split_chunk(const float4 v, int e, __half* big, __half* small) {
+  const float x[4] = {v.x, v.y, v.z, v.w};
+  __align__(8) __half b[4], s[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float y = ldexpf(x[i], e);  // exact: a power of two, into FP16's range by construction
+    b[i] = __float2half_rn(y);
+    s[i] = __float2half_rn(y - __half2float(b[i]));  // y - big is exact in FP32
+  }
+  *reinterpret_cast<uint2*>(big) = *reinterpret_cast<const uint2*>(b);
+  if (small) *reinterpret_cast<uint2*>(small) = *reinterpret_cast<const uint2*>(s);
 }
 
 }  // namespace

@@ -30,13 +30,25 @@
 //   presplit2       arrays in the workspace; then a plain TF32 wgmma product (a producer thread, two
 //                   consumer warpgroups of 64 x 128, STAGES buffers) reads all four by TMA in the 128-byte
 //                   swizzle and multiplies by descriptors: nothing is split or transposed in the k loop.
-// split2, wgmma2 and presplit2 split A only: big_a b' + small_a b' with b' = rn_tf32(b); one product
+//   half3, half2    the presplit path with FP16 parts (algorithms/tf32_split.cuh): FP16 has TF32's 11
+//                   significant bits, so big + small hold what TF32's do, but the tensor cores multiply
+//                   FP16 at twice TF32's rate and the four arrays take half the bytes. FP16's exponent
+//                   (2^-24 ... 65504) is the catch: the pass first finds each row of A's and each column
+//                   of B's largest |x| and scales the row (column) by the power of two 2^e that puts it in
+//                   [2^14, 2^15); the epilogue multiplies C(i, j) by 2^-(e_i + f_j), exact. Values
+//                   within 2^17 of their row's (column's) largest keep TF32-split precision; smaller ones
+//                   an absolute error of 2^-39 of the largest (FP16 subnormals), which a sum |a b| that
+//                   the largest values share hides. (The 2^11-scaled small parts of Ootomo & Yokota,
+//                   "Recovering single precision accuracy from Tensor Cores while surpassing the FP32
+//                   theoretical peak performance", IJHPCA 2022, would need the three products at two
+//                   scales, so two accumulators: registers this kernel does not have.)
+// split2, wgmma2, presplit2 and half2 split A only: big_a b' + small_a b' with b' = rn_tf32(b); one product
 // fewer, and the error of rounding b to TF32 stays (judged by the tf32 tolerance: a point on the frontier
 // between TF32 and FP32, not an FP32 kernel). Rounding is always to nearest (`cvt.rna.tf32.f32`), never
 // truncation. Rows past m and columns past n are never stored; mma.sync reads clamped addresses and
 // zero-fills k past the end, TMA zero-fills all three; rows not 16-byte aligned are padded first
-// (algorithms/aligned.cuh; presplit's pass pads k to a multiple of 4 itself). Any m, n, k. Example: mmlab run
-// --algorithms tf32x3,cublas --size 4096,8192
+// (algorithms/aligned.cuh; the presplit pass pads k to 16 bytes of parts itself). Any m, n, k. Example:
+// mmlab run --algorithms tf32x3,cublas --tf32x3.variant half3,presplit3 --size 4096,8192
 #include "algorithms/aligned.cuh"
 #include "algorithms/tf32x3_mma.cuh"
 #include "algorithms/tf32x3_wgmma.cuh"
@@ -45,7 +57,7 @@
 namespace mmlab {
 namespace {
 
-enum class Kind { split3, split2, wgmma3, wgmma2, presplit3, presplit2 };
+enum class Kind { split3, split2, wgmma3, wgmma2, presplit3, presplit2, half3, half2 };
 const std::vector<Variant>& variants() {
   static const std::vector<Variant> v = {
       {"split3", "mma.sync: big*big + big*small + small*big, FP32 accumulation"},
@@ -53,17 +65,32 @@ const std::vector<Variant>& variants() {
       {"wgmma3", "wgmma (sm_90a): TMA, producer warpgroup splits into swizzled operands, three products"},
       {"wgmma2", "wgmma (sm_90a): as wgmma3 with A split only: two products", Precision::tf32},
       {"presplit3", "a pass splits A and B (B transposed) once; wgmma (sm_90a) reads all four parts by TMA"},
-      {"presplit2", "as presplit3 with B's small part left out: two products", Precision::tf32}};
+      {"presplit2", "as presplit3 with B's small part left out: two products", Precision::tf32},
+      {"half3",
+       "as presplit3 with FP16 parts of row- and column-scaled values: twice the rate, half the bytes"},
+      {"half2", "as half3 with B's small part left out: two products", Precision::tf32}};
   return v;
 }
 bool uses_wgmma(const Params& q) { return variant_kind<Kind>(variants(), q) >= Kind::wgmma3; }
 bool presplit(const Params& q) { return variant_kind<Kind>(variants(), q) >= Kind::presplit3; }
+bool halves(const Params& q) { return variant_kind<Kind>(variants(), q) >= Kind::half3; }
 
-// The presplit arrays: big and small A (m x kp) and B^T (n x kp), in floats.
-std::size_t split_floats(const Problem& p) { return std::size_t(2 * (p.m + p.n) * round4(p.k)); }
+// The presplit arrays' k pitch: k rounded up to 16 bytes of parts (TMA's row alignment).
+template <typename T>
+long split_pitch(long k) {
+  constexpr long per16 = 16 / sizeof(T);
+  return (k + per16 - 1) / per16 * per16;
+}
+// Big and small A (m x kp) and B^T (n x kp); FP16 parts add the rows' and columns' largest |x| (bits).
+template <typename T>
+std::size_t split_bytes(const Problem& p) {
+  const std::size_t parts = sizeof(T) * std::size_t(2 * (p.m + p.n) * split_pitch<T>(p.k));
+  return sizeof(T) == 4 ? parts : parts + sizeof(unsigned) * std::size_t(p.m + p.n);
+}
 
 std::size_t workspace(const Problem& p, const Params& q) {
-  return presplit(q) ? sizeof(float) * split_floats(p) : aligned_workspace(p, q);
+  if (halves(q)) return split_bytes<__half>(p);
+  return presplit(q) ? split_bytes<float>(p) : aligned_workspace(p, q);
 }
 
 std::size_t shared_bytes(const Params& q) {
@@ -111,7 +138,7 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   if (uses_wgmma(q) && d.present && (d.cc_major != 9 || !built_for_sm90a()))
     return "wgmma exists on sm_90a only (Hopper, and a build for 90a)";
   if (presplit(q) && ceil_div(round4(p.k), 32) > 65535)
-    return "presplit's pass over B runs a grid row per 32 of k: k at most 2097120";
+    return "the presplit pass over B runs a grid row per 32 of k: k at most 2097120";
   return fits_aligned_int(p, "tf32x3");
 }
 
@@ -138,43 +165,57 @@ void launch_wgmma(const RunArgs& r, const LaunchConfig& lc) {
                                                                      int(p.n), int(p.k));
 }
 
-template <int kStages, int kProducts>
+template <typename T, int kStages, int kProducts>
 void launch_presplit(const RunArgs& r, const LaunchConfig& lc) {
   const Problem& p = r.problem;
-  const long kp = round4(p.k);
-  float* a_big = static_cast<float*>(r.workspace);
-  float* a_small = a_big + p.m * kp;
-  float* b_big = a_small + p.m * kp;
-  float* b_small = b_big + p.n * kp;
+  const long kp = split_pitch<T>(p.k);
+  T* a_big = static_cast<T*>(r.workspace);
+  T* a_small = a_big + p.m * kp;
+  T* b_big = a_small + p.m * kp;
+  T* b_small = b_big + p.n * kp;
   const dim3 rows_grid(unsigned(ceil_div(kp / 4, 128)), unsigned(std::min<long>(p.m, 65535)));
-  split_rows<<<rows_grid, 128, 0, r.stream>>>(r.a, p.m, p.k, kp, a_big, a_small);
+  unsigned *a_bits = nullptr, *b_bits = nullptr;  // FP16 parts: the scales' rows' and columns' maxima
+  if (sizeof(T) == 2) {
+    a_bits = reinterpret_cast<unsigned*>(b_small + p.n * kp), b_bits = a_bits + p.m;
+    MMLAB_CHECK(cudaMemsetAsync(a_bits, 0, sizeof(unsigned) * std::size_t(p.m + p.n), r.stream));
+    row_abs_max<<<rows_grid, 128, 0, r.stream>>>(r.a, p.m, p.k, a_bits);
+    column_abs_max<<<dim3(ceil_div(p.n, 128), ceil_div(p.k, kMaxRows)), 128, 0, r.stream>>>(r.b, p.k, p.n,
+                                                                                            b_bits);
+  }
+  split_rows<<<rows_grid, 128, 0, r.stream>>>(r.a, p.m, p.k, kp, a_bits, a_big, a_small);
   split_transposed<<<dim3(unsigned(ceil_div(p.n, 32)), unsigned(ceil_div(kp, 32))), dim3(32, 8), 0,
-                     r.stream>>>(r.b, int(p.k), int(p.n), int(kp), b_big, b_small);
+                     r.stream>>>(r.b, int(p.k), int(p.n), int(kp), b_bits, b_big,
+                                 kProducts == 3 ? b_small : nullptr);
   auto& maps = *static_cast<TensorMaps*>(r.state);
   const auto swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
-  const CUtensorMap& a_big_map = maps.get(a_big, p.m, kp, kp, kWgTile, kWgDepth, swizzle);
-  const CUtensorMap& a_small_map = maps.get(a_small, p.m, kp, kp, kWgTile, kWgDepth, swizzle);
-  const CUtensorMap& b_big_map = maps.get(b_big, p.n, kp, kp, kWgTile, kWgDepth, swizzle);
-  const CUtensorMap& b_small_map = maps.get(b_small, p.n, kp, kp, kWgTile, kWgDepth, swizzle);
-  const auto kernel = tf32x3_presplit_kernel<kStages, kProducts>;
+  const auto type = sizeof(T) == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const int depth = 128 / sizeof(T);  // a 128-byte tile row
+  auto map = [&](const T* parts, long rows) {
+    return maps.get(parts, rows, kp, kp, kWgTile, depth, swizzle, type);
+  };
+  const auto kernel = tf32x3_presplit_kernel<T, kStages, kProducts>;
   allow_shared_bytes(kernel, lc.shared_bytes);
   kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(
-      a_big_map, a_small_map, b_big_map, b_small_map, r.c, int(p.n), int(p.m), int(p.n), int(kp));
+      map(a_big, p.m), map(a_small, p.m), map(b_big, p.n), map(b_small, p.n), r.c, int(p.n), int(p.m),
+      int(p.n), int(kp), a_bits, b_bits);
 }
 
 #define MMLAB_MMA(V, P, S) {{#V, {{"stages", #S}}}, launch_mma<S, P>},
 #define MMLAB_WGMMA(V, P, S) {{#V, {{"stages", #S}}}, launch_wgmma<S, P>},
-#define MMLAB_PRESPLIT(V, P, S) {{#V, {{"stages", #S}}}, launch_presplit<S, P>},
+#define MMLAB_PRESPLIT(V, P, S) {{#V, {{"stages", #S}}}, launch_presplit<float, S, P>},
+#define MMLAB_HALF(V, P, S) {{#V, {{"stages", #S}}}, launch_presplit<__half, S, P>},
 const KernelTable<Launcher> kKernels = {
     MMLAB_MMA(split3, 3, 2) MMLAB_MMA(split3, 3, 3) MMLAB_MMA(split3, 3, 4)        //
     MMLAB_MMA(split2, 2, 2) MMLAB_MMA(split2, 2, 3) MMLAB_MMA(split2, 2, 4)        //
     MMLAB_WGMMA(wgmma3, 3, 2) MMLAB_WGMMA(wgmma3, 3, 3) MMLAB_WGMMA(wgmma3, 3, 4)  //
     MMLAB_WGMMA(wgmma2, 2, 2) MMLAB_WGMMA(wgmma2, 2, 3) MMLAB_WGMMA(wgmma2, 2, 4)  //
     MMLAB_PRESPLIT(presplit3, 3, 2) MMLAB_PRESPLIT(presplit3, 3, 3)                //
-    MMLAB_PRESPLIT(presplit2, 2, 2) MMLAB_PRESPLIT(presplit2, 2, 3)};
+    MMLAB_PRESPLIT(presplit2, 2, 2) MMLAB_PRESPLIT(presplit2, 2, 3)                //
+    MMLAB_HALF(half3, 3, 2) MMLAB_HALF(half3, 3, 3) MMLAB_HALF(half2, 2, 2) MMLAB_HALF(half2, 2, 3)};
 #undef MMLAB_MMA
 #undef MMLAB_WGMMA
 #undef MMLAB_PRESPLIT
+#undef MMLAB_HALF
 
 void run(const RunArgs& r) {
   kKernels.at (*r.params)(r, launch(r.problem, *r.params, *r.device));
@@ -185,7 +226,7 @@ void run(const RunArgs& r) {
 
 MMLAB_ALGORITHM(tf32x3) {
   a.summary =
-      "FP32 from TF32 tensor cores: operands split big + small, three products (mma.sync or wgmma) in FP32";
+      "FP32 from TF32 (or scaled FP16) tensor cores: operands split big + small, three products in FP32";
   a.variants = variants();
   a.axes = {{"stages", AxisKind::integer, "shared-memory stages (wgmma: raw TMA buffers)", "3", {}, {}}};
   a.constraints =

@@ -15,10 +15,14 @@ constexpr int kWgTile = 128, kWgDepth = 32, kWgThreads = 384, kOperandBuffers = 
 constexpr int kTileFloats = kWgTile * kWgDepth;
 constexpr unsigned kTileBytes = sizeof(float) * kTileFloats;
 
+struct Unscaled {
+  __device__ float operator()(int, int, float v) const { return v; }
+};
 // Warpgroup `half`'s 64 x 128 accumulators (wgmma's fragment layout, wgmma.cuh) into C at
-// (row0 + 64 half, col0), rows below m and columns below n only.
+// (row0 + 64 half, col0), rows below m and columns below n only, each as out(row, column, value).
+template <typename Out = Unscaled>
 __device__ inline void store_accumulators(const float (&acc)[64], float* __restrict__ c, int ldc, int m,
-                                          int n, int row0, int col0, int half) {
+                                          int n, int row0, int col0, int half, Out out = {}) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x % 128 / 32;
   const int row = row0 + half * 64 + warp * 16 + lane / 4;
 #pragma unroll
@@ -26,7 +30,7 @@ __device__ inline void store_accumulators(const float (&acc)[64], float* __restr
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       const int r = row + (e / 2) * 8, col = col0 + 8 * j + 2 * (lane % 4) + e % 2;
-      if (r < m && col < n) c[long(r) * ldc + col] = acc[4 * j + e];
+      if (r < m && col < n) c[long(r) * ldc + col] = out(r, col, acc[4 * j + e]);
     }
 }
 
@@ -162,28 +166,58 @@ __global__ void __launch_bounds__(kWgThreads, 1)
 }
 
 // The presplit path: a pass over A and B writes their big and small parts as four K-major arrays
-// (A's as m x kp, B's transposed as n x kp, kp = k rounded up to 4, zeros past k), then a plain
-// TF32 wgmma product reads all four by TMA in wgmma's 128-byte swizzle: no splitting, no
-// transposing in the k loop. Shared memory: STAGES x {big A, small A, big B^T, small B^T}.
+// (A's as m x kp, B's transposed as n x kp, kp = k rounded up to 16 bytes' worth, zeros past k), then a
+// plain wgmma product reads all four by TMA in wgmma's 128-byte swizzle: no splitting, no transposing
+// in the k loop. Shared memory: STAGES x {big A, small A, big B^T, small B^T}, 16 KiB tiles of 128
+// rows x 128 bytes. T is the parts' type: float (TF32 parts) or __half (FP16 parts of the scaled
+// values; tf32_split.cuh), whose tiles hold 64 k where TF32's hold 32, at twice the tensor-core rate.
+
+// The largest |x| of each row of a (rows x k), and of each column of b (k x cols), as float bits by
+// atomicMax into bits zeroed first (non-negative floats order as their bits do; a NaN above an Inf).
+__global__ void row_abs_max(const float* __restrict__ a, long rows, long k, unsigned* __restrict__ bits) {
+  for (long r = blockIdx.y; r < rows; r += gridDim.y) {
+    unsigned most = 0;
+    for (long i = blockIdx.x * long(blockDim.x) + threadIdx.x; i < k; i += long(gridDim.x) * blockDim.x)
+      most = max(most, __float_as_uint(fabsf(a[r * k + i])));
+    most = __reduce_max_sync(0xffffffffu, most);
+    if (threadIdx.x % 32 == 0 && most) atomicMax(&bits[r], most);
+  }
+}
+constexpr int kMaxRows = 64;  // rows of b per block of column_abs_max
+__global__ void column_abs_max(const float* __restrict__ b, long k, long cols, unsigned* __restrict__ bits) {
+  const long c = blockIdx.x * long(blockDim.x) + threadIdx.x, r0 = long(blockIdx.y) * kMaxRows;
+  if (c >= cols) return;
+  unsigned most = 0;
+  for (long r = r0; r < k && r < r0 + kMaxRows; ++r)
+    most = max(most, __float_as_uint(fabsf(b[r * cols + c])));
+  if (most) atomicMax(&bits[c], most);
+}
+// The scale exponent of output row r of a split (0 for TF32's parts, which take no scale).
+__device__ inline int scale_of(const unsigned* bits, long r) { return bits ? half_scale(bits[r]) : 0; }
+
 // Row r of blockIdx.y's rows, 4 k per thread (kp is a multiple of 4): no 64-bit divisions, and
-// 16-byte stores of both parts.
-__global__ void split_rows(const float* __restrict__ a, long rows, long k, long kp, float* __restrict__ big,
-                           float* __restrict__ small) {
+// 16-byte (TF32) or 8-byte (FP16) stores of both parts.
+template <typename T>
+__global__ void split_rows(const float* __restrict__ a, long rows, long k, long kp, const unsigned* bits,
+                           T* __restrict__ big, T* __restrict__ small) {
   const long chunks = kp / 4;
-  for (long r = blockIdx.y; r < rows; r += gridDim.y)
+  for (long r = blockIdx.y; r < rows; r += gridDim.y) {
+    const int e = scale_of(bits, r);
     for (long q = blockIdx.x * long(blockDim.x) + threadIdx.x; q < chunks;
          q += long(gridDim.x) * blockDim.x) {
       const float* src = a + r * k + 4 * q;
       float v[4];
 #pragma unroll
       for (int i = 0; i < 4; ++i) v[i] = 4 * q + i < k ? src[i] : 0.f;
-      split_chunk(make_float4(v[0], v[1], v[2], v[3]), big + r * kp + 4 * q, small + r * kp + 4 * q);
+      split_chunk(make_float4(v[0], v[1], v[2], v[3]), e, big + r * kp + 4 * q, small + r * kp + 4 * q);
     }
+  }
 }
 // big^T, small^T (cols x kp) of b (k x cols), 32 x 32 tiles through shared memory (32 x 8 threads),
-// both sides coalesced.
-__global__ void split_transposed(const float* __restrict__ b, int k, int cols, int kp,
-                                 float* __restrict__ big, float* __restrict__ small) {
+// both sides coalesced; small may be null (not kept).
+template <typename T>
+__global__ void split_transposed(const float* __restrict__ b, int k, int cols, int kp, const unsigned* bits,
+                                 T* __restrict__ big, T* __restrict__ small) {
   __shared__ float tile[32][33];
   const int k0 = blockIdx.y * 32, c0 = blockIdx.x * 32;
   for (int i = threadIdx.y; i < 32; i += blockDim.y) {
@@ -191,33 +225,46 @@ __global__ void split_transposed(const float* __restrict__ b, int k, int cols, i
     tile[i][threadIdx.x] = kk < k && c < cols ? b[long(kk) * cols + c] : 0.f;
   }
   __syncthreads();
-  // 256 threads write 32 rows of B^T, 8 chunks of 4 k each: 16-byte stores, 128 bytes per row.
+  // 256 threads write 32 rows of B^T, 8 chunks of 4 k each.
   const int tid = threadIdx.y * 32 + threadIdx.x, local = tid / 8, chunk = tid % 8;
   const int c = c0 + local, kk = k0 + 4 * chunk;
   if (c < cols && kk < kp)  // kp and kk are multiples of 4
     split_chunk(make_float4(tile[4 * chunk][local], tile[4 * chunk + 1][local], tile[4 * chunk + 2][local],
                             tile[4 * chunk + 3][local]),
-                big + long(c) * kp + kk, small + long(c) * kp + kk);
+                scale_of(bits, c), big + long(c) * kp + kk, small ? small + long(c) * kp + kk : nullptr);
 }
 
-template <int kStages, int kProducts>
+// One instruction's k of the parts' type: d += a b (or d = a b), K-major tiles by descriptor.
+template <typename T>
+__device__ inline void wgmma_parts(float (&d)[64], std::uint64_t a, std::uint64_t b, bool accumulate) {
+  if constexpr (sizeof(T) == 4)
+    wgmma_tf32_m64n128k8(d, a, b, accumulate);
+  else
+    wgmma_f16_m64n128k16(d, a, b, accumulate);
+}
+
+// The product. a_bits and b_bits (FP16 parts only, else null) give each row's and column's scale
+// exponents, undone in the epilogue: c = acc 2^-(e_row + e_column), exact short of FP32's underflow.
+template <typename T, int kStages, int kProducts>
 __global__ void __launch_bounds__(kWgThreads, 1)
     tf32x3_presplit_kernel(const __grid_constant__ CUtensorMap a_big_map,
                            const __grid_constant__ CUtensorMap a_small_map,
                            const __grid_constant__ CUtensorMap b_big_map,
                            const __grid_constant__ CUtensorMap b_small_map, float* __restrict__ c, int ldc,
-                           int m, int n, int k) {
+                           int m, int n, int k, const unsigned* __restrict__ a_bits,
+                           const unsigned* __restrict__ b_bits) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int kDepth = 128 / sizeof(T);  // k per 128-byte tile row
   extern __shared__ unsigned char smem_bytes[];
-  float* stages =
-      reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(smem_bytes) + 1023) & ~std::uintptr_t(1023));
-  std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(stages + kStages * 4 * kTileFloats);
+  unsigned char* stages = reinterpret_cast<unsigned char*>(
+      (reinterpret_cast<std::uintptr_t>(smem_bytes) + 1023) & ~std::uintptr_t(1023));
+  std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(stages + kStages * 4 * kTileBytes);
   std::uint64_t* freed = landed + kStages;  // every consumer's products have read the stage
   const int tid = threadIdx.x, group = tid / 128;
   const int row0 = blockIdx.y * kWgTile, col0 = blockIdx.x * kWgTile;
-  const int tiles = (k + kWgDepth - 1) / kWgDepth;
+  const int tiles = (k + kDepth - 1) / kDepth;
   // Tile t's stage: 0 big A, 1 small A, 2 big B^T, 3 small B^T.
-  auto operand = [&](int t, int which) { return stages + ((t % kStages) * 4 + which) * kTileFloats; };
+  auto operand = [&](int t, int which) { return stages + ((t % kStages) * 4 + which) * kTileBytes; };
   if (tid == 0) {
     for (int i = 0; i < kStages; ++i) {
       mbarrier_init(&landed[i], 1);
@@ -233,10 +280,10 @@ __global__ void __launch_bounds__(kWgThreads, 1)
         mbarrier_wait(&freed[t % kStages], ((t / kStages) & 1) ^ 1);
         std::uint64_t* bar = &landed[t % kStages];
         mbarrier_expect_bytes(bar, (kProducts == 3 ? 4 : 3) * kTileBytes);
-        tma_load_2d(operand(t, 0), a_big_map, t * kWgDepth, row0, bar);
-        tma_load_2d(operand(t, 1), a_small_map, t * kWgDepth, row0, bar);
-        tma_load_2d(operand(t, 2), b_big_map, t * kWgDepth, col0, bar);
-        if (kProducts == 3) tma_load_2d(operand(t, 3), b_small_map, t * kWgDepth, col0, bar);
+        tma_load_2d(operand(t, 0), a_big_map, t * kDepth, row0, bar);
+        tma_load_2d(operand(t, 1), a_small_map, t * kDepth, row0, bar);
+        tma_load_2d(operand(t, 2), b_big_map, t * kDepth, col0, bar);
+        if (kProducts == 3) tma_load_2d(operand(t, 3), b_small_map, t * kDepth, col0, bar);
       }
     return;
   }
@@ -245,17 +292,17 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   float acc[64] = {}, part[64] = {};
   for (int t = 0; t < tiles; ++t) {
     mbarrier_wait(&landed[t % kStages], (t / kStages) & 1);
-    const std::uint64_t a_big = swizzled_descriptor(operand(t, 0) + half * 64 * kWgDepth),
-                        a_small = swizzled_descriptor(operand(t, 1) + half * 64 * kWgDepth),
+    const std::uint64_t a_big = swizzled_descriptor(operand(t, 0) + half * 64 * 128),
+                        a_small = swizzled_descriptor(operand(t, 1) + half * 64 * 128),
                         b_big = swizzled_descriptor(operand(t, 2)),
                         b_small = swizzled_descriptor(operand(t, 3));
     wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < kWgDepth / 8; ++kk) {
-      const int step = 2 * kk;  // 8 k = 32 bytes = 2 descriptor units
-      wgmma_tf32_m64n128k8(part, a_small + step, b_big + step, kk > 0);
-      if (kProducts == 3) wgmma_tf32_m64n128k8(part, a_big + step, b_small + step, true);
-      wgmma_tf32_m64n128k8(part, a_big + step, b_big + step, true);
+    for (int kk = 0; kk < 4; ++kk) {
+      const int step = 2 * kk;  // one instruction's k = 32 bytes = 2 descriptor units
+      wgmma_parts<T>(part, a_small + step, b_big + step, kk > 0);
+      if (kProducts == 3) wgmma_parts<T>(part, a_big + step, b_small + step, true);
+      wgmma_parts<T>(part, a_big + step, b_big + step, true);
     }
     wgmma_commit();
     wgmma_wait<0>();
@@ -263,7 +310,12 @@ __global__ void __launch_bounds__(kWgThreads, 1)
 #pragma unroll
     for (int i = 0; i < 64; ++i) acc[i] += part[i];
   }
-  store_accumulators(acc, c, ldc, m, n, row0, col0, half);
+  if (a_bits)
+    store_accumulators(acc, c, ldc, m, n, row0, col0, half, [&](int r, int col, float v) {
+      return ldexpf(v, -(half_scale(a_bits[r]) + half_scale(b_bits[col])));
+    });
+  else
+    store_accumulators(acc, c, ldc, m, n, row0, col0, half);
 #endif
 }
 

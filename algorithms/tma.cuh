@@ -70,7 +70,7 @@ __device__ inline void claim_registers() {
 
 // The box of `map` at element (x, y) (x the contiguous dimension) into shared memory at `dst`,
 // completing `bar`'s transaction count by the box's size.
-__device__ inline void tma_load_2d(float* dst, const CUtensorMap& map, int x, int y, std::uint64_t* bar) {
+__device__ inline void tma_load_2d(void* dst, const CUtensorMap& map, int x, int y, std::uint64_t* bar) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
       "[%4];\n" ::"r"(shared_address(dst)),
@@ -78,12 +78,19 @@ __device__ inline void tma_load_2d(float* dst, const CUtensorMap& map, int x, in
       : "memory");
 }
 
-// A row-major float matrix (rows x cols, pitch `ld` floats, 16-byte aligned rows) as a tensor map
-// of boxes box_rows x box_cols (box_cols * 4 bytes a multiple of 16, each at most 256). Without swizzle
-// a box lands in shared memory as a dense box_rows x box_cols row-major tile; with the 128-byte swizzle
-// (box_cols = 32) chunk c of row r lands at chunk c ^ (r % 8), wgmma's layout (algorithms/wgmma.cuh).
-inline CUtensorMap tensor_map(const float* base, long rows, long cols, long ld, int box_rows, int box_cols,
-                              CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE) {
+// The element types the tensor maps here describe: FP32 (the default) and FP16.
+inline std::size_t element_bytes(CUtensorMapDataType type) {
+  return type == CU_TENSOR_MAP_DATA_TYPE_FLOAT16 ? 2 : 4;
+}
+
+// A row-major matrix of `type` (rows x cols, pitch `ld` elements, 16-byte aligned rows) as a tensor map
+// of boxes box_rows x box_cols (box_cols elements a multiple of 16 bytes, each dimension at most 256).
+// Without swizzle a box lands in shared memory as a dense box_rows x box_cols row-major tile; with the
+// 128-byte swizzle (rows of 128 bytes: 32 floats or 64 halves) the 16-byte chunk c of row r lands at
+// chunk c ^ (r % 8), wgmma's layout (algorithms/wgmma.cuh).
+inline CUtensorMap tensor_map(const void* base, long rows, long cols, long ld, int box_rows, int box_cols,
+                              CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE,
+                              CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32) {
   using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                               const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
                               CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
@@ -98,12 +105,12 @@ inline CUtensorMap tensor_map(const float* base, long rows, long cols, long ld, 
   }();
   CUtensorMap map;
   const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
-  const cuuint64_t strides[1] = {cuuint64_t(ld) * sizeof(float)};
+  const cuuint64_t strides[1] = {cuuint64_t(ld) * element_bytes(type)};
   const cuuint32_t box[2] = {cuuint32_t(box_cols), cuuint32_t(box_rows)};
   const cuuint32_t step[2] = {1, 1};
-  const CUresult rc = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims,
-                             strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult rc =
+      encode(&map, type, 2, const_cast<void*>(base), dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+             swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (rc != CUDA_SUCCESS)
     throw std::runtime_error("cuTensorMapEncodeTiled failed: CUresult " + std::to_string(rc));
   return map;
@@ -111,23 +118,25 @@ inline CUtensorMap tensor_map(const float* base, long rows, long cols, long ld, 
 
 // Encoded tensor maps, kept as a library keeps its descriptors: a map depends only on the address, the
 // shape and the box, and encoding one is host work of the order of the kernels of a small problem.
-// An algorithm's state (make_state), so it lives as long as the harness's buffers do.
+// An algorithm's state (make_state), so it lives as long as the harness's buffers do. get returns a copy
+// (128 bytes): a later get may clear the cache.
 class TensorMaps {
  public:
-  const CUtensorMap& get(const float* base, long rows, long cols, long ld, int box_rows, int box_cols,
-                         CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE) {
-    const Key key{base, rows, cols, ld, box_rows, box_cols, int(swizzle)};
+  CUtensorMap get(const void* base, long rows, long cols, long ld, int box_rows, int box_cols,
+                  CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE,
+                  CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32) {
+    const Key key{base, rows, cols, ld, box_rows, box_cols, int(swizzle), int(type)};
     auto it = maps_.find(key);
     if (it == maps_.end()) {
       if (maps_.size() >= 64) maps_.clear();  // many problems in one run: keep the cache small
-      it = maps_.emplace(key, tensor_map(base, rows, cols, ld, box_rows, box_cols, swizzle)).first;
+      it = maps_.emplace(key, tensor_map(base, rows, cols, ld, box_rows, box_cols, swizzle, type)).first;
     }
     return it->second;
   }
   static std::shared_ptr<void> make() { return std::make_shared<TensorMaps>(); }
 
  private:
-  using Key = std::tuple<const float*, long, long, long, int, int, int>;
+  using Key = std::tuple<const void*, long, long, long, int, int, int, int>;
   std::map<Key, CUtensorMap> maps_;
 };
 

@@ -1,5 +1,6 @@
 // Hopper's warpgroup tensor-core instructions (wgmma, sm_90a), for the kernels that use them
-// (algorithms/tf32x3.cu): shared-memory matrix descriptors, the TF32 m64n128k8 product, and the fences
+// (algorithms/tf32x3.cu): shared-memory matrix descriptors, the TF32 m64n128k8 and FP16 m64n128k16
+// products, and the fences
 // and groups that order them. A warpgroup (4 warps, 128 threads) issues each wgmma together; it runs
 // asynchronously, reading B (and A, unless A is in registers) from shared memory through the async
 // proxy and accumulating into registers spread over the warpgroup like mma.sync's m16n8 fragments:
@@ -15,9 +16,10 @@ namespace mmlab {
 namespace {
 
 // The descriptor of a K-major operand tile in shared memory laid out as wgmma's 128-byte swizzle
-// expects: rows of 32 floats (128 bytes), 8-row groups 1024 bytes apart, the 16-byte chunk c of row r
-// stored at chunk c ^ (r % 8), the tile 1024-byte aligned. Adding 2 steps the start 32 bytes (k + 8).
-__device__ inline std::uint64_t swizzled_descriptor(const float* tile) {
+// expects: rows of 128 bytes (32 floats, or 64 halves), 8-row groups 1024 bytes apart, the 16-byte
+// chunk c of row r stored at chunk c ^ (r % 8), the tile 1024-byte aligned. Adding 2 steps the start
+// 32 bytes: one instruction's k (8 TF32, 16 FP16).
+__device__ inline std::uint64_t swizzled_descriptor(const void* tile) {
   const std::uint64_t start = (shared_address(tile) & 0x3FFFF) >> 4;
   return start | (std::uint64_t(1) << 16)    // leading-dimension offset: unused within a swizzle atom
          | (std::uint64_t(1024 >> 4) << 32)  // stride between 8-row groups
@@ -94,6 +96,19 @@ __device__ inline void wgmma_tf32_m64n128k8(float (&d)[64], const unsigned (&a)[
       ", {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
       : MMLAB_WGMMA_D64_BIND
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(int(accumulate)));
+#endif
+}
+
+// d (64 x 128, FP32) = a (64 x 16, FP16) b (16 x 128, FP16) + (accumulate ? d : 0): both from shared
+// memory, K-major (the two transpose flags 0), by descriptor.
+__device__ inline void wgmma_f16_m64n128k16(float (&d)[64], std::uint64_t a, std::uint64_t b,
+                                            bool accumulate) {
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " MMLAB_WGMMA_D64 ", %64, %65, p, 1, 1, 0, 0;\n}\n"
+      : MMLAB_WGMMA_D64_BIND
+      : "l"(a), "l"(b), "r"(int(accumulate)));
 #endif
 }
 

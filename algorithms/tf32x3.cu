@@ -173,23 +173,22 @@ void launch_presplit(const RunArgs& r, const LaunchConfig& lc) {
   T* a_small = a_big + p.m * kp;
   T* b_big = a_small + p.m * kp;
   T* b_small = b_big + p.n * kp;
-  const dim3 rows_grid(unsigned(ceil_div(kp / 4, 128)), unsigned(std::min<long>(p.m, 65535)));
-  unsigned *a_bits = nullptr, *b_bits = nullptr;  // FP16 parts: the scales' rows' and columns' maxima
+  unsigned *a_bits = nullptr, *b_bits = nullptr;  // FP16 parts: the rows' and columns' largest |x|
   if (sizeof(T) == 2) {
     a_bits = reinterpret_cast<unsigned*>(b_small + p.n * kp), b_bits = a_bits + p.m;
-    MMLAB_CHECK(cudaMemsetAsync(a_bits, 0, sizeof(unsigned) * std::size_t(p.m + p.n), r.stream));
-    row_abs_max<<<rows_grid, 128, 0, r.stream>>>(r.a, p.m, p.k, a_bits);
+    MMLAB_CHECK(cudaMemsetAsync(b_bits, 0, sizeof(unsigned) * std::size_t(p.n), r.stream));
     column_abs_max<<<dim3(ceil_div(p.n, 128), ceil_div(p.k, kMaxRows)), 128, 0, r.stream>>>(r.b, p.k, p.n,
                                                                                             b_bits);
   }
-  split_rows<<<rows_grid, 128, 0, r.stream>>>(r.a, p.m, p.k, kp, a_bits, a_big, a_small);
+  split_rows<<<unsigned(std::min<long>(p.m, 65535)), 256, 0, r.stream>>>(r.a, p.m, p.k, kp, a_bits, a_big,
+                                                                         a_small);
   split_transposed<<<dim3(unsigned(ceil_div(p.n, 32)), unsigned(ceil_div(kp, 32))), dim3(32, 8), 0,
                      r.stream>>>(r.b, int(p.k), int(p.n), int(kp), b_bits, b_big,
                                  kProducts == 3 ? b_small : nullptr);
   auto& maps = *static_cast<TensorMaps*>(r.state);
   const auto swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
   const auto type = sizeof(T) == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  const int depth = 128 / sizeof(T);  // a 128-byte tile row
+  const int depth = 128 / sizeof(T);  // k of a 128-byte row of parts: a TMA box row
   auto map = [&](const T* parts, long rows) {
     return maps.get(parts, rows, kp, kp, kWgTile, depth, swizzle, type);
   };

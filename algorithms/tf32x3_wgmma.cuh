@@ -172,18 +172,9 @@ __global__ void __launch_bounds__(kWgThreads, 1)
 // rows x 128 bytes. T is the parts' type: float (TF32 parts) or __half (FP16 parts of the scaled
 // values; tf32_split.cuh), whose tiles hold 64 k where TF32's hold 32, at twice the tensor-core rate.
 
-// The largest |x| of each row of a (rows x k), and of each column of b (k x cols), as float bits by
-// atomicMax into bits zeroed first (non-negative floats order as their bits do; a NaN above an Inf).
-__global__ void row_abs_max(const float* __restrict__ a, long rows, long k, unsigned* __restrict__ bits) {
-  for (long r = blockIdx.y; r < rows; r += gridDim.y) {
-    unsigned most = 0;
-    for (long i = blockIdx.x * long(blockDim.x) + threadIdx.x; i < k; i += long(gridDim.x) * blockDim.x)
-      most = max(most, __float_as_uint(fabsf(a[r * k + i])));
-    most = __reduce_max_sync(0xffffffffu, most);
-    if (threadIdx.x % 32 == 0 && most) atomicMax(&bits[r], most);
-  }
-}
-constexpr int kMaxRows = 64;  // rows of b per block of column_abs_max
+// The largest |x| of each column of b (k x cols) as float bits, by atomicMax into bits zeroed first
+// (non-negative floats order as their bits do; a NaN above an Inf): the FP16 split's column scales.
+constexpr int kMaxRows = 64;  // rows of b per block
 __global__ void column_abs_max(const float* __restrict__ b, long k, long cols, unsigned* __restrict__ bits) {
   const long c = blockIdx.x * long(blockDim.x) + threadIdx.x, r0 = long(blockIdx.y) * kMaxRows;
   if (c >= cols) return;
@@ -195,26 +186,50 @@ __global__ void column_abs_max(const float* __restrict__ b, long k, long cols, u
 // The scale exponent of output row r of a split (0 for TF32's parts, which take no scale).
 __device__ inline int scale_of(const unsigned* bits, long r) { return bits ? half_scale(bits[r]) : 0; }
 
-// Row r of blockIdx.y's rows, 4 k per thread (kp is a multiple of 4): no 64-bit divisions, and
-// 16-byte (TF32) or 8-byte (FP16) stores of both parts.
+// A block per row (rows strided over the grid), 4 k per thread and step (kp is a multiple of 4): 16-byte
+// loads where k is a multiple of 4, 16-byte (TF32) or 8-byte (FP16) stores of both parts. FP16 parts first
+// need the row's largest |x|: the block finds it (written to bits[r] for the epilogue), then reads the row
+// again, from L1 or L2.
 template <typename T>
-__global__ void split_rows(const float* __restrict__ a, long rows, long k, long kp, const unsigned* bits,
-                           T* __restrict__ big, T* __restrict__ small) {
+__global__ void split_rows(const float* __restrict__ a, long rows, long k, long kp,
+                           unsigned* __restrict__ bits, T* __restrict__ big, T* __restrict__ small) {
+  __shared__ unsigned warp_most[32];
   const long chunks = kp / 4;
-  for (long r = blockIdx.y; r < rows; r += gridDim.y) {
-    const int e = scale_of(bits, r);
-    for (long q = blockIdx.x * long(blockDim.x) + threadIdx.x; q < chunks;
-         q += long(gridDim.x) * blockDim.x) {
-      const float* src = a + r * k + 4 * q;
+  for (long r = blockIdx.x; r < rows; r += gridDim.x) {
+    const float* row = a + r * k;
+    const bool vectors = k % 4 == 0 && reinterpret_cast<std::uintptr_t>(a) % 16 == 0;  // rows 16-byte aligned
+    // Chunk q of the row: k 4 q ... 4 q + 3, zeros past k.
+    auto chunk_at = [&](long q) {
+      if (vectors && 4 * q < k) return *reinterpret_cast<const float4*>(row + 4 * q);
       float v[4];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) v[i] = 4 * q + i < k ? src[i] : 0.f;
-      split_chunk(make_float4(v[0], v[1], v[2], v[3]), e, big + r * kp + 4 * q, small + r * kp + 4 * q);
+      for (int i = 0; i < 4; ++i) v[i] = 4 * q + i < k ? row[4 * q + i] : 0.f;
+      return make_float4(v[0], v[1], v[2], v[3]);
+    };
+    int e = 0;
+    if (sizeof(T) == 2) {
+      unsigned most = 0;
+      for (long q = threadIdx.x; q < chunks; q += blockDim.x) {
+        const float4 v = chunk_at(q);
+        most = max(max(most, max(__float_as_uint(fabsf(v.x)), __float_as_uint(fabsf(v.y)))),
+                   max(__float_as_uint(fabsf(v.z)), __float_as_uint(fabsf(v.w))));
+      }
+      most = __reduce_max_sync(0xffffffffu, most);
+      if (threadIdx.x % 32 == 0) warp_most[threadIdx.x / 32] = most;
+      __syncthreads();
+      most = 0;
+      for (unsigned w = 0; w < blockDim.x / 32; ++w) most = max(most, warp_most[w]);
+      __syncthreads();  // warp_most is free for the next row
+      if (threadIdx.x == 0) bits[r] = most;
+      e = half_scale(most);
     }
+    for (long q = threadIdx.x; q < chunks; q += blockDim.x)
+      split_chunk(chunk_at(q), e, big + r * kp + 4 * q, small + r * kp + 4 * q);
   }
 }
 // big^T, small^T (cols x kp) of b (k x cols), 32 x 32 tiles through shared memory (32 x 8 threads),
-// both sides coalesced; small may be null (not kept).
+// both sides coalesced; small may be null (not kept). (Tiles of 64 k for FP16, 128-byte rows of parts
+// as the product reads them, measured slower: 70 against 63 us at 4096.)
 template <typename T>
 __global__ void split_transposed(const float* __restrict__ b, int k, int cols, int kp, const unsigned* bits,
                                  T* __restrict__ big, T* __restrict__ small) {

@@ -30,6 +30,8 @@
 //   presplit2       arrays in the workspace; then a plain TF32 wgmma product (a producer thread, two
 //                   consumer warpgroups of 64 x 128, STAGES buffers) reads all four by TMA in the 128-byte
 //                   swizzle and multiplies by descriptors: nothing is split or transposed in the k loop.
+//                   Axis `split` divides k over blockIdx.z (partial tiles added into C atomically);
+//                   `auto` for shapes with fewer output tiles than SMs.
 //   half3, half2    the presplit path with FP16 parts (algorithms/tf32_split.cuh): FP16 has TF32's 11
 //                   significant bits, so big + small hold what TF32's do, but the tensor cores multiply
 //                   FP16 at twice TF32's rate and the four arrays take half the bytes. FP16's exponent
@@ -104,10 +106,41 @@ std::size_t shared_bytes(const Params& q) {
   return sizeof(float) * std::size_t(stages * kStageFloats);
 }
 
+// The presplit product's k split (axis `split`): blockIdx.z takes `per` k tiles of 128 bytes of parts
+// (32 k of TF32, 64 of FP16) and adds its partial tile into C atomically. `auto` resolves to the
+// largest split that leaves no SM without a block (output tiles x split <= SMs) and each split at
+// least 4 k tiles: the shapes with few output tiles and a long k, where one block per tile would
+// leave most of the GPU idle.
+const std::vector<std::string> kSplits = {"auto", "1", "2", "3", "4", "6", "8", "12", "16"};
+long k_tiles(const Problem& p, const Params& q) {
+  const long depth = halves(q) ? 64 : 32;
+  return (p.k + depth - 1) / depth;
+}
+long output_tiles(const Problem& p) { return long(ceil_div(p.m, kBM)) * long(ceil_div(p.n, kBN)); }
+struct KSplit {
+  long per, blocks;  // k tiles per block in z, blocks in z
+};
+KSplit k_split(const Problem& p, const Params& q) {
+  const long tiles = k_tiles(p, q), asked = presplit(q) ? q.integer("split") : 1;
+  const long per = (tiles + asked - 1) / asked;
+  return {per, (tiles + per - 1) / per};
+}
+
+Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) {
+  if (!presplit(q) || q.text("split") != "auto") return q;
+  const long bound = std::min(std::max(1L, d.sm_count / output_tiles(p)), std::max(1L, k_tiles(p, q) / 4));
+  std::string pick = "1";
+  for (const std::string& v : kSplits)
+    if (v != "auto" && std::stol(v) <= bound) pick = v;
+  Params out = q;
+  out.set("split", pick);
+  return out;
+}
+
 LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   LaunchConfig lc;
   lc.block = {unsigned(uses_wgmma(q) ? kWgThreads : kThreads), 1, 1};
-  lc.grid = {ceil_div(p.n, kBN), ceil_div(p.m, kBM), 1};  // 128 x 128 tiles either way
+  lc.grid = {ceil_div(p.n, kBN), ceil_div(p.m, kBM), unsigned(k_split(p, q).blocks)};  // 128 x 128 tiles
   lc.shared_bytes = shared_bytes(q);
   return lc;
 }
@@ -168,6 +201,9 @@ void launch_wgmma(const RunArgs& r, const LaunchConfig& lc) {
 template <typename T, int kStages, int kProducts>
 void launch_presplit(const RunArgs& r, const LaunchConfig& lc) {
   const Problem& p = r.problem;
+  const KSplit split = k_split(p, *r.params);
+  if (split.blocks > 1)
+    MMLAB_CHECK(cudaMemsetAsync(r.c, 0, sizeof(float) * std::size_t(p.m * p.n), r.stream));
   const long kp = split_pitch<T>(p.k);
   T* a_big = static_cast<T*>(r.workspace);
   T* a_small = a_big + p.m * kp;
@@ -196,7 +232,7 @@ void launch_presplit(const RunArgs& r, const LaunchConfig& lc) {
   allow_shared_bytes(kernel, lc.shared_bytes);
   kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(
       map(a_big, p.m), map(a_small, p.m), map(b_big, p.n), map(b_small, p.n), r.c, int(p.n), int(p.m),
-      int(p.n), int(kp), a_bits, b_bits);
+      int(p.n), int(kp), a_bits, b_bits, int(split.per));
 }
 
 #define MMLAB_MMA(V, P, S) {{#V, {{"stages", #S}}}, launch_mma<S, P>},
@@ -227,9 +263,18 @@ MMLAB_ALGORITHM(tf32x3) {
   a.summary =
       "FP32 from TF32 (or scaled FP16) tensor cores: operands split big + small, three products in FP32";
   a.variants = variants();
-  a.axes = {{"stages", AxisKind::integer, "shared-memory stages (wgmma: raw TMA buffers)", "3", {}, {}}};
+  a.axes = {{"stages", AxisKind::integer, "shared-memory stages (wgmma: raw TMA buffers)", "3", {}, {}},
+            {"split",
+             AxisKind::choice,
+             "k split over blockIdx.z, partial tiles added atomically; auto: enough blocks for the SMs",
+             "auto",
+             kSplits,
+             {"presplit3", "presplit2", "half3", "half2"}}};
+  a.resolve = resolve;
   a.constraints =
-      "compute capability 8.0 (wgmma: sm_90a); every (padded) matrix under 2^31 elements; any m, n, k";
+      "compute capability 8.0 (wgmma: sm_90a); every (padded) matrix under 2^31 elements; any m, n, k; a "
+      "split "
+      "of more blocks than k tiles runs one block per k tile";
   a.supports = supports;
   a.workspace_bytes = workspace;
   a.make_state = TensorMaps::make;

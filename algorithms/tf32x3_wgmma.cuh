@@ -19,10 +19,12 @@ struct Unscaled {
   __device__ float operator()(int, int, float v) const { return v; }
 };
 // Warpgroup `half`'s 64 x 128 accumulators (wgmma's fragment layout, wgmma.cuh) into C at
-// (row0 + 64 half, col0), rows below m and columns below n only, each as out(row, column, value).
+// (row0 + 64 half, col0), rows below m and columns below n only, each as out(row, column, value);
+// added atomically where `add` (a k split's partial tile into a zeroed C).
 template <typename Out = Unscaled>
 __device__ inline void store_accumulators(const float (&acc)[64], float* __restrict__ c, int ldc, int m,
-                                          int n, int row0, int col0, int half, Out out = {}) {
+                                          int n, int row0, int col0, int half, Out out = {},
+                                          bool add = false) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x % 128 / 32;
   const int row = row0 + half * 64 + warp * 16 + lane / 4;
 #pragma unroll
@@ -30,7 +32,12 @@ __device__ inline void store_accumulators(const float (&acc)[64], float* __restr
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       const int r = row + (e / 2) * 8, col = col0 + 8 * j + 2 * (lane % 4) + e % 2;
-      if (r < m && col < n) c[long(r) * ldc + col] = out(r, col, acc[4 * j + e]);
+      if (r >= m || col >= n) continue;
+      const float v = out(r, col, acc[4 * j + e]);
+      if (add)
+        atomicAdd(&c[long(r) * ldc + col], v);
+      else
+        c[long(r) * ldc + col] = v;
     }
 }
 
@@ -260,6 +267,8 @@ __device__ inline void wgmma_parts(float (&d)[64], std::uint64_t a, std::uint64_
 
 // The product. a_bits and b_bits (FP16 parts only, else null) give each row's and column's scale
 // exponents, undone in the epilogue: c = acc 2^-(e_row + e_column), exact short of FP32's underflow.
+// Block z of the grid multiplies k tiles z per ... (z + 1) per - 1 and, with more than one block in z,
+// adds its partial tile into C (zeroed first) atomically.
 template <typename T, int kStages, int kProducts>
 __global__ void __launch_bounds__(kWgThreads, 1)
     tf32x3_presplit_kernel(const __grid_constant__ CUtensorMap a_big_map,
@@ -267,7 +276,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
                            const __grid_constant__ CUtensorMap b_big_map,
                            const __grid_constant__ CUtensorMap b_small_map, float* __restrict__ c, int ldc,
                            int m, int n, int k, const unsigned* __restrict__ a_bits,
-                           const unsigned* __restrict__ b_bits) {
+                           const unsigned* __restrict__ b_bits, int per) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kDepth = 128 / sizeof(T);  // k per 128-byte tile row
   extern __shared__ unsigned char smem_bytes[];
@@ -277,8 +286,8 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   std::uint64_t* freed = landed + kStages;  // every consumer's products have read the stage
   const int tid = threadIdx.x, group = tid / 128;
   const int row0 = blockIdx.y * kWgTile, col0 = blockIdx.x * kWgTile;
-  const int tiles = (k + kDepth - 1) / kDepth;
-  // Tile t's stage: 0 big A, 1 small A, 2 big B^T, 3 small B^T.
+  const int first = blockIdx.z * per, tiles = min((k + kDepth - 1) / kDepth - first, per);
+  // Tile t (of this block's) stage: 0 big A, 1 small A, 2 big B^T, 3 small B^T.
   auto operand = [&](int t, int which) { return stages + ((t % kStages) * 4 + which) * kTileBytes; };
   if (tid == 0) {
     for (int i = 0; i < kStages; ++i) {
@@ -295,10 +304,11 @@ __global__ void __launch_bounds__(kWgThreads, 1)
         mbarrier_wait(&freed[t % kStages], ((t / kStages) & 1) ^ 1);
         std::uint64_t* bar = &landed[t % kStages];
         mbarrier_expect_bytes(bar, (kProducts == 3 ? 4 : 3) * kTileBytes);
-        tma_load_2d(operand(t, 0), a_big_map, t * kDepth, row0, bar);
-        tma_load_2d(operand(t, 1), a_small_map, t * kDepth, row0, bar);
-        tma_load_2d(operand(t, 2), b_big_map, t * kDepth, col0, bar);
-        if (kProducts == 3) tma_load_2d(operand(t, 3), b_small_map, t * kDepth, col0, bar);
+        const int at = (first + t) * kDepth;
+        tma_load_2d(operand(t, 0), a_big_map, at, row0, bar);
+        tma_load_2d(operand(t, 1), a_small_map, at, row0, bar);
+        tma_load_2d(operand(t, 2), b_big_map, at, col0, bar);
+        if (kProducts == 3) tma_load_2d(operand(t, 3), b_small_map, at, col0, bar);
       }
     return;
   }
@@ -325,12 +335,16 @@ __global__ void __launch_bounds__(kWgThreads, 1)
 #pragma unroll
     for (int i = 0; i < 64; ++i) acc[i] += part[i];
   }
+  const bool add = gridDim.z > 1;
   if (a_bits)
-    store_accumulators(acc, c, ldc, m, n, row0, col0, half, [&](int r, int col, float v) {
-      return ldexpf(v, -(half_scale(a_bits[r]) + half_scale(b_bits[col])));
-    });
+    store_accumulators(
+        acc, c, ldc, m, n, row0, col0, half,
+        [&](int r, int col, float v) {
+          return ldexpf(v, -(half_scale(a_bits[r]) + half_scale(b_bits[col])));
+        },
+        add);
   else
-    store_accumulators(acc, c, ldc, m, n, row0, col0, half);
+    store_accumulators(acc, c, ldc, m, n, row0, col0, half, Unscaled{}, add);
 #endif
 }
 

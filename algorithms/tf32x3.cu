@@ -1,4 +1,5 @@
-// tf32x3: FP32 accuracy from the TF32 tensor cores. Each operand x is split into a TF32 high part
+// tf32x3: FP32 accuracy from the tensor cores (TF32, or FP16 after scaling: half3, half2, below).
+// Each operand x is split into a TF32 high part
 // big = rn_tf32(x) and a low part small = rn_tf32(x - big) (x - big is exact in FP32); the product
 // a b = big_a big_b + big_a small_b + small_a big_b + small_a small_b is computed without its last
 // term (below FP32's rounding) as three TF32 tensor-core products accumulated in FP32, the small ones

@@ -54,6 +54,7 @@
 // mmlab run --algorithms tf32x3,cublas --tf32x3.variant half3,presplit3 --size 4096,8192
 #include "algorithms/aligned.cuh"
 #include "algorithms/tf32x3_mma.cuh"
+#include "algorithms/tf32x3_presplit.cuh"
 #include "algorithms/tf32x3_wgmma.cuh"
 #include "harness/gpu.hpp"
 
@@ -273,9 +274,8 @@ MMLAB_ALGORITHM(tf32x3) {
              {"presplit3", "presplit2", "half3", "half2"}}};
   a.resolve = resolve;
   a.constraints =
-      "compute capability 8.0 (wgmma: sm_90a); every (padded) matrix under 2^31 elements; any m, n, k; a "
-      "split "
-      "of more blocks than k tiles runs one block per k tile";
+      "compute capability 8.0 (wgmma: sm_90a); every (padded) matrix under 2^31 elements; any m, n, k; "
+      "a split of more blocks than k tiles runs one block per k tile";
   a.supports = supports;
   a.workspace_bytes = workspace;
   a.make_state = TensorMaps::make;

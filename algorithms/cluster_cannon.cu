@@ -15,16 +15,16 @@
 //     both bulk copies (A from the right, B from below);
 //   - once the tile is complete here, one thread pushes it on (A to the left, B up) with two
 //     `cp.async.bulk.shared::cluster` copies into the neighbours' next stage, while the block
-//     multiplies it (the flagship's quads product, algorithms/register_tiled_quads.cuh).
+//     multiplies it (the flagship's quads product, algorithms/kernels/register_tiled_quads.cuh).
 // Flow control is pairwise, by mbarriers: a block that has finished with a stage which a push will
 // refill arrives on its two senders' `free` barrier of that stage (a remote arrive), and a sender
 // waits there before it pushes. No cluster-wide barrier inside the k loop. Blocks past the edge of C compute
 // on clamped rows and zero columns (they are links of the torus) and store nothing; the grid is rounded up to
 // whole clusters. Any m, n, k (rows not 16-byte aligned are padded first, as in register_tiled). Example:
 // mmlab run --algorithms cluster_cannon,register_tiled,cublas --torus 2,4 --size 4096
-#include "algorithms/aligned.cuh"
-#include "algorithms/dsmem.cuh"
-#include "algorithms/register_tiled_quads.cuh"
+#include "algorithms/kernels/aligned.cuh"
+#include "algorithms/ptx/dsmem.cuh"
+#include "algorithms/kernels/register_tiled_quads.cuh"
 
 namespace mmlab {
 namespace {

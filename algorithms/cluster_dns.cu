@@ -7,7 +7,7 @@
 // processors, one product term each, then a reduction over the third dimension), with the blocks
 // of a cluster as the processors and 128 x 128 x (k / pz) sub-products as the terms.
 //
-// Each block runs the flagship's k loop over its slice (algorithms/register_tiled_quads.cuh: the
+// Each block runs the flagship's k loop over its slice (algorithms/kernels/register_tiled_quads.cuh: the
 // same pipeline and quads product), writes its partial tile into its own shared memory, and after a
 // cluster barrier the partials are summed in the fixed order z = 0 .. pz - 1 by 16-byte DSMEM loads:
 //   reduce=scatter  each of the pz blocks of a column sums and stores 1/pz of the tile's rows;
@@ -19,10 +19,10 @@
 // Example: mmlab run --algorithms cluster_dns,register_tiled,cublas --cluster 2x2x2,1x1x8 --size 4096
 #include <cooperative_groups.h>
 
-#include "algorithms/aligned.cuh"
-#include "algorithms/dsmem.cuh"
-#include "algorithms/register_tiled_quads.cuh"
-#include "harness/distributed.hpp"
+#include "algorithms/kernels/aligned.cuh"
+#include "algorithms/ptx/dsmem.cuh"
+#include "algorithms/kernels/register_tiled_quads.cuh"
+#include "core/distributed.hpp"
 
 namespace mmlab {
 namespace {

@@ -20,7 +20,7 @@
 // TILE^2 <= 1024; tiled_reduce needs ceil(k / DEPTH) m n floats of workspace.
 // Example: mmlab run --algorithms dns --dns.variant tiled_atomic,tiled_reduce --tile 16,32 --depth 32,128
 // --size 2048
-#include "algorithms/common.cuh"
+#include "algorithms/kernels/common.cuh"
 
 namespace mmlab {
 namespace {

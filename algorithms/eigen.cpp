@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "harness/algorithm.hpp"
+#include "core/algorithm.hpp"
 
 namespace mmlab {
 namespace {

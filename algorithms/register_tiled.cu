@@ -7,15 +7,15 @@
 // the design is about the share of FFMAs in the instruction stream (docs/flagship-notes.md).
 //
 // Two kernels, chosen by the `warp` axis. Quads (warp tiles 32x64, 32x128;
-// algorithms/register_tiled_quads.cuh): 8x8 or 8x16 thread tiles in 4x4 quads, A transposed in
+// algorithms/kernels/register_tiled_quads.cuh): 8x8 or 8x16 thread tiles in 4x4 quads, A transposed in
 // shared memory through registers; the fastest from 1536 up (fewest register-bank conflicts).
-// Natural-A (warp tiles 64x64, 64x32; algorithms/register_tiled_natural.cuh): 8x16 or 8x8 thread
+// Natural-A (warp tiles 64x64, 64x32; algorithms/kernels/register_tiled_natural.cuh): 8x16 or 8x8 thread
 // tiles, A and B both by cp.async; the fastest for small split-k problems (512, 1024).
 // Both: 16-byte copies into STAGES shared-memory buffers, one barrier per k tile; rows past m and
 // columns past n read clamped (valid) addresses and are never stored; the last k tile of a slice
 // zero-fills what lies past its end. An operand whose rows are not 16-byte aligned (k % 4 != 0 for
 // A, n % 4 != 0 for B) is first copied, padded to an aligned pitch, into the workspace
-// (algorithms/aligned.cuh).
+// (algorithms/kernels/aligned.cuh).
 // Any m, n, k.
 // `split` > 1 divides k over blockIdx.z and adds the partial tiles into C (zeroed first) atomically.
 // Variants: `tuned` picks the kernel and the split by a cost model of waves over the device's SMs
@@ -26,10 +26,10 @@
 #include <iterator>
 #include <vector>
 
-#include "algorithms/aligned.cuh"
-#include "algorithms/common.cuh"
-#include "algorithms/register_tiled_natural.cuh"
-#include "algorithms/register_tiled_quads.cuh"
+#include "algorithms/kernels/aligned.cuh"
+#include "algorithms/kernels/common.cuh"
+#include "algorithms/kernels/register_tiled_natural.cuh"
+#include "algorithms/kernels/register_tiled_quads.cuh"
 
 namespace mmlab {
 namespace {

@@ -1,6 +1,6 @@
 // The table of contents of the lab: every algorithm, one line each, in listing order.
 // Adding an algorithm = one file in algorithms/ defining mmlab::algorithms::<name>() + one line here.
-#include "harness/algorithm.hpp"
+#include "core/algorithm.hpp"
 
 #define MMLAB_ALGORITHMS(X) \
   X(naive)                  \

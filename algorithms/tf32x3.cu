@@ -33,7 +33,7 @@
 //                   swizzle and multiplies by descriptors: nothing is split or transposed in the k loop.
 //                   Axis `split` divides k over blockIdx.z (partial tiles added into C atomically);
 //                   `auto` for shapes with fewer output tiles than SMs.
-//   half3, half2    the presplit path with FP16 parts (algorithms/tf32_split.cuh): FP16 has TF32's 11
+//   half3, half2    the presplit path with FP16 parts (algorithms/kernels/tf32_split.cuh): FP16 has TF32's 11
 //                   significant bits, so big + small hold what TF32's do, but the tensor cores multiply
 //                   FP16 at twice TF32's rate and the four arrays take half the bytes. FP16's exponent
 //                   (2^-24 ... 65504) is the catch: the pass first finds each row of A's and each column
@@ -50,13 +50,13 @@
 // between TF32 and FP32, not an FP32 kernel). Rounding is always to nearest (`cvt.rna.tf32.f32`), never
 // truncation. Rows past m and columns past n are never stored; mma.sync reads clamped addresses and
 // zero-fills k past the end, TMA zero-fills all three; rows not 16-byte aligned are padded first
-// (algorithms/aligned.cuh; the presplit pass pads k to 16 bytes of parts itself). Any m, n, k. Example:
+// (algorithms/kernels/aligned.cuh; the presplit pass pads k to 16 bytes of parts itself). Any m, n, k. Example:
 // mmlab run --algorithms tf32x3,cublas --tf32x3.variant half3,presplit3 --size 4096,8192
-#include "algorithms/aligned.cuh"
-#include "algorithms/tf32x3_mma.cuh"
-#include "algorithms/tf32x3_presplit.cuh"
-#include "algorithms/tf32x3_wgmma.cuh"
-#include "harness/gpu.hpp"
+#include "algorithms/kernels/aligned.cuh"
+#include "algorithms/kernels/tf32x3_mma.cuh"
+#include "algorithms/kernels/tf32x3_presplit.cuh"
+#include "algorithms/kernels/tf32x3_wgmma.cuh"
+#include "runtime/gpu.hpp"
 
 namespace mmlab {
 namespace {

@@ -1,4 +1,4 @@
-// tma_tiled: the flagship's quads product (algorithms/register_tiled_quads.cuh) fed by Hopper's TMA:
+// tma_tiled: the flagship's quads product (algorithms/kernels/register_tiled_quads.cuh) fed by Hopper's TMA:
 // one thread loads each k tile of A and B with two `cp.async.bulk.tensor` instructions, an mbarrier
 // per stage says when they have landed, and the other threads do no address arithmetic, no global
 // loads and no shared stores at all: their instruction stream is the product's shared loads and FFMAs.
@@ -9,7 +9,7 @@
 //
 // The product reads A's k tile transposed, (BK, BM), so A is first transposed into the workspace
 // (k x m, pitch rounded up to 4 floats: a tensor map's rows are 16-byte aligned); B is used as
-// stored, or padded when n % 4 != 0 (algorithms/aligned.cuh). TMA fills what lies past m, n or k with
+// stored, or padded when n % 4 != 0 (algorithms/kernels/aligned.cuh). TMA fills what lies past m, n or k with
 // zeros, so no load is clamped or guarded; the epilogue stores only rows < m and columns < n.
 // Variants, per k tile t:
 //   tma          every thread waits on stage t's mbarrier, then one block barrier (stage t - 1 is free),
@@ -20,9 +20,9 @@
 // `split` > 1 divides k over blockIdx.z and adds the partial tiles into C (zeroed first) atomically.
 // Defaults: the fastest at 4096 and 8192 on the H100 (data/flagship/tma/, docs/flagship-notes.md step 15).
 // Example: mmlab run --algorithms tma_tiled,register_tiled,cublas --size 4096 --stages 2,3
-#include "algorithms/aligned.cuh"
-#include "algorithms/register_tiled_quads.cuh"
-#include "algorithms/tma.cuh"
+#include "algorithms/kernels/aligned.cuh"
+#include "algorithms/kernels/register_tiled_quads.cuh"
+#include "algorithms/ptx/tma.cuh"
 
 namespace mmlab {
 namespace {

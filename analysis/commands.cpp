@@ -14,7 +14,7 @@
 
 #include "analysis/paper_tables.hpp"
 #include "analysis/statistics.hpp"
-#include "harness/stats.hpp"
+#include "core/stats.hpp"
 
 namespace mmlab::analysis {
 

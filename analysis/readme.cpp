@@ -12,7 +12,7 @@
 
 #include "analysis/commands.hpp"
 #include "analysis/paper_tables.hpp"
-#include "harness/csv.hpp"
+#include "core/csv.hpp"
 
 namespace fs = std::filesystem;
 

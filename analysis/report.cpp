@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "analysis/results.hpp"
-#include "harness/csv.hpp"
+#include "core/csv.hpp"
 
 namespace mmlab::analysis {
 

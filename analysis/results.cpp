@@ -14,9 +14,9 @@
 #include <unordered_map>
 #include <utility>
 
-#include "harness/csv.hpp"
-#include "harness/random.hpp"
-#include "harness/schema.hpp"
+#include "core/csv.hpp"
+#include "core/random.hpp"
+#include "core/schema.hpp"
 
 namespace mmlab::analysis {
 

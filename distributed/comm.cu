@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "distributed/context.hpp"
-#include "harness/cuda_check.hpp"
+#include "runtime/cuda_check.hpp"
 
 #define MMLAB_NCCL(call)                                                                                    \
   do {                                                                                                      \

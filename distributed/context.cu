@@ -6,9 +6,9 @@
 #include <map>
 
 #include "distributed/context.hpp"
-#include "harness/cuda_check.hpp"
-#include "harness/gpu.hpp"
-#include "harness/random.hpp"
+#include "runtime/cuda_check.hpp"
+#include "runtime/gpu.hpp"
+#include "core/random.hpp"
 
 namespace mmlab::dist {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/distributed.hpp"
+#include "core/distributed.hpp"
 
 namespace mmlab::dist {
 

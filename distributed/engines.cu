@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "distributed/context.hpp"
-#include "harness/cuda_check.hpp"
-#include "harness/gpu.hpp"
+#include "runtime/cuda_check.hpp"
+#include "runtime/gpu.hpp"
 
 namespace mmlab::dist {
 

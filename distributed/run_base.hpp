@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "distributed/context.hpp"
-#include "harness/random.hpp"
+#include "core/random.hpp"
 
 namespace mmlab::dist {
 

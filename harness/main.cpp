@@ -6,8 +6,8 @@
 #include <set>
 #include <sstream>
 
-#include "harness/cuda_check.hpp"
-#include "harness/distributed.hpp"
+#include "runtime/cuda_check.hpp"
+#include "core/distributed.hpp"
 #include "harness/options.hpp"
 #include "harness/runner.hpp"
 

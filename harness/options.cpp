@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "harness/csv.hpp"
+#include "core/csv.hpp"
 
 namespace po = boost::program_options;
 

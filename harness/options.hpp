@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/csv.hpp"  // samples_path_for
-#include "harness/stats.hpp"
+#include "core/csv.hpp"  // samples_path_for
+#include "core/stats.hpp"
 #include "harness/sweep.hpp"
 
 namespace mmlab {

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <memory>
 
-#include "harness/cuda_check.hpp"
+#include "runtime/cuda_check.hpp"
 #include "harness/runner.hpp"
-#include "harness/timing.hpp"
+#include "runtime/timing.hpp"
 
 namespace mmlab {
 

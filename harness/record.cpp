@@ -5,8 +5,8 @@
 #include <ctime>
 #include <fstream>
 
-#include "harness/distributed.hpp"
-#include "harness/schema.hpp"
+#include "core/distributed.hpp"
+#include "core/schema.hpp"
 
 namespace mmlab {
 

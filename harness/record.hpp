@@ -1,9 +1,9 @@
-// A configuration's CSV row (the schema is harness/schema.hpp) and the identity it carries.
+// A configuration's CSV row (the schema is core/schema.hpp) and the identity it carries.
 #pragma once
 
 #include <string>
 
-#include "harness/csv.hpp"
+#include "core/csv.hpp"
 #include "harness/runner.hpp"
 
 namespace mmlab {

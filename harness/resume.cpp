@@ -10,7 +10,7 @@
 #include <filesystem>
 
 #include "harness/runner.hpp"
-#include "harness/schema.hpp"
+#include "core/schema.hpp"
 
 namespace mmlab {
 

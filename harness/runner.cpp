@@ -10,11 +10,11 @@
 #include <iostream>
 #include <optional>
 
-#include "harness/cuda_check.hpp"
-#include "harness/distributed.hpp"
+#include "runtime/cuda_check.hpp"
+#include "core/distributed.hpp"
 #include "harness/progress.hpp"
 #include "harness/record.hpp"
-#include "harness/schema.hpp"
+#include "core/schema.hpp"
 
 namespace mmlab {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "harness/options.hpp"
-#include "harness/stats.hpp"
+#include "core/stats.hpp"
 #include "harness/workbench.hpp"
 
 namespace mmlab {
@@ -48,7 +48,7 @@ Outcome run_configuration(Workbench& bench, const Configuration& cfg, const Devi
                           AlgorithmStates& states, const TimingOptions* timing,
                           const std::atomic<bool>* interrupted = nullptr);
 
-// A distributed configuration (every rank calls it; distributed/pipeline.cpp): verify, time, model.
+// A distributed configuration (every rank calls it; harness/distributed_pipeline.cpp): verify, time, model.
 Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, const TimingOptions* timing,
                         const std::atomic<bool>* interrupted, unsigned long long seed, Outcome checked);
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/algorithm.hpp"
+#include "core/algorithm.hpp"
 
 namespace mmlab {
 

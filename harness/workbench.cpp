@@ -7,8 +7,8 @@
 #include <fstream>
 #include <string>
 
-#include "harness/cuda_check.hpp"
-#include "harness/random.hpp"
+#include "runtime/cuda_check.hpp"
+#include "core/random.hpp"
 
 namespace mmlab {
 

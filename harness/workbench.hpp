@@ -6,9 +6,9 @@
 #include <memory>
 #include <vector>
 
-#include "harness/algorithm.hpp"
-#include "harness/gpu.hpp"
-#include "harness/verification.hpp"
+#include "core/algorithm.hpp"
+#include "runtime/gpu.hpp"
+#include "core/verification.hpp"
 
 namespace mmlab {
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/dsmem.cuh"
+#include "algorithms/ptx/dsmem.cuh"
 
 namespace cg = cooperative_groups;
 

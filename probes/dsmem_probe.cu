@@ -15,7 +15,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "harness/cuda_check.hpp"
+#include "runtime/cuda_check.hpp"
 
 namespace cg = cooperative_groups;
 

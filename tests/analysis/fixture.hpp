@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "analysis/results.hpp"
-#include "harness/csv.hpp"
-#include "harness/schema.hpp"
+#include "core/csv.hpp"
+#include "core/schema.hpp"
 
 namespace mmlab::analysis::test {
 

@@ -12,7 +12,7 @@
 #include <set>
 #include <thread>
 
-#include "harness/csv.hpp"
+#include "core/csv.hpp"
 
 namespace mmlab {
 namespace {

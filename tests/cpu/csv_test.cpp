@@ -1,11 +1,11 @@
-#include "harness/csv.hpp"
+#include "core/csv.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "harness/params.hpp"
+#include "core/params.hpp"
 
 namespace mmlab {
 namespace {

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <set>
 
-#include "harness/algorithm.hpp"
+#include "core/algorithm.hpp"
 #include "harness/sweep.hpp"
 
 namespace mmlab {

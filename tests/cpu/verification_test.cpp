@@ -1,4 +1,4 @@
-#include "harness/verification.hpp"
+#include "core/verification.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "harness/random.hpp"
+#include "core/random.hpp"
 
 namespace mmlab {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "analysis/results.hpp"
 #include "analysis/statistics.hpp"
-#include "harness/csv.hpp"
+#include "core/csv.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

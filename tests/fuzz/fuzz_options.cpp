@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "harness/options.hpp"
-#include "harness/params.hpp"
+#include "core/params.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

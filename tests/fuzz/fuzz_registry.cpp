@@ -1,6 +1,6 @@
 // The fuzz targets' registry (see fuzz_support.hpp): eigen, and `axes`, a host descriptor with an
 // integer, a shape, a choice and a grid axis and two variants. Never run: only parsed against.
-#include "harness/algorithm.hpp"
+#include "core/algorithm.hpp"
 
 namespace mmlab {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "harness/runner.hpp"
-#include "harness/schema.hpp"
+#include "core/schema.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -4,7 +4,7 @@
 // every later configuration with an error that is not theirs.
 #include <gtest/gtest.h>
 
-#include "harness/cuda_check.hpp"
+#include "runtime/cuda_check.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 
 namespace mmlab {

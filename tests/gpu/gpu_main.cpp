@@ -4,8 +4,8 @@
 
 #include <cstdio>
 
-#include "harness/distributed.hpp"
-#include "harness/gpu.hpp"
+#include "core/distributed.hpp"
+#include "runtime/gpu.hpp"
 
 namespace mmlab {
 const char* git_revision();

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/csv.hpp"
-#include "harness/random.hpp"
-#include "harness/schema.hpp"
+#include "core/csv.hpp"
+#include "core/random.hpp"
+#include "core/schema.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 #include "tests/gpu/planted_bugs.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-#include "harness/algorithm.hpp"
+#include "core/algorithm.hpp"
 
 namespace mmlab::test {
 const Algorithm& skips_last_term();    // each output misses its last product term

@@ -2,8 +2,8 @@
 // with the presplit kernels (tf32x3_presplit.cuh); algorithms/tf32x3.cu says how they split the work.
 #pragma once
 
-#include "algorithms/tf32_split.cuh"
-#include "algorithms/wgmma.cuh"
+#include "algorithms/kernels/tf32_split.cuh"
+#include "algorithms/ptx/wgmma.cuh"
 
 namespace mmlab {
 namespace {

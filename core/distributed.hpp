@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/algorithm.hpp"
+#include "core/algorithm.hpp"
 
 namespace mmlab {
 

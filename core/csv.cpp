@@ -1,4 +1,4 @@
-#include "harness/csv.hpp"
+#include "core/csv.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -14,7 +14,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/params.hpp"
+#include "core/params.hpp"
 
 namespace mmlab {
 

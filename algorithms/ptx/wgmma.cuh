@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "algorithms/tma.cuh"
+#include "algorithms/ptx/tma.cuh"
 
 namespace mmlab {
 namespace {

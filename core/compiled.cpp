@@ -1,4 +1,4 @@
-#include "harness/compiled.hpp"
+#include "core/compiled.hpp"
 
 #include <algorithm>
 

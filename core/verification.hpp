@@ -15,7 +15,7 @@
 #include <cstddef>
 #include <string>
 
-#include "harness/random.hpp"
+#include "core/random.hpp"
 
 namespace mmlab {
 

@@ -8,8 +8,8 @@
 #include <functional>
 #include <string>
 
-#include "algorithms/aligned.cuh"
-#include "algorithms/common.cuh"
+#include "algorithms/kernels/aligned.cuh"
+#include "algorithms/kernels/common.cuh"
 
 namespace mmlab {
 namespace {

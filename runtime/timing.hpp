@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "harness/algorithm.hpp"
+#include "core/algorithm.hpp"
 #include "harness/sweep.hpp"
 
 namespace mmlab {

@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "algorithms/common.cuh"
+#include "algorithms/kernels/common.cuh"
 
 namespace mmlab {
 namespace {
@@ -87,7 +87,7 @@ inline std::size_t element_bytes(CUtensorMapDataType type) {
 // of boxes box_rows x box_cols (box_cols elements a multiple of 16 bytes, each dimension at most 256).
 // Without swizzle a box lands in shared memory as a dense box_rows x box_cols row-major tile; with the
 // 128-byte swizzle (rows of 128 bytes: 32 floats or 64 halves) the 16-byte chunk c of row r lands at
-// chunk c ^ (r % 8), wgmma's layout (algorithms/wgmma.cuh).
+// chunk c ^ (r % 8), wgmma's layout (algorithms/ptx/wgmma.cuh).
 inline CUtensorMap tensor_map(const void* base, long rows, long cols, long ld, int box_rows, int box_cols,
                               CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE,
                               CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32) {

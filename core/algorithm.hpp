@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/compiled.hpp"
-#include "harness/params.hpp"
-#include "harness/random.hpp"
-#include "harness/verification.hpp"
+#include "core/compiled.hpp"
+#include "core/params.hpp"
+#include "core/random.hpp"
+#include "core/verification.hpp"
 
 struct CUstream_st;  // = cudaStream_t without including the CUDA runtime
 
@@ -65,7 +65,7 @@ struct DeviceInfo {
 enum class Backend {
   device,       // A, B, C are device pointers; work is enqueued on `stream`
   host,         // A, B, C are host pointers; run() returns when C is complete
-  distributed,  // every rank of an MPI job takes part: make_distributed (harness/distributed.hpp)
+  distributed,  // every rank of an MPI job takes part: make_distributed (core/distributed.hpp)
 };
 
 class DistributedRun;

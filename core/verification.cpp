@@ -2,8 +2,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "harness/random.hpp"
-#include "harness/verification.hpp"
+#include "core/random.hpp"
+#include "core/verification.hpp"
 
 namespace mmlab {
 

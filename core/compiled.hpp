@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/params.hpp"
+#include "core/params.hpp"
 
 namespace mmlab {
 

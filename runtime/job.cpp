@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "harness/distributed.hpp"
-#include "harness/params.hpp"
+#include "core/distributed.hpp"
+#include "core/params.hpp"
 
 namespace mmlab {
 

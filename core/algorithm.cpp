@@ -1,6 +1,6 @@
 // The parts of an algorithm's descriptor and of the registry that know no algorithm: lookups by
 // name and the compiled set's axis values. The list itself is algorithms/registry.cpp.
-#include "harness/algorithm.hpp"
+#include "core/algorithm.hpp"
 
 namespace mmlab {
 

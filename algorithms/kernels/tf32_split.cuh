@@ -10,7 +10,7 @@
 
 #include <cuda_fp16.h>
 
-#include "algorithms/common.cuh"
+#include "algorithms/kernels/common.cuh"
 
 namespace mmlab {
 namespace {

@@ -3,7 +3,7 @@
 // algorithms/tf32x3.cu says how they split the work.
 #pragma once
 
-#include "algorithms/tf32x3_wgmma.cuh"
+#include "algorithms/kernels/tf32x3_wgmma.cuh"
 
 namespace mmlab {
 namespace {

@@ -17,7 +17,7 @@
 // Included by register_tiled.cu only.
 #pragma once
 
-#include "algorithms/cp_async.cuh"
+#include "algorithms/ptx/cp_async.cuh"
 
 namespace mmlab {
 namespace {

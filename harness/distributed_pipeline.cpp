@@ -9,9 +9,9 @@
 #include <cmath>
 #include <limits>
 
-#include "harness/cuda_check.hpp"
-#include "harness/distributed.hpp"
-#include "harness/random.hpp"
+#include "runtime/cuda_check.hpp"
+#include "core/distributed.hpp"
+#include "core/random.hpp"
 #include "harness/runner.hpp"
 
 namespace mmlab {

@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <utility>
 
-#include "harness/algorithm.hpp"
-#include "harness/verification.hpp"
+#include "core/algorithm.hpp"
+#include "core/verification.hpp"
 
 namespace mmlab {
 

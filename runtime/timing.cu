@@ -1,8 +1,8 @@
 // Timing with CUDA events (GPU algorithms) or the steady clock (host algorithms).
 #include <chrono>
 
-#include "harness/cuda_check.hpp"
-#include "harness/timing.hpp"
+#include "runtime/cuda_check.hpp"
+#include "runtime/timing.hpp"
 
 namespace mmlab {
 

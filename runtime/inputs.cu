@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "harness/cuda_check.hpp"
-#include "harness/gpu.hpp"
-#include "harness/random.hpp"
+#include "runtime/cuda_check.hpp"
+#include "runtime/gpu.hpp"
+#include "core/random.hpp"
 
 namespace mmlab {
 

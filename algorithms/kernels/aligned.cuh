@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "algorithms/common.cuh"
+#include "algorithms/kernels/common.cuh"
 
 namespace mmlab {
 namespace {

@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "harness/algorithm.hpp"
-#include "harness/cuda_check.hpp"
+#include "core/algorithm.hpp"
+#include "runtime/cuda_check.hpp"
 
 namespace mmlab {
 

@@ -1,4 +1,4 @@
-#include "harness/params.hpp"
+#include "core/params.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -19,7 +19,7 @@
 // differently and it measured 3-5% slower at 2048-8192 on the H100 (docs/cluster-notes.md, step 1).
 #pragma once
 
-#include "algorithms/cp_async.cuh"
+#include "algorithms/ptx/cp_async.cuh"
 
 namespace mmlab {
 namespace {

@@ -20,9 +20,9 @@
 #include <cooperative_groups.h>
 
 #include "algorithms/kernels/aligned.cuh"
-#include "algorithms/ptx/dsmem.cuh"
 #include "algorithms/kernels/register_tiled_quads.cuh"
-#include "core/distributed.hpp"
+#include "algorithms/ptx/dsmem.cuh"
+#include "core/grid.hpp"
 
 namespace mmlab {
 namespace {

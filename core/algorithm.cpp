@@ -1,18 +1,27 @@
 // The parts of an algorithm's descriptor and of the registry that know no algorithm: lookups by
-// name and the compiled set's axis values. The list itself is algorithms/registry.cpp.
+// name and the compiled set's axis values. The lists themselves are algorithms/registry.cpp and
+// distributed/registry.cpp.
 #include "core/algorithm.hpp"
 
 namespace mmlab {
 
-const Algorithm* find_algorithm(const std::string& name) {
-  for (const Algorithm* a : registry())
+Registry::Registry(std::initializer_list<std::vector<const Algorithm*>> lists) {
+  for (const auto& list : lists)
+    for (const Algorithm* a : list) {
+      if (find(a->name)) throw std::logic_error("two algorithms are named '" + a->name + "'");
+      all_.push_back(a);
+    }
+}
+
+const Algorithm* Registry::find(const std::string& name) const {
+  for (const Algorithm* a : all_)
     if (a->name == name) return a;
   return nullptr;
 }
 
-std::string algorithm_names() {
+std::string Registry::names() const {
   std::string out;
-  for (const Algorithm* a : registry()) out += (out.empty() ? "" : ", ") + a->name;
+  for (const Algorithm* a : all_) out += (out.empty() ? "" : ", ") + a->name;
   return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -177,9 +178,20 @@ inline std::string algorithm_source(const std::string& file) {
   }                                          \
   void algorithms::describe_##NAME(Algorithm& a)
 
-// The registry (algorithms/registry.cpp): every algorithm of the lab, in listing order.
-const std::vector<const Algorithm*>& registry();
-const Algorithm* find_algorithm(const std::string& name);
-std::string algorithm_names();  // "naive, tiled, ..." for error messages
+// The algorithms a program offers, in listing order. A value the program is given (mmlab's main
+// joins algorithms/registry.cpp's list and distributed/registry.cpp's; the fuzz targets pass a
+// small one), as CUTLASS's profiler is given its manifest: never a symbol resolved at link time.
+class Registry {
+ public:
+  Registry() = default;
+  // The lists joined in order; a name given twice is a std::logic_error.
+  Registry(std::initializer_list<std::vector<const Algorithm*>> lists);
+  const std::vector<const Algorithm*>& all() const { return all_; }
+  const Algorithm* find(const std::string& name) const;  // nullptr when absent
+  std::string names() const;                             // "naive, tiled, ..." for messages
+
+ private:
+  std::vector<const Algorithm*> all_;
+};
 
 }  // namespace mmlab

@@ -1,43 +1,17 @@
 // What the harness knows of a distributed algorithm (Backend::distributed): it makes a run for
 // this rank, the run multiplies (collectively, across the job's ranks), and reports this rank's
-// part of C, the time its phases took, and the terms of the analytic model. CUDA- and MPI-free.
+// part of C, the time its phases took, and the terms of the analytic model. CUDA- and MPI-free:
+// the job itself (ranks, collectives) is a runtime service, runtime/job.hpp.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/algorithm.hpp"
+#include "core/grid.hpp"
 
 namespace mmlab {
-
-// The MPI job this process is part of (one process when not launched by mpirun).
-struct Job {
-  int rank = 0, size = 1;              // in the world
-  int local_rank = 0, local_size = 1;  // on this node
-  bool mpi = false;                    // MPI initialised
-};
-const Job& job();
-bool under_mpirun();                     // launched by mpirun (an MPI process manager's variables are set)
-void init_job(int* argc, char*** argv);  // MPI_Init when under mpirun, or when `force`d below
-void ensure_mpi();                       // MPI_Init now (a singleton job) if not yet
-void finalize_job();                     // runs the at_job_end actions, then MPI_Finalize
-void at_job_end(std::function<void()> release);  // e.g. free communicators while MPI still runs
-[[noreturn]] void abort_job(int code);           // every rank ends (MPI_Abort), not just this one
-// Collectives over the world, for the harness (no-ops in a one-process job).
-void barrier();
-double max_over_ranks(double v);
-double sum_over_ranks(double v);
-void broadcast_text(std::string& text);  // from rank 0
-
-// A process grid: rows x cols x layers ("2x2" = 2x2x1).
-struct Grid {
-  int rows = 1, cols = 1, layers = 1;
-  int volume() const { return rows * cols * layers; }
-  std::string text() const;  // "2x2" or "2x1x2"
-};
-Grid parse_grid(const std::string& text);  // throws UsageError
 
 // Where this rank's share of C lies, and a host copy of it (empty when the rank holds none).
 struct CBlock {

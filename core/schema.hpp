@@ -1,5 +1,5 @@
 // The results CSV schema, written once: mmlab writes these columns and mmlab-analyze reads them
-// (DESIGN.md, "CSV"). Version 4 added `inputs` (what A and B are made of; uniform before), `precision`
+// (README, "The CSV"). Version 4 added `inputs` (what A and B are made of; uniform before), `precision`
 // (fp32, or tf32 for a variant judged by the TF32 tolerance; fp32 before) and the error relative to
 // sum |a b| (max_sumabs_err, mean_sumabs_err). Version 3 added the distributed columns (ranks ...
 // verified_entries). Version 2 added `schema`, `resolved` and `cuda_driver`, made `driver` the NVIDIA driver

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/distributed.hpp"
+#include "runtime/job.hpp"
 
 namespace mmlab::dist {
 

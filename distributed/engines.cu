@@ -3,6 +3,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 
+#include "algorithms/registry.hpp"
 #include "distributed/context.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/gpu.hpp"
@@ -44,7 +45,7 @@ __global__ void add_kernel(float* __restrict__ c, const float* __restrict__ t, l
 class RegisterTiledEngine final : public Engine {
  public:
   RegisterTiledEngine(cudaStream_t* stream, const DeviceInfo& device)
-      : stream_(stream), device_(device), alg_(*find_algorithm("register_tiled")) {}
+      : stream_(stream), device_(device), alg_(algorithms::register_tiled()) {}
   void gemm(const float* a, long lda, const float* b, long ldb, float* c, long ldc, long m, long n, long k,
             bool accumulate) override {
     if (lda != k || ldb != n || ldc != n)

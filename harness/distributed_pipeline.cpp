@@ -9,10 +9,11 @@
 #include <cmath>
 #include <limits>
 
-#include "runtime/cuda_check.hpp"
 #include "core/distributed.hpp"
 #include "core/random.hpp"
-#include "harness/runner.hpp"
+#include "harness/pipeline.hpp"
+#include "runtime/cuda_check.hpp"
+#include "runtime/job.hpp"
 
 namespace mmlab {
 
@@ -99,17 +100,12 @@ Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, cons
   }
   if (!timing) return out;
 
-  for (int w = 0; w < timing->warmup; ++w) {
+  std::vector<double> compute, comm, wait, hidden;
+  const auto warmup = [&] {
     barrier();
     run->run();
-  }
-  std::vector<double> compute, comm, wait, hidden;
-  const auto start = std::chrono::steady_clock::now();
-  while (!should_stop(out.samples, timing->stop)) {
-    if (max_over_ranks(interrupted && interrupted->load() ? 1 : 0) > 0) {
-      out.status = Status::interrupted;
-      return out;
-    }
+  };
+  const auto trial = [&] {  // the slowest rank's time
     barrier();
     const auto t0 = std::chrono::steady_clock::now();
     run->run();
@@ -120,11 +116,13 @@ Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, cons
     const double c = max_over_ranks(ph.compute_ms), m = max_over_ranks(ph.comm_ms);
     // Time not spent in products is communication not hidden, then waiting (skew, synchronisation).
     const double exposed = std::max(0.0, total - c), comm_exposed = std::min(exposed, m);
-    out.samples.push_back(total);
     compute.push_back(c), comm.push_back(m), wait.push_back(exposed - comm_exposed);
     hidden.push_back(m > 0 ? 1 - comm_exposed / m : 1);
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (timing->stop.adaptive && max_over_ranks(elapsed) > timing->max_seconds) break;
+    return total;
+  };
+  if (!run_trials(warmup, trial, *timing, interrupted, true, out.samples)) {
+    out.status = Status::interrupted;
+    return out;
   }
   out.stats = summarize(out.samples);
   d.compute_ms = summarize(compute).median, d.comm_ms = summarize(comm).median;

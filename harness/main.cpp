@@ -1,4 +1,6 @@
-// mmlab: the command-line entry point. `mmlab list` and `mmlab run`; see `mmlab --help`.
+// mmlab: the command-line entry point. `mmlab list` and `mmlab run`; see `mmlab --help`. The one
+// place that knows which algorithms the program has: it joins algorithms/ and distributed/'s lists
+// into the Registry it hands to the harness.
 #include <atomic>
 #include <csignal>
 #include <cstring>
@@ -6,16 +8,23 @@
 #include <set>
 #include <sstream>
 
-#include "runtime/cuda_check.hpp"
+#include "algorithms/registry.hpp"
 #include "core/distributed.hpp"
+#include "core/revision.hpp"
+#include "distributed/registry.hpp"
 #include "harness/options.hpp"
 #include "harness/runner.hpp"
-
-namespace mmlab {
-const char* git_revision();
-}
+#include "runtime/cuda_check.hpp"
+#include "runtime/gpu.hpp"
+#include "runtime/job.hpp"
 
 namespace {
+
+const mmlab::Registry& lab() {
+  static const mmlab::Registry registry{mmlab::algorithms::single_process(),
+                                        mmlab::algorithms::distributed()};
+  return registry;
+}
 
 std::atomic<bool> g_interrupted{false};
 
@@ -44,13 +53,13 @@ std::string join(const std::vector<std::string>& v) {
 int list(int argc, char** argv) {
   std::vector<const mmlab::Algorithm*> which;
   for (int i = 2; i < argc; ++i) {
-    const mmlab::Algorithm* a = mmlab::find_algorithm(argv[i]);
+    const mmlab::Algorithm* a = lab().find(argv[i]);
     if (!a)
-      throw mmlab::UsageError(std::string("unknown algorithm '") + argv[i] +
-                              "' (valid: " + mmlab::algorithm_names() + ")");
+      throw mmlab::UsageError(std::string("unknown algorithm '") + argv[i] + "' (valid: " + lab().names() +
+                              ")");
     which.push_back(a);
   }
-  if (which.empty()) which = mmlab::registry();
+  if (which.empty()) which = lab().all();
   for (const mmlab::Algorithm* a : which) {
     std::cout << a->name << "  ("
               << (a->backend == mmlab::Backend::device ? "GPU"
@@ -118,14 +127,14 @@ mmlab::DeviceInfo job_device(mmlab::RunPlan& plan, bool device_given) {
 }
 
 int run(int argc, char** argv) {
-  const mmlab::Settings cli = mmlab::parse_command_line(argc - 1, argv + 1);
+  const mmlab::Settings cli = mmlab::parse_command_line(argc - 1, argv + 1, lab());
   if (cli.count("help")) {
-    std::cout << mmlab::run_help();
+    std::cout << mmlab::run_help(lab());
     return 0;
   }
   mmlab::Settings file;
-  if (cli.count("experiment")) file = mmlab::parse_experiment_file(cli.at("experiment"));
-  mmlab::RunPlan plan = mmlab::make_plan(cli, file);
+  if (cli.count("experiment")) file = mmlab::parse_experiment_file(cli.at("experiment"), lab());
+  mmlab::RunPlan plan = mmlab::make_plan(cli, file, lab());
   const mmlab::DeviceInfo device = job_device(plan, cli.count("device") || file.count("device"));
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);

@@ -62,9 +62,9 @@ const char* kFlags[][2] = {
     {"dry-run", "print the configurations that would run, and stop"},
 };
 
-std::set<std::string> axis_names() {
+std::set<std::string> axis_names(const Registry& registry) {
   std::set<std::string> out;
-  for (const Algorithm* a : registry())
+  for (const Algorithm* a : registry.all())
     for (const Axis& x : a->axes) out.insert(x.name);
   return out;
 }
@@ -78,12 +78,12 @@ std::string value_of(const Settings& s, const std::string& key) {
 std::string resolve(const Settings& cli, const Settings& file, const std::string& key,
                     const std::string& fallback);
 
-std::string valid_keys_message() {
+std::string valid_keys_message(const Registry& registry) {
   std::ostringstream os;
   os << "valid keys:";
   for (const Generic& g : kGeneric) os << ' ' << g.name;
-  for (const std::string& a : axis_names()) os << ' ' << a;
-  for (const Algorithm* a : registry()) {
+  for (const std::string& a : axis_names(registry)) os << ' ' << a;
+  for (const Algorithm* a : registry.all()) {
     os << ' ' << a->name << ".variant";
     for (const Axis& x : a->axes) os << ' ' << a->name << '.' << x.name;
   }
@@ -120,7 +120,7 @@ double parse_fraction(const std::string& text, const std::string& what, double h
 
 }  // namespace
 
-po::options_description run_options() {
+po::options_description run_options(const Registry& registry) {
   po::options_description all("mmlab run options");
   po::options_description general("Sweep and timing (also valid as keys of an experiment file)");
   for (const Generic& g : kGeneric) general.add_options()(g.name, po::value<std::string>(), g.help);
@@ -130,14 +130,14 @@ po::options_description run_options() {
 
   po::options_description axes(
       "Parameter axes for every algorithm that has them (lists; 'all' = every listed value)");
-  for (const std::string& name : axis_names()) {
+  for (const std::string& name : axis_names(registry)) {
     std::string help = "used by:";
-    for (const Algorithm* a : registry())
+    for (const Algorithm* a : registry.all())
       if (const Axis* x = a->find_axis(name)) help += " " + a->name + " (default " + x->default_value + ")";
     axes.add_options()(name.c_str(), po::value<std::string>(), help.c_str());
   }
   po::options_description per("Per algorithm, overriding the above (in a file: [algorithm] section)");
-  for (const Algorithm* a : registry()) {
+  for (const Algorithm* a : registry.all()) {
     std::string variants;
     for (const Variant& v : a->variants) variants += (variants.empty() ? "" : ", ") + v.name;
     per.add_options()((a->name + ".variant").c_str(), po::value<std::string>(),
@@ -147,7 +147,7 @@ po::options_description run_options() {
                         (x.description + " (default " + x.default_value + ")").c_str());
   }
   po::options_description own("Problems of one algorithm or variant, replacing `size`/`shape` for it");
-  for (const Algorithm* a : registry()) {
+  for (const Algorithm* a : registry.all()) {
     for (const char* what : {"size", "shape"}) {
       own.add_options()((a->name + "." + what).c_str(), po::value<std::string>(),
                         (std::string(what) + " list for " + a->name + " only").c_str());
@@ -160,7 +160,7 @@ po::options_description run_options() {
   return all;
 }
 
-std::string run_help() {
+std::string run_help(const Registry& registry) {
   std::ostringstream os;
   os << "usage: mmlab run [EXPERIMENT.ini] [options]\n\n"
         "Sweeps algorithms x variants x parameter values x problem sizes x scopes. Every\n"
@@ -172,15 +172,15 @@ std::string run_help() {
         "Options given on the command line override the experiment file.\n\n"
         "Example:\n  mmlab run experiments/quick.ini --size 512:2048:512 --tiled.tile 16,32\n"
         "  mmlab run --algorithms naive --block 16x16,32x8 --shape 1041x1247x139 --trials auto\n\n"
-     << run_options()
+     << run_options(registry)
      << "\nExit status: 0 all configurations ran or were skipped; 1 a configuration failed\n"
         "verification; 2 bad input (nothing written); 130 interrupted (finished rows are kept;\n"
         "rerun with --resume to complete).\n";
   return os.str();
 }
 
-Settings parse_command_line(int argc, const char* const* argv) {
-  po::options_description desc = run_options();
+Settings parse_command_line(int argc, const char* const* argv, const Registry& registry) {
+  po::options_description desc = run_options(registry);
   desc.add_options()("experiment", po::value<std::string>());
   po::positional_options_description pos;
   pos.add("experiment", 1);
@@ -188,7 +188,7 @@ Settings parse_command_line(int argc, const char* const* argv) {
   try {
     po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
   } catch (const po::unknown_option& e) {
-    throw UsageError("unknown option '" + e.get_option_name() + "'; " + valid_keys_message());
+    throw UsageError("unknown option '" + e.get_option_name() + "'; " + valid_keys_message(registry));
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }
@@ -278,9 +278,9 @@ std::string origin_of(const std::string& key, const std::string& path) {
 
 }  // namespace
 
-Settings parse_experiment_file(const std::string& path) {
+Settings parse_experiment_file(const std::string& path, const Registry& registry) {
   std::istringstream in(experiment_text(path));
-  const po::options_description all = run_options();
+  const po::options_description all = run_options(registry);
   po::options_description file_options;
   for (const auto& opt : all.options()) {
     const std::string name = opt->long_name();
@@ -293,23 +293,24 @@ Settings parse_experiment_file(const std::string& path) {
     po::store(po::parse_config_file(in, file_options, false), vm);
   } catch (const po::unknown_option& e) {
     throw UsageError(origin_of(e.get_option_name(), path) + ": unknown key '" + e.get_option_name() + "'; " +
-                     valid_keys_message());
+                     valid_keys_message(registry));
   } catch (const po::error& e) {
     throw UsageError(path + ": " + e.what());
   }
   return to_settings(vm);
 }
 
-static std::vector<AlgorithmChoice> choose_algorithms(const Settings& cli, const Settings& file) {
+static std::vector<AlgorithmChoice> choose_algorithms(const Settings& cli, const Settings& file,
+                                                      const Registry& registry) {
   std::vector<AlgorithmChoice> out;
   const std::string list = resolve(cli, file, "algorithms", "all");
   std::vector<const Algorithm*> algorithms;
   if (list == "all") {
-    algorithms = registry();
+    algorithms = registry.all();
   } else {
     for (const std::string& name : split_list(list, "algorithms")) {
-      const Algorithm* a = find_algorithm(name);
-      if (!a) throw UsageError("unknown algorithm '" + name + "' (valid: " + algorithm_names() + ")");
+      const Algorithm* a = registry.find(name);
+      if (!a) throw UsageError("unknown algorithm '" + name + "' (valid: " + registry.names() + ")");
       algorithms.push_back(a);
     }
   }
@@ -418,13 +419,13 @@ static std::vector<Problem> choose_problems(const Settings& cli, const Settings&
   return sweep;
 }
 
-static RunPlan make_plan_unlocated(const Settings& cli, const Settings& file);
+static RunPlan make_plan_unlocated(const Settings& cli, const Settings& file, const Registry& registry);
 
 // A value error names where the value came from: the experiment file's line, or the option.
-RunPlan make_plan(const Settings& cli, const Settings& file) {
+RunPlan make_plan(const Settings& cli, const Settings& file, const Registry& registry) {
   g_source = nullptr;
   try {
-    return make_plan_unlocated(cli, file);
+    return make_plan_unlocated(cli, file, registry);
   } catch (const UsageError& e) {
     if (g_source == &file && file.count(g_key))
       throw UsageError(origin_of(g_key, "the experiment file") + ": " + g_key + " = " + file.at(g_key) +
@@ -435,10 +436,10 @@ RunPlan make_plan(const Settings& cli, const Settings& file) {
   }
 }
 
-static RunPlan make_plan_unlocated(const Settings& cli, const Settings& file) {
+static RunPlan make_plan_unlocated(const Settings& cli, const Settings& file, const Registry& registry) {
   RunPlan plan;
   plan.experiment = value_of(cli, "experiment");
-  auto algorithms = choose_algorithms(cli, file);
+  auto algorithms = choose_algorithms(cli, file, registry);
   const auto problems = choose_problems(cli, file, algorithms);
 
   std::vector<Scope> scopes;

@@ -36,11 +36,12 @@ struct RunPlan {
   int device = 0;
 };
 
-boost::program_options::options_description run_options();
-std::string run_help();
+// Every key of the registry's algorithms (their axes, variants and own problems) is an option.
+boost::program_options::options_description run_options(const Registry& registry);
+std::string run_help(const Registry& registry);
 
-Settings parse_command_line(int argc, const char* const* argv);  // argv[0] is "run"
-Settings parse_experiment_file(const std::string& path);
-RunPlan make_plan(const Settings& cli, const Settings& file);
+Settings parse_command_line(int argc, const char* const* argv, const Registry& registry);  // argv[0] is "run"
+Settings parse_experiment_file(const std::string& path, const Registry& registry);
+RunPlan make_plan(const Settings& cli, const Settings& file, const Registry& registry);
 
 }  // namespace mmlab

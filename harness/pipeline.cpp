@@ -1,25 +1,16 @@
-// One configuration, in four phases: check (can it run here?), prepare (buffers), verify (once,
-// against float64, output poisoned first), time (warm-up, then trials).
+// One configuration on one GPU or the host, in the four phases of pipeline.hpp.
+#include "harness/pipeline.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
 
 #include "runtime/cuda_check.hpp"
-#include "harness/runner.hpp"
+#include "runtime/job.hpp"
 #include "runtime/timing.hpp"
 
 namespace mmlab {
-
-const char* status_name(Status s) {
-  switch (s) {
-    case Status::ok: return "ok";
-    case Status::skipped: return "skipped";
-    case Status::failed: return "failed";
-    case Status::interrupted: return "interrupted";
-  }
-  return "?";
-}
 
 namespace {
 
@@ -135,21 +126,30 @@ void time(Workbench& bench, const Configuration& cfg, const DeviceInfo& device, 
   } else {
     timer = make_host_timer(&alg, args);
   }
-  for (int w = 0; w < timing.warmup; ++w) timer->untimed();
-  const auto start = std::chrono::steady_clock::now();
-  while (!should_stop(out.samples, timing.stop)) {
-    if (interrupted && interrupted->load()) {
-      out.status = Status::interrupted;
-      return;
-    }
-    out.samples.push_back(timer->trial_ms());
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (timing.stop.adaptive && elapsed > timing.max_seconds && !out.samples.empty()) break;
+  if (!run_trials([&] { timer->untimed(); }, [&] { return timer->trial_ms(); }, timing, interrupted, false,
+                  out.samples)) {
+    out.status = Status::interrupted;
+    return;
   }
   out.stats = summarize(out.samples);
 }
 
 }  // namespace
+
+bool run_trials(const std::function<void()>& warmup, const std::function<double()>& trial,
+                const TimingOptions& timing, const std::atomic<bool>* interrupted, bool collective,
+                std::vector<double>& samples) {
+  const auto agreed = [&](double v) { return collective ? max_over_ranks(v) : v; };
+  for (int w = 0; w < timing.warmup; ++w) warmup();
+  const auto start = std::chrono::steady_clock::now();
+  while (!should_stop(samples, timing.stop)) {
+    if (agreed(interrupted && interrupted->load() ? 1 : 0) > 0) return false;
+    samples.push_back(trial());
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (timing.stop.adaptive && agreed(elapsed) > timing.max_seconds) break;
+  }
+  return true;
+}
 
 Outcome run_configuration(Workbench& bench, const Configuration& cfg, const DeviceInfo& device,
                           AlgorithmStates& states, const TimingOptions* timing,

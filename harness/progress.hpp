@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/runner.hpp"
+#include "harness/outcome.hpp"
+#include "harness/sweep.hpp"
 
 namespace mmlab {
 

@@ -5,8 +5,8 @@
 #include <ctime>
 #include <fstream>
 
-#include "core/distributed.hpp"
 #include "core/schema.hpp"
+#include "runtime/job.hpp"
 
 namespace mmlab {
 

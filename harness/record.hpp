@@ -4,11 +4,11 @@
 #include <string>
 
 #include "core/csv.hpp"
-#include "harness/runner.hpp"
+#include "core/revision.hpp"
+#include "harness/options.hpp"
+#include "harness/outcome.hpp"
 
 namespace mmlab {
-
-const char* git_revision();  // generated at build time
 
 // "sm_90", "CUDA 13.0": versions as text that no CSV reader turns into a number.
 std::string compute_capability_text(const DeviceInfo& d);

@@ -2,6 +2,8 @@
 // Both files are streamed line by line (memory: the keys and run ids, not the files), and anything
 // mmlab would not have written (another header, a repeated header, a row of another width, a size
 // that is not a whole number) is a UsageError naming the file and line; nothing is rewritten then.
+#include "harness/resume.hpp"
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,7 +11,6 @@
 #include <cstring>
 #include <filesystem>
 
-#include "harness/runner.hpp"
 #include "core/schema.hpp"
 
 namespace mmlab {

@@ -10,11 +10,14 @@
 #include <iostream>
 #include <optional>
 
-#include "runtime/cuda_check.hpp"
 #include "core/distributed.hpp"
+#include "core/schema.hpp"
+#include "harness/pipeline.hpp"
 #include "harness/progress.hpp"
 #include "harness/record.hpp"
-#include "core/schema.hpp"
+#include "harness/resume.hpp"
+#include "runtime/cuda_check.hpp"
+#include "runtime/job.hpp"
 
 namespace mmlab {
 

@@ -7,21 +7,6 @@
 
 namespace mmlab {
 
-const char* scope_name(Scope s) {
-  switch (s) {
-    case Scope::kernel: return "kernel";
-    case Scope::batched: return "batched";
-    case Scope::end_to_end: return "end_to_end";
-  }
-  return "?";
-}
-
-Scope parse_scope(const std::string& text) {
-  for (Scope s : {Scope::kernel, Scope::batched, Scope::end_to_end})
-    if (text == scope_name(s)) return s;
-  throw UsageError("scope: unknown value '" + text + "' (valid: kernel, batched, end_to_end)");
-}
-
 std::vector<std::string> split_list(const std::string& text, const std::string& what) {
   std::vector<std::string> out;
   std::string item;
@@ -110,8 +95,6 @@ std::vector<Configuration> with_inputs(const std::vector<Configuration>& configu
   }
   return out;
 }
-
-const char* l2_flush_name(bool on) { return on ? "on" : "off"; }
 
 std::string Configuration::key() const {
   return configuration_key(algorithm->name, params.variant(), params.canonical(), problem.m, problem.n,

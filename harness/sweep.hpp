@@ -7,17 +7,9 @@
 #include <vector>
 
 #include "core/algorithm.hpp"
+#include "core/scope.hpp"
 
 namespace mmlab {
-
-enum class Scope {
-  kernel,      // one launch per trial, event-timed
-  batched,     // a CUDA graph of `repeats` launches per trial; time / repeats
-  end_to_end,  // copy A and B in, launch, copy C out (as the 2013 paper timed)
-};
-const char* scope_name(Scope s);
-const char* l2_flush_name(bool on);          // "off" / "on", as the CLI and the CSV say it
-Scope parse_scope(const std::string& text);  // throws UsageError
 
 // "a,b , c" -> {"a","b","c"}; empty items are an error.
 std::vector<std::string> split_list(const std::string& text, const std::string& what);

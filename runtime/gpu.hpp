@@ -1,5 +1,6 @@
-// The harness's GPU services: device query, owned buffers, inputs, the float64 reference and the
-// comparison against it. Algorithms never use these; they receive buffers they did not allocate.
+// GPU services: device query, owned buffers, inputs, the float64 reference and the comparison
+// against it. The harness makes a problem's operands with them; an algorithm receives its operands
+// and workspace and uses at most a Buffer of its own (tf32x3's one-int probe of the build).
 #pragma once
 
 #include <cstddef>

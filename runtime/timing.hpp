@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "core/algorithm.hpp"
-#include "harness/sweep.hpp"
+#include "core/scope.hpp"
 
 namespace mmlab {
 

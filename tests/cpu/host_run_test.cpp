@@ -2,7 +2,8 @@
 // host bug caught.
 #include <gtest/gtest.h>
 
-#include "harness/runner.hpp"
+#include "harness/pipeline.hpp"
+#include "tests/lab.hpp"
 
 namespace mmlab {
 namespace {
@@ -14,7 +15,7 @@ DeviceInfo no_gpu() {
 }
 
 TEST(HostRun, EigenMatchesFloat64OnAwkwardShapes) {
-  const Algorithm& eigen = *find_algorithm("eigen");
+  const Algorithm& eigen = *test::lab().find("eigen");
   AlgorithmStates states;
   for (const Problem p : {Problem{1, 1, 1}, Problem{7, 7, 7}, Problem{17, 33, 65}, Problem{127, 129, 131},
                           Problem{1041, 1247, 139}, Problem{535, 792, 414}}) {
@@ -35,7 +36,7 @@ TEST(HostRun, GpuAlgorithmsAreSkippedWithTheReason) {
   Params params("default");
   params.set("tile", "16");
   const Outcome o = run_configuration(
-      bench, {find_algorithm("tiled"), params, {8, 8, 8}, Scope::kernel, false}, no_gpu(), states, nullptr);
+      bench, {test::lab().find("tiled"), params, {8, 8, 8}, Scope::kernel, false}, no_gpu(), states, nullptr);
   EXPECT_EQ(o.status, Status::skipped);
   EXPECT_EQ(o.reason, "no CUDA GPU (test)");
 }
@@ -63,7 +64,7 @@ TEST(HostRun, AWrongHostAlgorithmFailsVerification) {
 
   TimingOptions t;
   const Outcome batched = run_configuration(
-      bench, {find_algorithm("eigen"), Params("default"), {40, 30, 20}, Scope::batched, false}, no_gpu(),
+      bench, {test::lab().find("eigen"), Params("default"), {40, 30, 20}, Scope::batched, false}, no_gpu(),
       states, &t);
   EXPECT_EQ(batched.status, Status::skipped);
 }

@@ -5,8 +5,21 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/lab.hpp"
+
 namespace mmlab {
 namespace {
+
+// The option functions with mmlab's own registry.
+RunPlan make_plan(const Settings& cli, const Settings& file) {
+  return mmlab::make_plan(cli, file, test::lab());
+}
+Settings parse_command_line(int argc, const char* const* argv) {
+  return mmlab::parse_command_line(argc, argv, test::lab());
+}
+Settings parse_experiment_file(const std::string& path) {
+  return mmlab::parse_experiment_file(path, test::lab());
+}
 
 std::string params_of(const RunPlan& plan, const std::string& algorithm) {
   std::string out;

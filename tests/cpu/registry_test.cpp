@@ -5,13 +5,14 @@
 
 #include "core/algorithm.hpp"
 #include "harness/sweep.hpp"
+#include "tests/lab.hpp"
 
 namespace mmlab {
 namespace {
 
 TEST(Registry, EveryDescriptorIsComplete) {
   std::set<std::string> names;
-  for (const Algorithm* a : registry()) {
+  for (const Algorithm* a : test::lab().all()) {
     SCOPED_TRACE(a->name);
     EXPECT_TRUE(names.insert(a->name).second) << "duplicate name";
     EXPECT_FALSE(a->summary.empty());
@@ -28,8 +29,8 @@ TEST(Registry, EveryDescriptorIsComplete) {
     }
     EXPECT_GT(a->flop_count({3, 5, 7}), 0.0);
   }
-  for (const Algorithm* a : registry()) EXPECT_EQ(find_algorithm(a->name), a);
-  EXPECT_EQ(find_algorithm("nope"), nullptr);
+  for (const Algorithm* a : test::lab().all()) EXPECT_EQ(test::lab().find(a->name), a);
+  EXPECT_EQ(test::lab().find("nope"), nullptr);
 }
 
 // The compiled set is the one list: every compiled point names a variant of the descriptor and
@@ -37,7 +38,7 @@ TEST(Registry, EveryDescriptorIsComplete) {
 // constraints `mmlab list` prints name them.
 TEST(Registry, CompiledSetsAreTheOneList) {
   std::size_t governed = 0;
-  for (const Algorithm* a : registry()) {
+  for (const Algorithm* a : test::lab().all()) {
     SCOPED_TRACE(a->name);
     for (const CompiledPoint& p : a->compiled.points()) {
       ASSERT_TRUE(a->find_variant(p.variant)) << p.variant;
@@ -64,7 +65,7 @@ TEST(Registry, CompiledSetsAreTheOneList) {
 // `all` on every axis enumerates exactly the compiled points of a governed variant: each of them
 // once, nothing uncompiled; and a point off the list is reported with the list.
 TEST(Registry, SweepsEnumerateOnlyCompiledPoints) {
-  for (const Algorithm* a : registry()) {
+  for (const Algorithm* a : test::lab().all()) {
     SCOPED_TRACE(a->name);
     AxisValues all;
     for (const Axis& x : a->axes) all.emplace_back(x.name, x.values);
@@ -82,7 +83,7 @@ TEST(Registry, SweepsEnumerateOnlyCompiledPoints) {
       for (const Params& p : points) EXPECT_FALSE(a->compiled.missing(a->name, p)) << p.canonical();
     }
   }
-  const Algorithm& tiled = *find_algorithm("tiled");
+  const Algorithm& tiled = *test::lab().find("tiled");
   Params odd("default");
   odd.set("tile", "48");
   const auto why = tiled.compiled.missing("tiled", odd);

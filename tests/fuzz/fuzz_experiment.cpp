@@ -11,7 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = fuzz::scratch() + "/e.ini";
   fuzz::write_file(path, std::string(reinterpret_cast<const char*>(data), size));
   try {
-    (void)make_plan({}, parse_experiment_file(path));
+    (void)make_plan({}, parse_experiment_file(path, fuzz::registry()), fuzz::registry());
   } catch (const UsageError&) {
   }
   return 0;

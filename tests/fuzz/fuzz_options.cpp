@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/options.hpp"
 #include "core/params.hpp"
+#include "harness/options.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -24,8 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
   try {
-    const Settings cli = parse_command_line(int(argv.size()), argv.data());
-    if (!cli.count("experiment")) (void)make_plan(cli, {});
+    const Settings cli = parse_command_line(int(argv.size()), argv.data(), fuzz::registry());
+    if (!cli.count("experiment")) (void)make_plan(cli, {}, fuzz::registry());
   } catch (const UsageError&) {
   }
   // The same words through the value parsers directly.
@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)parse_bounded(a, "fuzz", 0, ~0ull);
     } catch (const UsageError&) {
     }
-    for (const Axis& axis : find_algorithm("axes")->axes) try {
+    for (const Axis& axis : fuzz::registry().find("axes")->axes) try {
         (void)canonical_value(axis, a);
       } catch (const UsageError&) {
       }

@@ -1,6 +1,7 @@
 // The fuzz targets' registry (see fuzz_support.hpp): eigen, and `axes`, a host descriptor with an
 // integer, a shape, a choice and a grid axis and two variants. Never run: only parsed against.
 #include "core/algorithm.hpp"
+#include "tests/fuzz/fuzz_support.hpp"
 
 namespace mmlab {
 
@@ -26,8 +27,8 @@ const Algorithm& axes() {
 }
 }  // namespace
 
-const std::vector<const Algorithm*>& registry() {
-  static const std::vector<const Algorithm*> all = {&algorithms::eigen(), &axes()};
+const Registry& fuzz::registry() {
+  static const Registry all{{&algorithms::eigen(), &axes()}};
   return all;
 }
 

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "harness/runner.hpp"
 #include "core/schema.hpp"
+#include "harness/resume.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

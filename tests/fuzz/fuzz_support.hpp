@@ -11,7 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "core/algorithm.hpp"
+
 namespace mmlab::fuzz {
+
+const Registry& registry();  // fuzz_registry.cpp: eigen and `axes`
 
 inline const std::string& scratch() {
   static const std::string dir = [] {

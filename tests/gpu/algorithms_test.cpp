@@ -76,7 +76,7 @@ TEST_P(EveryAlgorithm, MatchesFloat64OnHarderInputs) {
               alg.name.c_str(), verified);
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, EveryAlgorithm, ::testing::ValuesIn(registry()),
+INSTANTIATE_TEST_SUITE_P(Registry, EveryAlgorithm, ::testing::ValuesIn(test::lab().all()),
                          [](const auto& info) { return info.param->name; });
 
 }  // namespace

@@ -4,8 +4,8 @@
 
 #include <cstdio>
 
-#include "core/distributed.hpp"
 #include "runtime/gpu.hpp"
+#include "runtime/job.hpp"
 
 namespace mmlab {
 const char* git_revision();

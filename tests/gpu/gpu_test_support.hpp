@@ -5,7 +5,8 @@
 #include <cstdlib>
 #include <vector>
 
-#include "harness/runner.hpp"
+#include "harness/pipeline.hpp"
+#include "tests/lab.hpp"
 
 namespace mmlab::test {
 

@@ -11,6 +11,7 @@
 #include "core/csv.hpp"
 #include "core/random.hpp"
 #include "core/schema.hpp"
+#include "harness/runner.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 #include "tests/gpu/planted_bugs.hpp"
 
@@ -76,7 +77,7 @@ TEST(Timing, EveryScopeAndTheL2FlushProduceSamples) {
   TimingOptions t;
   t.stop.min_trials = t.stop.max_trials = 7;
   t.repeats = 5;
-  const Algorithm& cublas = *find_algorithm("cublas");
+  const Algorithm& cublas = *test::lab().find("cublas");
   for (Scope s : {Scope::kernel, Scope::batched, Scope::end_to_end})
     for (bool flush : {false, true}) {
       const Outcome o = run_once(cublas, {512, 512, 512}, Params("default"), &t, s, flush);
@@ -94,7 +95,7 @@ TEST(Timing, CublasReachesAKnownShareOfThePeakAt4096) {
   // is the device's own: SMs x FP32 lanes x 2 x clock.
   TimingOptions t;
   t.stop.min_trials = t.stop.max_trials = 10;
-  const Outcome o = run_once(*find_algorithm("cublas"), {4096, 4096, 4096}, Params("default"), &t);
+  const Outcome o = run_once(*test::lab().find("cublas"), {4096, 4096, 4096}, Params("default"), &t);
   ASSERT_EQ(o.status, Status::ok) << o.reason;
   const double gflops = 2.0 * 4096.0 * 4096 * 4096 / (o.stats.median * 1e-3) / 1e9;
   const double peak = device().fp32_peak_gflops();
@@ -107,11 +108,11 @@ TEST(Timing, CublasReachesAKnownShareOfThePeakAt4096) {
 TEST(Limits, OversizedBlocksAndProblemsAreSkippedWithAReason) {
   Params big_block("default");
   big_block.set("block", "64x32");
-  const Outcome threads = run_once(*find_algorithm("naive"), {64, 64, 64}, big_block);
+  const Outcome threads = run_once(*test::lab().find("naive"), {64, 64, 64}, big_block);
   EXPECT_EQ(threads.status, Status::skipped);
   EXPECT_NE(threads.reason.find("2048 threads"), std::string::npos) << threads.reason;
 
-  const Outcome memory = run_once(*find_algorithm("cublas"), {200000, 200000, 200000});
+  const Outcome memory = run_once(*test::lab().find("cublas"), {200000, 200000, 200000});
   EXPECT_EQ(memory.status, Status::skipped);
   EXPECT_NE(memory.reason.find("device memory"), std::string::npos) << memory.reason;
 }
@@ -129,7 +130,7 @@ TEST(Faults, StickyErrorIsRecordedAndStopsTheRun) {
     RunPlan plan;
     plan.output = out, plan.samples_output = samples_path_for(out);
     plan.timing.stop.min_trials = plan.timing.stop.max_trials = 3;
-    const Algorithm& cublas = *find_algorithm("cublas");
+    const Algorithm& cublas = *test::lab().find("cublas");
     plan.configurations = {{&cublas, Params("default"), {64, 64, 64}},
                            {&test::traps(), Params("default"), {64, 64, 64}},
                            {&cublas, Params("default"), {128, 128, 128}}};

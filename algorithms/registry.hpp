@@ -1,0 +1,34 @@
+// The single-process algorithms of the lab, in listing order (the ladder): each file in algorithms/
+// defines mmlab::algorithms::<name>(), its descriptor. The distributed ones are listed in
+// distributed/registry.hpp; mmlab's main joins the two lists into its Registry.
+#pragma once
+
+#include <vector>
+
+#include "core/algorithm.hpp"
+
+#define MMLAB_SINGLE_PROCESS_ALGORITHMS(X) \
+  X(naive)                                 \
+  X(tiled)                                 \
+  X(tiled_ilp)                             \
+  X(warptile_1d)                           \
+  X(outer_product)                         \
+  X(register_tiled)                        \
+  X(tma_tiled)                             \
+  X(tf32x3)                                \
+  X(cannon)                                \
+  X(dns)                                   \
+  X(cluster_cannon)                        \
+  X(cluster_dns)                           \
+  X(cublas)                                \
+  X(eigen)
+
+namespace mmlab::algorithms {
+
+#define MMLAB_DECLARE(name) const Algorithm& name();
+MMLAB_SINGLE_PROCESS_ALGORITHMS(MMLAB_DECLARE)
+#undef MMLAB_DECLARE
+
+std::vector<const Algorithm*> single_process();  // the list above, in its order
+
+}  // namespace mmlab::algorithms

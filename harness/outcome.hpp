@@ -1,0 +1,51 @@
+// What one configuration came to: its status, what ran, its verdict and samples. The pipelines
+// (pipeline.hpp) make it; the row (record.hpp), the progress line and the runner read it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/algorithm.hpp"
+#include "core/stats.hpp"
+#include "core/verification.hpp"
+
+namespace mmlab {
+
+enum class Status { ok, skipped, failed, interrupted };
+
+inline const char* status_name(Status s) {
+  switch (s) {
+    case Status::ok: return "ok";
+    case Status::skipped: return "skipped";
+    case Status::failed: return "failed";
+    case Status::interrupted: return "interrupted";
+  }
+  return "?";
+}
+
+// What a distributed configuration adds to its row (medians over the trials; per trial, the
+// slowest rank's time and each phase's maximum over ranks).
+struct DistributedOutcome {
+  int ranks = 1, gpus = 0;
+  std::string grid, engine;
+  double compute_ms = 0, comm_ms = 0, wait_ms = 0;
+  double overlap = 0;  // the share of the communication hidden behind the products
+  double predicted_ms = 0, link_gbs = 0, local_gflops = 0;
+  double verified_entries = 0;  // entries of C checked against float64 (all of them, or a sample)
+};
+
+struct Outcome {
+  Status status = Status::ok;
+  std::string reason;
+  Params resolved;  // what ran (the algorithm's resolve(), or the parameters as given)
+  LaunchConfig launch;
+  bool launch_known = false;     // false: the algorithm does not say (e.g. a library call)
+  std::size_t device_bytes = 0;  // A, B, C and the workspace this configuration used
+  std::optional<Verdict> verdict;
+  std::vector<double> samples;  // ms per launch, in trial order
+  Stats stats;
+  std::optional<DistributedOutcome> distributed;
+};
+
+}  // namespace mmlab

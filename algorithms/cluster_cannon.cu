@@ -23,8 +23,8 @@
 // whole clusters. Any m, n, k (rows not 16-byte aligned are padded first, as in register_tiled). Example:
 // mmlab run --algorithms cluster_cannon,register_tiled,cublas --torus 2,4 --size 4096
 #include "algorithms/kernels/aligned.cuh"
-#include "algorithms/ptx/dsmem.cuh"
 #include "algorithms/kernels/register_tiled_quads.cuh"
+#include "algorithms/ptx/dsmem.cuh"
 
 namespace mmlab {
 namespace {
@@ -39,7 +39,7 @@ __global__ void __launch_bounds__(Quads<kTile, kTile, kDepth, kQN>::kThreads,
   using S = Quads<kTile, kTile, kDepth, kQN>;
   constexpr unsigned kBytesA = S::kTileA * sizeof(float), kBytesB = S::kTileB * sizeof(float);
   extern __shared__ __align__(128) float smem[];  // kStages x [A (BK, BM + 4) transposed, B], mbarriers
-  const unsigned base = smem_address(smem), bars = base + kStages * S::kStage * sizeof(float);
+  const unsigned base = shared_address(smem), bars = base + kStages * S::kStage * sizeof(float);
   auto stage = [&](int t) { return smem + (t % kStages) * S::kStage; };
   auto stage_address = [&](int t) { return base + unsigned((t % kStages) * S::kStage * sizeof(float)); };
   auto full = [&](int t) { return bars + unsigned(8 * (t % kStages)); };  // tile t has landed here
@@ -84,7 +84,8 @@ __global__ void __launch_bounds__(Quads<kTile, kTile, kDepth, kQN>::kThreads,
       if (pushed(t + 1)) fence_async_shared();  // its writes before the push reads them
     } else {
       if (threadIdx.x == 0) mbarrier_expect_bytes(full(t), kBytesA + kBytesB);
-      mbarrier_wait(full(t), (full_parity >> (t % kStages)) & 1);  // both neighbours' copies have landed
+      mbarrier_wait_cluster(full(t),
+                            (full_parity >> (t % kStages)) & 1);  // both neighbours' copies have landed
       full_parity ^= 1u << (t % kStages);
     }
     if (threadIdx.x == 0) bulk_wait_read();  // the last push has read its stage
@@ -92,13 +93,13 @@ __global__ void __launch_bounds__(Quads<kTile, kTile, kDepth, kQN>::kThreads,
     if (threadIdx.x == 0) {
       // Tile t - 1's stage is free here; if a push refills it, tell its senders.
       if (t > 0 && pushed(t - 1 + kStages))
-        mbarrier_arrive_peer(peer_address(free(t - 1), right)),
-            mbarrier_arrive_peer(peer_address(free(t - 1), down));
+        mbarrier_arrive_cluster(peer_address(free(t - 1), right)),
+            mbarrier_arrive_cluster(peer_address(free(t - 1), down));
       if (pushed(t + 1)) {
         // Tile t + 1 of the left neighbour is this tile's A; of the upper one, its B. Their stage
         // (t + 1) % STAGES must have been freed by both (it held tile t + 1 - STAGES).
         if (t + 1 >= kStages) {
-          mbarrier_wait(free(t + 1), (free_parity >> ((t + 1) % kStages)) & 1);
+          mbarrier_wait_cluster(free(t + 1), (free_parity >> ((t + 1) % kStages)) & 1);
           free_parity ^= 1u << ((t + 1) % kStages);
         }
         bulk_copy_to_peer(peer_address(stage_address(t + 1), left), stage_address(t), kBytesA,

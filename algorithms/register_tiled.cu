@@ -19,17 +19,17 @@
 // Any m, n, k.
 // `split` > 1 divides k over blockIdx.z and adds the partial tiles into C (zeroed first) atomically.
 // Variants: `tuned` picks the kernel and the split by a cost model of waves over the device's SMs
-// (below; fitted to experiments/flagship-shape-model.ini); `manual` takes them from the axes.
+// (algorithms/kernels/register_tiled_model.hpp); `manual` takes them from the axes.
 // Example: mmlab run --algorithms register_tiled,cublas --size 1024:8192:1024
 #include <algorithm>
-#include <cmath>
-#include <iterator>
 #include <vector>
 
 #include "algorithms/kernels/aligned.cuh"
 #include "algorithms/kernels/common.cuh"
+#include "algorithms/kernels/register_tiled_model.hpp"
 #include "algorithms/kernels/register_tiled_natural.cuh"
 #include "algorithms/kernels/register_tiled_quads.cuh"
+#include "algorithms/kernels/split_k.hpp"
 
 namespace mmlab {
 namespace {
@@ -39,18 +39,11 @@ const std::vector<Variant> kVariants = {
     {"tuned", "kernel and k split chosen by a cost model of waves over the device's SMs"},
     {"manual", "all from the axes"}};
 
-struct Choice {
-  long bm, bn, bk, wm, wn, stages, split;
-};
+using Choice = RegisterTile;
 
 Choice choice(const Params& q) {  // of resolved (manual) parameters
   const Shape2 t = q.shape("tile"), w = q.shape("warp");
   return {t.x, t.y, q.integer("depth"), w.x, w.y, q.integer("stages"), q.integer("split")};
-}
-
-long k_per_split(long k, const Choice& ch) {
-  const long per = (k + ch.split - 1) / ch.split;
-  return (per + ch.bk - 1) / ch.bk * ch.bk;  // whole k tiles per split
 }
 
 long threads_of(const Choice& ch) { return 32 * (ch.bm / ch.wm) * (ch.bn / ch.wn); }
@@ -78,32 +71,13 @@ LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   const Choice ch = choice(q);
   LaunchConfig lc;
   lc.block = {unsigned(threads_of(ch)), 1, 1};
-  lc.grid = {ceil_div(p.n, ch.bn), ceil_div(p.m, ch.bm), ceil_div(p.k, k_per_split(p.k, ch))};
+  lc.grid = {ceil_div(p.n, ch.bn), ceil_div(p.m, ch.bm), unsigned(split_k(p.k, ch.bk, ch.split).blocks)};
   lc.shared_bytes = shared_bytes(ch);
   return lc;
 }
 
-// The `tuned` choice: every candidate kernel x k split priced by a cost model of waves over the
-// device's SMs, the cheapest chosen (docs/flagship-notes.md, round two). A kernel holds `o` blocks
-// per SM (its occupancy on this device); B blocks of S k steps (16 deep) run as full waves of o
-// blocks per SM and a last wave of j < o. A wave costs S x (a (1 - l) + o b l), l = (j - 1) / (o - 1):
-// a is a step with one block on the SM, o b a step with o of them. Plus a launch cost t0, the split's
-// zeroing and atomic adds (per element of C and split), and the padded copies of unaligned operands
-// (per element). a, b and the rest were fitted on the H100 (relative least squares) to
-// experiments/flagship-shape-model.ini (40 random shapes x every kernel below x split 1...16; the
-// 64-row tiles in a run of their own, data/flagship/64-row/) and experiments/flagship-tuning.ini;
-// the held-out check is experiments/random-shapes.ini (steps 11-13 of the notes). Where
-// several candidates are within 8% of the cheapest, the 8x16 quads kernel (the highest FFMA share,
-// docs/flagship-notes.md) is taken if it fills at least one wave: the model prices steady state no
-// better than that.
-struct Candidate {
-  Choice kernel;  // split 1; each is priced at every split
-  int occupancy;  // blocks per SM on the H100 (from ptxas: registers, shared memory); the device's own when
-                  // present
-  double a, b;    // ms per k step of a wave: one block per SM; per block at full occupancy
-  int (*blocks_per_sm)();
-};
-
+// The `tuned` choice (algorithms/kernels/register_tiled_model.hpp), with the fitted kernels'
+// occupancies on this device, asked once (the H100's when there is no GPU).
 template <int kBM, int kBN, int kWM, int kWN, int kStages>
 int blocks_per_sm() {
   const Choice ch{kBM, kBN, 16, kWM, kWN, kStages, 1};
@@ -115,84 +89,19 @@ int blocks_per_sm() {
   return blocks;
 }
 
-#define MMLAB_CANDIDATE(BM, BN, WM, WN, S, O, A, B) \
-  { {BM, BN, 16, WM, WN, S, 1}, O, A, B, blocks_per_sm<BM, BN, WM, WN, S> }
-// clang-format off
-const Candidate kCandidates[] = {
-  MMLAB_CANDIDATE(64, 64, 64, 32, 3, 8, 0.0009360, 0.0004389),
-  MMLAB_CANDIDATE(64, 128, 32, 64, 3, 4, 0.0007997, 0.0006656),
-  MMLAB_CANDIDATE(64, 256, 32, 64, 3, 2, 0.0015168, 0.0013914),
-  MMLAB_CANDIDATE(128, 64, 32, 64, 4, 4, 0.0010443, 0.0007208),
-  MMLAB_CANDIDATE(128, 64, 64, 32, 3, 4, 0.0011168, 0.0008086),
-  MMLAB_CANDIDATE(128, 64, 64, 64, 3, 4, 0.0025566, 0.0008557),
-  MMLAB_CANDIDATE(128, 128, 32, 64, 2, 2, 0.0015832, 0.0013686),
-  MMLAB_CANDIDATE(128, 128, 32, 128, 2, 2, 0.0027763, 0.0014138),
-  MMLAB_CANDIDATE(128, 128, 64, 32, 3, 2, 0.0017438, 0.0016224),
-  MMLAB_CANDIDATE(128, 128, 64, 64, 3, 2, 0.0025326, 0.0016123),
-  MMLAB_CANDIDATE(128, 256, 32, 128, 2, 1, 0.0029992, 0.0),
-  MMLAB_CANDIDATE(128, 256, 64, 64, 3, 1, 0.0032469, 0.0)};
-// clang-format on
-#undef MMLAB_CANDIDATE
-constexpr double kLaunchMs = 0.022876, kSplitMsPerElement = 3.6353e-9, kPadMsPerElement = 5.5980e-9;
-constexpr long kSplits[] = {1, 2, 3, 4, 6, 8, 12, 16};
-constexpr double kNearlyCheapest = 1.08;
-const Choice kPreferred = {128, 128, 16, 32, 128, 2, 1};
-
-// Occupancies on this device, asked once (the H100's when there is no GPU).
 const std::vector<int>& occupancies(const DeviceInfo& d) {
-  static std::vector<int> on_device;
-  static std::vector<int> fitted;
-  if (fitted.empty())
-    for (const Candidate& c : kCandidates) fitted.push_back(c.occupancy);
+  static const std::vector<int> fitted = fitted_occupancies();
   if (!d.present) return fitted;
-  if (on_device.empty())
-    for (const Candidate& c : kCandidates) on_device.push_back(std::max(1, c.blocks_per_sm()));
+  static const std::vector<int> on_device = [] {
+#define MMLAB_OCCUPANCY(BM, BN, WM, WN, S, ...) std::max(1, blocks_per_sm<BM, BN, WM, WN, S>()),
+    return std::vector<int>{MMLAB_REGISTER_TILED_FITTED(MMLAB_OCCUPANCY)};
+#undef MMLAB_OCCUPANCY
+  }();
   return on_device;
 }
 
-struct Priced {
-  Choice choice;
-  double ms;
-  bool fills_a_wave;
-};
-
-Priced price(const Candidate& c, int occupancy, long split, const Problem& p, double sms) {
-  Choice ch = c.kernel;
-  ch.split = split;
-  const double tiles = double(ceil_div(p.m, ch.bm)) * double(ceil_div(p.n, ch.bn));
-  const long per = k_per_split(p.k, ch);
-  const double blocks = tiles * double(ceil_div(p.k, per)), steps = double(per / 16);
-  const double o = occupancy, per_wave = o * sms;
-  const double full = std::floor(blocks / per_wave), rest = blocks - full * per_wave;
-  auto wave = [&](double j) {  // j blocks per SM
-    const double l = o > 1 ? (j - 1) / (o - 1) : 0;
-    return steps * (c.a * (1 - l) + o * c.b * l);
-  };
-  double ms = full * wave(o) + (rest > 0 ? wave(std::ceil(rest / sms)) : 0) + kLaunchMs;
-  if (split > 1) ms += kSplitMsPerElement * double(p.m) * double(p.n) * double(split);
-  ms += kPadMsPerElement *
-        ((p.k % 4 ? double(p.m) * double(p.k) : 0) + (p.n % 4 ? double(p.k) * double(p.n) : 0));
-  return {ch, ms, blocks >= per_wave};
-}
-
 Choice tuned(const Problem& p, const DeviceInfo& d) {
-  const double sms = d.sm_count > 0 ? d.sm_count : 132;
-  const std::vector<int>& occupancy = occupancies(d);
-  std::vector<Priced> all;
-  for (std::size_t i = 0; i < std::size(kCandidates); ++i)
-    for (long split : kSplits)
-      if (split == 1 || (p.k + split - 1) / split >= 16)
-        all.push_back(price(kCandidates[i], occupancy[i], split, p, sms));
-  const auto cheaper = [](const Priced& x, const Priced& y) { return x.ms < y.ms; };
-  std::sort(all.begin(), all.end(), cheaper);
-  for (const Priced& x : all) {
-    if (x.ms > all.front().ms * kNearlyCheapest) break;
-    const Choice& c = x.choice;
-    if (c.bm == kPreferred.bm && c.bn == kPreferred.bn && c.wm == kPreferred.wm && c.wn == kPreferred.wn &&
-        x.fills_a_wave)
-      return c;
-  }
-  return all.front().choice;
+  return cheapest_register_tile(p, d.sm_count > 0 ? d.sm_count : 132, occupancies(d));
 }
 
 Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) {
@@ -250,8 +159,8 @@ void run(const RunArgs& r) {
   const LaunchConfig lc = launch(p, *r.params, *r.device);
   const Operands o = aligned_operands(r);
   const bool split = lc.grid.z > 1;
-  if (split) MMLAB_CHECK(cudaMemsetAsync(r.c, 0, sizeof(float) * p.m * p.n, r.stream));
-  kKernels.at (*r.params)(r, o, lc, int(k_per_split(p.k, ch)), split);
+  if (split) zero_for_split_k(r);
+  kKernels.at (*r.params)(r, o, lc, int(split_k(p.k, ch.bk, ch.split).k_per_block(ch.bk)), split);
   MMLAB_CHECK_LAUNCH();
 }
 

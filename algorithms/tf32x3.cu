@@ -1,58 +1,20 @@
-// tf32x3: FP32 accuracy from the tensor cores (TF32, or FP16 after scaling: half3, half2, below).
-// Each operand x is split into a TF32 high part
-// big = rn_tf32(x) and a low part small = rn_tf32(x - big) (x - big is exact in FP32); the product
-// a b = big_a big_b + big_a small_b + small_a big_b + small_a small_b is computed without its last
-// term (below FP32's rounding) as three TF32 tensor-core products accumulated in FP32, the small ones
-// first. The tensor cores' FP32 accumulation does not round to nearest: summed over all of k inside
-// the mma, the error grew like k (3.1e-5 at 4096, 6.2e-5 at 8192 against float64, 10x and 15x cuBLAS
-// SGEMM; data/tf32x3/history/). So each k tile's products go into a fragment of their own and are
-// added into the FP32 accumulators with ordinary (round-to-nearest) adds.
-//
-// Source: the split-precision ("3xTF32") technique of the tensor-core emulation literature, as CUTLASS
-// ships it for sm_80; written here for this lab, with mma.sync and with Hopper's wgmma.
-//
-// Variants (the number is the count of tensor-core products):
-//   split3, split2  mma.sync m16n8k8. A 128 x 128 block tile, 8 warps of 64 x 32 (4 x 4 tiles of m16n8
-//                   per warp), k tiles of 16 in STAGES shared-memory buffers filled by 16-byte cp.async:
-//                   A as (BM, 16 + 4) and B as (16, BN + 8), pitches at which the fragment loads of a
-//                   warp fall on 32 distinct banks; operands split in registers as they are loaded.
-//   wgmma3, wgmma2  wgmma m64n128k8 (sm_90a). One producer thread and two consumer warpgroups of
-//                   64 x 128. TMA lands each k tile of 32 (A 128 x 32 in the 128-byte swizzle, B 32 x 128)
-//                   in one of STAGES raw buffers (an mbarrier says when; another, when all consumers have
-//                   read it). While the tensor cores multiply tile t, the consumers prepare tile t + 1:
-//                   B split into big and small parts and transposed (wgmma reads TF32 from shared memory
-//                   only K-major), written in wgmma's 128-byte-swizzled layout into the other of two
-//                   operand buffers; A read and split into each thread's own register fragment (wgmma
-//                   takes A from registers, which spares shared memory its writes and the products'
-//                   reads of A). mbarriers pass the operand buffers between the two warpgroups
-//                   (written by all, read by all), so they drift apart and one multiplies while the
-//                   other adds and splits.
-//   presplit3,      a pass over A and B writes their big and small parts once, K-major (B^T), as four
-//   presplit2       arrays in the workspace; then a plain TF32 wgmma product (a producer thread, two
-//                   consumer warpgroups of 64 x 128, STAGES buffers) reads all four by TMA in the 128-byte
-//                   swizzle and multiplies by descriptors: nothing is split or transposed in the k loop.
-//                   Axis `split` divides k over blockIdx.z (partial tiles added into C atomically);
-//                   `auto` for shapes with fewer output tiles than SMs.
-//   half3, half2    the presplit path with FP16 parts (algorithms/kernels/tf32_split.cuh): FP16 has TF32's 11
-//                   significant bits, so big + small hold what TF32's do, but the tensor cores multiply
-//                   FP16 at twice TF32's rate and the four arrays take half the bytes. FP16's exponent
-//                   (2^-24 ... 65504) is the catch: the pass first finds each row of A's and each column
-//                   of B's largest |x| and scales the row (column) by the power of two 2^e that puts it in
-//                   [2^14, 2^15); the epilogue multiplies C(i, j) by 2^-(e_i + f_j), exact. Values
-//                   within 2^17 of their row's (column's) largest keep TF32-split precision; smaller ones
-//                   an absolute error of 2^-39 of the largest (FP16 subnormals), which a sum |a b| that
-//                   the largest values share hides. (The 2^11-scaled small parts of Ootomo & Yokota,
-//                   "Recovering single precision accuracy from Tensor Cores while surpassing the FP32
-//                   theoretical peak performance", IJHPCA 2022, would need the three products at two
-//                   scales, so two accumulators: registers this kernel does not have.)
-// split2, wgmma2, presplit2 and half2 split A only: big_a b' + small_a b' with b' = rn_tf32(b); one product
-// fewer, and the error of rounding b to TF32 stays (judged by the tf32 tolerance: a point on the frontier
-// between TF32 and FP32, not an FP32 kernel). Rounding is always to nearest (`cvt.rna.tf32.f32`), never
-// truncation. Rows past m and columns past n are never stored; mma.sync reads clamped addresses and
-// zero-fills k past the end, TMA zero-fills all three; rows not 16-byte aligned are padded first
-// (algorithms/kernels/aligned.cuh; the presplit pass pads k to 16 bytes of parts itself). Any m, n, k. Example:
+// tf32x3: FP32 accuracy from the tensor cores. Each operand x is split into a high part big = rn(x)
+// and a low part small = rn(x - big) (TF32, or FP16 after scaling each row of A and column of B by a
+// power of two); a b = big big + big small + small big (small small lies below FP32's rounding) as
+// three tensor-core products, each k tile's products added into FP32 accumulators by ordinary
+// round-to-nearest adds (summed inside the mma over all of k, the error grew like k).
+// Source: the split-precision ("3xTF32") technique as CUTLASS ships it for sm_80; FP16 parts after
+// Ootomo & Yokota, IJHPCA 2022. Each variant's work split, and why: docs/tf32x3-notes.md.
+// Variants (the number counts the products; the 2s split A only and are judged as TF32):
+//   split3, split2        mma.sync m16n8k8: 128 x 128 tiles of 8 warps, cp.async stages
+//   wgmma3, wgmma2        wgmma (sm_90a) fed by TMA; consumers split B into swizzled operands in the k loop
+//   presplit3, presplit2  a pass writes the big and small parts once; a plain TF32 wgmma product by TMA
+//   half3, half2          presplit with FP16 parts of the scaled rows and columns: twice TF32's rate
+// Axis `split` (presplit, half): k over blockIdx.z, partial tiles added atomically; `auto` fills the SMs.
+// Any m, n, k (rows not 16-byte aligned are padded first). Example:
 // mmlab run --algorithms tf32x3,cublas --tf32x3.variant half3,presplit3 --size 4096,8192
 #include "algorithms/kernels/aligned.cuh"
+#include "algorithms/kernels/split_k.hpp"
 #include "algorithms/kernels/tf32x3_mma.cuh"
 #include "algorithms/kernels/tf32x3_presplit.cuh"
 #include "algorithms/kernels/tf32x3_wgmma.cuh"
@@ -108,24 +70,17 @@ std::size_t shared_bytes(const Params& q) {
   return sizeof(float) * std::size_t(stages * kStageFloats);
 }
 
-// The presplit product's k split (axis `split`): blockIdx.z takes `per` k tiles of 128 bytes of parts
-// (32 k of TF32, 64 of FP16) and adds its partial tile into C atomically. `auto` resolves to the
-// largest split that leaves no SM without a block (output tiles x split <= SMs) and each split at
-// least 4 k tiles: the shapes with few output tiles and a long k, where one block per tile would
-// leave most of the GPU idle.
+// The presplit product's k split (axis `split`, algorithms/kernels/split_k.hpp): blockIdx.z takes
+// whole k tiles of 128 bytes of parts (32 k of TF32, 64 of FP16). `auto` resolves to the largest
+// split that leaves no SM without a block (output tiles x split <= SMs) and each split at least 4 k
+// tiles: the shapes with few output tiles and a long k, where one block per tile would leave most
+// of the GPU idle.
 const std::vector<std::string> kSplits = {"auto", "1", "2", "3", "4", "6", "8", "12", "16"};
-long k_tiles(const Problem& p, const Params& q) {
-  const long depth = halves(q) ? 64 : 32;
-  return (p.k + depth - 1) / depth;
-}
+long k_depth(const Params& q) { return halves(q) ? 64 : 32; }
+long k_tiles(const Problem& p, const Params& q) { return (p.k + k_depth(q) - 1) / k_depth(q); }
 long output_tiles(const Problem& p) { return long(ceil_div(p.m, kBM)) * long(ceil_div(p.n, kBN)); }
-struct KSplit {
-  long per, blocks;  // k tiles per block in z, blocks in z
-};
-KSplit k_split(const Problem& p, const Params& q) {
-  const long tiles = k_tiles(p, q), asked = presplit(q) ? q.integer("split") : 1;
-  const long per = (tiles + asked - 1) / asked;
-  return {per, (tiles + per - 1) / per};
+SplitK k_split(const Problem& p, const Params& q) {
+  return split_k(p.k, k_depth(q), presplit(q) ? q.integer("split") : 1);
 }
 
 Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) {
@@ -203,9 +158,8 @@ void launch_wgmma(const RunArgs& r, const LaunchConfig& lc) {
 template <typename T, int kStages, int kProducts>
 void launch_presplit(const RunArgs& r, const LaunchConfig& lc) {
   const Problem& p = r.problem;
-  const KSplit split = k_split(p, *r.params);
-  if (split.blocks > 1)
-    MMLAB_CHECK(cudaMemsetAsync(r.c, 0, sizeof(float) * std::size_t(p.m * p.n), r.stream));
+  const SplitK split = k_split(p, *r.params);
+  if (split.blocks > 1) zero_for_split_k(r);
   const long kp = split_pitch<T>(p.k);
   T* a_big = static_cast<T*>(r.workspace);
   T* a_small = a_big + p.m * kp;
@@ -234,7 +188,7 @@ void launch_presplit(const RunArgs& r, const LaunchConfig& lc) {
   allow_shared_bytes(kernel, lc.shared_bytes);
   kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(
       map(a_big, p.m), map(a_small, p.m), map(b_big, p.n), map(b_small, p.n), r.c, int(p.n), int(p.m),
-      int(p.n), int(kp), a_bits, b_bits, int(split.per));
+      int(p.n), int(kp), a_bits, b_bits, int(split.tiles));
 }
 
 #define MMLAB_MMA(V, P, S) {{#V, {{"stages", #S}}}, launch_mma<S, P>},

@@ -22,6 +22,7 @@
 // Example: mmlab run --algorithms tma_tiled,register_tiled,cublas --size 4096 --stages 2,3
 #include "algorithms/kernels/aligned.cuh"
 #include "algorithms/kernels/register_tiled_quads.cuh"
+#include "algorithms/kernels/split_k.hpp"
 #include "algorithms/ptx/tma.cuh"
 
 namespace mmlab {
@@ -74,23 +75,23 @@ __global__ void __launch_bounds__(Tile<kBM, kBN, kBK, kQN>::kThreads + (kProduce
       release_registers<kProducerRegisters>();
       if (threadIdx.x == issuer)
         for (int t = 0; t < tiles; ++t) {
-          if (t >= kStages) mbarrier_wait(&freed[t % kStages], unsigned(t / kStages - 1) & 1u);
+          if (t >= kStages) mbarrier_wait_cta(&freed[t % kStages], unsigned(t / kStages - 1) & 1u);
           issue(t);
         }
       return;
     }
     claim_registers<kConsumerRegisters>();
     for (int t = 0; t < tiles; ++t) {
-      mbarrier_wait(&landed[t % kStages], unsigned(t / kStages) & 1u);
+      mbarrier_wait_cta(&landed[t % kStages], unsigned(t / kStages) & 1u);
       S::product(stage(t), stage(t) + S::kTileA, acc);
       __syncwarp();
-      if (threadIdx.x % 32 == 0) mbarrier_arrive(&freed[t % kStages]);  // this warp is done with it
+      if (threadIdx.x % 32 == 0) mbarrier_arrive_cta(&freed[t % kStages]);  // this warp is done with it
     }
   } else {
     if (threadIdx.x == issuer)
       for (int t = 0; t < kStages - 1 && t < tiles; ++t) issue(t);
     for (int t = 0; t < tiles; ++t) {
-      mbarrier_wait(&landed[t % kStages], unsigned(t / kStages) & 1u);  // tile t has landed
+      mbarrier_wait_cta(&landed[t % kStages], unsigned(t / kStages) & 1u);  // tile t has landed
       __syncthreads();  // every thread is done with tile t - 1: its stage may be overwritten
       if (threadIdx.x == issuer && t + kStages - 1 < tiles) issue(t + kStages - 1);
       S::product(stage(t), stage(t) + S::kTileA, acc);
@@ -138,11 +139,6 @@ Choice choice(const Params& q) {
           variant_kind<Kind>(kVariants, q) == Kind::specialized};
 }
 
-long k_per_split(long k, const Choice& ch) {
-  const long per = (k + ch.split - 1) / ch.split;
-  return (per + ch.bk - 1) / ch.bk * ch.bk;  // whole k tiles per split
-}
-
 std::size_t shared_bytes(const Choice& ch) {
   return sizeof(float) * std::size_t(ch.stages * ch.bk * (ch.bm + ch.bn)) +
          2 * sizeof(std::uint64_t) * ch.stages;
@@ -152,7 +148,7 @@ LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   const Choice ch = choice(q);
   LaunchConfig lc;
   lc.block = {unsigned(32 * (ch.bm / ch.wm) * (ch.bn / ch.wn) + (ch.producer ? kProducerThreads : 0)), 1, 1};
-  lc.grid = {ceil_div(p.n, ch.bn), ceil_div(p.m, ch.bm), ceil_div(p.k, k_per_split(p.k, ch))};
+  lc.grid = {ceil_div(p.n, ch.bn), ceil_div(p.m, ch.bm), unsigned(split_k(p.k, ch.bk, ch.split).blocks)};
   lc.shared_bytes = shared_bytes(ch);
   return lc;
 }
@@ -227,8 +223,8 @@ void run(const RunArgs& r) {
   const CUtensorMap& at_map = maps.get(at, p.k, p.m, pitch_t(p), int(ch.bk), int(ch.bm));
   const CUtensorMap& b_map = maps.get(b, p.k, p.n, d.ldb, int(ch.bk), int(ch.bn));
   const bool split = lc.grid.z > 1;
-  if (split) MMLAB_CHECK(cudaMemsetAsync(r.c, 0, sizeof(float) * p.m * p.n, r.stream));
-  kKernels.at (*r.params)(r, at_map, b_map, lc, int(k_per_split(p.k, ch)), split);
+  if (split) zero_for_split_k(r);
+  kKernels.at (*r.params)(r, at_map, b_map, lc, int(split_k(p.k, ch.bk, ch.split).k_per_block(ch.bk)), split);
   MMLAB_CHECK_LAUNCH();
 }
 

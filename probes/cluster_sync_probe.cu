@@ -50,7 +50,7 @@ __global__ void probe(Case which, int* result, unsigned offset) {
         int v;
         asm volatile("ld.shared::cluster.u32 %0, [%1];"
                      : "=r"(v)
-                     : "r"(peer_address(smem_address(&data[i]), peer)));
+                     : "r"(peer_address(shared_address(&data[i]), peer)));
         bad += v != int(peer * 1000 + i);
       }
       cluster_sync();
@@ -65,34 +65,34 @@ __global__ void probe(Case which, int* result, unsigned offset) {
       break;
     }
     case Case::mbarrier_local: {
-      if (threadIdx.x == 0) mbarrier_init(smem_address(&bar), kThreads);
+      if (threadIdx.x == 0) mbarrier_init(shared_address(&bar), kThreads);
       __syncthreads();
-      asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_address(&bar)) : "memory");
-      mbarrier_wait(smem_address(&bar), 0);
+      asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(&bar)) : "memory");
+      mbarrier_wait_cluster(shared_address(&bar), 0);
       break;
     }
     case Case::mbarrier_remote: {
-      if (threadIdx.x == 0) mbarrier_init(smem_address(&bar), 1), mbarrier_init_fence();
+      if (threadIdx.x == 0) mbarrier_init(shared_address(&bar), 1), mbarrier_init_fence();
       cluster_sync();
-      if (threadIdx.x == 0) mbarrier_arrive_peer(peer_address(smem_address(&bar), peer));
-      mbarrier_wait(smem_address(&bar), 0);
+      if (threadIdx.x == 0) mbarrier_arrive_cluster(peer_address(shared_address(&bar), peer));
+      mbarrier_wait_cluster(shared_address(&bar), 0);
       cluster_sync();
       break;
     }
     case Case::bulk_copy: {
       if (threadIdx.x == 0) {
-        mbarrier_init(smem_address(&bar), 1), mbarrier_init_fence();
-        mbarrier_expect_bytes(smem_address(&bar), kWords * sizeof(int));  // the peer's copy lands here
+        mbarrier_init(shared_address(&bar), 1), mbarrier_init_fence();
+        mbarrier_expect_bytes(shared_address(&bar), kWords * sizeof(int));  // the peer's copy lands here
       }
       fence_async_shared();
       cluster_sync();
       if (threadIdx.x == 0) {
-        bulk_copy_to_peer(peer_address(smem_address(landing), peer), smem_address(data), kWords * sizeof(int),
-                          peer_address(smem_address(&bar), peer));
+        bulk_copy_to_peer(peer_address(shared_address(landing), peer), shared_address(data),
+                          kWords * sizeof(int), peer_address(shared_address(&bar), peer));
         bulk_commit();
         bulk_wait_read();
       }
-      mbarrier_wait(smem_address(&bar), 0);
+      mbarrier_wait_cluster(shared_address(&bar), 0);
       for (int i = threadIdx.x; i < kWords; i += kThreads) bad += landing[i] != int(peer * 1000 + i);
       cluster_sync();  // no block leaves while its copy may still be landing in the peer
       break;

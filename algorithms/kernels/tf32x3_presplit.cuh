@@ -137,7 +137,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
     release_registers<40>();
     if (tid == 0)
       for (int t = 0; t < tiles; ++t) {
-        mbarrier_wait(&freed[t % kStages], ((t / kStages) & 1) ^ 1);
+        mbarrier_wait_cta(&freed[t % kStages], ((t / kStages) & 1) ^ 1);
         std::uint64_t* bar = &landed[t % kStages];
         mbarrier_expect_bytes(bar, (kProducts == 3 ? 4 : 3) * kTileBytes);
         const int at = (first + t) * kDepth;
@@ -152,7 +152,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   const int half = group - 1;
   float acc[64] = {}, part[64] = {};
   for (int t = 0; t < tiles; ++t) {
-    mbarrier_wait(&landed[t % kStages], (t / kStages) & 1);
+    mbarrier_wait_cta(&landed[t % kStages], (t / kStages) & 1);
     const std::uint64_t a_big = swizzled_descriptor(operand(t, 0) + half * 64 * 128),
                         a_small = swizzled_descriptor(operand(t, 1) + half * 64 * 128),
                         b_big = swizzled_descriptor(operand(t, 2)),
@@ -167,7 +167,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
     }
     wgmma_commit();
     wgmma_wait<0>();
-    mbarrier_arrive(&freed[t % kStages]);
+    mbarrier_arrive_cta(&freed[t % kStages]);
 #pragma unroll
     for (int i = 0; i < 64; ++i) acc[i] += part[i];
   }

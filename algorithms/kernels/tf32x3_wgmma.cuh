@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
     release_registers<40>();
     if (tid == 0)
       for (int t = 0; t < tiles; ++t) {
-        mbarrier_wait(&drained[t % kRaw], ((t / kRaw) & 1) ^ 1);
+        mbarrier_wait_cta(&drained[t % kRaw], ((t / kRaw) & 1) ^ 1);
         std::uint64_t* bar = &landed[t % kRaw];
         mbarrier_expect_bytes(bar, 2 * kTileBytes);
         tma_load_2d(raw_tile(t, 0), a_map, t * kWgDepth, row0, bar);  // A: 128 rows x 32 k
@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   // chunk q (k 4 q ... 4 q + 3 of wgmma's view) holds B's rows q, 8 + q, 16 + q, 24 + q to match.
   unsigned frag[2][kWgDepth / 8][4];  // A: [big, small][k step][mma.sync's m16k8 fragment]
   auto split_b = [&](int t) {         // tile t's B, split and transposed into its operand buffer
-    mbarrier_wait(&landed[t % kRaw], (t / kRaw) & 1);
+    mbarrier_wait_cta(&landed[t % kRaw], (t / kRaw) & 1);
     const float* b = raw_tile(t, 1);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {  // column j's rows of logical chunk q -> row j of B^T
@@ -131,13 +131,13 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   // it reads or overwrites, so one's products run while the other adds and splits.
   float acc[64] = {}, part[64] = {};
   split_b(0);
-  mbarrier_arrive(&written[0]);
+  mbarrier_arrive_cta(&written[0]);
   split_a(0, 0);
   split_a(0, 1);
-  mbarrier_arrive(&drained[0]);
+  mbarrier_arrive_cta(&drained[0]);
   for (int t = 0; t < tiles; ++t) {
     const int buffer = t % kOperandBuffers;
-    mbarrier_wait(&written[buffer], (t / kOperandBuffers) & 1);
+    mbarrier_wait_cta(&written[buffer], (t / kOperandBuffers) & 1);
     const std::uint64_t b_big = swizzled_descriptor(operand(t, 0)),
                         b_small = swizzled_descriptor(operand(t, 1));
     wgmma_fence();
@@ -153,17 +153,17 @@ __global__ void __launch_bounds__(kWgThreads, 1)
     // of tile t - 1 has read it; A of tile t + 1 into each half of the fragment as its group completes.
     const bool more = t + 1 < tiles;
     if (more) {
-      if (t >= 1) mbarrier_wait(&read[(t + 1) % kOperandBuffers], ((t - 1) / kOperandBuffers) & 1);
+      if (t >= 1) mbarrier_wait_cta(&read[(t + 1) % kOperandBuffers], ((t - 1) / kOperandBuffers) & 1);
       split_b(t + 1);
-      mbarrier_arrive(&written[(t + 1) % kOperandBuffers]);
+      mbarrier_arrive_cta(&written[(t + 1) % kOperandBuffers]);
     }
     wgmma_wait<1>();
     if (more) split_a(t + 1, 0);
     wgmma_wait<0>();
-    mbarrier_arrive(&read[buffer]);
+    mbarrier_arrive_cta(&read[buffer]);
     if (more) {
       split_a(t + 1, 1);
-      mbarrier_arrive(&drained[(t + 1) % kRaw]);
+      mbarrier_arrive_cta(&drained[(t + 1) % kRaw]);
     }
 #pragma unroll
     for (int i = 0; i < 64; ++i) acc[i] += part[i];

@@ -1,5 +1,5 @@
 // Thread-block cluster primitives (sm_90) shared by the cluster kernels (cluster_cannon.cu,
-// cluster_dns.cu): the cluster barrier, mbarriers that count arriving bytes, and bulk copies from a
+// cluster_dns.cu): the cluster barrier and bulk copies (completing a peer's mbarrier, mbarrier.cuh) from a
 // block's shared memory into another block's (distributed shared memory, DSMEM). Addresses are
 // 32-bit shared-window addresses: `shared::cta` for the block's own memory, `shared::cluster` (from
 // mapa) for a peer's. See docs/cluster-notes.md for what these move on the H100.
@@ -10,11 +10,10 @@
 
 #include "algorithms/kernels/aligned.cuh"
 #include "algorithms/kernels/common.cuh"
+#include "algorithms/ptx/mbarrier.cuh"
 
 namespace mmlab {
 namespace {
-
-__device__ inline unsigned smem_address(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
 
 // This block's rank in its cluster (x fastest, then y, then z).
 __device__ inline unsigned cluster_rank() {
@@ -37,37 +36,6 @@ __device__ inline void cluster_arrive() {
 }
 __device__ inline void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
 __device__ inline void cluster_sync() { cluster_arrive(), cluster_wait(); }
-
-// mbarrier with `arrivals` expected arrivals per phase; a phase also waits for the bytes announced
-// by an arrival (expect_tx) to be delivered by bulk copies (complete_tx).
-__device__ inline void mbarrier_init(unsigned bar, unsigned arrivals) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(arrivals) : "memory");
-}
-// One arrival on a peer's mbarrier (release: this block's earlier accesses are visible to a
-// thread that waits on it).
-__device__ inline void mbarrier_arrive_peer(unsigned peer_bar) {
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(peer_bar) : "memory");
-}
-// Makes the initialised barriers visible to the cluster's bulk copies (before a cluster barrier).
-__device__ inline void mbarrier_init_fence() {
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-__device__ inline void mbarrier_expect_bytes(unsigned bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-}
-// Waits for the phase of parity `parity` to complete (acquire at cluster scope: the bytes the
-// peers' copies delivered are visible).
-__device__ inline void mbarrier_wait(unsigned bar, unsigned parity) {
-  unsigned done = 0;
-  while (!done)
-    asm volatile(
-        "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 %0, "
-        "1, 0, "
-        "p; }"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-}
 
 // Orders this block's earlier generic-proxy writes to shared memory (st.shared, cp.async) before
 // later bulk copies (the async proxy) read them.

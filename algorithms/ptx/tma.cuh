@@ -1,6 +1,6 @@
 // Hopper's own data movement, for the kernels that use it (algorithms/tma_tiled.cu): tensor maps
 // and TMA tile loads (`cp.async.bulk.tensor`: one thread copies a whole 2D box of global memory into
-// shared memory, zero-filling what lies outside the matrix), and the mbarriers they complete.
+// shared memory, zero-filling what lies outside the matrix), completing an mbarrier (mbarrier.cuh).
 //
 // A tensor map is encoded on the host by the driver's cuTensorMapEncodeTiled, reached through the
 // runtime's entry-point query so that nothing links libcuda directly, and passed to the kernel as a
@@ -16,41 +16,10 @@
 #include <tuple>
 
 #include "algorithms/kernels/common.cuh"
+#include "algorithms/ptx/mbarrier.cuh"
 
 namespace mmlab {
 namespace {
-
-__device__ inline unsigned shared_address(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
-
-// mbarriers in shared memory (sm_90): init with an arrival count; a phase completes when the count
-// has arrived and every transaction byte announced by expect_tx has landed.
-__device__ inline void mbarrier_init(std::uint64_t* bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(bar)), "r"(count) : "memory");
-}
-// Makes the initialised mbarriers visible to the TMA unit (the async proxy) and the other threads.
-__device__ inline void mbarrier_init_fence() {
-  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-}
-__device__ inline void mbarrier_expect_bytes(std::uint64_t* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(shared_address(bar)),
-               "r"(bytes)
-               : "memory");
-}
-__device__ inline void mbarrier_arrive(std::uint64_t* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(bar)) : "memory");
-}
-// Waits until the phase of parity `parity` has completed.
-__device__ inline void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
-  asm volatile(
-      "{\n"
-      ".reg .pred done;\n"
-      "wait:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra wait;\n"
-      "}\n" ::"r"(shared_address(bar)),
-      "r"(parity)
-      : "memory");
-}
 
 // Warp specialisation: a warpgroup that only issues loads hands its registers to the warpgroups that
 // compute (setmaxnreg, sm_90a; every warp of the group executes it). Built for plain sm_90 these do

@@ -25,11 +25,12 @@ MedianRanks median_ci_ranks(std::size_t n, double level = 0.95);
 Stats summarize(std::vector<double> samples);  // throws std::invalid_argument when empty
 
 // Adaptive trial count: stop once the median's CI is at most `rel_width` of the median wide.
+// The harness's options set it (their defaults: harness/options.cpp); default-constructed: one trial.
 struct StopRule {
-  std::size_t min_trials = 10;
-  std::size_t max_trials = 200;
-  double rel_width = 0.02;  // (ci_hi - ci_lo) / median
-  bool adaptive = false;    // false: exactly min_trials trials
+  std::size_t min_trials = 1;
+  std::size_t max_trials = 1;
+  double rel_width = 1;   // (ci_hi - ci_lo) / median
+  bool adaptive = false;  // false: exactly min_trials trials
 };
 bool should_stop(const std::vector<double>& samples, const StopRule& rule);
 

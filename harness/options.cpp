@@ -17,50 +17,91 @@ namespace mmlab {
 
 namespace {
 
-struct Generic {
-  const char* name;
-  const char* help;
+// Every option that is not an algorithm's axis, declared once: what it takes, its default, its help.
+// `mmlab run --help`, the parsers and make_plan all read this table.
+enum class Takes {
+  text,      // any text
+  list,      // a comma list (of names, sizes or ranges)
+  count,     // a whole number in lo ... hi
+  fraction,  // a decimal number in (0, hi]
+  trials,    // a count in lo ... hi, or `auto`
+  flag,      // a switch (command line only)
 };
 
-// Keys valid both on the command line and in an experiment file.
-const Generic kGeneric[] = {
-    {"output", "CSV to append to (default results/<experiment>.csv); raw samples go to <name>.samples.csv"},
-    {"algorithms", "algorithms to run, a list or 'all' (default all; see `mmlab list`)"},
-    {"variant",
-     "variants to run for every algorithm, a list or 'all' (default all: every variant but those `mmlab "
-     "list` "
-     "marks 'on request', which run when named); <algorithm>.variant overrides it"},
-    {"size", "square sizes n (m = n = k): a list and/or ranges start:stop:step, e.g. 256:4096:256,1000"},
-    {"shape", "general problems m x n x k, e.g. 1041x1247x139,535x792x414"},
-    {"m", "rows of A and C (with n and k: their cross product)"},
-    {"n", "columns of B and C"},
-    {"k", "columns of A, rows of B"},
-    {"scope",
-     "kernel (one launch per trial), batched (a CUDA graph of `repeats` launches), "
-     "end_to_end (copies in, launch, copy out); a list (default kernel)"},
-    {"l2-flush", "off, on, or off,on: overwrite the L2 cache before every trial (default off)"},
-    {"inputs",
+struct Option {
+  const char* name;
+  Takes takes;
+  const char* default_value;  // "" for none
+  const char* help;
+  unsigned long long lo = 0, hi = 0;  // count, trials: the range; fraction: (0, hi]
+};
+
+constexpr unsigned long long kAnyCount = ~0ull;
+
+const Option kOptions[] = {
+    {"output", Takes::text, "results/<experiment>.csv",
+     "CSV to append to; <experiment> is the experiment file's name, mmlab without one. Raw samples go to "
+     "<name>.samples.csv"},
+    {"algorithms", Takes::list, "all", "algorithms to run, a list or 'all' (see `mmlab list`)"},
+    {"variant", Takes::list, "all",
+     "variants to run for every algorithm, a list or 'all' (every variant but those `mmlab list` marks 'on "
+     "request', which run when named); <algorithm>.variant overrides it"},
+    {"size", Takes::list, "1024",
+     "square sizes n (m = n = k): a list and/or ranges start:stop:step, e.g. 256:4096:256,1000; the default "
+     "applies when no size, shape or m, n, k is given"},
+    {"shape", Takes::list, "", "general problems m x n x k, e.g. 1041x1247x139,535x792x414"},
+    {"m", Takes::list, "", "rows of A and C (with n and k: their cross product)"},
+    {"n", Takes::list, "", "columns of B and C"},
+    {"k", Takes::list, "", "columns of A, rows of B"},
+    {"scope", Takes::list, "kernel",
+     "kernel (one launch per trial), batched (a CUDA graph of `repeats` launches), end_to_end (copies in, "
+     "launch, copy out); a list"},
+    {"l2-flush", Takes::list, "off", "off, on, or off,on: overwrite the L2 cache before every trial"},
+    {"inputs", Takes::list, "uniform",
      "what A and B are made of: uniform (U(-1, 1)), wide_exponent (U(-1, 1) x 2^(-16 ... 16)), "
      "ill_conditioned (sums that cancel to about 2^-10 of sum |a b|), badly_scaled (rows of A and columns of "
-     "B times 2^(-40 ... 40)); a list (default uniform)"},
-    {"trials",
-     "trials per configuration: a number (1 ... 1000000), or 'auto' to stop once the median's 95% CI "
-     "is within ci-width (default 20)"},
-    {"min-trials", "with trials=auto: at least this many (default 10)"},
-    {"max-trials", "with trials=auto: at most this many (default 200)"},
-    {"ci-width", "with trials=auto: target width of the median's CI, relative, in (0, 1] (default 0.02)"},
-    {"max-seconds", "with trials=auto: stop a configuration after this long (default 20)"},
-    {"warmup", "untimed launches before the trials, 0 ... 1000000 (default 3)"},
-    {"repeats", "launches per trial in the batched scope, 1 ... 100000 (default 20)"},
-    {"seed", "seed of the random inputs, any whole number >= 0 (default 20240601)"},
-    {"device", "CUDA device ordinal (default 0)"},
+     "B times 2^(-40 ... 40)); a list"},
+    {"trials", Takes::trials, "20",
+     "trials per configuration: a number, or 'auto' to stop once the median's 95% CI is within ci-width", 1,
+     1000000},
+    {"min-trials", Takes::count, "10", "with trials=auto: at least this many", 1, 1000000},
+    {"max-trials", Takes::count, "200", "with trials=auto: at most this many", 1, 1000000},
+    {"ci-width", Takes::fraction, "0.02", "with trials=auto: target width of the median's CI, relative", 0,
+     1},
+    {"max-seconds", Takes::fraction, "20", "with trials=auto: stop a configuration after this many seconds",
+     0, 7 * 24 * 3600},
+    {"warmup", Takes::count, "3", "untimed launches before the trials", 0, 1000000},
+    {"repeats", Takes::count, "20", "launches per trial in the batched scope", 1, 100000},
+    {"seed", Takes::count, "20240601", "seed of the random inputs", 0, kAnyCount},
+    {"device", Takes::count, "0", "CUDA device ordinal", 0, 1023},
+    {"resume", Takes::flag, "", "skip configurations already recorded in the output"},
+    {"overwrite", Takes::flag, "", "truncate the output and its samples first (default: append)"},
+    {"dry-run", Takes::flag, "", "print the configurations that would run, and stop"},
 };
 
-const char* kFlags[][2] = {
-    {"resume", "skip configurations already recorded in the output"},
-    {"overwrite", "truncate the output and its samples first (default: append)"},
-    {"dry-run", "print the configurations that would run, and stop"},
-};
+const Option& option(const std::string& name) {
+  for (const Option& o : kOptions)
+    if (name == o.name) return o;
+  throw std::logic_error("no option '" + name + "' in the table");
+}
+
+bool is_flag(const std::string& name) {
+  for (const Option& o : kOptions)
+    if (name == o.name) return o.takes == Takes::flag;
+  return false;
+}
+
+// The help line: the text, then what the value may be and the default, from the same row.
+std::string help_of(const Option& o) {
+  std::string range;
+  if (o.takes == Takes::count || o.takes == Takes::trials)
+    range = o.hi == kAnyCount ? "any whole number >= " + std::to_string(o.lo)
+                              : std::to_string(o.lo) + " ... " + std::to_string(o.hi);
+  if (o.takes == Takes::fraction) range = "in (0, " + format_double(double(o.hi), 6) + "]";
+  const std::string given = *o.default_value ? std::string("default ") + o.default_value : "";
+  if (range.empty() && given.empty()) return o.help;
+  return std::string(o.help) + " (" + range + (range.empty() || given.empty() ? "" : "; ") + given + ")";
+}
 
 std::set<std::string> axis_names(const Registry& registry) {
   std::set<std::string> out;
@@ -81,7 +122,8 @@ std::string resolve(const Settings& cli, const Settings& file, const std::string
 std::string valid_keys_message(const Registry& registry) {
   std::ostringstream os;
   os << "valid keys:";
-  for (const Generic& g : kGeneric) os << ' ' << g.name;
+  for (const Option& o : kOptions)
+    if (o.takes != Takes::flag) os << ' ' << o.name;
   for (const std::string& a : axis_names(registry)) os << ' ' << a;
   for (const Algorithm* a : registry.all()) {
     os << ' ' << a->name << ".variant";
@@ -104,11 +146,6 @@ Settings to_settings(const po::variables_map& vm) {
   return out;
 }
 
-// Upper bounds of the timing options: far beyond any sensible run, well inside every type used.
-constexpr unsigned long long kMaxTrials = 1000000, kMaxWarmup = 1000000, kMaxRepeats = 100000,
-                             kMaxDevice = 1023;
-constexpr double kMaxSeconds = 7 * 24 * 3600.0;
-
 // A decimal number in (0, hi]: all of the text, finite.
 double parse_fraction(const std::string& text, const std::string& what, double hi) {
   char* end = nullptr;
@@ -123,9 +160,13 @@ double parse_fraction(const std::string& text, const std::string& what, double h
 po::options_description run_options(const Registry& registry) {
   po::options_description all("mmlab run options");
   po::options_description general("Sweep and timing (also valid as keys of an experiment file)");
-  for (const Generic& g : kGeneric) general.add_options()(g.name, po::value<std::string>(), g.help);
   po::options_description flags("Command-line only");
-  for (auto& f : kFlags) flags.add_options()(f[0], po::bool_switch(), f[1]);
+  for (const Option& o : kOptions) {
+    if (o.takes == Takes::flag)
+      flags.add_options()(o.name, po::bool_switch(), o.help);
+    else
+      general.add_options()(o.name, po::value<std::string>(), help_of(o).c_str());
+  }
   flags.add_options()("help,h", po::bool_switch(), "this help");
 
   po::options_description axes(
@@ -223,6 +264,18 @@ std::string resolve(const Settings& cli, const Settings& file, const std::string
   return fallback;
 }
 
+// A key of the option table, by precedence, else its default; typed as the table says.
+std::string setting(const Settings& cli, const Settings& file, const std::string& key) {
+  return resolve(cli, file, key, option(key).default_value);
+}
+unsigned long long count_setting(const Settings& cli, const Settings& file, const std::string& key) {
+  const Option& o = option(key);
+  return parse_bounded(setting(cli, file, key), key, o.lo, o.hi);
+}
+double fraction_setting(const Settings& cli, const Settings& file, const std::string& key) {
+  return parse_fraction(setting(cli, file, key), key, double(option(key).hi));
+}
+
 constexpr std::size_t kMaxExperimentBytes = 1 << 20;
 
 std::string trimmed(const std::string& s) {
@@ -284,8 +337,7 @@ Settings parse_experiment_file(const std::string& path, const Registry& registry
   po::options_description file_options;
   for (const auto& opt : all.options()) {
     const std::string name = opt->long_name();
-    bool flag = name == "help";
-    for (auto& f : kFlags) flag = flag || name == f[0];
+    const bool flag = name == "help" || is_flag(name);
     if (!flag) file_options.add(opt);
   }
   po::variables_map vm;
@@ -303,7 +355,7 @@ Settings parse_experiment_file(const std::string& path, const Registry& registry
 static std::vector<AlgorithmChoice> choose_algorithms(const Settings& cli, const Settings& file,
                                                       const Registry& registry) {
   std::vector<AlgorithmChoice> out;
-  const std::string list = resolve(cli, file, "algorithms", "all");
+  const std::string list = setting(cli, file, "algorithms");
   std::vector<const Algorithm*> algorithms;
   if (list == "all") {
     algorithms = registry.all();
@@ -320,7 +372,7 @@ static std::vector<AlgorithmChoice> choose_algorithms(const Settings& cli, const
     const std::string specific = a->name + ".variant";
     const bool own = cli.count(specific) || file.count(specific);
     const std::string variants =
-        own ? resolve(cli, file, specific, "all") : resolve(cli, file, "variant", "all");
+        own ? resolve(cli, file, specific, option("variant").default_value) : setting(cli, file, "variant");
     if (variants == "all") {
       for (const Variant& v : a->variants)
         if (!v.on_request) c.variants.push_back(v.name);
@@ -398,7 +450,7 @@ static bool names_problems(const Settings& s) {
 }
 
 // The command line's problems replace the file's as a whole, so `--size 64` means "just 64".
-// Within one source: <alg>.<variant>.size/shape > <alg>.size/shape > size/shape/m,n,k > 1024^3.
+// Within one source: <alg>.<variant>.size/shape > <alg>.size/shape > size/shape/m,n,k > the default size.
 static std::vector<Problem> choose_problems(const Settings& cli, const Settings& file,
                                             std::vector<AlgorithmChoice>& choices) {
   const Settings& src = names_problems(cli) ? cli : file;
@@ -414,7 +466,8 @@ static std::vector<Problem> choose_problems(const Settings& cli, const Settings&
   if (sweep.empty()) {
     bool all_own = !choices.empty();
     for (const AlgorithmChoice& c : choices) all_own = all_own && c.problems.size() == c.variants.size();
-    if (!all_own) sweep.push_back({1024, 1024, 1024});
+    if (!all_own)  // the default size
+      for (long n : parse_int_list(option("size").default_value, "size")) sweep.push_back({n, n, n});
   }
   return sweep;
 }
@@ -443,39 +496,44 @@ static RunPlan make_plan_unlocated(const Settings& cli, const Settings& file, co
   const auto problems = choose_problems(cli, file, algorithms);
 
   std::vector<Scope> scopes;
-  for (const std::string& s : split_list(resolve(cli, file, "scope", "kernel"), "scope"))
+  for (const std::string& s : split_list(setting(cli, file, "scope"), "scope"))
     scopes.push_back(parse_scope(s));
   std::vector<bool> l2;
-  for (const std::string& s : split_list(resolve(cli, file, "l2-flush", "off"), "l2-flush")) {
+  for (const std::string& s : split_list(setting(cli, file, "l2-flush"), "l2-flush")) {
     if (s != "on" && s != "off") throw UsageError("l2-flush: '" + s + "' must be on or off");
     l2.push_back(s == "on");
   }
   std::vector<Inputs> inputs;  // in the order given, each kind once
-  for (const std::string& s : split_list(resolve(cli, file, "inputs", "uniform"), "inputs"))
+  for (const std::string& s : split_list(setting(cli, file, "inputs"), "inputs"))
     if (const Inputs x = parse_inputs(s); std::find(inputs.begin(), inputs.end(), x) == inputs.end())
       inputs.push_back(x);
   plan.configurations = with_inputs(expand(algorithms, problems, scopes, l2, &plan.not_compiled), inputs);
 
   TimingOptions& t = plan.timing;
-  const std::string trials = resolve(cli, file, "trials", "20");
+  const std::string trials = setting(cli, file, "trials");
   t.stop.adaptive = trials == "auto";
   if (t.stop.adaptive) {
-    t.stop.min_trials = parse_bounded(resolve(cli, file, "min-trials", "10"), "min-trials", 1, kMaxTrials);
-    t.stop.max_trials = parse_bounded(resolve(cli, file, "max-trials", "200"), "max-trials", 1, kMaxTrials);
+    t.stop.min_trials = count_setting(cli, file, "min-trials");
+    t.stop.max_trials = count_setting(cli, file, "max-trials");
     if (t.stop.max_trials < t.stop.min_trials) throw UsageError("max-trials must be >= min-trials");
-    t.stop.rel_width = parse_fraction(resolve(cli, file, "ci-width", "0.02"), "ci-width", 1.0);
-    t.max_seconds = parse_fraction(resolve(cli, file, "max-seconds", "20"), "max-seconds", kMaxSeconds);
+    t.stop.rel_width = fraction_setting(cli, file, "ci-width");
+    t.max_seconds = fraction_setting(cli, file, "max-seconds");
   } else {
-    t.stop.min_trials = t.stop.max_trials = parse_bounded(trials, "trials", 1, kMaxTrials);
+    t.stop.min_trials = t.stop.max_trials =
+        parse_bounded(trials, "trials", option("trials").lo, option("trials").hi);
   }
-  t.warmup = int(parse_bounded(resolve(cli, file, "warmup", "3"), "warmup", 0, kMaxWarmup));
-  t.repeats = int(parse_bounded(resolve(cli, file, "repeats", "20"), "repeats", 1, kMaxRepeats));
-  plan.seed = parse_bounded(resolve(cli, file, "seed", "20240601"), "seed", 0, ~0ull);
-  plan.device = int(parse_bounded(resolve(cli, file, "device", "0"), "device", 0, kMaxDevice));
+  t.warmup = int(count_setting(cli, file, "warmup"));
+  t.repeats = int(count_setting(cli, file, "repeats"));
+  plan.seed = count_setting(cli, file, "seed");
+  plan.device = int(count_setting(cli, file, "device"));
 
-  std::string stem = "mmlab";
-  if (!plan.experiment.empty()) stem = std::filesystem::path(plan.experiment).stem().string();
-  plan.output = resolve(cli, file, "output", "results/" + stem + ".csv");
+  const std::string stem =
+      plan.experiment.empty() ? "mmlab" : std::filesystem::path(plan.experiment).stem().string();
+  std::string output = setting(cli, file, "output");
+  if (const auto at = output.find("<experiment>");
+      at != std::string::npos && !cli.count("output") && !file.count("output"))
+    output.replace(at, std::string("<experiment>").size(), stem);
+  plan.output = output;
   plan.samples_output = samples_path_for(plan.output);
   plan.resume = cli.count("resume");
   plan.overwrite = cli.count("overwrite");

@@ -17,11 +17,13 @@ namespace mmlab {
 
 using Settings = std::map<std::string, std::string>;  // option name -> text as given
 
+// What make_plan reads from the options (their defaults are in options.cpp's table; a
+// default-constructed one times one trial, without warm-up).
 struct TimingOptions {
   StopRule stop;
-  int warmup = 3;
-  int repeats = 20;           // launches per trial in the batched scope
-  double max_seconds = 20.0;  // per configuration, for adaptive trials
+  int warmup = 0;
+  int repeats = 1;             // launches per trial in the batched scope
+  double max_seconds = 1e300;  // per configuration, for adaptive trials
 };
 
 struct RunPlan {

@@ -1,4 +1,4 @@
-// The plan: resume, open the outputs, and per configuration run it, write its samples and row,
+// The plan: open the outputs (resuming), and per configuration run it, write its samples and row,
 // and report progress. A sticky CUDA error stops the run after recording where it happened.
 #include "harness/runner.hpp"
 
@@ -67,121 +67,178 @@ std::vector<std::size_t> agree_on_todo(const RunPlan& plan, std::size_t* recorde
 
 }  // namespace
 
-int execute(const RunPlan& plan, const DeviceInfo& device, const std::atomic<bool>& interrupted) {
-  const bool root = job().rank == 0, alone = job().size == 1;
-  // Rank 0 alone writes; the others take part in the distributed configurations only. The rows
-  // file first (locked and repaired before --resume reads it), then the samples (which --resume
-  // may have rewritten).
-  const OpenMode mode = plan.overwrite ? OpenMode::overwrite : OpenMode::append;
-  std::optional<CsvWriter> rows, samples;
-  const auto open = [&] {
-    if (!plan.dry_run) rows.emplace(plan.output, result_columns(), mode);
-    std::set<std::string> done;
-    if (plan.resume) done = recorded_keys(plan);
-    if (!plan.dry_run) samples.emplace(plan.samples_output, sample_columns(), mode);
-    return done;
-  };
-  std::size_t recorded = 0;
-  std::vector<Configuration> todo;
-  for (std::size_t i : agree_on_todo(plan, &recorded, open)) todo.push_back(plan.configurations[i]);
+namespace {
 
-  if (root && plan.not_compiled)
-    std::fprintf(stderr,
-                 "mmlab: %zu combinations of the asked axis values have no compiled kernel and are left out "
-                 "(`mmlab list` shows what is compiled)\n",
-                 plan.not_compiled);
-  if (plan.dry_run) {
-    if (!root) return 0;
-    for (const Configuration& c : todo) std::cout << describe(c) << '\n';
-    std::cout << todo.size() << " configurations";
-    if (recorded) std::cout << " (" << recorded << " already recorded)";
+// One run of a plan, in the steps execute() names: open the outputs and agree on what is left,
+// announce, then per configuration run, record and report; stop early on an interrupt or a lost
+// CUDA context. Rank 0 alone writes; the other ranks take part in distributed configurations only.
+class Run {
+ public:
+  Run(const RunPlan& plan, const DeviceInfo& device, const std::atomic<bool>& interrupted)
+      : plan_(plan), device_(device), interrupted_(interrupted), progress_(todo_, device) {
+    char session[64];
+    std::snprintf(session, sizeof session, "%lx-%d", long(std::time(nullptr)), int(getpid()));
+    session_ = session;
+  }
+
+  // The rows file first (locked and repaired before --resume reads it), then the samples (which
+  // --resume may have rewritten); every rank learns the same list of what is left to run.
+  void open_outputs_and_agree() {
+    const OpenMode mode = plan_.overwrite ? OpenMode::overwrite : OpenMode::append;
+    const auto open = [&] {
+      if (!plan_.dry_run) rows_.emplace(plan_.output, result_columns(), mode);
+      std::set<std::string> done;
+      if (plan_.resume) done = recorded_keys(plan_);
+      if (!plan_.dry_run) samples_.emplace(plan_.samples_output, sample_columns(), mode);
+      return done;
+    };
+    for (std::size_t i : agree_on_todo(plan_, &recorded_, open)) todo_.push_back(plan_.configurations[i]);
+  }
+
+  int dry_run() const {
+    if (!root()) return 0;
+    for (const Configuration& c : todo_) std::cout << describe(c) << '\n';
+    std::cout << todo_.size() << " configurations";
+    if (recorded_) std::cout << " (" << recorded_ << " already recorded)";
     std::cout << '\n';
     return 0;
   }
 
-  if (root) {
-    if (device.present) {
-      std::fprintf(stderr, "mmlab: %s (%d SMs, %s, %s, driver %s)%s\n", device.name.c_str(), device.sm_count,
-                   compute_capability_text(device).c_str(), cuda_version_text(device.cuda_runtime).c_str(),
-                   device.driver_version.empty() ? "?" : device.driver_version.c_str(),
-                   alone ? "" : (", rank 0 of " + std::to_string(job().size)).c_str());
+  void report_left_out() const {
+    if (root() && plan_.not_compiled)
+      std::fprintf(
+          stderr,
+          "mmlab: %zu combinations of the asked axis values have no compiled kernel and are left out "
+          "(`mmlab list` shows what is compiled)\n",
+          plan_.not_compiled);
+  }
+
+  // The device (or why there is none) and what --resume found, on stderr.
+  void announce() const {
+    if (!root()) return;
+    if (device_.present) {
+      std::fprintf(stderr, "mmlab: %s (%d SMs, %s, %s, driver %s)%s\n", device_.name.c_str(),
+                   device_.sm_count, compute_capability_text(device_).c_str(),
+                   cuda_version_text(device_.cuda_runtime).c_str(),
+                   device_.driver_version.empty() ? "?" : device_.driver_version.c_str(),
+                   alone() ? "" : (", rank 0 of " + std::to_string(job().size)).c_str());
     } else {
       std::fprintf(stderr,
                    "mmlab: %s. GPU algorithms are recorded as skipped; host algorithms run.\n"
                    "       Results measured on GPUs are in data/ (see README, Results).\n",
-                   device.absent_reason.c_str());
+                   device_.absent_reason.c_str());
     }
-    if (recorded)
-      std::fprintf(stderr, "mmlab: resuming: %zu of %zu configurations already in %s\n", recorded,
-                   plan.configurations.size(), plan.output.c_str());
+    if (recorded_)
+      std::fprintf(stderr, "mmlab: resuming: %zu of %zu configurations already in %s\n", recorded_,
+                   plan_.configurations.size(), plan_.output.c_str());
   }
 
-  char session[64];
-  std::snprintf(session, sizeof session, "%lx-%d", long(std::time(nullptr)), int(getpid()));
-  AlgorithmStates states;
-  Progress progress(todo, device);
-  std::unique_ptr<Workbench> bench;
-  std::size_t counts[4] = {};
-  for (std::size_t i = 0; i < todo.size(); ++i) {
-    const Configuration& cfg = todo[i];
-    const bool collective = cfg.algorithm->backend == Backend::distributed;
-    if (!root && !collective) continue;  // single-process configurations run on rank 0 only
-    const std::string run_id = std::string(session) + "-" + std::to_string(i);
-    if (!bench || !(bench->problem() == cfg.problem)) {
-      bench.reset();  // free the last problem's buffers first
-      bench = std::make_unique<Workbench>(cfg.problem, device, plan.seed);
-    }
-    if (root) progress.start(i);
-    Outcome o;
-    try {
-      o = run_configuration(*bench, cfg, device, states, &plan.timing, &interrupted);
-    } catch (const CudaError& e) {
-      if (collective && !alone) {  // the other ranks would wait for this one forever
-        std::fprintf(stderr, "\nmmlab: rank %d: fatal error in %s: %s\n", job().rank, describe(cfg).c_str(),
-                     e.what());
-        abort_job(1);
-      }
-      o.status = Status::failed;
-      o.reason = e.what();
-      if (device.present && cudaDeviceSynchronize() != cudaSuccess) {
-        // A sticky error: the context is gone; record what happened and stop.
-        rows->write(make_row(run_id, plan, device, cfg, o));
-        std::fprintf(stderr, "\nmmlab: fatal CUDA error in %s: %s\n", describe(cfg).c_str(), e.what());
-        if (!alone) abort_job(1);
+  // Every configuration in turn; the exit status.
+  int run_all() {
+    for (std::size_t i = 0; i < todo_.size(); ++i) {
+      const Configuration& cfg = todo_[i];
+      const bool collective = cfg.algorithm->backend == Backend::distributed;
+      if (!root() && !collective) continue;  // single-process configurations run on rank 0 only
+      if (root()) progress_.start(i);
+      bool context_lost = false;
+      const Outcome o = run_one(cfg, collective, &context_lost);
+      if (context_lost) {  // a sticky error: the context is gone; record what happened and stop
+        rows_->write(make_row(run_id(i), plan_, device_, cfg, o));
+        std::fprintf(stderr, "\nmmlab: fatal CUDA error in %s: %s\n", describe(cfg).c_str(),
+                     o.reason.c_str());
+        if (!alone()) abort_job(1);
         return 1;
       }
-    } catch (const std::logic_error& e) {  // e.g. a point with no compiled kernel: a bug, recorded
-      if (collective && !alone) {
-        std::fprintf(stderr, "\nmmlab: rank %d: internal error in %s: %s\n", job().rank,
-                     describe(cfg).c_str(), e.what());
+      if (o.status == Status::interrupted || (root() && interrupted_.load())) return stop_interrupted();
+      ++counts_[int(o.status)];
+      if (root()) record(i, o);
+    }
+    return finish();
+  }
+
+ private:
+  bool root() const { return job().rank == 0; }
+  bool alone() const { return job().size == 1; }
+  std::string run_id(std::size_t i) const { return session_ + "-" + std::to_string(i); }
+
+  // The configuration's pipeline on this problem's workbench (made anew when the problem changes).
+  // A CUDA error or a bug becomes a `failed` outcome; in a distributed configuration it ends the
+  // job, since the other ranks would wait for this one forever.
+  Outcome run_one(const Configuration& cfg, bool collective, bool* context_lost) {
+    if (!bench_ || !(bench_->problem() == cfg.problem)) {
+      bench_.reset();  // free the last problem's buffers first
+      bench_ = std::make_unique<Workbench>(cfg.problem, device_, plan_.seed);
+    }
+    Outcome o;
+    const auto fail = [&](const char* kind, const std::string& what) {
+      if (collective && !alone()) {
+        std::fprintf(stderr, "\nmmlab: rank %d: %s in %s: %s\n", job().rank, kind, describe(cfg).c_str(),
+                     what.c_str());
         abort_job(1);
       }
       o.status = Status::failed;
-      o.reason = std::string("internal error: ") + e.what();
+      o.reason = what;
+    };
+    try {
+      o = run_configuration(*bench_, cfg, device_, states_, &plan_.timing, &interrupted_);
+    } catch (const CudaError& e) {
+      fail("fatal error", e.what());
+      *context_lost = device_.present && cudaDeviceSynchronize() != cudaSuccess;
+    } catch (const std::logic_error& e) {  // e.g. a point with no compiled kernel: a bug, recorded
+      fail("internal error", std::string("internal error: ") + e.what());
     }
-    if (o.status == Status::interrupted || (root && interrupted.load())) {
-      if (!root) return 130;
-      std::fprintf(stderr, "\nmmlab: interrupted; %zu rows written to %s. Rerun with --resume to complete.\n",
-                   counts[0] + counts[1] + counts[2], plan.output.c_str());
-      if (!alone) abort_job(130);
-      return 130;
-    }
-    ++counts[int(o.status)];
-    if (!root) continue;
+    return o;
+  }
+
+  // Samples first: a row implies its samples are complete.
+  void record(std::size_t i, const Outcome& o) {
     if (!o.samples.empty()) {
       std::vector<CsvRow> lines;
       for (std::size_t t = 0; t < o.samples.size(); ++t)
-        lines.push_back({run_id, std::to_string(t), format_double(o.samples[t])});
-      samples->write_lines(lines);  // samples first: a row implies its samples are complete
+        lines.push_back({run_id(i), std::to_string(t), format_double(o.samples[t])});
+      samples_->write_lines(lines);
     }
-    rows->write(make_row(run_id, plan, device, cfg, o));
-    progress.finish(i, o);
+    rows_->write(make_row(run_id(i), plan_, device_, todo_[i], o));
+    progress_.finish(i, o);
   }
-  if (root)
-    std::fprintf(stderr, "mmlab: %zu ok, %zu skipped, %zu failed; rows in %s, samples in %s\n", counts[0],
-                 counts[1], counts[2], plan.output.c_str(), plan.samples_output.c_str());
-  const double failed = max_over_ranks(double(counts[int(Status::failed)]));
-  return failed > 0 ? 1 : 0;
+
+  int stop_interrupted() const {
+    if (!root()) return 130;
+    std::fprintf(stderr, "\nmmlab: interrupted; %zu rows written to %s. Rerun with --resume to complete.\n",
+                 counts_[0] + counts_[1] + counts_[2], plan_.output.c_str());
+    if (!alone()) abort_job(130);
+    return 130;
+  }
+
+  int finish() const {
+    if (root())
+      std::fprintf(stderr, "mmlab: %zu ok, %zu skipped, %zu failed; rows in %s, samples in %s\n", counts_[0],
+                   counts_[1], counts_[2], plan_.output.c_str(), plan_.samples_output.c_str());
+    return max_over_ranks(double(counts_[int(Status::failed)])) > 0 ? 1 : 0;
+  }
+
+  const RunPlan& plan_;
+  const DeviceInfo& device_;
+  const std::atomic<bool>& interrupted_;
+  std::optional<CsvWriter> rows_, samples_;
+  std::vector<Configuration> todo_;
+  std::size_t recorded_ = 0;
+  std::string session_;
+  AlgorithmStates states_;
+  Progress progress_;
+  std::unique_ptr<Workbench> bench_;
+  std::size_t counts_[4] = {};
+};
+
+}  // namespace
+
+int execute(const RunPlan& plan, const DeviceInfo& device, const std::atomic<bool>& interrupted) {
+  Run run(plan, device, interrupted);
+  run.open_outputs_and_agree();
+  run.report_left_out();
+  if (plan.dry_run) return run.dry_run();
+  run.announce();
+  return run.run_all();
 }
 
 }  // namespace mmlab

@@ -76,6 +76,7 @@ TEST(Verification, FailsPlantedBugs) {
 TEST(Timing, EveryScopeAndTheL2FlushProduceSamples) {
   TimingOptions t;
   t.stop.min_trials = t.stop.max_trials = 7;
+  t.warmup = 1;
   t.repeats = 5;
   const Algorithm& cublas = *test::lab().find("cublas");
   for (Scope s : {Scope::kernel, Scope::batched, Scope::end_to_end})
@@ -95,6 +96,7 @@ TEST(Timing, CublasReachesAKnownShareOfThePeakAt4096) {
   // is the device's own: SMs x FP32 lanes x 2 x clock.
   TimingOptions t;
   t.stop.min_trials = t.stop.max_trials = 10;
+  t.warmup = 3;
   const Outcome o = run_once(*test::lab().find("cublas"), {4096, 4096, 4096}, Params("default"), &t);
   ASSERT_EQ(o.status, Status::ok) << o.reason;
   const double gflops = 2.0 * 4096.0 * 4096 * 4096 / (o.stats.median * 1e-3) / 1e9;

@@ -19,45 +19,13 @@ using namespace mmlab::analysis;
 
 namespace {
 
-const char* kUsage = R"(usage: mmlab-analyze <command> [options]
-
-Commands:
-  summary FILE...              trial statistics per configuration, grouped and sorted as asked
-                               (--by COLUMNS, --sort COLUMNS, --all to keep skipped/failed rows);
-                               rows sharing a group are pooled from their raw samples
-  compare FILE... --baseline ALG[:variant[:params]]
-                               every other configuration at the baseline's sizes: speed-up of the
-                               median with a bootstrap CI, Mann-Whitney U on the raw samples, Holm
-                               correction, verdict (--size SHAPES, --run, --level, --resamples, --seed)
-  headline FILE... --size N    each algorithm's best configuration at N vs the baseline (--baseline,
-                               default cublas) measured with it, per L2 setting
-  scaling FILE...              distributed rows against one-GPU cuBLAS in the same job: speed-up
-                               (CI), efficiency, compute/communication/waiting, overlap, measured
-                               vs the model (--baseline ALG)
-  frontier FILE...             accuracy and speed: per problem (size and inputs), each algorithm and
-                               variant's fastest configuration, TFLOP/s and error (error relative
-                               to sum |a b|, max_rel_err), both against --baseline's FP32 row
-                               (default cublas) in the same file (--size SHAPES)
-  table NAME FILE...           a paper's table in its own layout, the paper's figures beside mmlab's
-  tables [--data DIR] [--out-dir DIR]
-                               every paper table that has data under DIR (default data/)
-  plot KIND FILE... -o OUT     KIND: size (GFLOP/s vs n, log-x), blocks (per configuration at
-                               --size, default the largest), roofline, scaling (speed-up vs GPUs),
-                               ratio (speed-up over --baseline, default cublas, vs m n k),
-                               frontier (TFLOP/s vs --error, default max_sumabs_err, of each
-                               algorithm and variant's fastest row, a panel per problem: --size
-                               SHAPES picks them); rows of --inputs (default uniform; frontier:
-                               all); OUT: .svg or .png
-  readme [--data DIR] [--readme FILE] [--reports DIR]
-                               one report per experiment (DIR/<experiment>.md, default docs/results)
-                               and README's headline (between its markers), from the files that
-                               DATA/headline.txt names
-
+const char* kUsage =
+    "usage: mmlab-analyze <command> [options]   (mmlab-analyze <command> --help: one command)\n";
+const char* kCommon = R"(
 Common: --format md|csv|latex (default md), --output FILE (default stdout; written whole or not at all)
 Exit status: 0 done; 2 bad input (a missing or malformed file, an unknown column or name, absent
 data: nothing written); 1 another failure (e.g. gnuplot).
-
-Tables: )";
+)";
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
@@ -114,6 +82,216 @@ po::options_description options() {
   return o;
 }
 
+using Args = std::vector<std::string>;
+
+std::string baseline_or_cublas(const po::variables_map& vm) {
+  return vm.count("baseline") ? vm["baseline"].as<std::string>() : "cublas";
+}
+
+int summary_command(Args& args, const po::variables_map& vm) {
+  const std::string by = vm.count("by") ? vm["by"].as<std::string>() : "algorithm,variant,params,m,n,k,scope";
+  const auto rows = load_results(args, false);
+  bool pooled = false;
+  {
+    std::set<std::vector<std::string>> seen;
+    for (const Result& r : rows) {
+      std::vector<std::string> key;
+      for (const auto& c : split(by)) key.push_back(r.get(c));
+      pooled = pooled || !seen.insert(key).second;
+    }
+  }
+  const auto with_samples = pooled ? load_results(args, true) : rows;
+  emit(render(summary(with_samples, split(by), split(vm["sort"].as<std::string>()), vm["all"].as<bool>()),
+              parse_format(vm["format"].as<std::string>())),
+       vm["output"].as<std::string>());
+  return 0;
+}
+
+int compare_command(Args& args, const po::variables_map& vm) {
+  if (!vm.count("baseline")) throw AnalysisError("compare: --baseline ALG[:variant[:params]] is required");
+  CompareOptions o;
+  o.baseline = vm["baseline"].as<std::string>();
+  o.level = vm["level"].as<double>();
+  o.resamples = vm["resamples"].as<int>();
+  o.seed = vm["seed"].as<unsigned long long>();
+  o.sizes = split(vm["size"].as<std::string>());
+  o.run = vm["run"].as<std::string>();
+  if (!(o.level > 0 && o.level < 1) || o.resamples < 100)
+    throw AnalysisError("compare: --level in (0, 1), --resamples >= 100");
+  emit(render(compare(load_results(args, true), o), parse_format(vm["format"].as<std::string>())),
+       vm["output"].as<std::string>());
+  return 0;
+}
+
+int headline_command(Args& args, const po::variables_map& vm) {
+  if (vm["size"].as<std::string>().empty()) throw AnalysisError("headline: --size N is required");
+  emit(render(headline(load_results(args, false), vm["size"].as<std::string>(), baseline_or_cublas(vm)),
+              parse_format(vm["format"].as<std::string>())),
+       vm["output"].as<std::string>());
+  return 0;
+}
+
+int frontier_command(Args& args, const po::variables_map& vm) {
+  emit(
+      render(frontier(load_results(args, false), split(vm["size"].as<std::string>()), baseline_or_cublas(vm)),
+             parse_format(vm["format"].as<std::string>())),
+      vm["output"].as<std::string>());
+  return 0;
+}
+
+int scaling_command(Args& args, const po::variables_map& vm) {
+  emit(render(scaling(load_results(args, true), baseline_or_cublas(vm), vm["resamples"].as<int>()),
+              parse_format(vm["format"].as<std::string>())),
+       vm["output"].as<std::string>());
+  return 0;
+}
+
+int table_command(Args& args, const po::variables_map& vm) {
+  if (args.empty()) throw AnalysisError("table: name the table, then the result files");
+  const std::string name = args.front();
+  find_paper_table(name);
+  args.erase(args.begin());
+  emit(render_all(build_paper_table(name, load_results(args, false)),
+                  parse_format(vm["format"].as<std::string>())),
+       vm["output"].as<std::string>());
+  return 0;
+}
+
+int tables_command(Args&, const po::variables_map& vm) {
+  const Format format = parse_format(vm["format"].as<std::string>());
+  const std::string data = vm["data"].as<std::string>(), out_dir = vm["out-dir"].as<std::string>();
+  int written = 0;
+  for (const PaperTable& p : paper_tables()) {
+    std::vector<std::string> inputs;
+    for (const std::string& d : p.data) inputs.push_back((fs::path(data) / d).string());
+    if (!std::all_of(inputs.begin(), inputs.end(), [](const std::string& x) { return fs::exists(x); })) {
+      std::cerr << "mmlab-analyze: " << p.name << ": no data under " << data << "/, skipped\n";
+      continue;
+    }
+    const std::string ext = format == Format::csv ? ".csv" : format == Format::latex ? ".tex" : ".md";
+    const std::string path = (fs::path(out_dir) / (p.name + ext)).string();
+    write_atomically(path, render_all(build_paper_table(p.name, load_results(inputs, false)), format));
+    std::cerr << "mmlab-analyze: " << path << "\n";
+    ++written;
+  }
+  if (written == 0) throw AnalysisError("tables: no table has data under " + data + "/");
+  return 0;
+}
+
+int plot_command(Args& args, const po::variables_map& vm) {
+  if (args.size() < 2) throw AnalysisError("plot: give KIND and result files");
+  const PlotKind kind = parse_plot_kind(args.front());
+  args.erase(args.begin());
+  const std::string out = vm["output"].as<std::string>();
+  if (out.empty()) throw AnalysisError("plot: -o OUT.svg|png is required");
+  PlotOptions o;
+  o.title = vm["title"].as<std::string>();
+  o.shape = vm["size"].as<std::string>();
+  o.scope = vm["scope"].as<std::string>();
+  if (vm.count("baseline")) o.baseline = vm["baseline"].as<std::string>();
+  o.inputs = vm["inputs"].as<std::string>();
+  o.error = vm["error"].as<std::string>();
+  if (o.error != "max_sumabs_err" && o.error != "mean_sumabs_err" && o.error != "max_rel_err")
+    throw AnalysisError("plot: --error '" + o.error +
+                        "' (valid: max_sumabs_err, mean_sumabs_err, max_rel_err)");
+  if (kind == PlotKind::frontier && !o.shape.empty()) o.shapes = split(o.shape);
+  std::vector<Result> rows;
+  if (kind == PlotKind::ratio) {  // pairs within one run of each file
+    for (const std::string& file : args)
+      for (Result& r : select_run(load_results({file}, false), vm["run"].as<std::string>()))
+        rows.push_back(std::move(r));
+  } else {
+    rows = load_results(args, false);
+  }
+  plot(kind, rows, out, o);
+  return 0;
+}
+
+int readme_command(Args&, const po::variables_map& vm) {
+  regenerate(vm["data"].as<std::string>(), vm["readme"].as<std::string>(), vm["reports"].as<std::string>());
+  std::cerr << "mmlab-analyze: wrote the headline of " << vm["readme"].as<std::string>()
+            << " and the reports in " << vm["reports"].as<std::string>() << "/\n";
+  return 0;
+}
+
+// The commands: name, the help that `mmlab-analyze --help` lists (and `<command> --help` prints
+// alone), and the handler, which receives the arguments after the name.
+struct Command {
+  const char* name;
+  const char* usage;
+  int (*handler)(Args&, const po::variables_map&);
+};
+
+const Command kCommands[] = {
+    {"summary",
+     R"(  summary FILE...              trial statistics per configuration, grouped and sorted as asked
+                               (--by COLUMNS, --sort COLUMNS, --all to keep skipped/failed rows);
+                               rows sharing a group are pooled from their raw samples
+)",
+     summary_command},
+    {"compare", R"(  compare FILE... --baseline ALG[:variant[:params]]
+                               every other configuration at the baseline's sizes: speed-up of the
+                               median with a bootstrap CI, Mann-Whitney U on the raw samples, Holm
+                               correction, verdict (--size SHAPES, --run, --level, --resamples, --seed)
+)",
+     compare_command},
+    {"headline",
+     R"(  headline FILE... --size N    each algorithm's best configuration at N vs the baseline (--baseline,
+                               default cublas) measured with it, per L2 setting
+)",
+     headline_command},
+    {"scaling",
+     R"(  scaling FILE...              distributed rows against one-GPU cuBLAS in the same job: speed-up
+                               (CI), efficiency, compute/communication/waiting, overlap, measured
+                               vs the model (--baseline ALG)
+)",
+     scaling_command},
+    {"frontier",
+     R"(  frontier FILE...             accuracy and speed: per problem (size and inputs), each algorithm and
+                               variant's fastest configuration, TFLOP/s and error (error relative
+                               to sum |a b|, max_rel_err), both against --baseline's FP32 row
+                               (default cublas) in the same file (--size SHAPES)
+)",
+     frontier_command},
+    {"table",
+     R"(  table NAME FILE...           a paper's table in its own layout, the paper's figures beside mmlab's
+)",
+     table_command},
+    {"tables", R"(  tables [--data DIR] [--out-dir DIR]
+                               every paper table that has data under DIR (default data/)
+)",
+     tables_command},
+    {"plot", R"(  plot KIND FILE... -o OUT     KIND: size (GFLOP/s vs n, log-x), blocks (per configuration at
+                               --size, default the largest), roofline, scaling (speed-up vs GPUs),
+                               ratio (speed-up over --baseline, default cublas, vs m n k),
+                               frontier (TFLOP/s vs --error, default max_sumabs_err, of each
+                               algorithm and variant's fastest row, a panel per problem: --size
+                               SHAPES picks them); rows of --inputs (default uniform; frontier:
+                               all); OUT: .svg or .png
+)",
+     plot_command},
+    {"readme", R"(  readme [--data DIR] [--readme FILE] [--reports DIR]
+                               one report per experiment (DIR/<experiment>.md, default docs/results)
+                               and README's headline (between its markers), from the files that
+                               DATA/headline.txt names
+)",
+     readme_command},
+};
+
+const Command* find_command(const std::string& name) {
+  for (const Command& c : kCommands)
+    if (name == c.name) return &c;
+  return nullptr;
+}
+
+void print_help(const po::options_description& opts) {
+  std::cout << kUsage << "\nCommands:\n";
+  for (const Command& c : kCommands) std::cout << c.usage;
+  std::cout << kCommon << "\nTables: ";
+  for (const PaperTable& t : paper_tables()) std::cout << "\n  " << t.name << ": " << t.description;
+  std::cout << "\n\n" << opts;
+}
+
 int run(int argc, char** argv) {
   po::options_description opts = options();
   po::options_description hidden;
@@ -128,130 +306,22 @@ int run(int argc, char** argv) {
   } catch (const po::error& e) {
     throw AnalysisError(e.what());
   }
-  std::vector<std::string> args =
-      vm.count("args") ? vm["args"].as<std::vector<std::string>>() : std::vector<std::string>{};
-  if (vm.count("help") || args.empty()) {
-    std::cout << kUsage;
-    for (const PaperTable& t : paper_tables()) std::cout << "\n  " << t.name << ": " << t.description;
-    std::cout << "\n\n" << opts;
-    return args.empty() && !vm.count("help") ? 2 : 0;
+  Args args = vm.count("args") ? vm["args"].as<Args>() : Args{};
+  if (args.empty()) {
+    print_help(opts);
+    return vm.count("help") ? 0 : 2;
   }
-  const std::string command = args.front();
+  const Command* command = find_command(args.front());
+  if (!command) throw AnalysisError("unknown command '" + args.front() + "' (see mmlab-analyze --help)");
   args.erase(args.begin());
-  const Format format = parse_format(vm["format"].as<std::string>());
-  const std::string output = vm["output"].as<std::string>();
-  if (command == "summary") {
-    const std::string by =
-        vm.count("by") ? vm["by"].as<std::string>() : "algorithm,variant,params,m,n,k,scope";
-    const auto rows = load_results(args, false);
-    bool pooled = false;
-    {
-      std::set<std::vector<std::string>> seen;
-      for (const Result& r : rows) {
-        std::vector<std::string> key;
-        for (const auto& c : split(by)) key.push_back(r.get(c));
-        pooled = pooled || !seen.insert(key).second;
-      }
-    }
-    const auto with_samples = pooled ? load_results(args, true) : rows;
-    emit(render(summary(with_samples, split(by), split(vm["sort"].as<std::string>()), vm["all"].as<bool>()),
-                format),
-         output);
+  if (vm.count("help")) {
+    const std::string usage = command->usage;
+    std::cout << "usage: mmlab-analyze " << usage.substr(usage.find_first_not_of(' ')) << kCommon << "\n"
+              << opts;
     return 0;
   }
-  if (command == "compare") {
-    if (!vm.count("baseline")) throw AnalysisError("compare: --baseline ALG[:variant[:params]] is required");
-    CompareOptions o;
-    o.baseline = vm["baseline"].as<std::string>();
-    o.level = vm["level"].as<double>();
-    o.resamples = vm["resamples"].as<int>();
-    o.seed = vm["seed"].as<unsigned long long>();
-    o.sizes = split(vm["size"].as<std::string>());
-    o.run = vm["run"].as<std::string>();
-    if (!(o.level > 0 && o.level < 1) || o.resamples < 100)
-      throw AnalysisError("compare: --level in (0, 1), --resamples >= 100");
-    emit(render(compare(load_results(args, true), o), format), output);
-    return 0;
-  }
-  if (command == "headline") {
-    if (vm["size"].as<std::string>().empty()) throw AnalysisError("headline: --size N is required");
-    const std::string baseline = vm.count("baseline") ? vm["baseline"].as<std::string>() : "cublas";
-    emit(render(headline(load_results(args, false), vm["size"].as<std::string>(), baseline), format), output);
-    return 0;
-  }
-  if (command == "frontier") {
-    const std::string baseline = vm.count("baseline") ? vm["baseline"].as<std::string>() : "cublas";
-    emit(render(frontier(load_results(args, false), split(vm["size"].as<std::string>()), baseline), format),
-         output);
-    return 0;
-  }
-  if (command == "scaling") {
-    const std::string baseline = vm.count("baseline") ? vm["baseline"].as<std::string>() : "cublas";
-    emit(render(scaling(load_results(args, true), baseline, vm["resamples"].as<int>()), format), output);
-    return 0;
-  }
-  if (command == "table") {
-    if (args.empty()) throw AnalysisError("table: name the table, then the result files");
-    const std::string name = args.front();
-    find_paper_table(name);
-    args.erase(args.begin());
-    emit(render_all(build_paper_table(name, load_results(args, false)), format), output);
-    return 0;
-  }
-  if (command == "tables") {
-    const std::string data = vm["data"].as<std::string>(), out_dir = vm["out-dir"].as<std::string>();
-    int written = 0;
-    for (const PaperTable& p : paper_tables()) {
-      std::vector<std::string> inputs;
-      for (const std::string& d : p.data) inputs.push_back((fs::path(data) / d).string());
-      if (!std::all_of(inputs.begin(), inputs.end(), [](const std::string& x) { return fs::exists(x); })) {
-        std::cerr << "mmlab-analyze: " << p.name << ": no data under " << data << "/, skipped\n";
-        continue;
-      }
-      const std::string ext = format == Format::csv ? ".csv" : format == Format::latex ? ".tex" : ".md";
-      const std::string path = (fs::path(out_dir) / (p.name + ext)).string();
-      write_atomically(path, render_all(build_paper_table(p.name, load_results(inputs, false)), format));
-      std::cerr << "mmlab-analyze: " << path << "\n";
-      ++written;
-    }
-    if (written == 0) throw AnalysisError("tables: no table has data under " + data + "/");
-    return 0;
-  }
-  if (command == "plot") {
-    if (args.size() < 2) throw AnalysisError("plot: give KIND and result files");
-    const PlotKind kind = parse_plot_kind(args.front());
-    args.erase(args.begin());
-    const std::string& out = output;
-    if (out.empty()) throw AnalysisError("plot: -o OUT.svg|png is required");
-    PlotOptions o;
-    o.title = vm["title"].as<std::string>();
-    o.shape = vm["size"].as<std::string>();
-    o.scope = vm["scope"].as<std::string>();
-    if (vm.count("baseline")) o.baseline = vm["baseline"].as<std::string>();
-    o.inputs = vm["inputs"].as<std::string>();
-    o.error = vm["error"].as<std::string>();
-    if (o.error != "max_sumabs_err" && o.error != "mean_sumabs_err" && o.error != "max_rel_err")
-      throw AnalysisError("plot: --error '" + o.error +
-                          "' (valid: max_sumabs_err, mean_sumabs_err, max_rel_err)");
-    if (kind == PlotKind::frontier && !o.shape.empty()) o.shapes = split(o.shape);
-    std::vector<Result> rows;
-    if (kind == PlotKind::ratio) {  // pairs within one run of each file
-      for (const std::string& file : args)
-        for (Result& r : select_run(load_results({file}, false), vm["run"].as<std::string>()))
-          rows.push_back(std::move(r));
-    } else {
-      rows = load_results(args, false);
-    }
-    plot(kind, rows, out, o);
-    return 0;
-  }
-  if (command == "readme") {
-    regenerate(vm["data"].as<std::string>(), vm["readme"].as<std::string>(), vm["reports"].as<std::string>());
-    std::cerr << "mmlab-analyze: wrote the headline of " << vm["readme"].as<std::string>()
-              << " and the reports in " << vm["reports"].as<std::string>() << "/\n";
-    return 0;
-  }
-  throw AnalysisError("unknown command '" + command + "' (see mmlab-analyze --help)");
+  parse_format(vm["format"].as<std::string>());  // a bad --format is an error for every command
+  return command->handler(args, vm);
 }
 
 }  // namespace

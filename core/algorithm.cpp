@@ -1,6 +1,6 @@
 // The parts of an algorithm's descriptor and of the registry that know no algorithm: lookups by
-// name and the compiled set's axis values. The lists themselves are algorithms/registry.cpp and
-// distributed/registry.cpp.
+// name and the compiled set's axis values. The lists themselves are algorithms/registry.hpp and
+// distributed/registry.hpp.
 #include "core/algorithm.hpp"
 
 namespace mmlab {

@@ -179,7 +179,7 @@ inline std::string algorithm_source(const std::string& file) {
   void algorithms::describe_##NAME(Algorithm& a)
 
 // The algorithms a program offers, in listing order. A value the program is given (mmlab's main
-// joins algorithms/registry.cpp's list and distributed/registry.cpp's; the fuzz targets pass a
+// joins algorithms/registry.hpp's list and distributed/registry.hpp's; the fuzz targets pass a
 // small one), as CUTLASS's profiler is given its manifest: never a symbol resolved at link time.
 class Registry {
  public:

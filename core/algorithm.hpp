@@ -45,6 +45,7 @@ struct LaunchConfig {
 struct DeviceInfo {
   bool present = false;
   std::string absent_reason;  // why there is no device, when !present
+  int ordinal = -1;           // the CUDA device ordinal
   std::string name = "none";
   int sm_count = 0;
   int cc_major = 0, cc_minor = 0;

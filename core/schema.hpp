@@ -1,5 +1,9 @@
 // The results CSV schema, written once: mmlab writes these columns and mmlab-analyze reads them
-// (README, "The CSV"). Version 4 added `inputs` (what A and B are made of; uniform before), `precision`
+// (README, "The CSV"). Version 5 added the trial order (`order`: sequential or interleaved, and
+// `interleave_group`, shared by the configurations timed round-robin: trial i of each ran in round
+// i), `ci_coverage` (the exact coverage of the median's CI; the CI is empty below 3 trials, std
+// below 2) and the clocks (`clock_source` ... `throttle`), and a `clock_mhz` column to the samples.
+// Version 4 added `inputs` (what A and B are made of; uniform before), `precision`
 // (fp32, or tf32 for a variant judged by the TF32 tolerance; fp32 before) and the error relative to
 // sum |a b| (max_sumabs_err, mean_sumabs_err). Version 3 added the distributed columns (ranks ...
 // verified_entries). Version 2 added `schema`, `resolved` and `cuda_driver`, made `driver` the NVIDIA driver
@@ -14,7 +18,7 @@
 
 namespace mmlab {
 
-inline constexpr const char* kSchemaVersion = "4";
+inline constexpr const char* kSchemaVersion = "5";
 
 inline constexpr std::array kResultColumns{
     // identity
@@ -23,12 +27,18 @@ inline constexpr std::array kResultColumns{
     // what ran
     "algorithm", "variant", "params", "resolved", "block_x", "block_y", "block_z", "grid_x", "grid_y",
     "grid_z", "cluster_x", "cluster_y", "cluster_z", "shared_bytes", "device_bytes", "m", "n", "k", "inputs",
-    "precision", "scope", "repeats", "l2_flush", "warmup",
+    "precision", "scope", "repeats", "l2_flush", "warmup", "order", "interleave_group",
     // across ranks (distributed algorithms; a single-GPU row says ranks 1)
     "ranks", "gpus", "grid", "engine", "compute_ms", "comm_ms", "wait_ms", "overlap", "predicted_ms",
     "link_gbs", "local_gflops", "verified_entries",
     // statistics (ms per launch)
-    "trials", "min_ms", "max_ms", "mean_ms", "std_ms", "median_ms", "ci_lo_ms", "ci_hi_ms", "gflops",
+    "trials", "min_ms", "max_ms", "mean_ms", "std_ms", "median_ms", "ci_lo_ms", "ci_hi_ms", "ci_coverage",
+    "gflops",
+    // clocks during the trials (GPU rows): the SM clock after each trial (median, lowest), the run's
+    // reference clock (its first trial's), trials below 95% of it, power (median), temperature (max)
+    // and NVML's throttle reasons seen
+    "clock_source", "ref_clock_mhz", "clock_mhz", "clock_min_mhz", "slow_trials", "power_w", "temp_c",
+    "throttle",
     // outcome
     "status", "reason", "verified", "max_rel_err", "max_abs_err", "mse", "frac_err_over_1e-3",
     "max_sumabs_err", "mean_sumabs_err"};
@@ -38,6 +48,12 @@ inline const std::vector<std::string>& result_columns() {
   return columns;
 }
 
+inline bool added_in_v5(const std::string& c) {
+  for (const char* x : {"order", "interleave_group", "ci_coverage", "clock_source", "ref_clock_mhz",
+                        "clock_mhz", "clock_min_mhz", "slow_trials", "power_w", "temp_c", "throttle"})
+    if (c == x) return true;
+  return false;
+}
 // The columns version 4 added, version 3 added (the distributed group), and version 2 added to version 1.
 inline bool added_in_v4(const std::string& c) {
   return c == "inputs" || c == "precision" || c == "max_sumabs_err" || c == "mean_sumabs_err";
@@ -56,8 +72,8 @@ inline bool added_in_v2(const std::string& c) {
 inline std::vector<std::string> result_columns_of(int version) {
   std::vector<std::string> out;
   for (const std::string& c : result_columns())
-    if (!(version < 4 && added_in_v4(c)) && !(version < 3 && added_in_v3(c)) &&
-        !(version < 2 && added_in_v2(c)))
+    if (!(version < 5 && added_in_v5(c)) && !(version < 4 && added_in_v4(c)) &&
+        !(version < 3 && added_in_v3(c)) && !(version < 2 && added_in_v2(c)))
       out.push_back(c);
   return out;
 }
@@ -66,8 +82,10 @@ inline const std::vector<std::string>& result_columns_v1() {
   return columns;
 }
 
+// The samples: a line per trial; clock_mhz (version 5) is the SM clock sampled after it, empty
+// where none was measured (host algorithms, files before version 5).
 inline const std::vector<std::string>& sample_columns() {
-  static const std::vector<std::string> columns = {"run_id", "trial", "ms"};
+  static const std::vector<std::string> columns = {"run_id", "trial", "ms", "clock_mhz"};
   return columns;
 }
 

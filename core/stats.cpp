@@ -45,6 +45,7 @@ Stats summarize(std::vector<double> x) {
   const MedianRanks r = median_ci_ranks(n);
   s.ci_lo = x[r.lo - 1];
   s.ci_hi = x[r.hi - 1];
+  s.ci_coverage = r.coverage;
   return s;
 }
 

@@ -11,7 +11,11 @@ struct Stats {
   double min = 0, max = 0, mean = 0, std = 0;  // std: sample standard deviation (n - 1)
   double median = 0;
   double ci_lo = 0, ci_hi = 0;  // distribution-free 95% confidence interval of the median
+  double ci_coverage = 0;       // its exact coverage: below 95% with fewer than 6 trials
 };
+// Rows leave the median's CI empty below this many trials (two trials' [min, max] covers 50%), and
+// the standard deviation below two.
+inline constexpr std::size_t kMinTrialsForCi = 3;
 
 // Ranks (1-based, into the sorted sample) of the distribution-free confidence interval of the
 // median: the largest l with P(Binomial(n, 1/2) <= l - 1) <= (1 - level) / 2 gives

@@ -55,7 +55,8 @@ ErrorStats check_block(const CBlock& b, const Problem& p, unsigned long long see
 }  // namespace
 
 Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, const TimingOptions* timing,
-                        const std::atomic<bool>* interrupted, unsigned long long seed, Outcome out) {
+                        const std::atomic<bool>* interrupted, unsigned long long seed, Outcome out,
+                        ClockMonitor* clocks) {
   const Algorithm& alg = *cfg.algorithm;
   const Problem& p = cfg.problem;
   const Params& q = out.resolved;
@@ -118,6 +119,15 @@ Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, cons
     const double exposed = std::max(0.0, total - c), comm_exposed = std::min(exposed, m);
     compute.push_back(c), comm.push_back(m), wait.push_back(exposed - comm_exposed);
     hidden.push_back(m > 0 ? 1 - comm_exposed / m : 1);
+    if (clocks && d.gpus) {  // the slowest rank's clock, the hottest and most power-hungry rank
+      ClockSample c = clocks->sample(nullptr);
+      c.sm_mhz = -max_over_ranks(-c.sm_mhz);
+      c.power_w = max_over_ranks(c.power_w);
+      c.temperature_c = max_over_ranks(c.temperature_c);
+      out.clocks.push_back(c);
+      out.clock_source = clocks->source();
+      out.reference_mhz = clocks->reference_mhz();
+    }
     return total;
   };
   if (!run_trials(warmup, trial, *timing, interrupted, true, out.samples)) {

@@ -61,6 +61,10 @@ const Option kOptions[] = {
      "what A and B are made of: uniform (U(-1, 1)), wide_exponent (U(-1, 1) x 2^(-16 ... 16)), "
      "ill_conditioned (sums that cancel to about 2^-10 of sum |a b|), badly_scaled (rows of A and columns of "
      "B times 2^(-40 ... 40)); a list"},
+    {"order", Takes::text, "interleaved",
+     "interleaved (the trials of a problem's configurations round-robin, each round shuffled, so drift "
+     "hits all alike and trial i of each can be paired) or sequential (one configuration's trials, then the "
+     "next's)"},
     {"trials", Takes::trials, "20",
      "trials per configuration: a number, or 'auto' to stop once the median's 95% CI is within ci-width", 1,
      1000000},
@@ -510,6 +514,10 @@ static RunPlan make_plan_unlocated(const Settings& cli, const Settings& file, co
   plan.configurations = with_inputs(expand(algorithms, problems, scopes, l2, &plan.not_compiled), inputs);
 
   TimingOptions& t = plan.timing;
+  const std::string order = setting(cli, file, "order");
+  if (order != "interleaved" && order != "sequential")
+    throw UsageError("order: '" + order + "' must be interleaved or sequential");
+  plan.interleaved = order == "interleaved";
   const std::string trials = setting(cli, file, "trials");
   t.stop.adaptive = trials == "auto";
   if (t.stop.adaptive) {

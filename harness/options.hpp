@@ -31,6 +31,7 @@ struct RunPlan {
   std::vector<Configuration> configurations;
   std::size_t not_compiled = 0;  // points of the asked axis values left out: no kernel compiled for them
   TimingOptions timing;
+  bool interleaved = true;     // the trials of a problem's configurations round-robin (--order)
   std::string output;          // the CSV
   std::string samples_output;  // its raw samples
   bool resume = false, overwrite = false, dry_run = false;

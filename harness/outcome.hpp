@@ -9,6 +9,7 @@
 #include "core/algorithm.hpp"
 #include "core/stats.hpp"
 #include "core/verification.hpp"
+#include "runtime/clocks.hpp"
 
 namespace mmlab {
 
@@ -45,6 +46,15 @@ struct Outcome {
   std::optional<Verdict> verdict;
   std::vector<double> samples;  // ms per launch, in trial order
   Stats stats;
+  // The clock sampled after each trial (GPU rows; empty otherwise), the monitor's source and the
+  // run's reference clock when the row was made.
+  std::vector<ClockSample> clocks;
+  std::string clock_source;
+  double reference_mhz = 0;
+  // sequential, or interleaved with the other configurations of `interleave_group` (trial i of each
+  // ran in round i).
+  bool interleaved = false;
+  std::string interleave_group;
   std::optional<DistributedOutcome> distributed;
 };
 

@@ -1,10 +1,12 @@
-// One configuration on one GPU or the host, in the four phases of pipeline.hpp.
+// One configuration on one GPU or the host, in the four phases of pipeline.hpp, and the timing
+// of one or of a group round-robin.
 #include "harness/pipeline.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <random>
 
 #include "runtime/cuda_check.hpp"
 #include "runtime/job.hpp"
@@ -58,8 +60,9 @@ Reason check(const Configuration& cfg, const DeviceInfo& device, Outcome& out) {
 }
 
 // Phase 2: inputs, output and workspace; the arguments run() receives.
-Reason prepare(Workbench& bench, const Configuration& cfg, const DeviceInfo& device, AlgorithmStates& states,
-               Buffer& workspace, Outcome& out, RunArgs& args) {
+Reason prepare_buffers(Workbench& bench, const Configuration& cfg, const DeviceInfo& device,
+                       AlgorithmStates& states, Buffer& workspace, Outcome& out, RunArgs& args,
+                       bool* short_of_memory) {
   const Algorithm& alg = *cfg.algorithm;
   const Problem& p = cfg.problem;
   args.problem = p;
@@ -75,8 +78,10 @@ Reason prepare(Workbench& bench, const Configuration& cfg, const DeviceInfo& dev
   if (cfg.scope == Scope::end_to_end)  // copies from and to host memory
     if (Reason why = bench.prepare_host()) return why;
   const std::size_t workspace_bytes = alg.workspace(p, out.resolved);
-  if (workspace_bytes + kDeviceReserve > free_device_bytes())
+  if (workspace_bytes + kDeviceReserve > free_device_bytes()) {
+    *short_of_memory = true;
     return "workspace of " + gib(double(workspace_bytes)) + " does not fit in free device memory";
+  }
   workspace = Buffer(workspace_bytes, Buffer::Kind::device);
   out.device_bytes = sizeof(float) * std::size_t(p.m * p.k + p.k * p.n + p.m * p.n) + workspace_bytes;
   args.a = bench.device_a(), args.b = bench.device_b(), args.c = bench.device_c();
@@ -100,41 +105,117 @@ Verdict verify(Workbench& bench, const Algorithm& alg, const RunArgs& args) {
   return bench.verify_device_output(args.c, precision);
 }
 
-// Phase 4: warm-up, then trials until the stopping rule (or an interrupt) says stop.
-void time(Workbench& bench, const Configuration& cfg, const DeviceInfo& device, const RunArgs& args,
-          const TimingOptions& timing, const std::atomic<bool>* interrupted, Outcome& out) {
+// Phase 4's timer: CUDA events (and graphs, copies, the L2 flush) on the GPU, the steady clock on
+// the host.
+std::unique_ptr<TrialTimer> make_timer(Workbench& bench, const Configuration& cfg, const RunArgs& args,
+                                       const TimingOptions& timing) {
   const Algorithm& alg = *cfg.algorithm;
-  Buffer flush;
-  std::unique_ptr<TrialTimer> timer;
-  if (alg.backend == Backend::device) {
-    DeviceTiming t;
-    t.algorithm = &alg;
-    t.args = args;
-    t.scope = cfg.scope;
-    t.repeats = cfg.scope == Scope::batched ? timing.repeats : 1;
-    if (cfg.l2_flush) {
-      flush = Buffer(std::max<std::size_t>(2 * device.l2_bytes, 1 << 20), Buffer::Kind::device);
-      t.l2_flush = flush.get();
-      t.l2_flush_bytes = flush.bytes();
-    }
-    if (cfg.scope == Scope::end_to_end) {  // prepare() made the host copies
-      t.host_a = bench.host_a();
-      t.host_b = bench.host_b();
-      t.host_c = bench.host_c();
-    }
-    timer = make_device_timer(t);
-  } else {
-    timer = make_host_timer(&alg, args);
+  if (alg.backend != Backend::device) return make_host_timer(&alg, args);
+  DeviceTiming t;
+  t.algorithm = &alg;
+  t.args = args;
+  t.scope = cfg.scope;
+  t.repeats = cfg.scope == Scope::batched ? timing.repeats : 1;
+  if (cfg.l2_flush) {
+    const Buffer& flush = bench.l2_flush_buffer();
+    t.l2_flush = flush.get();
+    t.l2_flush_bytes = flush.bytes();
   }
-  if (!run_trials([&] { timer->untimed(); }, [&] { return timer->trial_ms(); }, timing, interrupted, false,
-                  out.samples)) {
-    out.status = Status::interrupted;
-    return;
+  if (cfg.scope == Scope::end_to_end) {  // prepare_buffers() made the host copies
+    t.host_a = bench.host_a();
+    t.host_b = bench.host_b();
+    t.host_c = bench.host_c();
   }
-  out.stats = summarize(out.samples);
+  return make_device_timer(t);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace
+
+Prepared::Prepared(const Configuration& cfg, Outcome outcome) : cfg_(cfg), outcome_(std::move(outcome)) {}
+Prepared::~Prepared() = default;
+
+void Prepared::warmup() { timer_->untimed(); }
+
+double Prepared::trial(ClockMonitor* clocks) {
+  const double ms = timer_->trial_ms();
+  if (clocks && cfg_.algorithm->backend == Backend::device) {
+    outcome_.clocks.push_back(clocks->sample(stream_));
+    outcome_.clock_source = clocks->source();
+    outcome_.reference_mhz = clocks->reference_mhz();
+  }
+  return ms;
+}
+
+void Prepared::finish() {
+  if (!outcome_.samples.empty()) outcome_.stats = summarize(outcome_.samples);
+}
+
+std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, const DeviceInfo& device,
+                                  AlgorithmStates& states, const TimingOptions& timing) {
+  auto out = std::make_unique<Prepared>(cfg, Outcome{});
+  Outcome& o = out->outcome_;
+  if (Reason why = check(cfg, device, o)) {
+    o.status = Status::skipped, o.reason = *why;
+    return out;
+  }
+  RunArgs args;
+  if (Reason why =
+          prepare_buffers(bench, cfg, device, states, out->workspace_, o, args, &out->short_of_memory)) {
+    o.status = Status::skipped, o.reason = *why;
+    return out;
+  }
+  o.verdict = verify(bench, *cfg.algorithm, args);
+  if (!o.verdict->ok) {
+    o.status = Status::failed, o.reason = o.verdict->reason;
+    return out;
+  }
+  out->stream_ = args.stream;
+  out->timer_ = make_timer(bench, cfg, args, timing);
+  return out;
+}
+
+bool time_alone(Prepared& p, const TimingOptions& timing, const std::atomic<bool>* interrupted,
+                ClockMonitor* clocks) {
+  const bool done = run_trials([&] { p.warmup(); }, [&] { return p.trial(clocks); }, timing, interrupted,
+                               false, p.outcome().samples);
+  if (!done) p.outcome().status = Status::interrupted;
+  p.finish();
+  return done;
+}
+
+bool time_interleaved(const std::vector<Prepared*>& group, const TimingOptions& timing,
+                      const std::atomic<bool>* interrupted, ClockMonitor* clocks, std::uint64_t seed) {
+  for (Prepared* p : group)
+    for (int w = 0; w < timing.warmup; ++w) p->warmup();
+  std::mt19937_64 rng(seed);
+  std::vector<Prepared*> order = group;
+  const auto start = std::chrono::steady_clock::now();
+  // Adaptive trials: the group's time limit is each configuration's, summed.
+  const double limit = timing.max_seconds * double(group.size());
+  for (bool more = true; more;) {
+    more = false;
+    std::shuffle(order.begin(), order.end(), rng);
+    for (Prepared* p : order) {
+      if (should_stop(p->outcome().samples, timing.stop)) continue;
+      if (interrupted && interrupted->load()) {
+        for (Prepared* q : group) q->outcome().status = Status::interrupted;
+        return false;
+      }
+      p->outcome().samples.push_back(p->trial(clocks));
+      more = true;
+    }
+    if (timing.stop.adaptive && seconds_since(start) > limit) break;
+  }
+  for (Prepared* p : group) {
+    p->outcome().interleaved = group.size() > 1;
+    p->finish();
+  }
+  return true;
+}
 
 bool run_trials(const std::function<void()>& warmup, const std::function<double()>& trial,
                 const TimingOptions& timing, const std::atomic<bool>* interrupted, bool collective,
@@ -145,35 +226,26 @@ bool run_trials(const std::function<void()>& warmup, const std::function<double(
   while (!should_stop(samples, timing.stop)) {
     if (agreed(interrupted && interrupted->load() ? 1 : 0) > 0) return false;
     samples.push_back(trial());
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (timing.stop.adaptive && agreed(elapsed) > timing.max_seconds) break;
+    if (timing.stop.adaptive && agreed(seconds_since(start)) > timing.max_seconds) break;
   }
   return true;
 }
 
 Outcome run_configuration(Workbench& bench, const Configuration& cfg, const DeviceInfo& device,
                           AlgorithmStates& states, const TimingOptions* timing,
-                          const std::atomic<bool>* interrupted) {
-  Outcome out;
-  auto skip = [&](std::string why) {
-    out.status = Status::skipped;
-    out.reason = std::move(why);
-    return out;
-  };
-  if (Reason why = check(cfg, device, out)) return skip(*why);
-  if (cfg.algorithm->backend == Backend::distributed)
-    return run_distributed(cfg, device, timing, interrupted, bench.seed(), std::move(out));
-  Buffer workspace;
-  RunArgs args;
-  if (Reason why = prepare(bench, cfg, device, states, workspace, out, args)) return skip(*why);
-  out.verdict = verify(bench, *cfg.algorithm, args);
-  if (!out.verdict->ok) {
-    out.status = Status::failed;
-    out.reason = out.verdict->reason;
-    return out;
+                          const std::atomic<bool>* interrupted, ClockMonitor* clocks) {
+  if (cfg.algorithm->backend == Backend::distributed) {
+    Outcome out;
+    if (Reason why = check(cfg, device, out)) {
+      out.status = Status::skipped, out.reason = *why;
+      return out;
+    }
+    return run_distributed(cfg, device, timing, interrupted, bench.seed(), std::move(out), clocks);
   }
-  if (timing) time(bench, cfg, device, args, *timing, interrupted, out);
-  return out;
+  const TimingOptions untimed;
+  std::unique_ptr<Prepared> p = prepare(bench, cfg, device, states, timing ? *timing : untimed);
+  if (p->ready() && timing) time_alone(*p, *timing, interrupted, clocks);
+  return std::move(p->outcome());
 }
 
 }  // namespace mmlab

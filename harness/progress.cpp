@@ -36,6 +36,17 @@ Progress::Progress(const std::vector<Configuration>& todo, const DeviceInfo& dev
 void Progress::start(std::size_t i) {
   started_ = std::chrono::steady_clock::now();
   std::fprintf(stderr, "[%zu/%zu] %s ... ", i + 1, todo_.size(), describe(todo_[i]).c_str());
+  line_open_ = true;
+}
+
+void Progress::note(const std::string& text) {
+  std::fprintf(stderr, "%s\n", text.c_str());
+  line_open_ = false;
+}
+
+void Progress::verified(std::size_t, std::size_t group) {
+  std::fprintf(stderr, "verified; timed with the %zu configurations of its problem, interleaved\n", group);
+  line_open_ = false;
 }
 
 // Remaining work at the seconds per FLOP measured so far; "?" until something has run.
@@ -47,9 +58,12 @@ std::string Progress::eta(std::size_t next) const {
   return duration_text(flop * measured_seconds_ / measured_flop_);
 }
 
-void Progress::finish(std::size_t i, const Outcome& o) {
+void Progress::finish(std::size_t i, const Outcome& o, double share) {
   const Configuration& cfg = todo_[i];
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  const double seconds =
+      share >= 0 ? share : std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  if (!line_open_) std::fprintf(stderr, "[%zu/%zu] %s ", i + 1, todo_.size(), describe(cfg).c_str());
+  line_open_ = false;
   if (o.status == Status::ok || o.status == Status::failed) {
     measured_seconds_ += seconds;
     measured_flop_ += cfg.algorithm->flop_count(cfg.problem);

@@ -15,8 +15,13 @@ namespace mmlab {
 class Progress {
  public:
   Progress(const std::vector<Configuration>& todo, const DeviceInfo& device);
-  void start(std::size_t i);                     // "[i/N] description ... " (no newline yet)
-  void finish(std::size_t i, const Outcome& o);  // "-> result (ETA h:mm:ss)"
+  void start(std::size_t i);  // "[i/N] description ... " (no newline yet)
+  // Ends the start line of a configuration that waits for its group's interleaved trials.
+  void verified(std::size_t i, std::size_t group);
+  void note(const std::string& text);  // ends the start line with `text`
+  // "-> result (ETA h:mm:ss)", after its start line or on a line of its own; `seconds` is its share
+  // of the time (default: since its start).
+  void finish(std::size_t i, const Outcome& o, double seconds = -1);
 
  private:
   std::string eta(std::size_t next) const;
@@ -26,6 +31,7 @@ class Progress {
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
   double measured_seconds_ = 0, measured_flop_ = 0;  // configurations that ran
   std::chrono::steady_clock::time_point started_;
+  bool line_open_ = false;  // a start line waits for its result
 };
 
 std::string describe(const Configuration& c);  // "tiled default tile=32 1024x1024x1024 kernel"

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
 #include <fstream>
 
@@ -36,6 +37,29 @@ std::string cpu_name() {
       if (colon != std::string::npos) return "cpu: " + line.substr(colon + 2);
     }
   return "cpu";
+}
+
+// The clock columns from the samples taken after each trial (GPU rows with a clock source).
+void set_clocks(Record& r, const Outcome& o) {
+  std::vector<double> mhz, watts;
+  double hottest = -1;
+  unsigned long long reasons = 0;
+  for (const ClockSample& c : o.clocks) {
+    if (c.sm_mhz > 0) mhz.push_back(c.sm_mhz);
+    if (c.power_w >= 0) watts.push_back(c.power_w);
+    hottest = std::max(hottest, c.temperature_c);
+    reasons |= c.throttle;
+  }
+  if (mhz.empty()) return;
+  std::size_t slow = 0;
+  for (double v : mhz) slow += v < ClockMonitor::kSlowFraction * o.reference_mhz;
+  r.set("clock_source", o.clock_source).set("ref_clock_mhz", format_double(o.reference_mhz, 6));
+  r.set("clock_mhz", format_double(summarize(mhz).median, 6));
+  r.set("clock_min_mhz", format_double(*std::min_element(mhz.begin(), mhz.end()), 6));
+  r.set("slow_trials", (long long)slow);
+  if (!watts.empty()) r.set("power_w", format_double(summarize(watts).median, 5));
+  if (hottest >= 0) r.set("temp_c", format_double(hottest, 4));
+  r.set("throttle", throttle_names(reasons));
 }
 
 }  // namespace
@@ -106,8 +130,13 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
   if (o.status == Status::ok) {
     const Stats& s = o.stats;
     r.set("trials", (long long)s.trials).set("min_ms", s.min).set("max_ms", s.max).set("mean_ms", s.mean);
-    r.set("std_ms", s.std).set("median_ms", s.median).set("ci_lo_ms", s.ci_lo).set("ci_hi_ms", s.ci_hi);
+    if (s.trials > 1) r.set("std_ms", s.std);
+    r.set("median_ms", s.median);
+    if (s.trials >= kMinTrialsForCi)
+      r.set("ci_lo_ms", s.ci_lo).set("ci_hi_ms", s.ci_hi).set("ci_coverage", format_double(s.ci_coverage, 4));
     r.set("gflops", cfg.algorithm->flop_count(cfg.problem) / (s.median * 1e-3) / 1e9);
+    r.set("order", o.interleaved ? "interleaved" : "sequential").set("interleave_group", o.interleave_group);
+    set_clocks(r, o);
   } else {
     r.set("trials", 0LL);
   }

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <functional>
@@ -11,6 +12,7 @@
 #include <optional>
 
 #include "core/distributed.hpp"
+#include "core/random.hpp"
 #include "core/schema.hpp"
 #include "harness/pipeline.hpp"
 #include "harness/progress.hpp"
@@ -75,7 +77,7 @@ namespace {
 class Run {
  public:
   Run(const RunPlan& plan, const DeviceInfo& device, const std::atomic<bool>& interrupted)
-      : plan_(plan), device_(device), interrupted_(interrupted), progress_(todo_, device) {
+      : plan_(plan), device_(device), interrupted_(interrupted), clocks_(device), progress_(todo_, device) {
     char session[64];
     std::snprintf(session, sizeof session, "%lx-%d", long(std::time(nullptr)), int(getpid()));
     session_ = session;
@@ -133,25 +135,24 @@ class Run {
                    plan_.configurations.size(), plan_.output.c_str());
   }
 
-  // Every configuration in turn; the exit status.
+  // Every configuration in turn (a problem's single-process ones as one group when interleaved);
+  // the exit status.
   int run_all() {
-    for (std::size_t i = 0; i < todo_.size(); ++i) {
+    for (std::size_t i = 0; i < todo_.size();) {
       const Configuration& cfg = todo_[i];
       const bool collective = cfg.algorithm->backend == Backend::distributed;
-      if (!root() && !collective) continue;  // single-process configurations run on rank 0 only
-      if (root()) progress_.start(i);
-      bool context_lost = false;
-      const Outcome o = run_one(cfg, collective, &context_lost);
-      if (context_lost) {  // a sticky error: the context is gone; record what happened and stop
-        rows_->write(make_row(run_id(i), plan_, device_, cfg, o));
-        std::fprintf(stderr, "\nmmlab: fatal CUDA error in %s: %s\n", describe(cfg).c_str(),
-                     o.reason.c_str());
-        if (!alone()) abort_job(1);
-        return 1;
+      if (!root() && !collective) {  // single-process configurations run on rank 0 only
+        ++i;
+        continue;
       }
-      if (o.status == Status::interrupted || (root() && interrupted_.load())) return stop_interrupted();
-      ++counts_[int(o.status)];
-      if (root()) record(i, o);
+      std::size_t end = i + 1;
+      if (!collective && plan_.interleaved)
+        while (end < todo_.size() && todo_[end].problem == cfg.problem &&
+               todo_[end].algorithm->backend != Backend::distributed)
+          ++end;
+      const int status = end - i > 1 ? run_group(i, end) : run_alone(i, collective);
+      if (status >= 0) return status;
+      i = end;
     }
     return finish();
   }
@@ -161,15 +162,20 @@ class Run {
   bool alone() const { return job().size == 1; }
   std::string run_id(std::size_t i) const { return session_ + "-" + std::to_string(i); }
 
-  // The configuration's pipeline on this problem's workbench (made anew when the problem changes).
-  // A CUDA error or a bug becomes a `failed` outcome; in a distributed configuration it ends the
-  // job, since the other ranks would wait for this one forever.
-  Outcome run_one(const Configuration& cfg, bool collective, bool* context_lost) {
-    if (!bench_ || !(bench_->problem() == cfg.problem)) {
+  // This problem's workbench, made anew when the problem changes.
+  Workbench& bench_for(const Problem& p) {
+    if (!bench_ || !(bench_->problem() == p)) {
       bench_.reset();  // free the last problem's buffers first
-      bench_ = std::make_unique<Workbench>(cfg.problem, device_, plan_.seed);
+      bench_ = std::make_unique<Workbench>(p, device_, plan_.seed);
     }
-    Outcome o;
+    return *bench_;
+  }
+
+  // `work`, with a CUDA error or a bug made a `failed` outcome; in a distributed configuration
+  // either ends the job, since the other ranks would wait for this one forever. False when the CUDA
+  // context is lost (a sticky error).
+  template <class Work>
+  bool guarded(const Configuration& cfg, bool collective, Outcome& o, Work work) {
     const auto fail = [&](const char* kind, const std::string& what) {
       if (collective && !alone()) {
         std::fprintf(stderr, "\nmmlab: rank %d: %s in %s: %s\n", job().rank, kind, describe(cfg).c_str(),
@@ -180,26 +186,120 @@ class Run {
       o.reason = what;
     };
     try {
-      o = run_configuration(*bench_, cfg, device_, states_, &plan_.timing, &interrupted_);
+      work();
     } catch (const CudaError& e) {
       fail("fatal error", e.what());
-      *context_lost = device_.present && cudaDeviceSynchronize() != cudaSuccess;
+      return !(device_.present && cudaDeviceSynchronize() != cudaSuccess);
     } catch (const std::logic_error& e) {  // e.g. a point with no compiled kernel: a bug, recorded
       fail("internal error", std::string("internal error: ") + e.what());
     }
-    return o;
+    return true;
+  }
+
+  // What ends the run after a configuration: its exit status, or -1 to go on.
+  int stop_after(std::size_t i, const Outcome& o, bool context_ok) {
+    if (!context_ok) {  // a sticky error: the context is gone; record what happened and stop
+      rows_->write(make_row(run_id(i), plan_, device_, todo_[i], o));
+      std::fprintf(stderr, "\nmmlab: fatal CUDA error in %s: %s\n", describe(todo_[i]).c_str(),
+                   o.reason.c_str());
+      if (!alone()) abort_job(1);
+      return 1;
+    }
+    if (o.status == Status::interrupted || (root() && interrupted_.load())) return stop_interrupted();
+    return -1;
+  }
+
+  // One configuration, its trials alone (a distributed one on every rank).
+  int run_alone(std::size_t i, bool collective) {
+    const Configuration& cfg = todo_[i];
+    if (root()) progress_.start(i);
+    Outcome o;
+    const bool context_ok = guarded(cfg, collective, o, [&] {
+      o = run_configuration(bench_for(cfg.problem), cfg, device_, states_, &plan_.timing, &interrupted_,
+                            &clocks_);
+    });
+    if (const int status = stop_after(i, o, context_ok); status >= 0) return status;
+    ++counts_[int(o.status)];
+    if (root()) record(i, o);
+    return -1;
+  }
+
+  // A problem's configurations [begin, end): each checked, prepared and verified (a skipped or
+  // failed one recorded at once), then the ready ones timed round-robin and recorded. One short of
+  // device memory while others hold theirs has those timed and released first, then tries again.
+  int run_group(std::size_t begin, std::size_t end) {
+    std::vector<std::unique_ptr<Prepared>> held;
+    std::vector<std::size_t> index;
+    for (std::size_t i = begin; i < end; ++i) {
+      const Configuration& cfg = todo_[i];
+      std::unique_ptr<Prepared> p;
+      Outcome o;
+      bool context_ok = true;
+      for (int attempt = 0; attempt < 2 && context_ok; ++attempt) {
+        if (attempt == 1) {
+          if (!p || !p->short_of_memory || held.empty()) break;
+          if (const int status = time_and_record(held, index); status >= 0) return status;
+          held.clear(), index.clear();
+        }
+        progress_.start(i);
+        context_ok = guarded(
+            cfg, false, o, [&] { p = prepare(bench_for(cfg.problem), cfg, device_, states_, plan_.timing); });
+        if (p) o = p->outcome();
+        if (p && p->short_of_memory && !held.empty())
+          progress_.note("short of device memory beside the others held: after their trials");
+      }
+      if (const int status = stop_after(i, o, context_ok); status >= 0) return status;
+      if (p && p->ready()) {
+        progress_.verified(i, end - begin);
+        held.push_back(std::move(p));
+        index.push_back(i);
+        continue;
+      }
+      ++counts_[int(o.status)];
+      record(i, o);
+    }
+    return time_and_record(held, index);
+  }
+
+  // The held configurations' trials, interleaved, then their rows: the exit status, or -1.
+  int time_and_record(std::vector<std::unique_ptr<Prepared>>& held, const std::vector<std::size_t>& index) {
+    if (held.empty()) return -1;
+    std::vector<Prepared*> group;
+    for (auto& p : held) group.push_back(p.get());
+    const std::string id = session_ + "-" + std::to_string(index.front());
+    for (Prepared* p : group) p->outcome().interleave_group = group.size() > 1 ? id : "";
+    const auto t0 = std::chrono::steady_clock::now();
+    Outcome error;
+    const bool context_ok = guarded(group.front()->configuration(), false, error, [&] {
+      time_interleaved(group, plan_.timing, &interrupted_, &clocks_, plan_.seed ^ splitmix64(index.front()));
+    });
+    const double share =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / double(group.size());
+    for (std::size_t g = 0; g < group.size(); ++g) {
+      Outcome& o = group[g]->outcome();
+      if (error.status == Status::failed) {  // which configuration's trial failed is not known
+        o.status = Status::failed;
+        o.reason = error.reason + " (during the interleaved trials of its problem)";
+      }
+      if (const int status = stop_after(index[g], o, context_ok); status >= 0) return status;
+      ++counts_[int(o.status)];
+      record(index[g], o, share);
+    }
+    return -1;
   }
 
   // Samples first: a row implies its samples are complete.
-  void record(std::size_t i, const Outcome& o) {
+  void record(std::size_t i, const Outcome& o, double seconds = -1) {
     if (!o.samples.empty()) {
       std::vector<CsvRow> lines;
       for (std::size_t t = 0; t < o.samples.size(); ++t)
-        lines.push_back({run_id(i), std::to_string(t), format_double(o.samples[t])});
+        lines.push_back({run_id(i), std::to_string(t), format_double(o.samples[t]),
+                         t < o.clocks.size() && o.clocks[t].sm_mhz > 0 ? format_double(o.clocks[t].sm_mhz, 6)
+                                                                       : std::string()});
       samples_->write_lines(lines);
     }
     rows_->write(make_row(run_id(i), plan_, device_, todo_[i], o));
-    progress_.finish(i, o);
+    progress_.finish(i, o, seconds);
   }
 
   int stop_interrupted() const {
@@ -225,6 +325,7 @@ class Run {
   std::size_t recorded_ = 0;
   std::string session_;
   AlgorithmStates states_;
+  ClockMonitor clocks_;
   Progress progress_;
   std::unique_ptr<Workbench> bench_;
   std::size_t counts_[4] = {};

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <string>
 
-#include "runtime/cuda_check.hpp"
 #include "core/random.hpp"
+#include "runtime/cuda_check.hpp"
 
 namespace mmlab {
 
@@ -140,6 +140,13 @@ Verdict Workbench::verify_host_output(const float* c_host, Precision precision) 
   MMLAB_CHECK(cudaMemcpyAsync(device_c(), c_host, count * sizeof(float), cudaMemcpyHostToDevice, stream_));
   return judge(compare_device(device_c(), d_ref_.as<double>(), d_sumabs_.as<double>(), count, stream_), p.k,
                p.inputs, precision);
+}
+
+const Buffer& Workbench::l2_flush_buffer() {
+  if (!l2_flush_.get())
+    l2_flush_ =
+        Buffer(std::max<std::size_t>(2 * device_.l2_bytes, std::size_t(1) << 20), Buffer::Kind::device);
+  return l2_flush_;
 }
 
 void* AlgorithmStates::get(const Algorithm& a) {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/algorithm.hpp"
-#include "runtime/gpu.hpp"
 #include "core/verification.hpp"
+#include "runtime/gpu.hpp"
 
 namespace mmlab {
 
@@ -39,6 +39,9 @@ class Workbench {
   const float* host_b() const { return h_b_; }
   float* host_c() const { return h_c_; }
   CUstream_st* stream() const { return stream_; }
+  // What the L2 flush overwrites before a trial: twice the L2, allocated once, shared by the
+  // problem's configurations.
+  const Buffer& l2_flush_buffer();
 
  private:
   bool reference_on_device() const;
@@ -48,7 +51,7 @@ class Workbench {
   DeviceInfo device_;
   unsigned long long seed_;
   CUstream_st* stream_ = nullptr;
-  Buffer d_a_, d_b_, d_c_, d_ref_, d_sumabs_;
+  Buffer d_a_, d_b_, d_c_, d_ref_, d_sumabs_, l2_flush_;
   Buffer pinned_;  // host A, B, C in one pinned allocation when a GPU is present
   std::vector<float> host_storage_;
   float *h_a_ = nullptr, *h_b_ = nullptr, *h_c_ = nullptr;

@@ -1,11 +1,10 @@
 // Device query and buffers.
-#include <dlfcn.h>
-
 #include <fstream>
 #include <regex>
 
 #include "runtime/cuda_check.hpp"
 #include "runtime/gpu.hpp"
+#include "runtime/nvml.hpp"
 
 namespace mmlab {
 
@@ -30,25 +29,14 @@ int DeviceInfo::fp32_lanes_per_sm() const {
 
 namespace {
 
-// The NVIDIA driver's version ("580.159.04"): from the kernel module's banner, else from NVML
-// (loaded at run time: the harness does not link against the driver's libraries).
+// The NVIDIA driver's version ("580.159.04"): from the kernel module's banner, else from NVML.
 std::string nvidia_driver_version() {
   std::ifstream in("/proc/driver/nvidia/version");
   std::string line;
   std::smatch m;
   if (std::getline(in, line) && std::regex_search(line, m, std::regex(R"(\s(\d+\.\d+(\.\d+)?)\s)")))
     return m[1];
-  void* nvml = dlopen("libnvidia-ml.so.1", RTLD_LAZY);
-  if (!nvml) return "";
-  std::string out;
-  using Init = int (*)();
-  using Version = int (*)(char*, unsigned);
-  auto init = reinterpret_cast<Init>(dlsym(nvml, "nvmlInit_v2"));
-  auto version = reinterpret_cast<Version>(dlsym(nvml, "nvmlSystemGetDriverVersion"));
-  char buf[96] = {};
-  if (init && version && init() == 0 && version(buf, sizeof buf) == 0) out = buf;
-  dlclose(nvml);
-  return out;
+  return nvml::driver_version();
 }
 
 }  // namespace
@@ -72,6 +60,7 @@ DeviceInfo query_device(int ordinal) {
   cudaDeviceProp p{};
   MMLAB_CHECK(cudaGetDeviceProperties(&p, ordinal));
   d.present = true;
+  d.ordinal = ordinal;
   d.name = p.name;
   d.sm_count = p.multiProcessorCount;
   d.cc_major = p.major;

@@ -9,10 +9,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <thread>
 
 #include "core/csv.hpp"
+#include "core/schema.hpp"
 
 namespace mmlab {
 namespace {
@@ -369,7 +371,7 @@ TEST(Cli, RowsSayWhatRanInWordsAReaderKeeps) {
   auto col = [&](const char* c) { return std::size_t(t.column(c)); };
   ASSERT_EQ(t.rows.size(), 1u + 1u + 2u);  // eigen, tiled (default tile), register_tiled tuned + manual
   for (const CsvRow& row : t.rows) {
-    EXPECT_EQ(row[col("schema")], "4");
+    EXPECT_EQ(row[col("schema")], kSchemaVersion);
     EXPECT_EQ(row[col("inputs")], "uniform");
     EXPECT_EQ(row[col("l2_flush")], "off");
     EXPECT_EQ(row[col("seed")], "0");
@@ -380,6 +382,12 @@ TEST(Cli, RowsSayWhatRanInWordsAReaderKeeps) {
       EXPECT_EQ(row[col("verified")], "1");
       EXPECT_NE(row[col("max_sumabs_err")], "");
       EXPECT_NE(row[col("mean_sumabs_err")], "");
+      // Two trials: a standard deviation, but no CI of the median (its [min, max] covers 50%).
+      EXPECT_NE(row[col("std_ms")], "");
+      EXPECT_EQ(row[col("ci_lo_ms")], "");
+      EXPECT_EQ(row[col("ci_coverage")], "");
+      EXPECT_EQ(row[col("order")], "sequential");  // the only configuration of its problem that ran
+      EXPECT_EQ(row[col("clock_source")], "");     // a host algorithm has no GPU clock
     }
     if (row[col("algorithm")] == "register_tiled" && row[col("variant")] == "tuned") {
       EXPECT_EQ(row[col("params")], "");
@@ -390,6 +398,40 @@ TEST(Cli, RowsSayWhatRanInWordsAReaderKeeps) {
   std::size_t said = 0;
   for (std::size_t at = 0; (at = r.output.find("no CUDA GPU", at)) != std::string::npos; ++at) ++said;
   EXPECT_LE(said, 1u) << r.output;
+}
+
+// Interleaved trials (the default): a problem's configurations share an interleave_group and the
+// same number of trials, which round i of each produced; --order sequential times one after another.
+TEST(Cli, TrialsOfAProblemAreInterleavedUnlessSequentialIsAsked) {
+  Dir d;
+  const std::string run = "run --algorithms eigen --eigen.threads 1,2 --size 24,32 --trials 5 --warmup 1 ";
+  ASSERT_EQ(mmlab(run + "--output " + (d / "i.csv")).code, 0);
+  ASSERT_EQ(mmlab(run + "--order sequential --output " + (d / "s.csv")).code, 0);
+  EXPECT_EQ(mmlab(run + "--order shuffled --output " + (d / "x.csv")).code, 2);
+  const CsvTable i = read_csv(d / "i.csv"), s = read_csv(d / "s.csv");
+  ASSERT_EQ(i.rows.size(), 4u);
+  ASSERT_EQ(s.rows.size(), 4u);
+  std::map<std::string, std::set<std::string>> groups;  // size -> interleave groups
+  for (const CsvRow& row : i.rows) {
+    EXPECT_EQ(row[i.column("order")], "interleaved");
+    EXPECT_EQ(row[i.column("trials")], "5");
+    EXPECT_NE(row[i.column("ci_coverage")], "");  // 5 trials: [min, max], 93.75%
+    EXPECT_EQ(row[i.column("ci_coverage")], "0.9375");
+    groups[row[i.column("m")]].insert(row[i.column("interleave_group")]);
+  }
+  ASSERT_EQ(groups.size(), 2u);
+  for (const auto& [size, ids] : groups) {
+    EXPECT_EQ(ids.size(), 1u) << size;  // one group per problem, not shared across problems
+    EXPECT_NE(*ids.begin(), "");
+  }
+  EXPECT_NE(*groups["24"].begin(), *groups["32"].begin());
+  for (const CsvRow& row : s.rows) {
+    EXPECT_EQ(row[s.column("order")], "sequential");
+    EXPECT_EQ(row[s.column("interleave_group")], "");
+  }
+  const CsvTable samples = read_csv(d / "i.samples.csv");
+  EXPECT_EQ(samples.header, (CsvRow{"run_id", "trial", "ms", "clock_mhz"}));
+  EXPECT_EQ(samples.rows.size(), 20u);
 }
 
 TEST(Cli, AGlobalVariantListAndSeedZero) {

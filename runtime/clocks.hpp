@@ -1,0 +1,43 @@
+// The GPU's SM clock, power, temperature and throttle reasons, sampled after every trial, so that
+// a row says whether its trials ran at the clock the run started with, and an analysis can compare
+// in clock cycles (nvbench's robust compare does the same). NVML when it is there (runtime/nvml.hpp);
+// else a probe kernel measures the SM clock as clock64 cycles against %globaltimer nanoseconds.
+#pragma once
+
+#include <string>
+
+#include "core/algorithm.hpp"
+#include "runtime/gpu.hpp"
+
+namespace mmlab {
+
+struct ClockSample {
+  double sm_mhz = 0;                // 0: not measured
+  double power_w = -1;              // -1: unknown
+  double temperature_c = -1;        // -1: unknown
+  unsigned long long throttle = 0;  // NVML's clock event reason bits (0: none, or unknown)
+};
+
+// "sw_power_cap+hw_slowdown": the names of the reasons set ("" for none). Idle is left out: a trial
+// that was just timed did not run at idle, whatever the sample taken after it says.
+std::string throttle_names(unsigned long long reasons);
+
+class ClockMonitor {
+ public:
+  explicit ClockMonitor(const DeviceInfo& device);  // source none without a GPU
+  const char* source() const;                       // "nvml", "probe" or "none"
+  // A sample now (after a trial has completed); the probe runs on `stream`.
+  ClockSample sample(CUstream_st* stream);
+  // The run's reference: the SM clock of its first sample under load (0 until then). A trial below
+  // kSlowFraction of it counts as slow in its row.
+  double reference_mhz() const { return reference_mhz_; }
+  static constexpr double kSlowFraction = 0.95;
+
+ private:
+  enum class Source { none, nvml, probe } source_ = Source::none;
+  void* nvml_device_ = nullptr;
+  Buffer probe_;  // the probe kernel's two counters
+  double reference_mhz_ = 0;
+};
+
+}  // namespace mmlab

@@ -19,15 +19,26 @@ Table summary(const std::vector<Result>& rows, const std::vector<std::string>& b
 struct CompareOptions {
   std::string baseline;  // ALG[:variant[:params]]
   double level = 0.95;
-  int resamples = 4000;
+  int resamples = 4000;  // bootstrap (only for samples too large for the exact intervals)
   unsigned long long seed = 1;
   std::vector<std::string> sizes;  // only these shapes ("4096", "1041x1247x139"); empty: all
   std::string run = "latest";      // see select_run
+  double margin = 0.02;            // a practical difference: faster / slower beyond it, equivalent within
+  std::string family = "problem";  // Holm within each problem (shape, scope, L2, run), or the whole table
+  bool cycles = false;             // compare clock cycles (ms x the SM clock sampled after each trial)
+  bool across_runs = false;        // one estimate per configuration over every run in the files
 };
-// Every other configuration at the same shape and scope as the baseline: speed-up of the median
-// (baseline median / its median) with a bootstrap CI, Mann-Whitney U on the raw samples, Holm's
-// correction across all comparisons, and a verdict.
+// Every other configuration at the same shape and scope as the baseline, estimate first: the
+// speed-up (baseline / its time) with a distribution-free interval (paired by round when their
+// trials were interleaved), a verdict against the margin (faster, slower, equivalent, or
+// inconclusive with the trials that would decide it), and the test (Wilcoxon signed-rank or
+// Mann-Whitney U) Holm-adjusted within its family. The note says the methods, the family and what
+// the trials can reach.
 Table compare(const std::vector<Result>& rows, const CompareOptions& o);
+// The same comparison in each run of the files, combined: each run's speed-up and verdict, their
+// geometric mean with an interval from the run-to-run spread (Student's t over runs), and whether
+// the claim holds in every run.
+Table compare_across_runs(const std::vector<Result>& rows, const CompareOptions& o);
 
 // Each algorithm's best configuration at one shape against the baseline algorithm's row measured
 // with it (same rows, scope `kernel`, same L2 setting), the latest run of each configuration.

@@ -62,7 +62,16 @@ po::options_description options() {
   add("baseline", po::value<std::string>(),
       "compare: ALG[:variant[:params]]; headline: ALG (default cublas)");
   add("run", po::value<std::string>()->default_value("latest"),
-      "compare: which run: latest (per configuration, its last row), all, or a run id prefix (RUN-i)");
+      "compare, summary, plot ratio: which run: latest (per configuration, its last row), all, or a run "
+      "(the run_id without its -i)");
+  add("margin", po::value<double>()->default_value(0.02),
+      "compare: the practical margin, a fraction: faster / slower beyond it, equivalent within it");
+  add("family", po::value<std::string>()->default_value("problem"),
+      "compare: the multiple-comparison family Holm adjusts within: problem (each shape, scope, L2 "
+      "setting and run) or table");
+  add("cycles", po::bool_switch(), "compare: in SM clock cycles (ms x the clock sampled after each trial)");
+  add("across-runs", po::bool_switch(),
+      "compare: every run in the files, one estimate per configuration with the run-to-run spread");
   add("size", po::value<std::string>()->default_value(""),
       "compare: only these shapes; headline, plot blocks: one");
   add("level", po::value<double>()->default_value(0.95), "compare: confidence level, in (0, 1)");
@@ -90,7 +99,7 @@ std::string baseline_or_cublas(const po::variables_map& vm) {
 
 int summary_command(Args& args, const po::variables_map& vm) {
   const std::string by = vm.count("by") ? vm["by"].as<std::string>() : "algorithm,variant,params,m,n,k,scope";
-  const auto rows = load_results(args, false);
+  const auto rows = select_run(load_results(args, false), vm["run"].as<std::string>());
   bool pooled = false;
   {
     std::set<std::vector<std::string>> seen;
@@ -100,7 +109,7 @@ int summary_command(Args& args, const po::variables_map& vm) {
       pooled = pooled || !seen.insert(key).second;
     }
   }
-  const auto with_samples = pooled ? load_results(args, true) : rows;
+  const auto with_samples = pooled ? select_run(load_results(args, true), vm["run"].as<std::string>()) : rows;
   emit(render(summary(with_samples, split(by), split(vm["sort"].as<std::string>()), vm["all"].as<bool>()),
               parse_format(vm["format"].as<std::string>())),
        vm["output"].as<std::string>());
@@ -116,8 +125,15 @@ int compare_command(Args& args, const po::variables_map& vm) {
   o.seed = vm["seed"].as<unsigned long long>();
   o.sizes = split(vm["size"].as<std::string>());
   o.run = vm["run"].as<std::string>();
+  o.margin = vm["margin"].as<double>();
+  o.family = vm["family"].as<std::string>();
+  o.cycles = vm["cycles"].as<bool>();
+  o.across_runs = vm["across-runs"].as<bool>();
   if (!(o.level > 0 && o.level < 1) || o.resamples < 100)
     throw AnalysisError("compare: --level in (0, 1), --resamples >= 100");
+  if (!(o.margin >= 0 && o.margin < 1)) throw AnalysisError("compare: --margin in [0, 1), e.g. 0.02");
+  if (o.family != "problem" && o.family != "table")
+    throw AnalysisError("compare: --family '" + o.family + "' (valid: problem, table)");
   emit(render(compare(load_results(args, true), o), parse_format(vm["format"].as<std::string>())),
        vm["output"].as<std::string>());
   return 0;
@@ -230,9 +246,13 @@ const Command kCommands[] = {
 )",
      summary_command},
     {"compare", R"(  compare FILE... --baseline ALG[:variant[:params]]
-                               every other configuration at the baseline's sizes: speed-up of the
-                               median with a bootstrap CI, Mann-Whitney U on the raw samples, Holm
-                               correction, verdict (--size SHAPES, --run, --level, --resamples, --seed)
+                               every other configuration at the baseline's sizes, estimate first:
+                               the speed-up with a distribution-free CI (paired by round where the
+                               trials were interleaved), a verdict against --margin (faster, slower,
+                               equivalent, or inconclusive with the trials that would decide it),
+                               and the test (Wilcoxon signed-rank or Mann-Whitney U) Holm-adjusted
+                               within --family; --cycles compares clock cycles, --across-runs
+                               combines the runs in the files (--size SHAPES, --run, --level)
 )",
      compare_command},
     {"headline",

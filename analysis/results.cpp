@@ -17,13 +17,14 @@
 #include "core/csv.hpp"
 #include "core/random.hpp"
 #include "core/schema.hpp"
+#include "core/stats.hpp"
 
 namespace mmlab::analysis {
 
 namespace {
 constexpr std::size_t kColumns = kResultColumns.size();
 using Reader = io::CSVReader<kColumns, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>>;
-using SampleReader = io::CSVReader<3, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>>;
+using SampleReader = io::CSVReader<4, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>>;
 
 template <std::size_t... I>
 void read_header(Reader& in, std::index_sequence<I...>) {
@@ -105,6 +106,11 @@ std::unique_ptr<io::ByteSourceBase> source(const std::string& path) {
     throw AnalysisError(file + ": " + e.what());
   }
 }
+// A version 4 row in version 5's words: trials one configuration after another, no clocks.
+void upgrade_v4(std::map<std::string, std::string>& f) {
+  if (f["status"] == "ok") f["order"] = "sequential";
+}
+
 // A version 3 row in version 4's words: uniform inputs and FP32 judging (the only kinds before); its
 // error relative to sum |a b| was not measured and stays empty.
 void upgrade_v3(std::map<std::string, std::string>& f) {
@@ -177,12 +183,20 @@ static void attach_samples(const std::string& file, std::vector<Result>& rows, s
   const std::string path = samples_path_for(file);
   if (!std::filesystem::exists(path))
     throw AnalysisError(file + ": its raw samples are missing (expected " + path + ")");
-  std::unordered_map<std::string, std::vector<double>> by_run;
+  struct Samples {
+    std::vector<double> ms, clocks;
+  };
+  std::unordered_map<std::string, Samples> by_run;
   try {
     SampleReader in(path, source(path));
-    in.read_header(io::ignore_extra_column, "run_id", "trial", "ms");
-    std::string run, trial, ms;
-    while (in.read_row(run, trial, ms)) by_run[run].push_back(measured(ms, path, in.get_file_line(), "ms"));
+    in.read_header(io::ignore_extra_column | io::ignore_missing_column, "run_id", "trial", "ms", "clock_mhz");
+    std::string run, trial, ms, clock;
+    while (in.read_row(run, trial, ms, clock)) {
+      Samples& s = by_run[run];
+      s.ms.push_back(measured(ms, path, in.get_file_line(), "ms"));
+      if (!clock.empty()) s.clocks.push_back(measured(clock, path, in.get_file_line(), "clock_mhz"));
+      clock.clear();
+    }
   } catch (const io::error::base&) {
     rethrow(path);
   }
@@ -193,7 +207,8 @@ static void attach_samples(const std::string& file, std::vector<Result>& rows, s
     if (it == by_run.end())
       throw AnalysisError(path + ": no samples for run_id " + r.run_id + " (" + file + ":" +
                           std::to_string(r.line) + ")");
-    r.samples = std::move(it->second);
+    r.samples = std::move(it->second.ms);
+    if (it->second.clocks.size() == r.samples.size()) r.sample_clocks = std::move(it->second.clocks);
   }
 }
 
@@ -237,7 +252,8 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
       const int version = !in.has_column("schema")   ? 1
                           : !in.has_column("ranks")  ? 2
                           : !in.has_column("inputs") ? 3
-                                                     : 4;
+                          : !in.has_column("order")  ? 4
+                                                     : 5;
       for (const std::string& c : result_columns_of(version))
         if (!in.has_column(c))
           throw AnalysisError(file + ": not an mmlab results file (no column '" + c + "')");
@@ -250,6 +266,7 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         if (version == 1) upgrade_v1(r.fields);
         if (version <= 2) upgrade_v2(r.fields);
         if (version <= 3) upgrade_v3(r.fields);
+        if (version <= 4) upgrade_v4(r.fields);
         row.fill("");
         auto num = [&](const char* c) { return number(r.fields[c], file, r.line, c); };
         auto whole = [&](const char* c) { return integer(r.fields[c], file, r.line, c); };
@@ -280,14 +297,24 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         auto stat = [&](const char* c) { return ok ? measured(r.fields[c], file, r.line, c) : num(c); };
         if (ok && r.trials == 0)
           throw AnalysisError(where(file, r.line, "trials") + ": 0, but the row is ok");
+        // Schema 5 leaves the standard deviation empty below 2 trials and the median's CI below 3.
+        auto optional_stat = [&](const char* c, std::size_t from) {
+          return ok && r.trials < from && r.fields[c].empty() ? 0.0 : stat(c);
+        };
         r.min_ms = stat("min_ms");
         r.max_ms = stat("max_ms");
         r.mean_ms = stat("mean_ms");
-        r.std_ms = stat("std_ms");
+        r.std_ms = optional_stat("std_ms", 2);
         r.median_ms = stat("median_ms");
-        r.ci_lo_ms = stat("ci_lo_ms");
-        r.ci_hi_ms = stat("ci_hi_ms");
+        r.ci_lo_ms = optional_stat("ci_lo_ms", kMinTrialsForCi);
+        r.ci_hi_ms = optional_stat("ci_hi_ms", kMinTrialsForCi);
         r.gflops = stat("gflops");
+        r.order = r.fields["order"];
+        r.interleave_group = r.fields["interleave_group"];
+        if (r.order != "" && r.order != "sequential" && r.order != "interleaved")
+          throw AnalysisError(where(file, r.line, "order") + ": '" + r.order +
+                              "' (valid: sequential, interleaved)");
+        r.slow_trials = r.fields["slow_trials"].empty() ? 0 : whole("slow_trials");
         if (r.status != "ok" && r.status != "skipped" && r.status != "failed")
           throw AnalysisError(where(file, r.line, "status") + ": '" + r.status +
                               "' is not ok, skipped or failed");

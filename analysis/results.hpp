@@ -24,9 +24,14 @@ struct Result {
   std::size_t trials = 0;
   double min_ms = 0, max_ms = 0, mean_ms = 0, std_ms = 0, median_ms = 0, ci_lo_ms = 0, ci_hi_ms = 0,
          gflops = 0;
-  std::vector<double> samples;  // ms per launch, when loaded
+  std::vector<double> samples;        // ms per launch, when loaded
+  std::vector<double> sample_clocks;  // the SM clock (MHz) after each trial, when recorded (schema 5)
+  std::string order;                  // sequential or interleaved (sequential before schema 5)
+  std::string interleave_group;       // shared by the configurations timed round-robin with it
+  long slow_trials = 0;               // trials below 95% of the run's reference clock
 
   bool ok() const { return status == "ok"; }
+  bool has_ci() const { return !fields.at("ci_lo_ms").empty(); }  // empty below 3 trials (schema 5)
   bool fp32() const { return precision == "fp32"; }
   bool square() const { return m == n && n == k; }
   std::string configuration()

@@ -1,6 +1,10 @@
-// Statistics for comparing configurations from their raw samples.
+// Statistics for comparing configurations from their raw samples: the tests (Mann-Whitney U for
+// independent samples, Wilcoxon signed-rank for paired ones, Holm across a family), the
+// distribution-free confidence intervals of a speed-up that the verdicts read, and what a design
+// can reach (the smallest p its trials allow, the trials a decision needs).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -9,25 +13,49 @@ namespace mmlab::analysis {
 double median(std::vector<double> x);
 
 struct TestResult {
-  double statistic = 0;  // U (of the first sample) or t
+  double statistic = 0;  // U of the first sample; T = the smaller signed-rank sum (Wilcoxon)
   double p = 1;          // two-sided
 };
 
 enum class Method { automatic, exact, asymptotic };
 // Mann-Whitney U, two-sided. exact: the permutation distribution (no ties); asymptotic: normal
-// approximation with tie correction and continuity correction; automatic: exact when there are no
-// ties and both samples have fewer than 8 values (as SciPy's "auto" did).
+// approximation with tie and continuity corrections; automatic, as SciPy's mannwhitneyu: exact when
+// either sample has at most 8 values and there are no ties.
 TestResult mann_whitney(const std::vector<double>& x, const std::vector<double>& y,
                         Method method = Method::automatic);
+
+// Wilcoxon signed-rank test of the paired differences d, two-sided, as SciPy's wilcoxon with its
+// defaults (zero differences dropped, no continuity correction): exact for at most 50 differences
+// with no zeros and no ties among |d|, else the normal approximation with tie correction.
+TestResult wilcoxon_signed_rank(const std::vector<double>& d, Method method = Method::automatic);
 
 // Holm's step-down adjustment of p-values (family-wise error), in the input order.
 std::vector<double> holm(const std::vector<double>& p);
 
 struct Interval {
   double lo = 0, hi = 0;
+  double coverage = 0;  // the exact coverage, when known (distribution-free intervals)
+  bool valid() const { return lo <= hi && coverage > 0; }
 };
-// Percentile bootstrap interval of median(x) / median(y), resampling both samples.
+
+// The shift between two samples (x - y, as in log times: the log of a speed-up): the Hodges-Lehmann
+// interval from the Mann-Whitney distribution, [D_(k), D_(N + 1 - k)] of the N = n1 n2 differences
+// x_i - y_j, with the largest k whose tails hold at most (1 - level) / 2 each. Distribution-free
+// under a shift model; coverage = 0 (no interval) when the samples are too small for `level` (3 vs
+// 3 reaches 90%).
+Interval shift_interval(const std::vector<double>& x, const std::vector<double>& y, double level = 0.95);
+// The centre of paired differences d: from the Wilcoxon signed-rank distribution, the order
+// statistics of the Walsh averages (d_i + d_j) / 2, i <= j. No interval below 6 pairs at 95%.
+Interval paired_interval(const std::vector<double>& d, double level = 0.95);
+
+// Percentile bootstrap interval of median(x) / median(y), resampling both samples (the fallback of
+// very large samples; coverage unknown: 0.95 nominal is recorded).
 Interval bootstrap_median_ratio(const std::vector<double>& x, const std::vector<double>& y,
                                 double level = 0.95, int resamples = 4000, std::uint64_t seed = 1);
+
+// The smallest two-sided p-value any outcome can give: Mann-Whitney with n1 and n2 values (no
+// ties), Wilcoxon signed-rank with n pairs.
+double smallest_p_mann_whitney(std::size_t n1, std::size_t n2);
+double smallest_p_wilcoxon(std::size_t n);
 
 }  // namespace mmlab::analysis

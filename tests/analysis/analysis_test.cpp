@@ -82,15 +82,20 @@ TEST(Results, NonFiniteNegativeOrEmptyMeasurementsAreErrors) {
   write_results(d / "r.csv", {{"cublas", "default", "", 64, 64, 64, "kernel", around(1.0)},
                               {"naive", "default", "", 64, 64, 64, "kernel", around(2.0)}});
   const std::string samples = slurp(d / "r.samples.csv"), rows = slurp(d / "r.csv");
-  for (const char* bad : {"nan", "inf", "-1", ""}) {
-    std::string text = samples;
-    const auto line3 = text.find('\n', text.find('\n') + 1) + 1;  // the second sample's line
-    const auto comma = text.rfind(',', text.find('\n', line3));
-    text.replace(comma + 1, text.find('\n', line3) - comma - 1, bad);
-    { std::ofstream(d / "r.samples.csv") << text; }
-    const std::string e = error_of([&] { load_results({d / "r.csv"}, true); });
-    EXPECT_NE(e.find("r.samples.csv:3: column 'ms'"), std::string::npos) << bad << ": " << e;
-  }
+  // The second sample's ms (run_id,trial,ms,clock_mhz), then its clock.
+  for (const char* column : {"ms", "clock_mhz"})
+    for (const char* bad : {"nan", "inf", "-1", ""}) {
+      if (std::string(column) == "clock_mhz" && !*bad) continue;  // an empty clock: none was measured
+      std::string text = samples;
+      const auto line3 = text.find('\n', text.find('\n') + 1) + 1;
+      auto field = text.find(',', text.find(',', line3) + 1) + 1;
+      if (std::string(column) == "clock_mhz") field = text.find(',', field) + 1;
+      text.replace(field, text.find_first_of(",\n", field) - field, bad);
+      { std::ofstream(d / "r.samples.csv") << text; }
+      const std::string e = error_of([&] { load_results({d / "r.csv"}, true); });
+      EXPECT_NE(e.find(std::string("r.samples.csv:3: column '") + column + "'"), std::string::npos)
+          << column << " " << bad << ": " << e;
+    }
   { std::ofstream(d / "r.samples.csv") << samples; }
   std::string text = rows;
   const auto median = mmlab::result_columns();
@@ -144,9 +149,12 @@ TEST(Compare, VerdictsAndErrors) {
   ASSERT_EQ(t.rows.size(), 3u);  // other_size has no baseline at 64
   EXPECT_EQ(t.rows[0][2], "fast");
   EXPECT_EQ(t.rows[0][5], "2.000");
-  EXPECT_EQ(t.rows[0].back(), "faster");
-  EXPECT_EQ(t.rows[1].back(), "slower");
-  EXPECT_EQ(t.rows[2].back(), "no significant difference");
+  EXPECT_EQ(t.rows[0][7], "faster");
+  EXPECT_EQ(t.rows[1][7], "slower");
+  EXPECT_EQ(t.rows[2][7], "equivalent (within 2%)");
+  EXPECT_EQ(t.rows[0][8], "independent, 30");
+  EXPECT_NE(t.note.find("a problem (shape, scope, L2 setting, run): up to 3 comparisons"), std::string::npos)
+      << t.note;
   o.baseline = "nope";
   EXPECT_NE(error_of([&] { compare(rows, o); }).find("not in the files"), std::string::npos);
 
@@ -175,15 +183,126 @@ TEST(Compare, PicksTheLatestRunOrTheOneNamed) {
   o.baseline = "cublas";
   Table t = compare(loaded, o);
   ASSERT_EQ(t.rows.size(), 1u);
-  EXPECT_EQ(t.rows[0].back(), "slower");
+  EXPECT_EQ(t.rows[0][7], "slower");
   o.run = "first";
   t = compare(loaded, o);
   ASSERT_EQ(t.rows.size(), 1u);
-  EXPECT_EQ(t.rows[0].back(), "faster");
+  EXPECT_EQ(t.rows[0][7], "faster");
   o.run = "all";
   EXPECT_NE(error_of([&] { compare(loaded, o); }).find("--run"), std::string::npos);
   o.run = "nope";
   EXPECT_NE(error_of([&] { compare(loaded, o); }).find("first, second"), std::string::npos);
+}
+
+// Interleaved rows of one group are paired by round: a drift that hits both alike cancels in each
+// round's ratio, so a 1% difference that independent samples cannot resolve is decided.
+TEST(Compare, InterleavedTrialsArePairedByRound) {
+  TempDir d;
+  std::vector<double> base, fast;
+  for (int i = 0; i < 12; ++i) {
+    const double drift = 1.0 + 0.05 * i;  // the clock sinks over the run: 5% per round
+    base.push_back(1.00 * drift);
+    fast.push_back(0.97 * drift * (1 + 0.001 * ((i * 5) % 3 - 1)));
+  }
+  std::vector<Row> rows = {{"cublas", "default", "", 512, 512, 512, "kernel", base},
+                           {"flagship", "default", "", 512, 512, 512, "kernel", fast}};
+  for (Row& r : rows) r.order = "interleaved", r.interleave_group = "run-0";
+  write_results(d / "p.csv", rows);
+  CompareOptions o;
+  o.baseline = "cublas";
+  Table t = compare(load_results({d / "p.csv"}, true), o);
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0][8], "paired, 12");
+  EXPECT_EQ(t.rows[0][7], "faster") << t.rows[0][6];
+  EXPECT_NEAR(std::stod(t.rows[0][5]), 1 / 0.97, 0.002);
+  // The same samples as independent rows: the drift swamps the difference.
+  for (Row& r : rows) r.order = "sequential", r.interleave_group = "";
+  write_results(d / "s.csv", rows);
+  t = compare(load_results({d / "s.csv"}, true), o);
+  EXPECT_EQ(t.rows[0][8], "independent, 12");
+  EXPECT_EQ(t.rows[0][7].rfind("inconclusive: about", 0), 0u) << t.rows[0][7];
+}
+
+// Three trials allow no 95% interval (3 vs 3 reaches 90%) and no p below 0.1: the verdict says how
+// many trials would decide, and the note says the tests cannot reach significance, and with what.
+TEST(Compare, AnUnderpoweredDesignSaysSoAndWhatItNeeds) {
+  TempDir d;
+  write_results(d / "u.csv", {{"cublas", "default", "", 512, 512, 512, "kernel", {1.0, 1.01, 0.99}},
+                              {"fast", "default", "", 512, 512, 512, "kernel", {0.50, 0.51, 0.49}},
+                              {"slow", "default", "", 512, 512, 512, "kernel", {2.0, 2.02, 1.98}}});
+  CompareOptions o;
+  o.baseline = "cublas";
+  const Table t = compare(load_results({d / "u.csv"}, true), o);
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0][6], "");
+  EXPECT_EQ(t.rows[0][7], "inconclusive: at least 4 trials");
+  EXPECT_NE(t.note.find("No comparisons can reach p < 0.05 after Holm"), std::string::npos) << t.note;
+  EXPECT_NE(t.note.find("the smallest p of 3 vs 3 trials is 0.1"), std::string::npos) << t.note;
+  EXPECT_NE(t.note.find("About 5 trials per configuration"), std::string::npos) << t.note;
+}
+
+// A run's rows that ran below the reference clock are flagged; --cycles compares ms x MHz.
+TEST(Compare, ClocksWarnAndCyclesCompareWorkNotTime) {
+  TempDir d;
+  std::vector<double> base = around(1.0, 12), other = around(1.0, 12), slow_clock(12, 1500),
+                      fast_clock(12, 1980);
+  for (double& v : other) v *= 1980.0 / 1500;  // the same work, timed at a lower clock
+  std::vector<Row> rows = {{"cublas", "default", "", 512, 512, 512, "kernel", base},
+                           {"other", "default", "", 512, 512, 512, "kernel", other}};
+  rows[0].clocks = fast_clock, rows[1].clocks = slow_clock, rows[1].slow_trials = 12;
+  write_results(d / "c.csv", rows);
+  CompareOptions o;
+  o.baseline = "cublas";
+  const auto loaded = load_results({d / "c.csv"}, true);
+  Table t = compare(loaded, o);
+  EXPECT_EQ(t.rows[0][7], "slower");
+  EXPECT_NE(t.note.find("1 rows had trials below 95%"), std::string::npos) << t.note;
+  o.cycles = true;
+  t = compare(loaded, o);
+  EXPECT_EQ(t.header[3], "median kcycles");
+  EXPECT_EQ(t.rows[0][7], "equivalent (within 2%)");
+  write_results(d / "none.csv", {{"cublas", "default", "", 512, 512, 512, "kernel", base},
+                                 {"other", "default", "", 512, 512, 512, "kernel", other}});
+  EXPECT_NE(error_of([&] { compare(load_results({d / "none.csv"}, true), o); }).find("no clock per trial"),
+            std::string::npos);
+}
+
+// Three runs of one comparison: each run's estimate, their combination with an interval from the
+// run-to-run spread, and whether the claim holds in every run.
+TEST(Compare, AcrossRunsCombinesEachRunsEstimate) {
+  TempDir d;
+  std::vector<Row> rows;
+  const double speedups[] = {1.022, 0.988, 0.985};
+  for (int run = 0; run < 3; ++run) {
+    rows.push_back({"cublas", "default", "", 4096, 4096, 4096, "kernel", around(1.0, 12)});
+    rows.push_back({"flagship", "default", "", 4096, 4096, 4096, "kernel", around(1.0 / speedups[run], 12)});
+    rows[rows.size() - 2].run = rows.back().run = "run" + std::to_string(run);
+  }
+  rows.push_back({"steady", "default", "", 4096, 4096, 4096, "kernel", around(0.5, 12)});
+  rows.back().run = "run0";
+  write_results(d / "a.csv", rows);
+  CompareOptions o;
+  o.baseline = "cublas";
+  o.across_runs = true;
+  const Table t = compare(load_results({d / "a.csv"}, true), o);
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0][2], "flagship");
+  EXPECT_EQ(t.rows[0][3], "3");
+  EXPECT_EQ(t.rows[0][7], "0.985 to 1.022");
+  EXPECT_EQ(t.rows[0][9], "no");  // faster in one run, slower in two
+  EXPECT_EQ(t.rows[1][8], "one run: no across-run estimate");
+}
+
+// A baseline whose rows were all skipped is named as such, with the reason.
+TEST(Compare, ABaselineWithoutOkRowsSaysWhy) {
+  TempDir d;
+  Row skipped{"cublas", "default", "", 512, 512, 512, "kernel", {}};
+  skipped.status = "skipped";
+  write_results(d / "s.csv", {skipped, {"eigen", "default", "", 512, 512, 512, "kernel", around(1.0)}});
+  CompareOptions o;
+  o.baseline = "cublas";
+  EXPECT_NE(error_of([&] { compare(load_results({d / "s.csv"}, true), o); }).find("cublas has no ok rows"),
+            std::string::npos);
 }
 
 // headline pairs rows with the baseline measured under the same L2 setting, and takes any baseline.
@@ -433,8 +552,8 @@ TEST(Frontier, RatiosToTheFp32BaselineAndWhichToPick) {
   ASSERT_EQ(summary.rows.size(), 3u);
   EXPECT_EQ(summary.rows[0][0], "cublas tf32");
   EXPECT_EQ(summary.rows[1][0], "tf32x3 wgmma3");
-  EXPECT_EQ(summary.rows[1][2], "2.00");           // 2x on both kinds
-  EXPECT_EQ(summary.rows[1][3], "0.25 to 3.00");   // its error ratio on each kind
+  EXPECT_EQ(summary.rows[1][2], "2.00");          // 2x on both kinds
+  EXPECT_EQ(summary.rows[1][3], "0.25 to 3.00");  // its error ratio on each kind
   EXPECT_EQ(frontier(load_results({d / "f.csv"}, false), {"64"}).rows.size(),
             5u);  // 64: every kind of inputs
   EXPECT_EQ(frontier(load_results({d / "f.csv"}, false), {"64/ill_conditioned"}).rows.size(), 2u);

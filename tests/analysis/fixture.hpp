@@ -29,6 +29,10 @@ struct Row {
   std::string l2_flush = "off";
   std::string inputs = "uniform";
   double max_sumabs_err = 2e-8;
+  std::string order = "";             // "", sequential or interleaved (schema 5)
+  std::string interleave_group = "";  // shared by rows whose trials were interleaved
+  std::vector<double> clocks = {};    // MHz per trial; empty: no clock column values
+  int slow_trials = 0;
 };
 
 struct TempDir {
@@ -54,7 +58,7 @@ inline void write_results(const std::string& path, const std::vector<Row>& rows,
   out << "extra_column";
   for (const auto& c : columns) out << "," << c;
   out << "\n";
-  if (with_samples) samples << "run_id,trial,ms\n";
+  if (with_samples) samples << (version1 ? "run_id,trial,ms\n" : "run_id,trial,ms,clock_mhz\n");
   int id = 0;
   for (const Row& r : rows) {
     const std::string run = r.run + "-" + std::to_string(id++);
@@ -77,7 +81,7 @@ inline void write_results(const std::string& path, const std::vector<Row>& rows,
     };
     const bool ok = r.status == "ok";
     std::map<std::string, std::string> f = {
-        {"schema", "4"},
+        {"schema", mmlab::kSchemaVersion},
         {"run_id", run},
         {"timestamp", "2026-11-21T10:00:00Z"},
         {"git_revision", "abc123"},
@@ -110,7 +114,10 @@ inline void write_results(const std::string& path, const std::vector<Row>& rows,
         {"mse", num(r.mse)},
         {"frac_err_over_1e-3", num(r.frac)},
         {"max_sumabs_err", ok ? num(r.max_sumabs_err) : ""},
-        {"mean_sumabs_err", ok ? num(r.max_sumabs_err / 4) : ""}};
+        {"mean_sumabs_err", ok ? num(r.max_sumabs_err / 4) : ""},
+        {"order", ok ? (r.order.empty() ? "sequential" : r.order) : ""},
+        {"interleave_group", r.interleave_group},
+        {"slow_trials", r.clocks.empty() ? "" : std::to_string(r.slow_trials)}};
     if (ok) {
       f["min_ms"] = num(s.front()), f["max_ms"] = num(s.back()), f["mean_ms"] = num(mean);
       f["std_ms"] = num(std::sqrt(var)), f["median_ms"] = num(median), f["ci_lo_ms"] = num(s.front());
@@ -121,7 +128,8 @@ inline void write_results(const std::string& path, const std::vector<Row>& rows,
     out << "\n";
     if (with_samples && ok)
       for (std::size_t t = 0; t < r.samples.size(); ++t)
-        samples << run << "," << t << "," << num(r.samples[t]) << "\n";
+        samples << run << "," << t << "," << num(r.samples[t])
+                << (version1 ? "" : "," + (t < r.clocks.size() ? num(r.clocks[t]) : std::string())) << "\n";
   }
 }
 

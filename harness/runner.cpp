@@ -248,6 +248,11 @@ class Run {
         if (p && p->short_of_memory && !held.empty())
           progress_.note("short of device memory beside the others held: after their trials");
       }
+      if (!context_ok && !held.empty())  // verified, not yet timed: left for --resume
+        std::fprintf(stderr,
+                     "\nmmlab: %zu verified configurations of this problem were not timed; rerun with "
+                     "--resume to time them\n",
+                     held.size());
       if (const int status = stop_after(i, o, context_ok); status >= 0) return status;
       if (p && p->ready()) {
         progress_.verified(i, end - begin);

@@ -1,4 +1,6 @@
 // Clock, power, temperature and throttle samples (runtime/clocks.hpp).
+#include <cstdlib>
+
 #include "runtime/clocks.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/gpu.hpp"
@@ -33,10 +35,13 @@ std::string throttle_names(unsigned long long reasons) {
   return out;
 }
 
-ClockMonitor::ClockMonitor(const DeviceInfo& device) {
+ClockMonitor::ClockMonitor(const DeviceInfo& device, const char* source) {
   if (!device.present) return;
+  if (!source) source = std::getenv("MMLAB_CLOCKS");
+  const std::string asked = source ? source : "";
+  if (asked == "none") return;
   char bus_id[32] = {};
-  if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device.ordinal) == cudaSuccess)
+  if (asked != "probe" && cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device.ordinal) == cudaSuccess)
     nvml_device_ = nvml::device_by_pci_bus_id(bus_id);
   unsigned mhz = 0;
   if (nvml_device_ && nvml::sm_clock_mhz(static_cast<nvml::Device*>(nvml_device_), &mhz)) {

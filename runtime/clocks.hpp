@@ -24,8 +24,10 @@ std::string throttle_names(unsigned long long reasons);
 
 class ClockMonitor {
  public:
-  explicit ClockMonitor(const DeviceInfo& device);  // source none without a GPU
-  const char* source() const;                       // "nvml", "probe" or "none"
+  // Source none without a GPU; else `source` ("nvml", "probe"), or the environment's MMLAB_CLOCKS,
+  // or NVML where it answers and the probe otherwise.
+  explicit ClockMonitor(const DeviceInfo& device, const char* source = nullptr);
+  const char* source() const;  // "nvml", "probe" or "none"
   // A sample now (after a trial has completed); the probe runs on `stream`.
   ClockSample sample(CUstream_st* stream);
   // The run's reference: the SM clock of its first sample under load (0 until then). A trial below

@@ -132,6 +132,7 @@ TEST(Faults, StickyErrorIsRecordedAndStopsTheRun) {
     RunPlan plan;
     plan.output = out, plan.samples_output = samples_path_for(out);
     plan.timing.stop.min_trials = plan.timing.stop.max_trials = 3;
+    plan.interleaved = false;  // one configuration after another: the first is timed before the fault
     const Algorithm& cublas = *test::lab().find("cublas");
     plan.configurations = {{&cublas, Params("default"), {64, 64, 64}},
                            {&test::traps(), Params("default"), {64, 64, 64}},
@@ -149,6 +150,81 @@ TEST(Faults, StickyErrorIsRecordedAndStopsTheRun) {
   EXPECT_NE(at(1, "reason").find("launch failure"), std::string::npos) << at(1, "reason");
   std::remove(out.c_str());
   std::remove(samples_path_for(out).c_str());
+}
+
+// Interleaved, the configurations of the fault's problem wait for their trials when the context is
+// lost: the fault's row is written, theirs are left for --resume (never recorded as results).
+TEST(Faults, StickyErrorInAnInterleavedGroupLeavesTheOthersForResume) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string out = ::testing::TempDir() + "mmlab-sticky-group.csv";
+  std::remove(out.c_str());
+  std::remove(samples_path_for(out).c_str());
+  const auto run = [&] {
+    RunPlan plan;
+    plan.output = out, plan.samples_output = samples_path_for(out);
+    plan.timing.stop.min_trials = plan.timing.stop.max_trials = 3;
+    const Algorithm& cublas = *test::lab().find("cublas");
+    plan.configurations = {{&cublas, Params("default"), {64, 64, 64}},
+                           {&test::traps(), Params("default"), {64, 64, 64}}};
+    std::atomic<bool> interrupted{false};
+    std::exit(execute(plan, device(), interrupted));
+  };
+  EXPECT_EXIT(run(), ::testing::ExitedWithCode(1),
+              "1 verified configurations of this problem were not timed");
+  const CsvTable t = read_csv(out);
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0][std::size_t(t.column("algorithm"))], "traps");
+  std::remove(out.c_str());
+  std::remove(samples_path_for(out).c_str());
+}
+
+// The clock monitor: NVML where the driver has it, the probe kernel otherwise; both read the SM
+// clock of a busy GPU within a few percent of each other, inside the device's range.
+TEST(Clocks, NvmlAndTheProbeAgree) {
+  ClockMonitor automatic(device()), probe(device(), "probe");
+  EXPECT_STREQ(probe.source(), "probe");
+  std::printf("clock source: %s\n", automatic.source());
+  const Outcome busy = run_once(*test::lab().find("cublas"), {2048, 2048, 2048});  // wake the clocks
+  ASSERT_EQ(busy.status, Status::ok);
+  const ClockSample a = automatic.sample(nullptr), b = probe.sample(nullptr);
+  std::printf(
+      "SM clock: %s %.0f MHz, probe %.0f MHz (boost clock %.0f MHz); power %.0f W, %.0f C, throttle '%s'\n",
+      automatic.source(), a.sm_mhz, b.sm_mhz, device().clock_khz / 1e3, a.power_w, a.temperature_c,
+      throttle_names(a.throttle).c_str());
+  for (double mhz : {a.sm_mhz, b.sm_mhz}) {
+    EXPECT_GT(mhz, 100.0);
+    EXPECT_LT(mhz, 1.1 * device().clock_khz / 1e3);
+  }
+  if (std::string(automatic.source()) == "nvml") {
+    EXPECT_NEAR(a.sm_mhz, b.sm_mhz, 0.1 * a.sm_mhz);
+  }
+  EXPECT_GT(automatic.reference_mhz(), 0.0);
+}
+
+// Interleaved trials: every configuration of the group gets its trials and a clock after each.
+TEST(Timing, InterleavedTrialsEachGetTheirSamplesAndClocks) {
+  const DeviceInfo d = device();
+  AlgorithmStates states;
+  Workbench bench({512, 512, 512}, d, 7);
+  TimingOptions t;
+  t.stop.min_trials = t.stop.max_trials = 6;
+  t.warmup = 1;
+  const Algorithm& cublas = *test::lab().find("cublas");
+  const Algorithm& tiled = *test::lab().find("tiled");
+  auto a = prepare(bench, {&cublas, Params("default"), {512, 512, 512}}, d, states, t);
+  Params tile("default");
+  tile.set("tile", "16");
+  auto b = prepare(bench, {&tiled, tile, {512, 512, 512}}, d, states, t);
+  ASSERT_TRUE(a->ready() && b->ready());
+  ClockMonitor clocks(d);
+  ASSERT_TRUE(time_interleaved({a.get(), b.get()}, t, nullptr, &clocks, 1));
+  for (Prepared* p : {a.get(), b.get()}) {
+    EXPECT_EQ(p->outcome().samples.size(), 6u);
+    EXPECT_EQ(p->outcome().clocks.size(), 6u);
+    EXPECT_TRUE(p->outcome().interleaved);
+    EXPECT_GT(p->outcome().stats.median, 0.0);
+  }
+  EXPECT_GT(b->outcome().stats.median, a->outcome().stats.median);  // tiled is slower than cuBLAS
 }
 
 }  // namespace

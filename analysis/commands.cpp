@@ -184,6 +184,8 @@ Estimate estimate(const Result& base, const Result& other, const CompareOptions&
     for (std::size_t i = 0; i < e.n; ++i) d[i] = std::log(b[i]) - std::log(a[i]);
     e.ratio = std::exp(median(d));
     e.ci = exp_interval(paired_interval(d, o.level));
+    if (e.ci.coverage <= 0)  // too few pairs for the level: the widest interval, at what it covers
+      e.ci = exp_interval(paired_interval(d, 1 - 2 * std::ldexp(1.0, -int(e.n)) * (1 + 1e-9)));
     e.p = wilcoxon_signed_rank(d).p;
     return e;
   }
@@ -192,6 +194,11 @@ Estimate estimate(const Result& base, const Result& other, const CompareOptions&
   e.ci = double(b.size()) * double(a.size()) <= 2e7
              ? exp_interval(shift_interval(logs(b), logs(a), o.level))
              : bootstrap_median_ratio(b, a, o.level, o.resamples, o.seed);
+  if (e.ci.coverage <= 0) {  // too few trials for the level: the widest interval, at what it covers
+    const double arrangements = std::exp(std::lgamma(double(b.size() + a.size()) + 1) -
+                                         std::lgamma(double(b.size()) + 1) - std::lgamma(double(a.size()) + 1));
+    e.ci = exp_interval(shift_interval(logs(b), logs(a), 1 - 2 / arrangements * (1 + 1e-9)));
+  }
   e.p = mann_whitney(b, a).p;
   return e;
 }
@@ -200,10 +207,10 @@ constexpr std::size_t kManyTrials = 100000;
 
 // The verdict the interval gives against the margin, or "inconclusive" with the trials per
 // configuration that would decide it (the interval narrowing like 1 / sqrt(n)).
-std::string verdict_of(const Estimate& e, double margin) {
+std::string verdict_of(const Estimate& e, double margin, double level) {
   const double m = std::log1p(margin);
   const std::string band = fixed(100 * margin, 0) + "%";
-  if (e.ci.coverage <= 0)
+  if (e.ci.coverage < level - 1e-9)
     return "inconclusive: at least " + std::to_string(trials_for_an_interval(e.paired)) + " trials";
   const double lo = std::log(e.ci.lo), hi = std::log(e.ci.hi), centre = std::log(e.ratio);
   if (lo > m) return "faster";
@@ -426,9 +433,11 @@ Table compare(const std::vector<Result>& all_rows, const CompareOptions& o) {
     char mo[32], mb[32];
     std::snprintf(mo, sizeof mo, "%.4g", median(times_of(*q.other, o.cycles)));
     std::snprintf(mb, sizeof mb, "%.4g", median(times_of(*q.base, o.cycles)));
-    const std::string ci = e.ci.coverage > 0 ? fixed(e.ci.lo, 3) + " to " + fixed(e.ci.hi, 3) : "";
+    std::string ci = e.ci.coverage > 0 ? fixed(e.ci.lo, 3) + " to " + fixed(e.ci.hi, 3) : "";
+    if (e.ci.coverage > 0 && e.ci.coverage < o.level - 1e-9)  // the widest the trials allow
+      ci += " (" + fixed(100 * e.ci.coverage, 0) + "%)";
     t.rows.push_back({q.other->shape(), q.other->scope, q.other->configuration(), mo, mb, fixed(e.ratio, 3),
-                      ci, verdict_of(e, o.margin),
+                      ci, verdict_of(e, o.margin, o.level),
                       (e.paired ? "paired, " : "independent, ") + std::to_string(e.n), p_text(e.p),
                       p_text(adjusted[i])});
   }
@@ -476,10 +485,11 @@ Table compare_across_runs(const std::vector<Result>& all_rows, const CompareOpti
     std::set<std::string> words;
     for (const Estimate& e : l.est) {
       logs.push_back(std::log(e.ratio));
-      const std::string v = verdict_of(e, o.margin);
+      const std::string v = verdict_of(e, o.margin, o.level);
       words.insert(v.substr(0, v.find_first_of(" :(")));
-      each +=
-          (each.empty() ? "" : "; ") + fixed(e.ratio, 3) + " (" + v.substr(0, v.find_first_of(":(")) + ")";
+      std::string word = v.substr(0, v.find_first_of(":("));
+      while (!word.empty() && word.back() == ' ') word.pop_back();
+      each += (each.empty() ? "" : "; ") + fixed(e.ratio, 3) + " (" + word + ")";
     }
     const double r = double(logs.size());
     const double mean = std::accumulate(logs.begin(), logs.end(), 0.0) / r;
@@ -499,7 +509,7 @@ Table compare_across_runs(const std::vector<Result>& all_rows, const CompareOpti
     }
     const auto [lo, hi] = std::minmax_element(logs.begin(), logs.end());
     std::string verdict =
-        logs.size() < 2 ? "one run: no across-run estimate" : verdict_of(combined, o.margin);
+        logs.size() < 2 ? "one run: no across-run estimate" : verdict_of(combined, o.margin, o.level);
     if (logs.size() >= 2 && verdict.rfind("inconclusive: about", 0) == 0)
       verdict = "inconclusive: about " + verdict.substr(20, verdict.find(' ', 20) - 20) + " runs";
     const bool holds = logs.size() >= 2 && words.size() == 1 && *words.begin() != "inconclusive";

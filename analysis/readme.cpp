@@ -12,6 +12,7 @@
 
 #include "analysis/commands.hpp"
 #include "analysis/paper_tables.hpp"
+#include "analysis/statistics.hpp"
 #include "core/csv.hpp"
 
 namespace fs = std::filesystem;
@@ -90,9 +91,16 @@ const PaperTable* paper_table_of(const std::string& relative) {
   return nullptr;
 }
 
+// "12 faster, 3 inconclusive": a comparison table's verdicts counted by their first words.
 std::string verdict_counts(const Table& t) {
+  const std::size_t column =
+      std::size_t(std::find(t.header.begin(), t.header.end(), "verdict") - t.header.begin());
   std::map<std::string, int> verdicts;
-  for (const auto& r : t.rows) verdicts[r.back()]++;
+  for (const auto& r : t.rows) {
+    std::string word = r.at(column).substr(0, r.at(column).find_first_of(":("));
+    while (!word.empty() && word.back() == ' ') word.pop_back();
+    verdicts[word]++;
+  }
   std::string out;
   for (auto& [v, c] : verdicts) out += (out.empty() ? "" : ", ") + std::to_string(c) + " " + v;
   return out;
@@ -205,7 +213,9 @@ std::string write_report(const std::string& data, const std::string& relative, c
 
 struct Headline {
   std::string size = "4096";
-  std::vector<std::string> best, versus;
+  std::vector<std::vector<std::string>> best;  // each: one file, or the runs of one experiment
+  std::vector<std::string> versus;
+  std::vector<std::vector<std::string>> across;  // the runs of one experiment
   std::vector<std::pair<std::string, std::string>> scaling;    // file, size
   std::vector<std::pair<std::string, std::string>> plots;      // kind, file
   std::vector<std::pair<std::string, std::string>> frontiers;  // file, size
@@ -221,6 +231,9 @@ Headline read_headline(const std::string& data) {
     std::istringstream words(line);
     std::string key, a, b;
     words >> key >> a >> b;
+    std::vector<std::string> rest;  // `best` takes every file on its line
+    if (!b.empty()) rest.push_back(b);
+    for (std::string more; words >> more;) rest.push_back(more);
     const std::string where = path + ":" + std::to_string(number) + ": ";
     auto exists = [&](const std::string& f) {
       if (!fs::is_regular_file(fs::path(data) / f))
@@ -229,9 +242,14 @@ Headline read_headline(const std::string& data) {
     };
     if (key == "size" && !a.empty())
       h.size = a;
-    else if (key == "best" && !a.empty())
-      h.best.push_back(exists(a));
-    else if (key == "versus" && !a.empty())
+    else if (key == "best" && !a.empty()) {
+      h.best.push_back({exists(a)});
+      for (const std::string& f : rest) h.best.back().push_back(exists(f));
+    }
+    else if (key == "across" && !b.empty()) {
+      h.across.push_back({exists(a)});
+      for (const std::string& f : rest) h.across.back().push_back(exists(f));
+    } else if (key == "versus" && !a.empty())
       h.versus.push_back(exists(a));
     else if (key == "scaling" && !b.empty())
       h.scaling.emplace_back(exists(a), b);
@@ -241,40 +259,87 @@ Headline read_headline(const std::string& data) {
       parse_plot_kind(a), h.plots.emplace_back(a, exists(b));
     else
       throw AnalysisError(where +
-                          "expected 'size N', 'best FILE', 'versus FILE', 'scaling FILE SIZE', 'frontier "
+                          "expected 'size N', 'best FILE...', 'across FILE FILE...', 'versus FILE', 'scaling FILE SIZE', 'frontier "
                           "FILE SIZE' or 'plot KIND FILE'");
   }
   return h;
 }
 
-// The README's headline table: across the `best` files, each algorithm's best configuration at the
-// headline size (by its ratio to cuBLAS in the same file), best first.
-Table best_table(const std::string& data, const Headline& h) {
+// The README's headline table: across the `best` lines, each algorithm's best configuration at the
+// headline size against cuBLAS in the same run, best first. A line of one file gives that run's
+// speed-up with its interval and verdict (one run: a measurement); a line of several files (the
+// same experiment, separate runs) gives the speed-up across them, its interval from the run-to-run
+// spread, and whether every run agrees: a claim.
+Table best_table(const std::string& data, const Headline& h, std::vector<Result>* used) {
   struct Line {
     double ratio;
     std::vector<std::string> cells;
   };
   std::map<std::string, Line> best;
-  for (const std::string& f : h.best) {
-    const std::string path = (fs::path(data) / f).generic_string();
-    const Table t = headline(load_results({path}, false), h.size);
-    for (const auto& row : t.rows) {
-      if (row[0] == "cublas") continue;
-      const double ratio = std::stod(row.back());
-      std::string cublas_tflops = fixed(std::stod(row[3]) / ratio, 2);
+  CompareOptions o;
+  o.baseline = "cublas";
+  o.sizes = {h.size};
+  for (const std::vector<std::string>& files : h.best) {
+    std::vector<std::string> paths;
+    std::string links;
+    for (const std::string& f : files) {
+      paths.push_back((fs::path(data) / f).generic_string());
+      links += (links.empty() ? "" : ", ") + ("[" + f + "](data/" + f + ")");
+    }
+    const std::vector<Result> rows = load_results(paths, true);
+    used->insert(used->end(), rows.begin(), rows.end());
+    const auto column = [](const Table& t, const char* name) {
+      return std::size_t(std::find(t.header.begin(), t.header.end(), name) - t.header.begin());
+    };
+    if (files.size() == 1) {
+      const Table t = headline(rows, h.size);
+      Table c;
+      try {
+        c = compare(rows, o);
+      } catch (const AnalysisError&) {  // cuBLAS alone: nothing to compare
+      }
+      for (const auto& row : t.rows) {
+        if (row[0] == "cublas") continue;
+        std::string ci, verdict;
+        for (const auto& cr : c.rows)
+          if (cr[2] == row[1] && cr[0] == h.size && cr[1] == "kernel")
+            ci = cr[column(c, "CI 95%")], verdict = cr[column(c, "verdict")];
+        const double ratio = std::stod(row.back());
+        Line line{ratio,
+                  {row[0], row[1], row[3], fixed(std::stod(row[3]) / ratio, 2), fixed(ratio, 3), ci, verdict,
+                   "1", links}};
+        auto it = best.find(row[0]);
+        if (it == best.end() || ratio > it->second.ratio) best[row[0]] = line;
+      }
+      continue;
+    }
+    o.across_runs = true;
+    const Table c = compare_across_runs(rows, o);
+    o.across_runs = false;
+    for (const auto& cr : c.rows) {
+      if (cr[0] != h.size || cr[1] != "kernel") continue;
+      const std::string configuration = cr[2], algorithm = configuration.substr(0, configuration.find(' '));
+      std::vector<double> tflops, base;
+      for (const Result& r : rows)
+        if (r.ok() && r.shape() == h.size && r.scope == "kernel") {
+          if (r.configuration() == configuration) tflops.push_back(r.gflops / 1000);
+          if (r.algorithm == "cublas" && r.fp32()) base.push_back(r.gflops / 1000);
+        }
+      const double ratio = std::stod(cr[5]);
+      const std::string holds = cr[9] == "no" ? "runs disagree" : "every run " + cr[9].substr(5);
       Line line{ratio,
-                {row[0], row[1], row[2], row[3], cublas_tflops, row[4], "[" + f + "](data/" + f + ")"}};
-      auto it = best.find(row[0]);
-      if (it == best.end() || ratio > it->second.ratio) best[row[0]] = line;
+                {algorithm, configuration, fixed(median(tflops), 2), fixed(median(base), 2), fixed(ratio, 3), cr[6],
+                 cr[8], cr[3] + ": " + cr[7] + ", " + holds, links}};
+      auto it = best.find(algorithm);
+      if (it == best.end() || ratio > it->second.ratio || it->second.cells[7] == "1") best[algorithm] = line;
     }
   }
   std::vector<Line> lines;
   for (auto& [name, line] : best) lines.push_back(line);
   std::sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.ratio > b.ratio; });
   Table t;
-  t.header = {"algorithm", "best configuration", "median ms (95% CI)",
-              "TFLOP/s",   "cuBLAS TFLOP/s",     "x cuBLAS",
-              "data"};
+  t.header = {"algorithm", "best configuration", "TFLOP/s", "cuBLAS TFLOP/s", "x cuBLAS", "CI 95%",
+              "verdict (+-2%)", "runs", "data"};
   for (Line& l : lines) t.rows.push_back(std::move(l.cells));
   return t;
 }
@@ -292,7 +357,7 @@ std::string versus_summary(Table& t) {
       continue;
     }
     ratios.push_back(std::stod(r[4]));
-    ++verdicts[r[6]];
+    ++verdicts[r[6].substr(0, r[6].find_first_of(":("))];
   }
   t.rows = std::move(square);
   if (ratios.empty()) return "";
@@ -303,7 +368,11 @@ std::string versus_summary(Table& t) {
   out << "On " << n << " general shapes (MxNxK): speed-up median " << fixed(median, 3) << ", "
       << fixed(ratios[0], 3) << " to " << fixed(ratios.back(), 3) << "; ";
   std::size_t i = 0;
-  for (const auto& [verdict, count] : verdicts) out << (i++ ? ", " : "") << verdict << " " << count;
+  for (const auto& [verdict, count] : verdicts) {
+    std::string word = verdict;
+    while (!word.empty() && word.back() == ' ') word.pop_back();
+    out << (i++ ? ", " : "") << word << " " << count;
+  }
   out << ".";
   return out.str();
 }
@@ -334,35 +403,55 @@ void regenerate(const std::string& data, const std::string& readme, const std::s
   std::ostringstream md;
   md << kBegin << "\n<!-- generated by `build/bin/mmlab-analyze readme` from " << data
      << "/ (the files named in " << data << "/headline.txt); edit those, not this text -->\n\n";
-  std::vector<Result> everything;
-  for (const std::string& f : h.best) {
-    const auto rows = load_results({(fs::path(data) / f).string()}, false);
-    everything.insert(everything.end(), rows.begin(), rows.end());
-  }
-  md << "Measured on " << when_and_where(everything) << ". Medians of the recorded trials; every "
-     << "configuration verified against float64 first; cuBLAS is pure FP32 (`CUBLAS_PEDANTIC_MATH`) and ran "
-        "in "
-     << "the same run as each row.\n\n";
+  md << "Medians of the recorded trials; every configuration verified against float64 first; cuBLAS is "
+        "pure FP32 (`CUBLAS_PEDANTIC_MATH`) and ran in the same run as each row. Each table names the GPU and "
+        "revision it was measured on. A figure from one run is a measurement; a claim holds across runs "
+        "(column runs: how many, their spread, and whether every run's verdict agrees).\n\n";
+  std::vector<Result> used;
+  const Table best = best_table(data, h, &used);
   md << "**Each algorithm's best configuration at " << h.size << " against cuBLAS:**\n\n"
-     << render(best_table(data, h), Format::markdown) << "\n";
+     << render(best, Format::markdown) << "\nMeasured on " << when_and_where(used)
+     << ". x cuBLAS: one run's ratio of medians, or the geometric mean over the runs of one experiment; "
+        "verdict: faster or slower when the 95% interval lies beyond +-2%, equivalent inside it "
+        "(`mmlab-analyze compare`).\n\n";
+  for (const std::vector<std::string>& files : h.across) {
+    std::vector<std::string> paths;
+    std::string names;
+    for (const std::string& f : files) {
+      paths.push_back((fs::path(data) / f).generic_string());
+      names += (names.empty() ? "`" : ", `") + f + "`";
+    }
+    const std::vector<Result> rows = load_results(paths, true);
+    CompareOptions o;
+    o.baseline = "cublas";
+    Table t = compare_across_runs(rows, o);
+    t.title.clear();
+    for (auto& r : t.rows) r.erase(r.begin() + 1);  // scope: kernel throughout
+    t.header.erase(t.header.begin() + 1);
+    t.note = "Measured on " + when_and_where(rows) + ", " + std::to_string(files.size()) +
+             " runs (separate processes, minutes apart). " + t.note;
+    md << "**Claims across runs, " << names << ":**\n\n" << render(t, Format::markdown) << "\n";
+  }
   for (const std::string& f : h.versus) {
     const std::string path = (fs::path(data) / f).generic_string();
     CompareOptions o;
     o.baseline = "cublas";
-    Table t = compare(load_results({path}, true), o);
+    const std::vector<Result> rows = load_results({path}, true);
+    Table t = compare(rows, o);
     t.title.clear();
-    t.header = {t.header[0], t.header[2], t.header[3], t.header[4], t.header[5], t.header[6], t.header[9]};
-    for (auto& r : t.rows) r = {r[0], r[2], r[3], r[4], r[5], r[6], r[9]};
+    t.header = {t.header[0], t.header[2], t.header[3], t.header[4], t.header[5], t.header[6], t.header[7]};
+    for (auto& r : t.rows) r = {r[0], r[2], r[3], r[4], r[5], r[6], r[7]};
     const std::string shapes = versus_summary(t);
-    t.note =
-        "speed-up = cuBLAS median / median, with a bootstrap 95% CI; verdict: Mann-Whitney U, "
-        "Holm-corrected. " +
-        shapes + " Every row: [" + report_name(f) + "](docs/results/" + report_name(f) + ".md).";
+    t.note = "Measured on " + when_and_where(rows) +
+             ", one run. speed-up = cuBLAS median / median with its 95% interval; verdict against +-2%. " +
+             shapes + " Every row, the methods and the family: [" + report_name(f) + "](docs/results/" +
+             report_name(f) + ".md).";
     md << "**Head-to-head by size, `" << f << "`:**\n\n" << render(t, Format::markdown) << "\n";
   }
   for (const auto& [f, size] : h.scaling) {
     const std::string path = (fs::path(data) / f).generic_string();
-    Table t = scaling(load_results({path}, true));
+    const std::vector<Result> rows = load_results({path}, true);
+    Table t = scaling(rows);
     t.title.clear();
     std::vector<std::vector<std::string>> keep;
     for (auto& r : t.rows)
@@ -370,20 +459,21 @@ void regenerate(const std::string& data, const std::string& readme, const std::s
     t.rows = keep;
     t.header = {t.header[1], t.header[2], t.header[4],  t.header[5], t.header[7],
                 t.header[8], t.header[9], t.header[13], t.header[15]};
-    t.note =
-        "Across GPUs of one host (one rank each, NCCL between them), one-GPU cuBLAS in the same job. Every "
-        "size, the 2-GPU runs and the split into compute, communication and waiting: [" +
-        report_name(f) + "](docs/results/" + report_name(f) + ".md).";
+    t.note = "Measured on " + when_and_where(rows) +
+             ", one run. Across GPUs of one host (one rank each, NCCL between them), one-GPU cuBLAS in the "
+             "same job. Every size, the 2-GPU runs and the split into compute, communication and waiting: [" +
+             report_name(f) + "](docs/results/" + report_name(f) + ".md).";
     md << "**Strong scaling at " << size << ", `" << f << "`:**\n\n" << render(t, Format::markdown) << "\n";
   }
   for (const auto& [f, size] : h.frontiers) {
     const std::string path = (fs::path(data) / f).generic_string();
-    Table t = frontier(load_results({path}, false), {size});
+    const std::vector<Result> rows = load_results({path}, false);
+    Table t = frontier(rows, {size});
     t.title.clear();
     md << "**FP32 products on tensor cores: accuracy against speed at " << size << ", `" << f << "`:**\n\n"
        << frontier_advice(t, size, "cublas") << "\n\n"
-       << render(frontier_summary(t, size, "cublas"), Format::markdown)
-       << "\nEach kind of inputs, every size and the frontier plot: [" << report_name(f) << "](docs/results/"
+       << render(frontier_summary(t, size, "cublas"), Format::markdown) << "\nMeasured on "
+       << when_and_where(rows) << ", one run. Each kind of inputs, every size and the frontier plot: [" << report_name(f) << "](docs/results/"
        << report_name(f) << ".md).\n\n";
   }
   md << "**The papers' tables, regenerated** (each report sets mmlab's figures beside the paper's own):\n\n";

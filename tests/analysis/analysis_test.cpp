@@ -234,7 +234,8 @@ TEST(Compare, AnUnderpoweredDesignSaysSoAndWhatItNeeds) {
   o.baseline = "cublas";
   const Table t = compare(load_results({d / "u.csv"}, true), o);
   ASSERT_EQ(t.rows.size(), 2u);
-  EXPECT_EQ(t.rows[0][6], "");
+  // The widest interval 3 vs 3 allows, [min, max] of the log-ratios, covers 90%: shown, not decisive.
+  EXPECT_EQ(t.rows[0][6], "1.941 to 2.061 (90%)");
   EXPECT_EQ(t.rows[0][7], "inconclusive: at least 4 trials");
   EXPECT_NE(t.note.find("No comparisons can reach p < 0.05 after Holm"), std::string::npos) << t.note;
   EXPECT_NE(t.note.find("the smallest p of 3 vs 3 trials is 0.1"), std::string::npos) << t.note;

@@ -26,21 +26,32 @@ void run(const RunArgs& r) {
   c.noalias() = a * b;
 }
 
+unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+// More OpenMP threads than the machine has would time the scheduler, not the product.
+Reason supports(const Problem&, const Params& q, const DeviceInfo&) {
+  if (q.has("threads") && q.integer("threads") > long(hardware_threads()))
+    return "threads " + q.text("threads") + ": this machine has " + std::to_string(hardware_threads()) +
+           " hardware threads";
+  return std::nullopt;
+}
+
 }  // namespace
 
 MMLAB_ALGORITHM(eigen) {
-  const std::string all_threads = std::to_string(std::max(1u, std::thread::hardware_concurrency()));
+  const std::string all_threads = std::to_string(hardware_threads());
   a.summary = "Eigen float32 product on the host CPU, the papers' BLAS baseline (Gupta & Bhalla 2022)";
   a.backend = Backend::host;
   a.variants = {{"default", "C.noalias() = A * B on row-major maps"}};
   a.axes = {{"threads",
              AxisKind::integer,
-             "OpenMP threads (default: every hardware thread)",
+             "OpenMP threads, 1 up to the machine's hardware threads, all of them by default",
              all_threads,
              {"1", all_threads},
              {},
              1024}};  // OpenMP would try to start them all
-  a.constraints = "host memory only; scope kernel only";
+  a.constraints = "host memory only; scope kernel only; threads at most the hardware threads";
+  a.supports = supports;
   a.run = run;
 }
 

@@ -195,8 +195,9 @@ Estimate estimate(const Result& base, const Result& other, const CompareOptions&
              ? exp_interval(shift_interval(logs(b), logs(a), o.level))
              : bootstrap_median_ratio(b, a, o.level, o.resamples, o.seed);
   if (e.ci.coverage <= 0) {  // too few trials for the level: the widest interval, at what it covers
-    const double arrangements = std::exp(std::lgamma(double(b.size() + a.size()) + 1) -
-                                         std::lgamma(double(b.size()) + 1) - std::lgamma(double(a.size()) + 1));
+    const double arrangements =
+        std::exp(std::lgamma(double(b.size() + a.size()) + 1) - std::lgamma(double(b.size()) + 1) -
+                 std::lgamma(double(a.size()) + 1));
     e.ci = exp_interval(shift_interval(logs(b), logs(a), 1 - 2 / arrangements * (1 + 1e-9)));
   }
   e.p = mann_whitney(b, a).p;
@@ -587,8 +588,11 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
       same_job[r.fields.at("run") + "|" + r.shape()] = &r;
       latest[r.shape()] = &r;
     }
+  // The baseline ran on one GPU, or (the CPU backend's eigen) in one process on the host.
+  const bool on_host = !latest.empty() && latest.begin()->second->get("gpus") == "0";
+  const std::string one = on_host ? "one process of " + baseline + " (the host CPU)" : "one-GPU " + baseline;
   Table t;
-  t.title = "strong scaling against one-GPU " + baseline;
+  t.title = "strong scaling against " + one;
   t.header = {"size",    "algorithm",  "configuration", "engine",
               "GPUs",    "median ms",  "TFLOP/s",       "speed-up",
               "CI 95%",  "efficiency", "compute ms",    "comm ms",
@@ -621,7 +625,7 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
   if (t.rows.empty())
     throw AnalysisError("scaling: no distributed row with a " + baseline +
                         " row at its shape in the given files");
-  t.note = "speed-up = one-GPU " + baseline +
+  t.note = "speed-up = " + one +
            " median / median (bootstrap 95% CI of the ratio); efficiency = "
            "speed-up / GPUs (ranks on the CPU backend); the phase times are medians over the trials of each "
            "phase's "

@@ -12,6 +12,7 @@
 #include "analysis/commands.hpp"
 #include "analysis/paper_tables.hpp"
 #include "analysis/readme.hpp"
+#include "core/revision.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -52,6 +53,7 @@ po::options_description options() {
   po::options_description o("Options");
   auto add = o.add_options();
   add("help,h", "this help");
+  add("version", "the git revision this tool was built from");
   add("format", po::value<std::string>()->default_value("md"), "md, csv or latex");
   add("output,o", po::value<std::string>()->default_value(""),
       "write here (whole or not at all), not stdout");
@@ -327,6 +329,10 @@ int run(int argc, char** argv) {
     throw AnalysisError(e.what());
   }
   Args args = vm.count("args") ? vm["args"].as<Args>() : Args{};
+  if (vm.count("version")) {
+    std::cout << "mmlab-analyze " << mmlab::git_revision() << "\n";
+    return 0;
+  }
   if (args.empty()) {
     print_help(opts);
     return vm.count("help") ? 0 : 2;

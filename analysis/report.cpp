@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -92,10 +94,11 @@ void write_atomically(const std::string& path, const std::string& text) {
   const fs::path p(path);
   std::error_code ec;
   if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
+  if (fs::is_directory(p, ec)) throw AnalysisError(path + ": is a folder; name a file to write");
   const std::string tmp = path + ".tmp" + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
-    if (!out) throw AnalysisError(path + ": cannot be written");
+    if (!out) throw AnalysisError(path + ": cannot be written (" + std::strerror(errno) + ")");
     out << text;
     out.flush();
     if (!out) {

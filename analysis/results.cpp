@@ -180,26 +180,28 @@ const std::string& Result::get(const std::string& column) const {
 }
 
 static void attach_samples(const std::string& file, std::vector<Result>& rows, std::size_t first) {
-  const std::string path = samples_path_for(file);
+  const std::string path = samples_path_for(resolve_link(file));  // beside the file a link names
   if (!std::filesystem::exists(path))
     throw AnalysisError(file + ": its raw samples are missing (expected " + path + ")");
   struct Samples {
     std::vector<double> ms, clocks;
   };
   std::unordered_map<std::string, Samples> by_run;
-  try {
-    SampleReader in(path, source(path));
-    in.read_header(io::ignore_extra_column | io::ignore_missing_column, "run_id", "trial", "ms", "clock_mhz");
-    std::string run, trial, ms, clock;
-    while (in.read_row(run, trial, ms, clock)) {
-      Samples& s = by_run[run];
-      s.ms.push_back(measured(ms, path, in.get_file_line(), "ms"));
-      if (!clock.empty()) s.clocks.push_back(measured(clock, path, in.get_file_line(), "clock_mhz"));
-      clock.clear();
+  // An empty file: a run that timed nothing (its rows all skipped or failed) had no samples to write.
+  if (std::filesystem::file_size(path) > 0) try {
+      SampleReader in(path, source(path));
+      in.read_header(io::ignore_extra_column | io::ignore_missing_column, "run_id", "trial", "ms",
+                     "clock_mhz");
+      std::string run, trial, ms, clock;
+      while (in.read_row(run, trial, ms, clock)) {
+        Samples& s = by_run[run];
+        s.ms.push_back(measured(ms, path, in.get_file_line(), "ms"));
+        if (!clock.empty()) s.clocks.push_back(measured(clock, path, in.get_file_line(), "clock_mhz"));
+        clock.clear();
+      }
+    } catch (const io::error::base&) {
+      rethrow(path);
     }
-  } catch (const io::error::base&) {
-    rethrow(path);
-  }
   for (std::size_t i = first; i < rows.size(); ++i) {
     Result& r = rows[i];
     if (!r.ok()) continue;
@@ -259,6 +261,9 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
           throw AnalysisError(file + ": not an mmlab results file (no column '" + c + "')");
       std::array<std::string, kColumns> row;
       while (read_row(in, row, std::make_index_sequence<kColumns>{})) {
+        if (row[0] == required_columns()[0] && row[1] == required_columns()[1])
+          throw AnalysisError(file + ":" + std::to_string(in.get_file_line()) +
+                              ": the header again (two files joined?); mmlab writes it once, on line 1");
         Result r;
         r.file = file;
         r.line = in.get_file_line();

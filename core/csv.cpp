@@ -182,6 +182,31 @@ std::string read_at(int fd, off_t offset, std::size_t most, const std::string& p
 
 }  // namespace
 
+// The complete lines of `tail` (the file's end; `whole`: all of it, header first) as rows of this
+// file: the header again, another width, or what `check_` refuses is a UsageError naming the line,
+// counted from the end (the lines before the tail are not read).
+void CsvWriter::check_tail(const std::string& tail, bool whole) const {
+  std::vector<std::string> lines;
+  std::size_t at = 0;
+  if (!whole) at = tail.find('\n') + 1;  // the first line may be cut by the tail's start
+  for (std::size_t nl; (nl = tail.find('\n', at)) != std::string::npos; at = nl + 1)
+    lines.push_back(tail.substr(at, nl - at));
+  if (whole && !lines.empty()) lines.erase(lines.begin());  // the header, checked already
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::string line = lines[i];
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::string where = path_ + ": line " + std::to_string(lines.size() - i) + " from the end";
+    const CsvRow row = parse_csv_line(line, where);
+    if (row == header_)
+      throw UsageError(where +
+                       ": the header again (two files joined?); not a file mmlab writes, left untouched");
+    if (row.size() != header_.size())
+      throw UsageError(where + ": " + std::to_string(row.size()) + " fields, the header has " +
+                       std::to_string(header_.size()) + "; not a file mmlab writes, left untouched");
+    if (check_) check_(row, where);
+  }
+}
+
 // The file is locked; decide whether it is ours and repair what a crash of ours left. Reads the
 // first line and the last kMaxCsvLine bytes, never the whole file.
 void CsvWriter::adopt_existing() {
@@ -220,9 +245,11 @@ void CsvWriter::adopt_existing() {
                      "); write to another file or pass --overwrite");
   }
   need_header_ = false;
-  // Ours. A last line without its newline is a row a crash cut short: cut it off, if it can be one.
+  // Ours. The complete rows of the last 1 MiB must be rows of ours (bounded: the whole file is never
+  // read); then a last line without its newline is a row a crash cut short: cut it off, if it can be one.
   const std::size_t tail_bytes = std::min<std::size_t>(std::size_t(size), kMaxCsvLine + 1);
   const std::string tail = read_at(fd_, size - off_t(tail_bytes), tail_bytes, path_);
+  check_tail(tail, std::size_t(size) == tail_bytes);
   if (tail.empty() || tail.back() == '\n') return;
   const std::size_t last = tail.rfind('\n');
   if (last == std::string::npos)
@@ -238,8 +265,20 @@ void CsvWriter::adopt_existing() {
   std::fprintf(stderr, "mmlab: %s: removed an incomplete last line (interrupted write)\n", path_.c_str());
 }
 
-CsvWriter::CsvWriter(std::string path, CsvRow header, OpenMode mode)
-    : path_(std::move(path)), header_(std::move(header)) {
+std::string resolve_link(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path p(path);
+  std::error_code ec;
+  for (int hops = 0; hops < 40 && fs::is_symlink(p, ec); ++hops) {  // a link may name a file not made yet
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  return p.lexically_normal().string();
+}
+
+CsvWriter::CsvWriter(std::string path, CsvRow header, OpenMode mode, RowCheck check)
+    : path_(std::move(path)), header_(std::move(header)), check_(std::move(check)) {
   namespace fs = std::filesystem;
   const fs::path p(path_);
   std::error_code ec;
@@ -275,20 +314,29 @@ CsvWriter::~CsvWriter() {
 }
 
 void CsvWriter::write_lines(const std::vector<CsvRow>& rows) {
+  if (rows.empty() && !need_header_) return;
   std::string text;
   if (need_header_) text += csv_line(header_);
   for (const auto& r : rows) {
     if (r.size() != header_.size()) throw std::logic_error("CSV row has the wrong number of fields");
     text += csv_line(r);
   }
+  // A write that fails part-way (a full disk, a file-size limit) is cut back off: the file ends with
+  // whole rows, as it did before.
+  const off_t before = ::lseek(fd_, 0, SEEK_END);
   std::size_t done = 0;
   while (done < text.size()) {
     const ssize_t w = ::write(fd_, text.data() + done, text.size() - done);
     if (w < 0 && errno == EINTR) continue;
-    if (w < 0) throw std::runtime_error(path_ + ": write failed: " + std::strerror(errno));
+    if (w < 0) {
+      const int error = errno;
+      if (done > 0 && before >= 0) (void)!::ftruncate(fd_, before);  // best effort; the error says the rest
+      throw IoError(path_ + ": write failed: " + std::strerror(error));
+    }
     done += std::size_t(w);
   }
-  ::fdatasync(fd_);
+  if (::fdatasync(fd_) != 0 && errno != EINVAL && errno != EROFS)
+    throw IoError(path_ + ": sync failed: " + std::strerror(errno));
   need_header_ = false;
 }
 

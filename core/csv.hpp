@@ -8,10 +8,21 @@
 #pragma once
 
 #include <fstream>
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace mmlab {
+
+// An output that could not be written (a full disk, an I/O error): rows already written stay whole.
+struct IoError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The file a path names: a symbolic link's target (resolved once, so that a results file and its
+// samples sit side by side whatever link names them), else the path itself.
+std::string resolve_link(const std::string& path);
 
 using CsvRow = std::vector<std::string>;
 
@@ -72,26 +83,35 @@ class Record {
 
 enum class OpenMode { append, overwrite };
 
+// Checks one row of an existing file (fields as parsed, `where` its place for the message); throws
+// UsageError for a row the writer would not have written.
+using RowCheck = std::function<void(const CsvRow& row, const std::string& where)>;
+
 // An output file with a fixed header, locked for this process while open (another writer: a
 // UsageError). Opening checks that an existing file has the same header (otherwise UsageError, the
-// file untouched), cuts a torn last row of ours, and that the path can be written; nothing is
-// written before a row is. `overwrite` empties the file once it holds the lock.
+// file untouched), that the complete rows of its last 1 MiB pass `check` (a repeated header, a row
+// of another width, a field that is not a number: UsageError, untouched), cuts a torn last row of
+// ours, and that the path can be written; nothing is written before a row is, or before
+// write_header(). `overwrite` empties the file once it holds the lock. A failed write is an IoError.
 class CsvWriter {
  public:
-  CsvWriter(std::string path, CsvRow header, OpenMode mode);
+  CsvWriter(std::string path, CsvRow header, OpenMode mode, RowCheck check = nullptr);
   ~CsvWriter();
   CsvWriter(const CsvWriter&) = delete;
   CsvWriter& operator=(const CsvWriter&) = delete;
 
   void write(const CsvRow& row) { write_lines({row}); }
   void write_lines(const std::vector<CsvRow>& rows);  // one write(2) for all of them
+  void write_header() { write_lines({}); }            // the header alone, if the file has none yet
   const std::string& path() const { return path_; }
 
  private:
   void adopt_existing();
+  void check_tail(const std::string& tail, bool whole) const;
 
   std::string path_;
   CsvRow header_;
+  RowCheck check_;
   int fd_ = -1;
   bool need_header_ = false;
 };

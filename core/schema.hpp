@@ -13,8 +13,12 @@
 #pragma once
 
 #include <array>
+#include <cstdlib>
 #include <string>
 #include <vector>
+
+#include "core/csv.hpp"
+#include "core/params.hpp"
 
 namespace mmlab {
 
@@ -84,6 +88,54 @@ inline const std::vector<std::string>& result_columns_v1() {
 
 // The samples: a line per trial; clock_mhz (version 5) is the SM clock sampled after it, empty
 // where none was measured (host algorithms, files before version 5).
+// The columns that hold numbers (whole or decimal; empty where a row has none): what a reader may
+// parse as numbers, and what the writers and --resume check in an existing file.
+inline bool numeric_column(const std::string& c) {
+  static const char* const kText[] = {"schema",
+                                      "run_id",
+                                      "timestamp",
+                                      "git_revision",
+                                      "host",
+                                      "device",
+                                      "compute_capability",
+                                      "cuda_runtime",
+                                      "cuda_driver",
+                                      "driver",
+                                      "algorithm",
+                                      "variant",
+                                      "params",
+                                      "resolved",
+                                      "inputs",
+                                      "precision",
+                                      "scope",
+                                      "l2_flush",
+                                      "order",
+                                      "interleave_group",
+                                      "grid",
+                                      "engine",
+                                      "status",
+                                      "reason",
+                                      "verified",
+                                      "clock_source",
+                                      "throttle"};
+  for (const char* t : kText)
+    if (c == t) return false;
+  return true;
+}
+
+// A row of `header` whose numeric columns hold numbers or nothing: the check the writers make on an
+// existing file's last rows and --resume on all of them. UsageError naming `where` and the column.
+inline void check_numeric_fields(const CsvRow& header, const CsvRow& row, const std::string& where) {
+  for (std::size_t i = 0; i < header.size() && i < row.size(); ++i) {
+    if (row[i].empty() || !numeric_column(header[i])) continue;
+    char* end = nullptr;
+    std::strtod(row[i].c_str(), &end);
+    if (end == row[i].c_str() || *end)
+      throw UsageError(where + ": column '" + header[i] + "': '" + row[i] +
+                       "' is not a number; not a row mmlab writes (left untouched)");
+  }
+}
+
 inline const std::vector<std::string>& sample_columns() {
   static const std::vector<std::string> columns = {"run_id", "trial", "ms", "clock_mhz"};
   return columns;

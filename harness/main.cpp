@@ -13,6 +13,7 @@
 #include "core/revision.hpp"
 #include "distributed/registry.hpp"
 #include "harness/options.hpp"
+#include "harness/progress.hpp"
 #include "harness/runner.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/gpu.hpp"
@@ -170,10 +171,16 @@ int dispatch(int argc, char** argv) {
                                   : "mmlab: unknown command '" + command + "'\n")
               << kUsage;
     return 2;
+  } catch (const mmlab::IoError& e) {  // an output could not be written: rows already written stay whole
+    mmlab::end_progress_line();
+    std::cerr << "mmlab: error: " << e.what() << "\n";
+    if (mmlab::job().size > 1) mmlab::abort_job(3);
+    return 3;
   } catch (const mmlab::UsageError& e) {  // every rank reads the same input: every rank ends here
     if (speaks) std::cerr << "mmlab: error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
+    mmlab::end_progress_line();
     std::cerr << "mmlab: fatal"
               << (mmlab::job().size > 1 ? " (rank " + std::to_string(mmlab::job().rank) + ")" : "") << ": "
               << e.what() << "\n";

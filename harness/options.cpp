@@ -123,19 +123,54 @@ std::string value_of(const Settings& s, const std::string& key) {
 std::string resolve(const Settings& cli, const Settings& file, const std::string& key,
                     const std::string& fallback);
 
-std::string valid_keys_message(const Registry& registry) {
-  std::ostringstream os;
-  os << "valid keys:";
-  for (const Option& o : kOptions)
-    if (o.takes != Takes::flag) os << ' ' << o.name;
-  for (const std::string& a : axis_names(registry)) os << ' ' << a;
-  for (const Algorithm* a : registry.all()) {
-    os << ' ' << a->name << ".variant";
-    for (const Axis& x : a->axes) os << ' ' << a->name << '.' << x.name;
+// The option names of a run, compared with '-' and '_' alike (`--l2_flush` is `--l2-flush`,
+// `--comm-ctas` is `--comm_ctas`), and the nearest one to a name that is none of them.
+class KeyNames {
+ public:
+  explicit KeyNames(const po::options_description& d) {
+    for (const auto& o : d.options()) by_folded_[folded(o->long_name())] = o->long_name();
   }
-  os << " and <algorithm>.size|shape, <algorithm>.<variant>.size|shape";
-  return os.str();
-}
+  // The declared spelling of `name`, or `name` when it is no option.
+  std::string canonical(const std::string& name) const {
+    const auto it = by_folded_.find(folded(name));
+    return it == by_folded_.end() ? name : it->second;
+  }
+  // "; did you mean --X?" for the one nearest option within two edits, else "".
+  std::string suggestion(const std::string& name, const char* prefix = "--") const {
+    const std::string f = folded(name);
+    std::size_t best = 3, ties = 0;
+    std::string pick;
+    for (const auto& [key, real] : by_folded_) {
+      const std::size_t d = distance(f, key);
+      if (d < best)
+        best = d, pick = real, ties = 1;
+      else if (d == best)
+        ++ties;
+    }
+    if (pick.empty() || ties > 1 || (f.size() < 4 && best > 1)) return "";
+    return "; did you mean " + std::string(prefix) + pick + "?";
+  }
+
+ private:
+  static std::string folded(std::string s) {
+    std::replace(s.begin(), s.end(), '-', '_');
+    return s;
+  }
+  // Edits (insert, delete, substitute, swap two neighbours) from a to b.
+  static std::size_t distance(const std::string& a, const std::string& b) {
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i)
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+          d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    return d[a.size()][b.size()];
+  }
+  std::map<std::string, std::string> by_folded_;
+};
 
 Settings to_settings(const po::variables_map& vm) {
   Settings out;
@@ -219,21 +254,41 @@ std::string run_help(const Registry& registry) {
         "  mmlab run --algorithms naive --block 16x16,32x8 --shape 1041x1247x139 --trials auto\n\n"
      << run_options(registry)
      << "\nExit status: 0 all configurations ran or were skipped; 1 a configuration failed\n"
-        "verification; 2 bad input (nothing written); 130 interrupted (finished rows are kept;\n"
-        "rerun with --resume to complete).\n";
+        "verification (or a CUDA error ended the run); 2 bad input (nothing written); 3 an output\n"
+        "could not be written (a full disk, an I/O error; finished rows are kept whole); 130\n"
+        "interrupted (finished rows are kept; rerun with --resume to complete).\n";
   return os.str();
 }
 
 Settings parse_command_line(int argc, const char* const* argv, const Registry& registry) {
   po::options_description desc = run_options(registry);
   desc.add_options()("experiment", po::value<std::string>());
+  const KeyNames names(desc);
+  // Each --name in its declared spelling, '-' and '_' alike.
+  std::vector<std::string> args;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (i > 0 && a.size() > 2 && a.compare(0, 2, "--") == 0) {
+      const auto eq = a.find('=');
+      const std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      a = "--" + names.canonical(name) + (eq == std::string::npos ? "" : a.substr(eq));
+    }
+    args.push_back(a);
+  }
+  std::vector<const char*> pointers;
+  for (const std::string& a : args) pointers.push_back(a.c_str());
   po::positional_options_description pos;
   pos.add("experiment", 1);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+    po::store(
+        po::command_line_parser(int(pointers.size()), pointers.data()).options(desc).positional(pos).run(),
+        vm);
   } catch (const po::unknown_option& e) {
-    throw UsageError("unknown option '" + e.get_option_name() + "'; " + valid_keys_message(registry));
+    std::string name = e.get_option_name();
+    while (!name.empty() && name[0] == '-') name.erase(0, 1);
+    throw UsageError("unknown option '--" + name + "'" + names.suggestion(name) +
+                     " (`mmlab run --help` lists every option, `mmlab list` every algorithm's axes)");
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }
@@ -287,9 +342,10 @@ std::string trimmed(const std::string& s) {
   return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
 }
 
-// The file's text (at most 1 MiB, a regular file, without a UTF-8 byte-order mark), and where each
-// key is set: `key = value` lines, under `[section]` headers (section.key).
-std::string experiment_text(const std::string& path) {
+// The file's settings as `section.key = value` lines, each key in its declared spelling (at most 1
+// MiB, a regular file, without a UTF-8 byte-order mark), and where each key is set: `key = value`
+// lines, under `[section]` headers (section.key).
+std::string experiment_text(const std::string& path, const KeyNames& names) {
   require_regular_file(path, "an experiment file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(path + ": cannot read the experiment file");
@@ -306,7 +362,7 @@ std::string experiment_text(const std::string& path) {
   auto& origins = experiment_origins();
   origins.clear();
   std::istringstream lines(text);
-  std::string line, section;
+  std::string line, section, settings;
   for (int number = 1; std::getline(lines, line); ++number) {
     const std::string t = trimmed(line.substr(0, line.find('#')));
     if (t.empty()) continue;
@@ -318,13 +374,15 @@ std::string experiment_text(const std::string& path) {
     if (eq == std::string::npos)
       throw UsageError(path + ":" + std::to_string(number) + ": '" + t +
                        "' is not a setting (key = value) or a [section]");
-    const std::string key = trimmed(t.substr(0, eq));
-    origins[section.empty() ? key : section + "." + key] = path + ":" + std::to_string(number);
+    const std::string key = names.canonical(section.empty() ? trimmed(t.substr(0, eq))
+                                                            : section + "." + trimmed(t.substr(0, eq)));
+    origins[key] = path + ":" + std::to_string(number);
+    settings += key + " = " + trimmed(t.substr(eq + 1)) + "\n";
   }
   if (origins.empty())
     throw UsageError(path +
                      ": sets nothing (an experiment file has `key = value` lines; see mmlab run --help)");
-  return text;
+  return settings;
 }
 
 std::string origin_of(const std::string& key, const std::string& path) {
@@ -336,7 +394,6 @@ std::string origin_of(const std::string& key, const std::string& path) {
 }  // namespace
 
 Settings parse_experiment_file(const std::string& path, const Registry& registry) {
-  std::istringstream in(experiment_text(path));
   const po::options_description all = run_options(registry);
   po::options_description file_options;
   for (const auto& opt : all.options()) {
@@ -344,12 +401,15 @@ Settings parse_experiment_file(const std::string& path, const Registry& registry
     const bool flag = name == "help" || is_flag(name);
     if (!flag) file_options.add(opt);
   }
+  const KeyNames names(file_options);
+  std::istringstream in(experiment_text(path, names));
   po::variables_map vm;
   try {
     po::store(po::parse_config_file(in, file_options, false), vm);
   } catch (const po::unknown_option& e) {
-    throw UsageError(origin_of(e.get_option_name(), path) + ": unknown key '" + e.get_option_name() + "'; " +
-                     valid_keys_message(registry));
+    throw UsageError(origin_of(e.get_option_name(), path) + ": unknown key '" + e.get_option_name() + "'" +
+                     names.suggestion(e.get_option_name(), "") +
+                     " (`mmlab run --help` lists every key, `mmlab list` every algorithm's axes)");
   } catch (const po::error& e) {
     throw UsageError(path + ": " + e.what());
   }
@@ -541,8 +601,16 @@ static RunPlan make_plan_unlocated(const Settings& cli, const Settings& file, co
   if (const auto at = output.find("<experiment>");
       at != std::string::npos && !cli.count("output") && !file.count("output"))
     output.replace(at, std::string("<experiment>").size(), stem);
-  plan.output = output;
+  plan.output = resolve_link(output);  // a link's target: the samples go beside the file written
   plan.samples_output = samples_path_for(plan.output);
+  // An output that is one of the run's inputs would be overwritten by rows.
+  if (!plan.experiment.empty())
+    for (const std::string& out : {plan.output, plan.samples_output}) {
+      std::error_code ec;
+      if (std::filesystem::equivalent(plan.experiment, out, ec))
+        throw UsageError("--output " + output + ": " + out + " is the experiment file " + plan.experiment +
+                         " itself; choose another output");
+    }
   plan.resume = cli.count("resume");
   plan.overwrite = cli.count("overwrite");
   plan.dry_run = cli.count("dry-run");

@@ -17,7 +17,14 @@ std::string duration_text(double seconds) {
   return buf;
 }
 
+bool g_line_open = false;  // a start line on stderr waits for its result
+
 }  // namespace
+
+void end_progress_line() {
+  if (g_line_open) std::fputc('\n', stderr);
+  g_line_open = false;
+}
 
 std::string describe(const Configuration& c) {
   std::ostringstream os;
@@ -36,17 +43,17 @@ Progress::Progress(const std::vector<Configuration>& todo, const DeviceInfo& dev
 void Progress::start(std::size_t i) {
   started_ = std::chrono::steady_clock::now();
   std::fprintf(stderr, "[%zu/%zu] %s ... ", i + 1, todo_.size(), describe(todo_[i]).c_str());
-  line_open_ = true;
+  g_line_open = true;
 }
 
 void Progress::note(const std::string& text) {
   std::fprintf(stderr, "%s\n", text.c_str());
-  line_open_ = false;
+  g_line_open = false;
 }
 
 void Progress::verified(std::size_t, std::size_t group) {
   std::fprintf(stderr, "verified; timed with the %zu configurations of its problem, interleaved\n", group);
-  line_open_ = false;
+  g_line_open = false;
 }
 
 // Remaining work at the seconds per FLOP measured so far; "?" until something has run.
@@ -62,8 +69,8 @@ void Progress::finish(std::size_t i, const Outcome& o, double share) {
   const Configuration& cfg = todo_[i];
   const double seconds =
       share >= 0 ? share : std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-  if (!line_open_) std::fprintf(stderr, "[%zu/%zu] %s ", i + 1, todo_.size(), describe(cfg).c_str());
-  line_open_ = false;
+  if (!g_line_open) std::fprintf(stderr, "[%zu/%zu] %s ", i + 1, todo_.size(), describe(cfg).c_str());
+  g_line_open = false;
   if (o.status == Status::ok || o.status == Status::failed) {
     measured_seconds_ += seconds;
     measured_flop_ += cfg.algorithm->flop_count(cfg.problem);

@@ -31,9 +31,12 @@ class Progress {
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
   double measured_seconds_ = 0, measured_flop_ = 0;  // configurations that ran
   std::chrono::steady_clock::time_point started_;
-  bool line_open_ = false;  // a start line waits for its result
 };
 
 std::string describe(const Configuration& c);  // "tiled default tile=32 1024x1024x1024 kernel"
+
+// Ends a progress line left open (a configuration's start, waiting for its result), so that a
+// message printed now has a line of its own.
+void end_progress_line();
 
 }  // namespace mmlab

@@ -87,11 +87,17 @@ class Run {
   // --resume may have rewritten); every rank learns the same list of what is left to run.
   void open_outputs_and_agree() {
     const OpenMode mode = plan_.overwrite ? OpenMode::overwrite : OpenMode::append;
+    const auto numbers = [](const CsvRow& header) {
+      return [&header](const CsvRow& row, const std::string& where) {
+        check_numeric_fields(header, row, where);
+      };
+    };
     const auto open = [&] {
-      if (!plan_.dry_run) rows_.emplace(plan_.output, result_columns(), mode);
+      if (!plan_.dry_run) rows_.emplace(plan_.output, result_columns(), mode, numbers(result_columns()));
       std::set<std::string> done;
       if (plan_.resume) done = recorded_keys(plan_);
-      if (!plan_.dry_run) samples_.emplace(plan_.samples_output, sample_columns(), mode);
+      if (!plan_.dry_run)
+        samples_.emplace(plan_.samples_output, sample_columns(), mode, numbers(sample_columns()));
       return done;
     };
     for (std::size_t i : agree_on_todo(plan_, &recorded_, open)) todo_.push_back(plan_.configurations[i]);
@@ -199,6 +205,7 @@ class Run {
   // What ends the run after a configuration: its exit status, or -1 to go on.
   int stop_after(std::size_t i, const Outcome& o, bool context_ok) {
     if (!context_ok) {  // a sticky error: the context is gone; record what happened and stop
+      samples_->write_header();
       rows_->write(make_row(run_id(i), plan_, device_, todo_[i], o));
       std::fprintf(stderr, "\nmmlab: fatal CUDA error in %s: %s\n", describe(todo_[i]).c_str(),
                    o.reason.c_str());
@@ -293,8 +300,10 @@ class Run {
     return -1;
   }
 
-  // Samples first: a row implies its samples are complete.
+  // Samples first: a row implies its samples are complete. The samples file gets its header with
+  // the first row of either file, so a run without a timed row leaves a readable (empty) table.
   void record(std::size_t i, const Outcome& o, double seconds = -1) {
+    samples_->write_header();
     if (!o.samples.empty()) {
       std::vector<CsvRow> lines;
       for (std::size_t t = 0; t < o.samples.size(); ++t)

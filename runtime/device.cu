@@ -48,7 +48,11 @@ DeviceInfo query_device(int ordinal) {
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess || count == 0) {
     cudaGetLastError();  // clear it: absence is not an error for the harness
-    d.absent_reason = status != cudaSuccess
+    // Without the NVIDIA kernel module the runtime's own words ("CUDA driver version is
+    // insufficient") mislead: there is no driver at all.
+    const bool driver = std::ifstream("/proc/driver/nvidia/version").good();
+    d.absent_reason = !driver ? std::string("no NVIDIA driver or GPU found on this machine")
+                      : status != cudaSuccess
                           ? std::string("no CUDA GPU found (") + cudaGetErrorString(status) + ")"
                           : std::string("no CUDA GPU on this machine");
     return d;

@@ -350,6 +350,53 @@ TEST(Scaling, PairsEachRowWithItsOwnJobsBaseline) {
 }
 
 // Files of schema version 1 (the committed data before version 2) read as version 2 rows.
+// The CPU backend's baseline is one process of eigen on the host: the title says so, not "one-GPU".
+TEST(Scaling, AnEigenBaselineIsOneProcessNotOneGpu) {
+  TempDir d;
+  Row base{"eigen", "default", "threads=4", 256, 256, 256, "kernel", around(4.0)},
+      dist{"dist_cannon", "default", "grid=2x2;engine=eigen", 256, 256, 256, "kernel", around(2.0)};
+  base.device = dist.device = "cpu: test";
+  write_results(d / "s.csv", {base, dist});
+  std::vector<Result> rows = load_results({d / "s.csv"}, true);
+  rows[0].fields["gpus"] = "0", rows[0].fields["ranks"] = "1";
+  rows[1].fields["grid"] = "2x2", rows[1].fields["gpus"] = "0", rows[1].fields["ranks"] = "4";
+  const Table t = scaling(rows, "eigen");
+  EXPECT_EQ(t.title, "strong scaling against one process of eigen (the host CPU)");
+  EXPECT_EQ(t.note.find("one-GPU"), std::string::npos) << t.note;
+  EXPECT_EQ(t.rows[0][9], "0.500");  // speed-up 2 over 4 ranks
+}
+
+// README's generated tables each name the GPU and revision they were measured on (not one line
+// for all of them), and the headline says how many runs stand behind each figure.
+TEST(Readme, EachTableNamesItsOwnDevice) {
+  TempDir d;
+  std::filesystem::create_directories(d / "data");
+  Row a1{"cublas", "default", "", 64, 64, 64, "kernel", around(1.0)},
+      a2{"tiled", "default", "tile=32", 64, 64, 64, "kernel", around(2.0)};
+  Row b1 = a1, b2 = a2;
+  a1.device = a2.device = "GPU A";
+  b1.device = b2.device = "GPU B";
+  b2.samples = around(1.5);
+  write_results(d / "data/a.csv", {a1, a2});
+  write_results(d / "data/b.csv", {b1, b2});
+  { std::ofstream(d / "data/headline.txt") << "size 64\nbest a.csv\nversus b.csv\n"; }
+  {
+    std::ofstream(d / "README.md")
+        << "x\n<!-- mmlab-analyze readme: begin -->\n<!-- mmlab-analyze readme: end -->\n";
+  }
+  regenerate(d / "data", d / "README.md", d / "reports");
+  std::ifstream in(d / "README.md");
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  const auto best = text.find("| tiled |"), versus = text.find("Head-to-head");
+  ASSERT_NE(best, std::string::npos) << text;
+  ASSERT_NE(versus, std::string::npos) << text;
+  EXPECT_NE(text.find("Measured on GPU A", best), std::string::npos) << text;
+  EXPECT_LT(text.find("Measured on GPU A", best), versus) << text;
+  EXPECT_NE(text.find("Measured on GPU B", versus), std::string::npos) << text;
+  EXPECT_EQ(text.find("GPU B"), text.find("Measured on GPU B") + 12) << "GPU B named only by its own table";
+  EXPECT_NE(text.find("| runs |"), std::string::npos) << text;
+}
+
 TEST(Results, ReadsSchemaVersion1) {
   TempDir d;
   Row r{"tiled", "default", "tile=32", 64, 64, 64, "kernel", around(1.0)};

@@ -464,3 +464,182 @@ TEST(Cli, SweepsOnlyWhatIsCompiled) {
 
 }  // namespace
 }  // namespace mmlab
+
+namespace mmlab {
+namespace {
+
+std::string analyze(const std::string& args) {  // mmlab-analyze, beside mmlab in the build
+  return (fs::path(MMLAB_BINARY).parent_path() / "mmlab-analyze").string() + " " + args;
+}
+Result run_analyze(const std::string& args) {
+  const std::string cmd = analyze(args) + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+}
+
+const std::string kTwoEigens = "run --algorithms eigen --eigen.threads 1,2 --size 12 --trials 4 --warmup 0 ";
+
+// A symlinked --output: rows and samples go to the link's target, side by side, and the analysis
+// finds the samples from the link's name too.
+TEST(NewUser, ASymlinkedOutputKeepsRowsAndSamplesTogether) {
+  Dir d;
+  fs::create_symlink(d / "target.csv", d / "link.csv");
+  const Result r = mmlab(kTwoEigens + "--output " + (d / "link.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(d / "target.samples.csv"));
+  EXPECT_FALSE(fs::exists(d / "link.samples.csv"));
+  const Result c = run_analyze("compare " + (d / "link.csv") + " --baseline eigen:default:threads=1");
+  EXPECT_EQ(c.code, 0) << c.output;
+}
+
+// Plain appends are checked as --resume is: a repeated header or a field that is not a number in
+// the file's last rows is an error naming the line, exit 2, the file untouched.
+TEST(NewUser, AppendsRefuseWhatMmlabWouldNotHaveWritten) {
+  Dir d;
+  ASSERT_EQ(mmlab(kTwoEigens + "--output " + (d / "x.csv")).code, 0);
+  const std::string good = slurp(d / "x.csv");
+  const std::string header = good.substr(0, good.find('\n') + 1);
+  const std::size_t median = std::size_t(read_csv(d / "x.csv").column("median_ms"));
+  std::string fast = good;  // the last row's median_ms = fast
+  std::size_t at = fast.rfind('\n', fast.size() - 2) + 1;
+  for (std::size_t c = 0; c < median; ++c) at = fast.find(',', at) + 1;
+  fast.replace(at, fast.find(',', at) - at, "fast");
+  for (const std::string& bad : {good + header, fast})
+    for (const char* resume : {"", "--resume "}) {
+      { std::ofstream(d / "x.csv", std::ios::trunc) << bad; }
+      const Result r = mmlab(kTwoEigens + resume + "--output " + (d / "x.csv"));
+      EXPECT_EQ(r.code, 2) << resume << r.output;
+      EXPECT_TRUE(r.output.find("header again") != std::string::npos ||
+                  r.output.find("'fast' is not a number") != std::string::npos)
+          << r.output;
+      EXPECT_EQ(slurp(d / "x.csv"), bad);
+    }
+  { std::ofstream(d / "x.csv", std::ios::trunc) << good + header; }
+  const Result a = run_analyze("summary " + (d / "x.csv"));
+  EXPECT_EQ(a.code, 2);
+  EXPECT_NE(a.output.find("x.csv:4: the header again"), std::string::npos) << a.output;
+}
+
+// A run whose rows are all skipped leaves a samples file with its header, which the analysis
+// reads; compare then says why the baseline has nothing to compare.
+TEST(NewUser, ARunWithoutTimedRowsLeavesReadableFiles) {
+  if (fs::exists("/proc/driver/nvidia/version")) GTEST_SKIP() << "a GPU machine times cuBLAS";
+  Dir d;
+  ASSERT_EQ(mmlab("run --algorithms cublas,tiled --size 8 --output " + (d / "x.csv")).code, 0);
+  EXPECT_EQ(slurp(d / "x.samples.csv"), "run_id,trial,ms,clock_mhz\n");
+  const Result s = run_analyze("summary " + (d / "x.csv") + " --all");
+  EXPECT_EQ(s.code, 0) << s.output;
+  const Result c = run_analyze("compare " + (d / "x.csv") + " --baseline cublas");
+  EXPECT_EQ(c.code, 2);
+  EXPECT_NE(c.output.find("baseline cublas has no ok rows"), std::string::npos) << c.output;
+  EXPECT_NE(c.output.find("skipped: no NVIDIA driver or GPU found"), std::string::npos) << c.output;
+}
+
+// An output that is the run's own experiment file is refused before anything is written.
+TEST(NewUser, AnOutputThatIsAnInputIsRefused) {
+  Dir d;
+  const std::string ini = d / "x.ini";
+  { std::ofstream(ini) << "algorithms = eigen\nsize = 8\n"; }
+  const std::string before = slurp(ini);
+  for (const std::string& out : {ini, d / "x"}) {  // x.ini itself; x.samples.csv is not it, but
+    const Result r = mmlab("run " + ini + " --output " + out + (out == ini ? " --overwrite" : " --dry-run"));
+    if (out == ini) {
+      EXPECT_EQ(r.code, 2) << r.output;
+      EXPECT_NE(r.output.find("is the experiment file"), std::string::npos) << r.output;
+    }
+    EXPECT_EQ(slurp(ini), before);
+  }
+}
+
+// mmlab-analyze: a command's own help, a version, and a folder as the output named as such.
+TEST(NewUser, AnalyzeHelpVersionAndAFolderAsOutput) {
+  const Result help = run_analyze("compare --help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_EQ(help.output.rfind("usage: mmlab-analyze compare", 0), 0u) << help.output;
+  EXPECT_EQ(help.output.find("frontier FILE"), std::string::npos);  // not every command's
+  const Result version = run_analyze("--version");
+  EXPECT_EQ(version.code, 0);
+  EXPECT_EQ(version.output.rfind("mmlab-analyze ", 0), 0u) << version.output;
+  Dir d;
+  ASSERT_EQ(mmlab(kTwoEigens + "--output " + (d / "x.csv")).code, 0);
+  const Result folder = run_analyze("summary " + (d / "x.csv") + " -o " + d.path.string());
+  EXPECT_EQ(folder.code, 2);
+  EXPECT_NE(folder.output.find("is a folder"), std::string::npos) << folder.output;
+  EXPECT_EQ(folder.output.find("Success"), std::string::npos) << folder.output;
+}
+
+// An output that cannot be written (here a file-size limit, as a full disk) exits 3, documented,
+// with the message on a line of its own and the file ending in whole rows.
+TEST(NewUser, AFullDiskExitsThreeOnALineOfItsOwn) {
+  Dir d;
+  const std::string cmd = "ulimit -f 4; trap '' XFSZ; exec " + std::string(MMLAB_BINARY) +
+                          " run --algorithms eigen --size 4:400:4 --trials 2 --warmup 0 --output " +
+                          (d / "x.csv");
+  FILE* p = popen(("sh -c \"" + cmd + "\" 2>&1").c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int status = pclose(p);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 3) << out;
+  EXPECT_NE(out.find("\nmmlab: error: "), std::string::npos) << out;
+  EXPECT_NO_THROW(read_csv(d / "x.csv"));  // whole rows only
+  EXPECT_NE(mmlab("run --help").output.find("3 an output"), std::string::npos);
+}
+
+// Option names: '-' and '_' alike, the nearest key suggested on a typo, not every key listed; more
+// host threads than the machine has is a skipped row with the reason.
+TEST(NewUser, OptionSpellingsTyposAndThreads) {
+  Dir d;
+  EXPECT_EQ(mmlab("run --algorithms eigen --size 8 --l2_flush off --min_trials 3 --dry-run --output " +
+                  (d / "x.csv"))
+                .code,
+            0);
+  const Result typo = mmlab("run --algorithms eigen --size 8 --trails 4 --output " + (d / "x.csv"));
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_NE(typo.output.find("did you mean --trials?"), std::string::npos) << typo.output;
+  EXPECT_LT(typo.output.size(), 300u) << typo.output;
+  const Result many = mmlab("run --algorithms eigen --eigen.threads 999 --size 8 --output " + (d / "t.csv"));
+  EXPECT_EQ(many.code, 0) << many.output;
+  const CsvTable t = read_csv(d / "t.csv");
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0][std::size_t(t.column("status"))], "skipped");
+  EXPECT_NE(t.rows[0][std::size_t(t.column("reason"))].find("hardware threads"), std::string::npos);
+  const std::string help = mmlab("run --help").output;
+  EXPECT_EQ(help.find("(default: every hardware thread) (default"), std::string::npos);
+}
+
+// Without a driver the no-GPU message says so, not "CUDA driver version is insufficient".
+TEST(NewUser, NoDriverIsSaidPlainly) {
+  if (fs::exists("/proc/driver/nvidia/version")) GTEST_SKIP() << "this machine has the NVIDIA driver";
+  Dir d;
+  const Result r = mmlab("run --algorithms tiled --size 8 --output " + (d / "x.csv"));
+  EXPECT_NE(r.output.find("no NVIDIA driver or GPU found"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("insufficient"), std::string::npos) << r.output;
+}
+
+// Every CSV under data/ is a table (a header, and rows of its width): what pandas and the
+// analysis can read. Nsight Compute's exports are text, named .ncu.txt.
+TEST(NewUser, EveryCsvUnderDataIsATable) {
+  std::size_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(MMLAB_SOURCE_DIR) / "data")) {
+    if (!e.is_regular_file() || e.path().extension() != ".csv") continue;
+    ++files;
+    LineReader in(e.path().string());
+    std::string line;
+    ASSERT_TRUE(in.next(line)) << e.path();
+    const std::size_t width = parse_csv_line(line, in.where()).size();
+    while (in.next(line)) {
+      if (line.empty()) continue;
+      ASSERT_EQ(parse_csv_line(line, in.where()).size(), width) << in.where();
+    }
+  }
+  EXPECT_GT(files, 50u);
+}
+
+}  // namespace
+}  // namespace mmlab

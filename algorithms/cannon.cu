@@ -242,6 +242,7 @@ MMLAB_ALGORITHM(cannon) {
              {"tiled"}}};
   a.constraints = "single_block: m n <= 1024 and (m + n) k floats in shared memory; any m, n, k otherwise";
   a.supports = supports;
+  a.set_nondeterminism("tiled_atomic", "partial tiles added atomically");
   use_kernels(a, kKernels, launch, run);
 }
 

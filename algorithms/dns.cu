@@ -246,6 +246,7 @@ MMLAB_ALGORITHM(dns) {
   a.supports = supports;
   a.launch_config = launch;
   a.workspace_bytes = workspace;
+  a.set_nondeterminism("tiled_atomic", "layers' partial tiles added atomically");
   a.run = run;
 }
 

@@ -100,8 +100,8 @@ const std::vector<int>& occupancies(const DeviceInfo& d) {
   return on_device;
 }
 
-Choice tuned(const Problem& p, const DeviceInfo& d) {
-  return cheapest_register_tile(p, d.sm_count > 0 ? d.sm_count : 132, occupancies(d));
+Choice tuned(const Problem& p, const DeviceInfo& d, double* ms = nullptr) {
+  return cheapest_register_tile(p, d.sm_count > 0 ? d.sm_count : 132, occupancies(d), ms);
 }
 
 Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) {
@@ -193,6 +193,12 @@ MMLAB_ALGORITHM(register_tiled) {
   a.resolve = resolve;
   a.supports = supports;
   a.workspace_bytes = aligned_workspace;
+  mark_split_k(a, {"tuned", "manual"});
+  a.predict_ms = [](const Problem& p, const Params&, const DeviceInfo& d) {  // of the tuned choice
+    double ms = 0;
+    tuned(p, d, &ms);
+    return ms;
+  };
   use_kernels(a, kKernels, launch, run);
 }
 

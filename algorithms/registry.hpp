@@ -15,7 +15,10 @@
   X(outer_product)                         \
   X(register_tiled)                        \
   X(tma_tiled)                             \
+  X(streamk)                               \
+  X(skinny)                                \
   X(tf32x3)                                \
+  X(flagship)                              \
   X(cannon)                                \
   X(dns)                                   \
   X(cluster_cannon)                        \

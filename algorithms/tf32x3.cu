@@ -233,6 +233,7 @@ MMLAB_ALGORITHM(tf32x3) {
   a.supports = supports;
   a.workspace_bytes = workspace;
   a.make_state = TensorMaps::make;
+  mark_split_k(a, {"presplit3", "presplit2", "half3", "half2"});
   use_kernels(a, kKernels, launch, run);
 }
 

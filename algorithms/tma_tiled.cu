@@ -254,6 +254,7 @@ MMLAB_ALGORITHM(tma_tiled) {
   a.supports = supports;
   a.workspace_bytes = workspace;
   a.make_state = TensorMaps::make;
+  mark_split_k(a, {"tma", "specialized"});
   use_kernels(a, kKernels, launch, run);
 }
 

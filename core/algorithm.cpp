@@ -37,6 +37,15 @@ const Axis* Algorithm::find_axis(const std::string& a) const {
   return nullptr;
 }
 
+void Algorithm::set_nondeterminism(const std::string& variant, std::string text) {
+  for (Variant& v : variants)
+    if (v.name == variant) {
+      v.nondeterminism = std::move(text);
+      return;
+    }
+  throw std::logic_error(name + ": no variant '" + variant + "' to mark nondeterministic");
+}
+
 void Algorithm::set_compiled(CompiledSet set) {
   compiled = std::move(set);
   for (Axis& x : axes)

@@ -82,6 +82,9 @@ struct Variant {
   // Left out of `all` (and so of a sweep that names no variant): run only when named, e.g. a
   // tensor-core variant of the FP32 baseline, which must not stand in for it unasked.
   bool on_request = false;
+  // When its C may differ from run to run, in words ("partial tiles added atomically"); empty: C is
+  // bit-identical on every run (the GPU tests check it). Algorithm::is_nondeterministic narrows it.
+  std::string nondeterminism = {};
 };
 
 // The variant of `q` as the algorithm's own enum, whose enumerators follow `variants` in order:
@@ -131,9 +134,21 @@ struct Algorithm {
   std::function<double(const Problem&)> flops;                                // null: 2 m n k
   std::function<std::size_t(const Problem&, const Params&)> workspace_bytes;  // null: none
   std::function<std::shared_ptr<void>()> make_state;                          // null: none
+  // Its own model of a resolved configuration's time in ms, where it has one (a dispatcher weighs
+  // candidates by it). Optional.
+  std::function<double(const Problem&, const Params&, const DeviceInfo&)> predict_ms;
   std::function<void(const RunArgs&)> run;
   // Backend::distributed: this rank's run of a configuration, its inputs made (instead of run).
   std::function<std::unique_ptr<DistributedRun>(const DistributedSetup&)> make_distributed;
+  // Which (resolved) configurations of a variant with a `nondeterminism` are so, e.g. only those that
+  // split k. Optional: null means all of them.
+  std::function<bool(const Problem&, const Params&)> is_nondeterministic;
+  // Whether C is bit-identical from run to run for this resolved configuration.
+  bool deterministic(const Problem& p, const Params& resolved) const {
+    const Variant* v = find_variant(resolved.variant());
+    if (!v || v->nondeterminism.empty()) return true;
+    return is_nondeterministic && !is_nondeterministic(p, resolved);
+  }
 
   double flop_count(const Problem& p) const {
     return flops ? flops(p) : 2.0 * double(p.m) * double(p.n) * double(p.k);
@@ -147,6 +162,8 @@ struct Algorithm {
     return v ? v->precision : Precision::fp32;
   }
   const Axis* find_axis(const std::string& a) const;
+  // Marks `variant` nondeterministic, in words (std::logic_error for an unknown variant).
+  void set_nondeterminism(const std::string& variant, std::string text);
   // The compiled set, filled in: each axis it fixes takes its values from it (what `all` and the
   // GPU tests sweep), and the constraints end with its listing.
   void set_compiled(CompiledSet set);

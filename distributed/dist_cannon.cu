@@ -129,6 +129,8 @@ MMLAB_ALGORITHM(dist_cannon) {
                  "skew in place, then the layer's steps of product + shift (A left, B up); "
                  "with c layers a reduction onto layer 0"}};
   a.constraints = "grid q x q x c (c divides q) = the job's ranks; any m, n, k";
+  a.set_nondeterminism("default", "with replicas (c > 1): the reduction over them (NCCL or MPI) fixes no order");
+  a.is_nondeterministic = [](const Problem&, const Params& q) { return parse_grid(q.text("grid")).layers > 1; };
   describe_distributed<CannonRun>(a, grid_axis("2x2", {"1x1", "2x2", "3x3", "2x2x2"}), {}, supports,
                                   bytes_per_rank);
 }

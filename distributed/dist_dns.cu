@@ -91,6 +91,8 @@ MMLAB_ALGORITHM(dist_dns) {
       "DNS 3D algorithm on a px x py x pz grid of ranks: broadcast A and B, multiply, reduce C over k";
   a.variants = {{"default", "broadcast along rows and columns, local product, reduction along layers"}};
   a.constraints = "grid px x py x pz = the job's ranks; any m, n, k";
+  a.set_nondeterminism("default", "with layers (pz > 1): the reduction over them (NCCL or MPI) fixes no order");
+  a.is_nondeterministic = [](const Problem&, const Params& q) { return parse_grid(q.text("grid")).layers > 1; };
   describe_distributed<DnsRun>(a, grid_axis("2x1x2", {"1x1", "1x1x4", "2x1x2", "2x2x2", "1x1x2"}), {},
                                supports, bytes_per_rank);
 }

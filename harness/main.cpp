@@ -70,7 +70,10 @@ int list(int argc, char** argv) {
     std::cout << "  variants:\n";
     for (const auto& v : a->variants)
       std::cout << "    " << v.name << ": " << v.summary
-                << (v.on_request ? " (on request: run when named)" : "") << "\n";
+                << (v.on_request ? " (on request: run when named)" : "")
+                << (v.nondeterminism.empty() ? " [deterministic]"
+                                             : " [not deterministic: " + v.nondeterminism + "]")
+                << "\n";
     if (!a->axes.empty()) std::cout << "  axes:\n";
     for (const auto& x : a->axes) {
       std::cout << "    " << x.name << " = " << x.default_value << " (default)  " << x.description

@@ -60,7 +60,8 @@ std::vector<int> fitted_occupancies() {
   return out;
 }
 
-RegisterTile cheapest_register_tile(const Problem& p, double sms, const std::vector<int>& occupancy) {
+RegisterTile cheapest_register_tile(const Problem& p, double sms, const std::vector<int>& occupancy,
+                                    double* ms) {
   std::vector<Priced> all;
   for (std::size_t i = 0; i < std::size(kCandidates); ++i)
     for (long split : kSplits)
@@ -72,9 +73,12 @@ RegisterTile cheapest_register_tile(const Problem& p, double sms, const std::vec
     if (x.ms > all.front().ms * kNearlyCheapest) break;
     const RegisterTile& c = x.choice;
     if (c.bm == kPreferred.bm && c.bn == kPreferred.bn && c.wm == kPreferred.wm && c.wn == kPreferred.wn &&
-        x.fills_a_wave)
+        x.fills_a_wave) {
+      if (ms) *ms = x.ms;
       return c;
+    }
   }
+  if (ms) *ms = all.front().ms;
   return all.front().choice;
 }
 

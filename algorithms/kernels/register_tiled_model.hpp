@@ -48,6 +48,8 @@ std::vector<int> fitted_occupancies();
 
 // The cheapest fitted kernel and split for `p` on `sms` SMs, the kernels holding `occupancy` (in the
 // list's order) blocks per SM there.
-RegisterTile cheapest_register_tile(const Problem& p, double sms, const std::vector<int>& occupancy);
+// `ms`, when given, receives the model's time of the choice.
+RegisterTile cheapest_register_tile(const Problem& p, double sms, const std::vector<int>& occupancy,
+                                    double* ms = nullptr);
 
 }  // namespace mmlab

@@ -6,6 +6,8 @@
 
 #include <cuda_runtime.h>
 
+#include <initializer_list>
+
 #include "core/algorithm.hpp"
 #include "runtime/cuda_check.hpp"
 
@@ -21,6 +23,16 @@ struct SplitK {
 inline SplitK split_k(long k, long depth, long asked) {
   const long tiles = (k + depth - 1) / depth, per = (tiles + asked - 1) / asked;
   return {per, (tiles + per - 1) / per};
+}
+
+// Split-k's blocks add in whatever order they finish: C is not bit-identical from run to run. Marks
+// `variants` so, for the configurations (resolved) whose split is over 1.
+inline void mark_split_k(Algorithm& a, std::initializer_list<const char*> variants) {
+  for (const char* v : variants)
+    a.set_nondeterminism(v, "when k is split (split > 1), its partial tiles added atomically");
+  a.is_nondeterministic = [](const Problem&, const Params& q) {
+    return q.has("split") && q.text("split") != "auto" && q.integer("split") > 1;
+  };
 }
 
 // C = 0 before a split launch (its blocks add into it).

@@ -1,8 +1,8 @@
 // tf32x3's mma.sync kernel (variants split3, split2; algorithms/tf32x3.cu says how it splits the work).
 #pragma once
 
-#include "algorithms/ptx/cp_async.cuh"
 #include "algorithms/kernels/tf32_split.cuh"
+#include "algorithms/ptx/cp_async.cuh"
 
 namespace mmlab {
 namespace {

@@ -4,6 +4,8 @@
 // every later configuration with an error that is not theirs.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "runtime/cuda_check.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 
@@ -74,6 +76,49 @@ TEST_P(EveryAlgorithm, MatchesFloat64OnHarderInputs) {
       }
   std::printf("%s: %zu configurations verified on wide, cancelling and badly scaled inputs\n",
               alg.name.c_str(), verified);
+}
+
+// A configuration its variant calls deterministic gives a bit-identical C when run again (`mmlab
+// list` marks the variants; split-k's atomics are not, and are left out here when they split).
+TEST_P(EveryAlgorithm, DeterministicConfigurationsRepeatBitForBit) {
+  const Algorithm& alg = *GetParam();
+  if (alg.backend == Backend::distributed)
+    GTEST_SKIP() << "the distributed pipeline keeps its C on the ranks";
+  const DeviceInfo device = query_device(0);
+  AlgorithmStates states;
+  std::size_t repeated = 0, exempt = 0;
+  for (const Problem p : {Problem{127, 129, 131}, Problem{1041, 1247, 139}, Problem{300, 260, 1028},
+                          Problem{1025, 1025, 1025}, Problem{256, 256, 8192}, Problem{16, 4096, 512}}) {
+    Workbench bench(p, device, 999);
+    for (const Params& params : test::tested_parameter_points(alg)) {
+      const Configuration cfg{&alg, params, p, Scope::kernel, false};
+      const std::string what = alg.name + " " + params.variant() + " " + params.canonical() + " at " +
+                               std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
+      const std::unique_ptr<Prepared> prepared = prepare(bench, cfg, device, states, TimingOptions{});
+      if (!prepared->ready()) continue;  // skipped here, or failed: the test above says so
+      if (!alg.deterministic(p, prepared->outcome().resolved)) {
+        ++exempt;
+        continue;
+      }
+      const std::size_t count = std::size_t(p.m * p.n);
+      auto c_now = [&] {
+        std::vector<float> c(count);
+        if (alg.backend == Backend::host)
+          std::copy(bench.host_c(), bench.host_c() + count, c.begin());
+        else
+          copy_to_host(c.data(), bench.device_c(), count * sizeof(float));
+        return c;
+      };
+      const std::vector<float> first = c_now();  // the verified run's C
+      prepared->trial(nullptr);
+      synchronize_device();
+      const std::vector<float> second = c_now();
+      EXPECT_EQ(std::memcmp(first.data(), second.data(), count * sizeof(float)), 0) << what << ": C differs";
+      ++repeated;
+    }
+  }
+  std::printf("%s: %zu configurations bit-identical twice, %zu nondeterministic by design\n",
+              alg.name.c_str(), repeated, exempt);
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, EveryAlgorithm, ::testing::ValuesIn(test::lab().all()),

@@ -35,9 +35,9 @@ const std::vector<Variant> kVariants = {
 
 // How a candidate's time is modelled: ms = c0 + c1 f1 + c2 f2 (scripts/fit-flagship mirrors these).
 enum class Model {
-  own,       // the algorithm's own predict_ms (register_tiled tuned)
+  own,       // f1: the algorithm's own predict_ms (register_tiled tuned), calibrated
   stream_k,  // f1: k tiles per block of the persistent grid; f2: A's elements transposed (M)
-  bytes,     // f1: MB of the operand streamed; f2: MB of split partials (skinny)
+  bytes,     // f1: MB of the operand streamed; f2: GFLOP (skinny's inner loop is shared-memory bound)
   tensor,    // f1: GFLOP; f2: elements of A and B the split pass reads (M)
 };
 
@@ -52,15 +52,15 @@ struct Candidate {
 
 // clang-format off
 const Candidate kCandidates[] = {
-  {algorithms::register_tiled, "tuned", "", Kind::cuda_cores, Model::own, 0, 1, 0},
-  {algorithms::streamk, "pure", "tile=128x128;warp=32x64;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.020, 0.00550, 0.00060},
-  {algorithms::streamk, "hybrid", "tile=128x128;warp=32x64;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.020, 0.00550, 0.00060},
-  {algorithms::streamk, "pure", "tile=128x256;warp=32x128;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.020, 0.00430, 0.00060},
-  {algorithms::streamk, "hybrid", "tile=128x256;warp=32x128;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.020, 0.00430, 0.00060},
-  {algorithms::streamk, "pure", "tile=64x64;warp=32x64;depth=32;stages=4", Kind::cuda_cores, Model::stream_k, 0.020, 0.00200, 0.00060},
-  {algorithms::skinny, "default", "", Kind::cuda_cores, Model::bytes, 0.010, 0.00040, 0.00080},
-  {algorithms::tf32x3, "half3", "stages=3;split=auto", Kind::tensor_cores, Model::tensor, 0.060, 0.0062, 0.00060},
-  {algorithms::tf32x3, "wgmma3", "stages=3", Kind::tensor_cores, Model::tensor, 0.020, 0.0105, 0},
+  {algorithms::register_tiled, "tuned", "", Kind::cuda_cores, Model::own, 0.00427038, 1.01624, 0},
+  {algorithms::streamk, "pure", "tile=128x128;warp=32x64;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0608061, 0.00523175, 0.00691861},
+  {algorithms::streamk, "hybrid", "tile=128x128;warp=32x64;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0597391, 0.00544786, 0.00670475},
+  {algorithms::streamk, "pure", "tile=128x256;warp=32x128;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0805163, 0.00653156, 0.00512454},
+  {algorithms::streamk, "hybrid", "tile=128x256;warp=32x128;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0814573, 0.00632124, 0.00517343},
+  {algorithms::streamk, "pure", "tile=64x64;warp=32x64;depth=32;stages=4", Kind::cuda_cores, Model::stream_k, 0.051866, 0.0028613, 0.00575128},
+  {algorithms::skinny, "default", "", Kind::cuda_cores, Model::bytes, 0.0177505, 0.000931128, 0.0982482},
+  {algorithms::tf32x3, "half3", "stages=3;split=auto", Kind::tensor_cores, Model::tensor, 0.04836, 0.00545105, 0.00582873},
+  {algorithms::tf32x3, "wgmma3", "stages=3", Kind::tensor_cores, Model::tensor, 0.0392685, 0.0091848, 0.0079352},
 };
 // clang-format on
 
@@ -87,8 +87,6 @@ Params candidate_params(const Candidate& c, const Problem& p, const DeviceInfo& 
 
 double predict(const Candidate& c, const Problem& p, const Params& q, const DeviceInfo& d) {
   const Algorithm& a = c.algorithm();
-  if (c.model == Model::own)
-    return a.predict_ms ? a.predict_ms(p, q, d) : std::numeric_limits<double>::infinity();
   double f1 = 0, f2 = 0;
   const double m = double(p.m), n = double(p.n), k = double(p.k);
   switch (c.model) {
@@ -98,23 +96,25 @@ double predict(const Candidate& c, const Problem& p, const Params& q, const Devi
                    iters = std::ceil(k / q.integer("depth"));
       const double blocks = a.launch_config(p, q, d).grid.x;
       // hybrid: whole waves but the last run data-parallel, the rest split evenly (algorithms/streamk.cu)
-      const double dp =
-          q.variant() == "hybrid" && tiles >= 2 * blocks
-              ? (std::fmod(tiles, blocks) == 0 ? tiles : (std::floor(tiles / blocks) - 1) * blocks)
-              : 0;
+      double dp = 0;
+      if (q.variant() == "hybrid")
+        dp = std::fmod(tiles, blocks) == 0 ? tiles : std::max(0.0, (std::floor(tiles / blocks) - 1) * blocks);
       f1 = dp / blocks * iters + std::ceil((tiles - dp) * iters / blocks);
       f2 = m * k / 1e6;
       break;
     }
     case Model::bytes:
       f1 = 4 * (p.m <= 64 ? k * n : m * k) / 1e6;
-      f2 = double(a.workspace(p, q)) / 1e6;
+      f2 = 2 * m * n * k / 1e9;
       break;
     case Model::tensor:
       f1 = 2 * m * n * k / 1e9;
       f2 = (m * k + k * n) / 1e6;
       break;
-    case Model::own: break;
+    case Model::own:
+      if (!a.predict_ms) return std::numeric_limits<double>::infinity();
+      f1 = a.predict_ms(p, q, d);
+      break;
   }
   return c.c0 + c.c1 * f1 + c.c2 * f2;
 }
@@ -132,8 +132,8 @@ std::string encode(const Candidate& c, const Params& q) {
 }
 
 // The pick for a problem: the cheapest candidate of this dispatcher's kind (and, for tensor_cores,
-// cuda_cores' as well), by the models.
-Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) {
+// cuda_cores' as well), by the models; `ms` receives its predicted time.
+Params choose(const Problem& p, const Params& q, const DeviceInfo& d, double* ms = nullptr) {
   const Kind kind = variant_kind<Kind>(kVariants, q);
   double best = std::numeric_limits<double>::infinity();
   std::string pick;
@@ -143,13 +143,16 @@ Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) {
     if (!allowed) continue;
     const Params cq = candidate_params(c, p, d);
     if (!can_run(c, p, cq, d)) continue;
-    const double ms = predict(c, p, cq, d);
-    if (ms < best) best = ms, pick = encode(c, cq);
+    const double t = predict(c, p, cq, d);
+    if (t < best) best = t, pick = encode(c, cq);
   }
+  if (ms) *ms = best;
   Params out = q;
   out.set("kernel", pick.empty() ? "none" : pick);
   return out;
 }
+
+Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) { return choose(p, q, d); }
 
 // The chosen algorithm and its parameters, from the resolved `kernel` ("algorithm:variant:params").
 struct Pick {
@@ -208,6 +211,11 @@ MMLAB_ALGORITHM(flagship) {
              {}}};
   a.constraints = "any m, n, k that one of its candidates runs";
   a.resolve = resolve;
+  a.predict_ms = [](const Problem& p, const Params& q, const DeviceInfo& d) {
+    double ms = 0;
+    choose(p, Params(q.variant()), d, &ms);
+    return ms;
+  };
   a.supports = supports;
   a.launch_config = [](const Problem& p, const Params& q, const DeviceInfo& d) {
     const Pick k = pick_of(q);

@@ -55,6 +55,7 @@ using Launcher = void (*)(const RunArgs&, const CUtensorMap&, const CUtensorMap&
 struct Kernel {
   Launcher launch;
   Occupancy blocks_per_sm;
+  int min_blocks;  // its launch bounds' blocks per SM: the occupancy assumed without a GPU
 };
 
 template <int kBM, int kBN, int kBK, int kWN, int kStages>
@@ -79,7 +80,8 @@ void launch_kernel(const RunArgs& r, const CUtensorMap& at, const CUtensorMap& b
 // The compiled points (BM, BN, BK, WN, stages), each for both variants.
 #define MMLAB_POINT(V, BM, BN, BK, WN, S)                                                             \
   {{V, {{"tile", shape_text(BM, BN)}, {"warp", shape_text(32, WN)}, {"depth", #BK}, {"stages", #S}}}, \
-   {launch_kernel<BM, BN, BK, WN, S>, blocks_per_sm<BM, BN, BK, WN, S>}},
+   {launch_kernel<BM, BN, BK, WN, S>, blocks_per_sm<BM, BN, BK, WN, S>,                               \
+    Quads<BM, BN, BK, WN / 32, 0>::kMinBlocks}},
 #define MMLAB_BOTH(BM, BN, BK, WN, S) \
   MMLAB_POINT("pure", BM, BN, BK, WN, S) MMLAB_POINT("hybrid", BM, BN, BK, WN, S)
 // clang-format off
@@ -92,7 +94,10 @@ const KernelTable<Kernel> kKernels = {
 
 StreamKWork work_of(const Problem& p, const Params& q, const DeviceInfo& d) {
   const Choice ch = choice(q);
-  const long per_sm = d.present ? kKernels.at(q).blocks_per_sm(shared_bytes(ch)) : 1;
+  const Kernel& kernel = kKernels.at(q);
+  // Without a GPU: the launch bounds' blocks, as many as an H100 SM's 228 KiB of shared memory holds.
+  const long per_sm = d.present ? kernel.blocks_per_sm(shared_bytes(ch))
+                                : std::min<long>(kernel.min_blocks, 233472 / long(shared_bytes(ch) + 1024));
   const long sms = d.sm_count > 0 ? d.sm_count : 132;
   return plan(p, ch, variant_kind<Kind>(kVariants, q) == Kind::hybrid, sms * per_sm);
 }

@@ -56,6 +56,7 @@ struct Outcome {
   bool interleaved = false;
   std::string interleave_group;
   std::optional<DistributedOutcome> distributed;
+  double predicted_ms = 0;  // the algorithm's own model of this configuration (predict_ms), 0: none
 };
 
 }  // namespace mmlab

@@ -39,6 +39,7 @@ Reason check(const Configuration& cfg, const DeviceInfo& device, Outcome& out) {
   const Problem& p = cfg.problem;
   const bool on_device = alg.backend == Backend::device;
   out.resolved = alg.resolve ? alg.resolve(p, cfg.params, device) : cfg.params;
+  if (alg.predict_ms) out.predicted_ms = alg.predict_ms(p, out.resolved, device);
   if (alg.backend == Backend::distributed) {  // its own checks: the grid, the engine, the job
     if (Reason why = alg.compiled.missing(alg.name, out.resolved)) return why;
     return alg.supports ? alg.supports(p, out.resolved, device) : std::nullopt;

@@ -119,6 +119,7 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
     if (q.has("grid")) r.set("grid", q.text("grid"));
     if (q.has("engine")) r.set("engine", q.text("engine"));
   }
+  if (o.predicted_ms > 0) r.set("predicted_ms", o.predicted_ms);  // a single-GPU algorithm's own model
   if (const auto& d = o.distributed) {
     if (o.status == Status::ok) {
       r.set("compute_ms", d->compute_ms).set("comm_ms", d->comm_ms).set("wait_ms", d->wait_ms);

@@ -33,12 +33,16 @@ const std::vector<Variant> kVariants = {
     {"tensor_cores",
      "FP32-accurate on tensor cores: tf32x3 half3 or wgmma3, or cuda_cores where they do not pay"}};
 
-// How a candidate's time is modelled: ms = c0 + c1 f1 + c2 f2 (scripts/fit-flagship mirrors these).
+// How a candidate's time is modelled: ms = c0 + c1 f1 + c2 f2 + c3 f3 (scripts/fit-flagship
+// mirrors these features).
 enum class Model {
   own,       // f1: the algorithm's own predict_ms (register_tiled tuned), calibrated
-  stream_k,  // f1: k tiles per block of the persistent grid; f2: A's elements transposed (M)
-  bytes,     // f1: MB of the operand streamed; f2: GFLOP (skinny's inner loop is shared-memory bound)
-  tensor,    // f1: GFLOP; f2: elements of A and B the split pass reads (M)
+  stream_k,  // f1: k tiles per block of the persistent grid; f2: A's elements transposed (M); f3: MB
+             // of partial tiles a tile's owner adds, one after another (the serial fixup)
+  rows,      // skinny with m <= 64: f1 MB of B streamed; f2 GFLOP (the inner loop is shared-memory bound)
+  cols,      // skinny with n <= 64 < m: the same, A streamed
+  tensor,    // f1: GFLOP of the busiest SM's blocks times the SMs (waves); f2: elements of A and B the
+             // split pass reads (M)
 };
 
 struct Candidate {
@@ -47,20 +51,21 @@ struct Candidate {
   const char* params;  // canonical, "" for none
   Kind kind;           // the dispatcher that may run it (cuda_cores' are the tensor one's fallback)
   Model model;
-  double c0, c1, c2;  // fitted (scripts/fit-flagship)
+  double c0, c1, c2, c3;  // fitted (scripts/fit-flagship)
 };
 
 // clang-format off
 const Candidate kCandidates[] = {
-  {algorithms::register_tiled, "tuned", "", Kind::cuda_cores, Model::own, 0.00427038, 1.01624, 0},
-  {algorithms::streamk, "pure", "tile=128x128;warp=32x64;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0608061, 0.00523175, 0.00691861},
-  {algorithms::streamk, "hybrid", "tile=128x128;warp=32x64;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0597391, 0.00544786, 0.00670475},
-  {algorithms::streamk, "pure", "tile=128x256;warp=32x128;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0805163, 0.00653156, 0.00512454},
-  {algorithms::streamk, "hybrid", "tile=128x256;warp=32x128;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0814573, 0.00632124, 0.00517343},
-  {algorithms::streamk, "pure", "tile=64x64;warp=32x64;depth=32;stages=4", Kind::cuda_cores, Model::stream_k, 0.051866, 0.0028613, 0.00575128},
-  {algorithms::skinny, "default", "", Kind::cuda_cores, Model::bytes, 0.0177505, 0.000931128, 0.0982482},
-  {algorithms::tf32x3, "half3", "stages=3;split=auto", Kind::tensor_cores, Model::tensor, 0.04836, 0.00545105, 0.00582873},
-  {algorithms::tf32x3, "wgmma3", "stages=3", Kind::tensor_cores, Model::tensor, 0.0392685, 0.0091848, 0.0079352},
+  {algorithms::register_tiled, "tuned", "", Kind::cuda_cores, Model::own, 0.00427038, 1.01624, 0, 0},
+  {algorithms::streamk, "pure", "tile=128x128;warp=32x64;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0473218, 0.0055729, 0.00397068, 0.0157329},
+  {algorithms::streamk, "hybrid", "tile=128x128;warp=32x64;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0455879, 0.00582944, 0.00353492, 0.0165393},
+  {algorithms::streamk, "pure", "tile=128x256;warp=32x128;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0662725, 0.00678056, 0.00305587, 0.0090295},
+  {algorithms::streamk, "hybrid", "tile=128x256;warp=32x128;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0668559, 0.00656621, 0.00311511, 0.00932177},
+  {algorithms::streamk, "pure", "tile=64x64;warp=32x64;depth=32;stages=4", Kind::cuda_cores, Model::stream_k, 0.044563, 0.00296483, 0.00400455, 0.0483625},
+  {algorithms::skinny, "default", "", Kind::cuda_cores, Model::rows, 0.0349454, 0, 0.14279, 0},
+  {algorithms::skinny, "default", "", Kind::cuda_cores, Model::cols, 0.0161087, 0.00113825, 0.112423, 0},
+  {algorithms::tf32x3, "half3", "stages=3;split=auto", Kind::tensor_cores, Model::tensor, 0.0449879, 0.00522229, 0.00423031, 0},
+  {algorithms::tf32x3, "wgmma3", "stages=3", Kind::tensor_cores, Model::tensor, 0.0219877, 0.00972635, 0.00277715, 0},
 };
 // clang-format on
 
@@ -87,7 +92,7 @@ Params candidate_params(const Candidate& c, const Problem& p, const DeviceInfo& 
 
 double predict(const Candidate& c, const Problem& p, const Params& q, const DeviceInfo& d) {
   const Algorithm& a = c.algorithm();
-  double f1 = 0, f2 = 0;
+  double f1 = 0, f2 = 0, f3 = 0;
   const double m = double(p.m), n = double(p.n), k = double(p.k);
   switch (c.model) {
     case Model::stream_k: {
@@ -99,24 +104,32 @@ double predict(const Candidate& c, const Problem& p, const Params& q, const Devi
       double dp = 0;
       if (q.variant() == "hybrid")
         dp = std::fmod(tiles, blocks) == 0 ? tiles : std::max(0.0, (std::floor(tiles / blocks) - 1) * blocks);
-      f1 = dp / blocks * iters + std::ceil((tiles - dp) * iters / blocks);
+      const double sk_tiles = tiles - dp;
+      f1 = dp / blocks * iters + std::ceil(sk_tiles * iters / blocks);
       f2 = m * k / 1e6;
+      const double parts = sk_tiles > 0 ? std::min(iters, std::ceil(blocks / sk_tiles)) : 1;  // per tile
+      f3 = (parts - 1) * 4 * tile.x * tile.y / 1e6;
       break;
     }
-    case Model::bytes:
+    case Model::rows:
+    case Model::cols:
+      if ((c.model == Model::rows) != (p.m <= 64)) return std::numeric_limits<double>::infinity();
       f1 = 4 * (p.m <= 64 ? k * n : m * k) / 1e6;
       f2 = 2 * m * n * k / 1e9;
       break;
-    case Model::tensor:
-      f1 = 2 * m * n * k / 1e9;
+    case Model::tensor: {
+      const Dim3 g = a.launch_config(p, q, d).grid;
+      const double blocks = double(g.volume()), sms = d.sm_count > 0 ? d.sm_count : 132;
+      f1 = 2 * 128.0 * 128.0 * (k / g.z) * std::ceil(blocks / sms) * sms / 1e9;  // 128 x 128 tiles
       f2 = (m * k + k * n) / 1e6;
       break;
+    }
     case Model::own:
       if (!a.predict_ms) return std::numeric_limits<double>::infinity();
       f1 = a.predict_ms(p, q, d);
       break;
   }
-  return c.c0 + c.c1 * f1 + c.c2 * f2;
+  return c.c0 + c.c1 * f1 + c.c2 * f2 + c.c3 * f3;
 }
 
 // What a candidate would need to run here: its supports and the harness's launch limits it cares about.

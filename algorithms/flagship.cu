@@ -9,7 +9,8 @@
 //                 (k below 128: short sums, docs/tf32x3-notes.md).
 // The models (kCandidates below) take the device's SM count and each kernel's grid (occupancy
 // queried on the device); their coefficients were fitted by scripts/fit-flagship to the training
-// shapes of experiments/flagship-training.ini, not to the shapes the dispatchers are judged on
+// shapes of experiments/flagship-training.ini (skinny's: experiments/flagship-skinny.ini, after its
+// rewrite), not to the shapes the dispatchers are judged on
 // (experiments/random-shapes.ini and experiments/flagship-held-out.ini). docs/flagship-notes.md,
 // round three.
 // Example: mmlab run --algorithms flagship,cublas --shape 439x401x939,16x4096x4096 --size 4096
@@ -39,8 +40,9 @@ enum class Model {
   own,       // f1: the algorithm's own predict_ms (register_tiled tuned), calibrated
   stream_k,  // f1: k tiles per block of the persistent grid; f2: A's elements transposed (M); f3: MB
              // of partial tiles a tile's owner adds, one after another (the serial fixup)
-  rows,      // skinny with m <= 64: f1 MB of B streamed; f2 GFLOP (the inner loop is shared-memory bound)
-  cols,      // skinny with n <= 64 < m: the same, A streamed
+  rows,      // skinny with m <= 64: f1 MB of B streamed; f2 GFLOP, m rounded up to its capacity (8k);
+             // f3 elements of A the blocks stage in shared memory (M): every block stages its k range
+  cols,      // skinny with n <= 64 < m: the same, A streamed, n rounded up, B staged
   tensor,    // f1: GFLOP of the busiest SM's blocks times the SMs (waves); f2: elements of A and B the
              // split pass reads (M)
 };
@@ -62,8 +64,8 @@ const Candidate kCandidates[] = {
   {algorithms::streamk, "pure", "tile=128x256;warp=32x128;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0662725, 0.00678056, 0.00305587, 0.0090295},
   {algorithms::streamk, "hybrid", "tile=128x256;warp=32x128;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0668559, 0.00656621, 0.00311511, 0.00932177},
   {algorithms::streamk, "pure", "tile=64x64;warp=32x64;depth=32;stages=4", Kind::cuda_cores, Model::stream_k, 0.044563, 0.00296483, 0.00400455, 0.0483625},
-  {algorithms::skinny, "default", "", Kind::cuda_cores, Model::rows, 0.0349454, 0, 0.14279, 0},
-  {algorithms::skinny, "default", "", Kind::cuda_cores, Model::cols, 0.0161087, 0.00113825, 0.112423, 0},
+  {algorithms::skinny, "default", "", Kind::cuda_cores, Model::rows, 0.0177567, 0, 0, 0.012544},
+  {algorithms::skinny, "default", "", Kind::cuda_cores, Model::cols, 0.0155151, 0.000446037, 0, 0.00270771},
   {algorithms::tf32x3, "half3", "stages=3;split=auto", Kind::tensor_cores, Model::tensor, 0.0449879, 0.00522229, 0.00423031, 0},
   {algorithms::tf32x3, "wgmma3", "stages=3", Kind::tensor_cores, Model::tensor, 0.0219877, 0.00972635, 0.00277715, 0},
 };
@@ -112,11 +114,14 @@ double predict(const Candidate& c, const Problem& p, const Params& q, const Devi
       break;
     }
     case Model::rows:
-    case Model::cols:
+    case Model::cols: {
       if ((c.model == Model::rows) != (p.m <= 64)) return std::numeric_limits<double>::infinity();
+      const double side = p.m <= 64 ? std::ceil(m / 8) * 8 : std::ceil(n / 8) * 8;  // its capacity
       f1 = 4 * (p.m <= 64 ? k * n : m * k) / 1e6;
-      f2 = 2 * m * n * k / 1e9;
+      f2 = 2 * side * (p.m <= 64 ? n : m) * k / 1e9;
+      f3 = double(c.algorithm().launch_config(p, q, d).grid.x) * side * k / 1e6;
       break;
+    }
     case Model::tensor: {
       const Dim3 g = a.launch_config(p, q, d).grid;
       const double blocks = double(g.volume()), sms = d.sm_count > 0 ? d.sm_count : 132;

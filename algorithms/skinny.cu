@@ -1,14 +1,17 @@
 // skinny: C = A B when m or n is at most 64, the GEMV-like shapes where a tiled kernel's 128-row
 // block tiles are mostly empty and the time is the bytes of the large operand, not the FLOPs.
 //
-// Few rows (m <= 64, `rows`): a block of 256 threads takes 256 columns of B and a k chunk; each
+// Few rows (m <= 64, `rows`): a block of 128 threads takes 128 columns of B and a k chunk; each
 // thread streams its column of B once (consecutive threads, consecutive addresses) and keeps the m
-// outputs of that column in registers, while A's rows for the chunk sit in shared memory (read by
-// every thread at once: a broadcast). Few columns (n <= 64, `cols`): a warp takes one row of A and
-// a k chunk; its lanes stream the row (coalesced), B's chunk sits transposed in shared memory, each
-// lane keeps n partial sums, and a shuffle tree adds the lanes'. Where the large operand's blocks
-// alone cannot fill the device, k is split over blockIdx.y, each split writes its partial C to the
-// workspace, and a second kernel adds the splits in split order: deterministic, no atomics.
+// outputs of that column in registers, while A's rows for the chunk sit in shared memory k-major, so
+// one 16-byte load broadcasts four rows' values to every thread. Few columns (n <= 64, `cols`): a
+// warp takes R rows of A (R = 64 / n's capacity, so each lane keeps up to 64 sums) and a k chunk of
+// 128; each lane loads four consecutive k of each row (one 16-byte load where k % 4 == 0) before B's
+// chunk is staged, transposed and swizzled, in shared memory (shared by the block's 8 R rows), and a
+// shuffle tree adds the lanes' sums. The
+// capacity is n (or m) rounded up to a multiple of 8. Where the large operand's blocks alone cannot
+// fill the device, k is split over blockIdx.y, each split writes its partial C to the workspace, and
+// a second kernel adds the splits in split order: deterministic, no atomics.
 // Accepts any k; m <= 64 (rows) or n <= 64 (cols), the one that applies chosen per problem.
 // Example: mmlab run --algorithms skinny,cublas --shape 16x4096x4096,4096x16x4096,64x2000x30000
 #include "algorithms/kernels/common.cuh"
@@ -16,30 +19,36 @@
 namespace mmlab {
 namespace {
 
-constexpr int kThreads = 256, kChunk = 64;  // k values of A (rows) or B (cols) staged at a time
+constexpr int kRowThreads = 128, kColThreads = 256, kWarps = kColThreads / 32;
+constexpr int kRowChunk = 64, kColChunk = 128;  // k values of A (rows) or B (cols) staged at a time
+static_assert(kColChunk == 4 * 32, "a cols lane takes four consecutive k of a chunk");
 constexpr long kMaxSide = 64;
+
+// Rows of A a warp of the cols kernel takes for a capacity of kCols columns: up to 64 sums per lane
+// (more rows per warp share B's chunk further, but fewer blocks fit an SM to hide A's latency).
+constexpr int rows_per_warp(int cols) { return cols >= 64 ? 1 : 64 / cols; }
 
 // acc(r, col) over k in [kb, ke), for rows r < m <= kRows of A; out: this split's (m, n) slice.
 template <int kRows>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kRowThreads)
     rows_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ out, int m,
                 int n, int k, int chunk) {
-  __shared__ float as[kRows][kChunk];  // A's rows for kChunk values of k
-  const int col = blockIdx.x * kThreads + threadIdx.x;
+  __shared__ __align__(16) float as[kRowChunk][kRows];  // A's rows for kRowChunk values of k, k-major
+  const int col = blockIdx.x * kRowThreads + threadIdx.x;
   const int kb = blockIdx.y * chunk, ke = min(k, kb + chunk);
   float acc[kRows] = {};
-  for (int k0 = kb; k0 < ke; k0 += kChunk) {
-    for (int e = threadIdx.x; e < kRows * kChunk; e += kThreads) {
-      const int r = e / kChunk, q = k0 + e % kChunk;
-      as[r][e % kChunk] = r < m && q < ke ? a[long(r) * k + q] : 0.f;
+  for (int k0 = kb; k0 < ke; k0 += kRowChunk) {
+    for (int e = threadIdx.x; e < kRows * kRowChunk; e += kRowThreads) {
+      const int r = e / kRowChunk, q = e % kRowChunk;  // consecutive threads, consecutive k of a row
+      as[q][r] = r < m && k0 + q < ke ? a[long(r) * k + k0 + q] : 0.f;
     }
     __syncthreads();
-    const int steps = min(kChunk, ke - k0);
+    const int steps = min(kRowChunk, ke - k0);
 #pragma unroll 8
     for (int s = 0; s < steps; ++s) {
       const float v = col < n ? __ldg(&b[long(k0 + s) * n + col]) : 0.f;
 #pragma unroll
-      for (int r = 0; r < kRows; ++r) acc[r] = fmaf(as[r][s], v, acc[r]);
+      for (int r = 0; r < kRows; ++r) acc[r] = fmaf(as[s][r], v, acc[r]);
     }
     __syncthreads();
   }
@@ -50,38 +59,67 @@ __global__ void __launch_bounds__(kThreads)
     if (r < m) slice[long(r) * n + col] = acc[r];
 }
 
-// acc(row, c) over k in [kb, ke), for columns c < n <= kCols of B; a warp per row of A.
+// Where B's value (q, c) of a chunk sits: row c of the transposed chunk, q's group of four moved by
+// c (an XOR swizzle), so the staging stores spread over the banks and each lane's 16-byte read of
+// four consecutive k stays conflict-free.
+__device__ __forceinline__ int swizzled(int q, int c) { return (((q >> 2) ^ (c & 31)) << 2) | (q & 3); }
+
+// acc(row, c) over k in [kb, ke), for columns c < n <= kCols of B; a warp per R rows of A, each
+// lane four consecutive k of each row per chunk (one 16-byte load where k is a multiple of 4).
 template <int kCols>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kColThreads, 2)
     cols_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ out, int m,
                 int n, int k, int chunk) {
-  constexpr int kWarps = kThreads / 32;
-  __shared__ float bs[kCols][kChunk + 1];  // B's chunk transposed: lanes read consecutive k, no conflict
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, row = blockIdx.x * kWarps + warp;
+  constexpr int R = rows_per_warp(kCols);
+  __shared__ __align__(16) float bs[kCols][kColChunk];  // B's chunk transposed, swizzled
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int row0 = (blockIdx.x * kWarps + warp) * R;
   const int kb = blockIdx.y * chunk, ke = min(k, kb + chunk);
-  float acc[kCols] = {};
-  for (int k0 = kb; k0 < ke; k0 += kChunk) {
-    for (int e = threadIdx.x; e < kCols * kChunk; e += kThreads) {
+  const bool whole_rows = k % 4 == 0;  // every row starts 16-byte aligned (and so does kb: chunk % 32 == 0)
+  float acc[R][kCols] = {};
+  for (int k0 = kb; k0 < ke; k0 += kColChunk) {
+    const int kq = k0 + 4 * lane;
+    float4 v[R];  // issued before the staging, so the loads are in flight meanwhile
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      const float* row = a + long(row0 + i) * k;
+      if (row0 + i < m && whole_rows && kq + 3 < ke) {
+        v[i] = __ldg(reinterpret_cast<const float4*>(row + kq));
+      } else {
+        const bool in = row0 + i < m;
+        v[i].x = in && kq < ke ? __ldg(row + kq) : 0.f;
+        v[i].y = in && kq + 1 < ke ? __ldg(row + kq + 1) : 0.f;
+        v[i].z = in && kq + 2 < ke ? __ldg(row + kq + 2) : 0.f;
+        v[i].w = in && kq + 3 < ke ? __ldg(row + kq + 3) : 0.f;
+      }
+    }
+    for (int e = threadIdx.x; e < kCols * kColChunk; e += kColThreads) {
       const int q = e / kCols, c = e % kCols;  // consecutive threads, consecutive columns of B
-      bs[c][q] = c < n && k0 + q < ke ? b[long(k0 + q) * n + c] : 0.f;
+      bs[c][swizzled(q, c)] = c < n && k0 + q < ke ? b[long(k0 + q) * n + c] : 0.f;
     }
     __syncthreads();
-    for (int s = lane; s < kChunk; s += 32) {
-      const float v = row < m && k0 + s < ke ? __ldg(&a[long(row) * k + k0 + s]) : 0.f;
 #pragma unroll
-      for (int c = 0; c < kCols; ++c) acc[c] = fmaf(v, bs[c][s], acc[c]);
+    for (int c = 0; c < kCols; ++c) {
+      const float4 w = *reinterpret_cast<const float4*>(&bs[c][swizzled(4 * lane, c)]);
+#pragma unroll
+      for (int i = 0; i < R; ++i) {
+        acc[i][c] = fmaf(v[i].x, w.x, acc[i][c]);
+        acc[i][c] = fmaf(v[i].y, w.y, acc[i][c]);
+        acc[i][c] = fmaf(v[i].z, w.z, acc[i][c]);
+        acc[i][c] = fmaf(v[i].w, w.w, acc[i][c]);
+      }
     }
     __syncthreads();
   }
-#pragma unroll
-  for (int c = 0; c < kCols; ++c)
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) acc[c] += __shfl_xor_sync(0xffffffffu, acc[c], offset);
-  if (row >= m || lane != 0) return;
   float* slice = out + long(blockIdx.y) * m * n;
 #pragma unroll
-  for (int c = 0; c < kCols; ++c)
-    if (c < n) slice[long(row) * n + c] = acc[c];
+  for (int i = 0; i < R; ++i)
+#pragma unroll
+    for (int c = 0; c < kCols; ++c) {
+#pragma unroll
+      for (int offset = 16; offset > 0; offset >>= 1) acc[i][c] += __shfl_xor_sync(0xffffffffu, acc[i][c], offset);
+      if (lane == c % 32 && c < n && row0 + i < m) slice[long(row0 + i) * n + c] = acc[i][c];  // lanes share the stores
+    }
 }
 
 // C = the sum of `splits` slices, in slice order (the same order on every run).
@@ -94,7 +132,7 @@ __global__ void add_splits_kernel(const float* __restrict__ partial, float* __re
   }
 }
 
-// The shape's path, its capacity (rows or columns, a power of two from 8) and its blocks per split.
+// The shape's path, its capacity (rows or columns, a multiple of 8) and its blocks per split.
 struct Plan {
   bool rows;
   int side;  // kRows or kCols
@@ -102,18 +140,20 @@ struct Plan {
   int splits, chunk;
 };
 
-// Enough blocks for the largest GPUs (two per SM on 256 SMs), each split at least 256 values of k.
-// Decided from the problem alone, so the workspace is known before the device.
+// Enough blocks for the largest GPUs (four per SM of the rows kernel's 128 threads, two of the cols
+// kernel's 256, on 256 SMs), each split at least one staged chunk of k. Decided from the problem
+// alone, so the workspace is known before the device.
 Plan plan(const Problem& p) {
   Plan out;
   out.rows = p.m <= kMaxSide;
   const long side = out.rows ? p.m : p.n;
-  out.side = side <= 8 ? 8 : side <= 16 ? 16 : side <= 32 ? 32 : 64;
-  out.blocks = out.rows ? long(ceil_div(p.n, kThreads)) : long(ceil_div(p.m, kThreads / 32));
-  const long wanted = (512 + out.blocks - 1) / out.blocks;
-  out.splits = int(std::max(1L, std::min({wanted, p.k / 256, 32L})));
+  out.side = int((side + 7) / 8 * 8);
+  out.blocks = out.rows ? long(ceil_div(p.n, kRowThreads))
+                        : long(ceil_div(p.m, long(kWarps) * rows_per_warp(out.side)));
+  const long wanted = ((out.rows ? 1024 : 512) + out.blocks - 1) / out.blocks;
+  out.splits = int(std::max(1L, std::min({wanted, p.k / (out.rows ? kRowChunk : kColChunk), 64L})));
   out.chunk = int((p.k + out.splits - 1) / out.splits);
-  out.chunk = (out.chunk + kChunk - 1) / kChunk * kChunk;
+  out.chunk = (out.chunk + 31) / 32 * 32;
   out.splits = int((p.k + out.chunk - 1) / out.chunk);
   return out;
 }
@@ -126,9 +166,9 @@ std::size_t workspace(const Problem& p, const Params&) {
 LaunchConfig launch(const Problem& p, const Params&, const DeviceInfo&) {
   const Plan s = plan(p);
   LaunchConfig lc;
-  lc.block = {kThreads, 1, 1};
+  lc.block = {unsigned(s.rows ? kRowThreads : kColThreads), 1, 1};
   lc.grid = {unsigned(s.blocks), unsigned(s.splits), 1};
-  lc.shared_bytes = sizeof(float) * std::size_t(s.rows ? s.side * kChunk : s.side * (kChunk + 1));
+  lc.shared_bytes = sizeof(float) * std::size_t(s.side * (s.rows ? kRowChunk : kColChunk));
   return lc;
 }
 
@@ -143,22 +183,25 @@ void launch_side(const RunArgs& r, const Plan& s, float* out) {
   const Problem& p = r.problem;
   const dim3 grid(unsigned(s.blocks), unsigned(s.splits));
   if (s.rows)
-    rows_kernel<kSide><<<grid, kThreads, 0, r.stream>>>(r.a, r.b, out, int(p.m), int(p.n), int(p.k), s.chunk);
+    rows_kernel<kSide><<<grid, kRowThreads, 0, r.stream>>>(r.a, r.b, out, int(p.m), int(p.n), int(p.k), s.chunk);
   else
-    cols_kernel<kSide><<<grid, kThreads, 0, r.stream>>>(r.a, r.b, out, int(p.m), int(p.n), int(p.k), s.chunk);
+    cols_kernel<kSide><<<grid, kColThreads, 0, r.stream>>>(r.a, r.b, out, int(p.m), int(p.n), int(p.k), s.chunk);
   MMLAB_CHECK_LAUNCH();
+}
+
+// The capacity's instantiation: 8, 16, ..., 64.
+template <int kSide = 8>
+void launch_capacity(const RunArgs& r, const Plan& s, float* out) {
+  if constexpr (kSide < kMaxSide)
+    if (s.side > kSide) return launch_capacity<kSide + 8>(r, s, out);
+  launch_side<kSide>(r, s, out);
 }
 
 void run(const RunArgs& r) {
   const Problem& p = r.problem;
   const Plan s = plan(p);
   float* out = s.splits > 1 ? static_cast<float*>(r.workspace) : r.c;
-  switch (s.side) {
-    case 8: launch_side<8>(r, s, out); break;
-    case 16: launch_side<16>(r, s, out); break;
-    case 32: launch_side<32>(r, s, out); break;
-    default: launch_side<64>(r, s, out); break;
-  }
+  launch_capacity(r, s, out);
   if (s.splits > 1) {
     const long count = p.m * p.n;
     add_splits_kernel<<<unsigned(std::min<long>(ceil_div(count, 256), 4L * r.device->sm_count)), 256, 0,
@@ -173,7 +216,7 @@ MMLAB_ALGORITHM(skinny) {
   a.summary =
       "GEMV-like shapes (m or n <= 64): the large operand streamed once, k split into a "
       "deterministic sum";
-  a.variants = {{"default", "a column of B per thread (m <= 64) or a row of A per warp (n <= 64)"}};
+  a.variants = {{"default", "a column of B per thread (m <= 64) or rows of A per warp (n <= 64)"}};
   a.constraints = "m <= 64 or n <= 64; any k";
   a.supports = supports;
   a.workspace_bytes = workspace;

@@ -38,6 +38,8 @@ const std::vector<Variant> kVariants = {
 // mirrors these features).
 enum class Model {
   own,       // f1: the algorithm's own predict_ms (register_tiled tuned), calibrated
+  data_parallel,  // f1: k tiles per SM, in waves of one block per SM (tma_tiled's 128x256 holds one);
+                  // f2: A's elements transposed (M)
   stream_k,  // f1: k tiles per block of the persistent grid; f2: A's elements transposed (M); f3: MB
              // of partial tiles a tile's owner adds, one after another (the serial fixup)
   rows,      // skinny with m <= 64: f1 MB of B streamed; f2 GFLOP, m rounded up to its capacity (8k);
@@ -59,6 +61,7 @@ struct Candidate {
 // clang-format off
 const Candidate kCandidates[] = {
   {algorithms::register_tiled, "tuned", "", Kind::cuda_cores, Model::own, 0.00427038, 1.01624, 0, 0},
+  {algorithms::tma_tiled, "tma", "tile=128x256;warp=32x128;depth=32;stages=3;split=1", Kind::cuda_cores, Model::data_parallel, 0.0358167, 0.00512544, 0.00398221, 0},
   {algorithms::streamk, "pure", "tile=128x128;warp=32x64;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0473218, 0.0055729, 0.00397068, 0.0157329},
   {algorithms::streamk, "hybrid", "tile=128x128;warp=32x64;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0455879, 0.00582944, 0.00353492, 0.0165393},
   {algorithms::streamk, "pure", "tile=128x256;warp=32x128;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0662725, 0.00678056, 0.00305587, 0.0090295},
@@ -97,6 +100,13 @@ double predict(const Candidate& c, const Problem& p, const Params& q, const Devi
   double f1 = 0, f2 = 0, f3 = 0;
   const double m = double(p.m), n = double(p.n), k = double(p.k);
   switch (c.model) {
+    case Model::data_parallel: {
+      const Shape2 tile = q.shape("tile");
+      const double tiles = std::ceil(m / tile.x) * std::ceil(n / tile.y), sms = d.sm_count > 0 ? d.sm_count : 132;
+      f1 = std::ceil(tiles / sms) * std::ceil(k / q.integer("depth"));
+      f2 = m * k / 1e6;
+      break;
+    }
     case Model::stream_k: {
       const Shape2 tile = q.shape("tile");
       const double tiles = std::ceil(m / tile.x) * std::ceil(n / tile.y),

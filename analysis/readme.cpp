@@ -214,7 +214,7 @@ std::string write_report(const std::string& data, const std::string& relative, c
 struct Headline {
   std::string size = "4096";
   std::vector<std::vector<std::string>> best;  // each: one file, or the runs of one experiment
-  std::vector<std::string> versus;
+  std::vector<std::pair<std::string, std::string>> versus;  // file, the inputs kept ("": all)
   std::vector<std::vector<std::string>> across;  // the runs of one experiment
   std::vector<std::pair<std::string, std::string>> scaling;    // file, size
   std::vector<std::pair<std::string, std::string>> plots;      // kind, file
@@ -249,8 +249,8 @@ Headline read_headline(const std::string& data) {
     else if (key == "across" && !b.empty()) {
       h.across.push_back({exists(a)});
       for (const std::string& f : rest) h.across.back().push_back(exists(f));
-    } else if (key == "versus" && !a.empty())
-      h.versus.push_back(exists(a));
+    } else if (key == "versus" && !a.empty() && rest.size() <= 1)
+      h.versus.emplace_back(exists(a), b);
     else if (key == "scaling" && !b.empty())
       h.scaling.emplace_back(exists(a), b);
     else if (key == "frontier" && !b.empty())
@@ -259,7 +259,8 @@ Headline read_headline(const std::string& data) {
       parse_plot_kind(a), h.plots.emplace_back(a, exists(b));
     else
       throw AnalysisError(where +
-                          "expected 'size N', 'best FILE...', 'across FILE FILE...', 'versus FILE', 'scaling FILE SIZE', 'frontier "
+                          "expected 'size N', 'best FILE...', 'across FILE FILE...', 'versus FILE [INPUTS]', "
+                          "'scaling FILE SIZE', 'frontier "
                           "FILE SIZE' or 'plot KIND FILE'");
   }
   return h;
@@ -349,31 +350,33 @@ Table best_table(const std::string& data, const Headline& h, std::vector<Result>
 // row stays in the report.
 std::string versus_summary(Table& t) {
   std::vector<std::vector<std::string>> square;
-  std::vector<double> ratios;
-  std::map<std::string, int> verdicts;
+  std::map<std::string, std::vector<double>> ratios;  // per configuration
+  std::map<std::string, std::map<std::string, int>> verdicts;
   for (auto& r : t.rows) {
     if (r[0].find('x') == std::string::npos) {
       square.push_back(std::move(r));
       continue;
     }
-    ratios.push_back(std::stod(r[4]));
-    ++verdicts[r[6].substr(0, r[6].find_first_of(":("))];
+    ratios[r[1]].push_back(std::stod(r[4]));
+    ++verdicts[r[1]][r[6].substr(0, r[6].find_first_of(":("))];
   }
   t.rows = std::move(square);
-  if (ratios.empty()) return "";
-  std::sort(ratios.begin(), ratios.end());
-  const std::size_t n = ratios.size();
-  const double median = n % 2 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
   std::ostringstream out;
-  out << "On " << n << " general shapes (MxNxK): speed-up median " << fixed(median, 3) << ", "
-      << fixed(ratios[0], 3) << " to " << fixed(ratios.back(), 3) << "; ";
-  std::size_t i = 0;
-  for (const auto& [verdict, count] : verdicts) {
-    std::string word = verdict;
-    while (!word.empty() && word.back() == ' ') word.pop_back();
-    out << (i++ ? ", " : "") << word << " " << count;
+  for (auto& [configuration, v] : ratios) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    const double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    out << (out.tellp() ? " " : "") << configuration << " on " << n
+        << " general shapes (MxNxK): speed-up median " << fixed(median, 3) << ", " << fixed(v[0], 3) << " to "
+        << fixed(v.back(), 3) << "; ";
+    std::size_t i = 0;
+    for (const auto& [verdict, count] : verdicts[configuration]) {
+      std::string word = verdict;
+      while (!word.empty() && word.back() == ' ') word.pop_back();
+      out << (i++ ? ", " : "") << word << " " << count;
+    }
+    out << ".";
   }
-  out << ".";
   return out.str();
 }
 
@@ -432,21 +435,28 @@ void regenerate(const std::string& data, const std::string& readme, const std::s
              " runs (separate processes, minutes apart). " + t.note;
     md << "**Claims across runs, " << names << ":**\n\n" << render(t, Format::markdown) << "\n";
   }
-  for (const std::string& f : h.versus) {
+  for (const auto& [f, inputs] : h.versus) {
     const std::string path = (fs::path(data) / f).generic_string();
     CompareOptions o;
     o.baseline = "cublas";
-    const std::vector<Result> rows = load_results({path}, true);
+    std::vector<Result> rows = load_results({path}, true);
+    if (!inputs.empty())
+      rows.erase(
+          std::remove_if(rows.begin(), rows.end(), [&](const Result& r) { return r.inputs != inputs; }),
+          rows.end());
     Table t = compare(rows, o);
     t.title.clear();
     t.header = {t.header[0], t.header[2], t.header[3], t.header[4], t.header[5], t.header[6], t.header[7]};
     for (auto& r : t.rows) r = {r[0], r[2], r[3], r[4], r[5], r[6], r[7]};
     const std::string shapes = versus_summary(t);
-    t.note = "Measured on " + when_and_where(rows) +
-             ", one run. speed-up = cuBLAS median / median with its 95% interval; verdict against +-2%. " +
-             shapes + " Every row, the methods and the family: [" + report_name(f) + "](docs/results/" +
+    t.note = "Measured on " + when_and_where(rows) + ", one run" +
+             (inputs.empty() ? "" : ", " + inputs + " inputs") +
+             ". speed-up = cuBLAS median / median with its 95% interval; verdict against +-2%. " + shapes +
+             " Every row, the methods and the family: [" + report_name(f) + "](docs/results/" +
              report_name(f) + ".md).";
-    md << "**Head-to-head by size, `" << f << "`:**\n\n" << render(t, Format::markdown) << "\n";
+    md << "**Head-to-head by size, `" << f << "`" << (inputs.empty() ? "" : " (" + inputs + " inputs)")
+       << ":**\n\n"
+       << render(t, Format::markdown) << "\n";
   }
   for (const auto& [f, size] : h.scaling) {
     const std::string path = (fs::path(data) / f).generic_string();

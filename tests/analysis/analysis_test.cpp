@@ -397,6 +397,38 @@ TEST(Readme, EachTableNamesItsOwnDevice) {
   EXPECT_NE(text.find("| runs |"), std::string::npos) << text;
 }
 
+// `versus FILE INPUTS` keeps the rows of one kind of inputs; the general shapes are summed up per
+// configuration, not pooled.
+TEST(Readme, VersusKeepsOneKindOfInputsAndSumsUpEachConfiguration) {
+  TempDir d;
+  std::filesystem::create_directories(d / "data");
+  std::vector<Row> rows;
+  for (const char* inputs : {"uniform", "wide_exponent"})
+    for (long m : {64L, 96L}) {
+      Row c{"cublas", "default", "", m, m + 1, m, "kernel", around(1.0)},
+          f{"flagship", "fast", "", m, m + 1, m, "kernel", around(0.5)},
+          s{"flagship", "slow", "", m, m + 1, m, "kernel", around(2.0)};
+      c.inputs = f.inputs = s.inputs = inputs;
+      rows.insert(rows.end(), {c, f, s});
+    }
+  write_results(d / "data/v.csv", rows);
+  { std::ofstream(d / "data/headline.txt") << "size 64\nversus v.csv uniform\n"; }
+  {
+    std::ofstream(d / "README.md")
+        << "<!-- mmlab-analyze readme: begin -->\n<!-- mmlab-analyze readme: end -->\n";
+  }
+  regenerate(d / "data", d / "README.md", d / "reports");
+  std::ifstream in(d / "README.md");
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(text.find("(uniform inputs)"), std::string::npos) << text;
+  EXPECT_NE(text.find("flagship fast on 2 general shapes (MxNxK): speed-up median 2.000"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("flagship slow on 2 general shapes (MxNxK): speed-up median 0.500"), std::string::npos)
+      << text;
+  { std::ofstream(d / "data/headline.txt") << "size 64\nversus v.csv uniform extra\n"; }
+  EXPECT_THROW(regenerate(d / "data", d / "README.md", d / "reports"), AnalysisError);
+}
+
 TEST(Results, ReadsSchemaVersion1) {
   TempDir d;
   Row r{"tiled", "default", "tile=32", 64, 64, 64, "kernel", around(1.0)};

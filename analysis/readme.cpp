@@ -21,6 +21,10 @@ namespace mmlab::analysis {
 
 namespace {
 
+// A report draws the accuracy/speed frontier for at most this many problems (a panel each).
+constexpr std::size_t kMostFrontierPanels = 24;
+
+
 const char* kBegin = "<!-- mmlab-analyze readme: begin -->";
 const char* kEnd = "<!-- mmlab-analyze readme: end -->";
 
@@ -189,9 +193,14 @@ std::string write_report(const std::string& data, const std::string& relative, c
         if (const std::string advice = frontier_advice(t, size, "cublas"); !advice.empty())
           md << advice << "\n\n";
       md << render(t, Format::markdown) << "\n";
-      const std::string file = name + "-frontier.svg";
-      plot(PlotKind::frontier, rows, (fs::path(reports) / file).string(), PlotOptions{});
-      md << "![" << name << ": frontier](" << file << ")\n\n";
+      if (sizes.size() > kMostFrontierPanels) {  // a panel per problem: megabytes of SVG nobody reads
+        md << "(The frontier plot, a panel for each of " << sizes.size() << " problems, is left out here: `mmlab-analyze "
+           << "plot frontier " << path << "` draws it.)\n\n";
+      } else {
+        const std::string file = name + "-frontier.svg";
+        plot(PlotKind::frontier, rows, (fs::path(reports) / file).string(), PlotOptions{});
+        md << "![" << name << ": frontier](" << file << ")\n\n";
+      }
     } catch (const AnalysisError&) {  // no row with the error relative to sum |a b|
     }
   }

@@ -24,6 +24,8 @@
   X(cluster_cannon)                        \
   X(cluster_dns)                           \
   X(cublas)                                \
+  X(cublasxt)                              \
+  X(out_of_core)                           \
   X(eigen)
 
 namespace mmlab::algorithms {

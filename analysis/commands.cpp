@@ -284,11 +284,13 @@ std::vector<Pair> pair_with_baseline(const std::vector<Result>& rows, const Comp
   }
   std::vector<Pair> pairs;
   std::map<std::string, const Result*> base_of;  // shape|scope|l2[|run] -> baseline row
+  const bool any_scope = !o.baseline_scope.empty();
   auto group = [&](const Result& r) {
-    return r.shape() + "|" + r.scope + "|" + r.fields.at("l2_flush") + (per_run ? "|" + run_of(r) : "");
+    return r.shape() + (any_scope ? "" : "|" + r.scope + "|" + r.fields.at("l2_flush")) +
+           (per_run ? "|" + run_of(r) : "");
   };
   for (const Result& r : rows) {
-    if (!r.ok() || !is_baseline(r)) continue;
+    if (!r.ok() || !is_baseline(r) || (any_scope && r.scope != o.baseline_scope)) continue;
     if (!o.sizes.empty() && std::find(o.sizes.begin(), o.sizes.end(), r.shape()) == o.sizes.end() &&
         std::find(o.sizes.begin(), o.sizes.end(), r.dims()) == o.sizes.end())
       continue;
@@ -303,7 +305,7 @@ std::vector<Pair> pair_with_baseline(const std::vector<Result>& rows, const Comp
                           "); pick one run with --run latest or --run RUN");
   }
   for (const Result& r : rows) {
-    if (!r.ok() || is_baseline(r)) continue;
+    if (!r.ok() || (is_baseline(r) && (!any_scope || r.scope == o.baseline_scope))) continue;
     auto it = base_of.find(group(r));
     if (it != base_of.end()) pairs.push_back({it->second, &r});
   }

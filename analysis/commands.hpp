@@ -27,6 +27,8 @@ struct CompareOptions {
   std::string family = "problem";  // Holm within each problem (shape, scope, L2, run), or the whole table
   bool cycles = false;             // compare clock cycles (ms x the SM clock sampled after each trial)
   bool across_runs = false;        // one estimate per configuration over every run in the files
+  std::string baseline_scope;      // "": the baseline at each row's own scope; else its rows at this scope
+                                   // against every configuration of the same shape (and L2 ignored)
 };
 // Every other configuration at the same shape and scope as the baseline, estimate first: the
 // speed-up (baseline / its time) with a distribution-free interval (paired by round when their

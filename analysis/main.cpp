@@ -72,6 +72,9 @@ po::options_description options() {
       "compare: the multiple-comparison family Holm adjusts within: problem (each shape, scope, L2 "
       "setting and run) or table");
   add("cycles", po::bool_switch(), "compare: in SM clock cycles (ms x the clock sampled after each trial)");
+  add("baseline-scope", po::value<std::string>()->default_value(""),
+      "compare: the baseline's rows at this scope (e.g. kernel: in-core cuBLAS) against every "
+      "configuration at the same shape, whatever its scope (out-of-core rows are end_to_end)");
   add("across-runs", po::bool_switch(),
       "compare: every run in the files, one estimate per configuration with the run-to-run spread");
   add("size", po::value<std::string>()->default_value(""),
@@ -131,6 +134,10 @@ int compare_command(Args& args, const po::variables_map& vm) {
   o.family = vm["family"].as<std::string>();
   o.cycles = vm["cycles"].as<bool>();
   o.across_runs = vm["across-runs"].as<bool>();
+  o.baseline_scope = vm["baseline-scope"].as<std::string>();
+  if (!o.baseline_scope.empty() && o.baseline_scope != "kernel" && o.baseline_scope != "batched" &&
+      o.baseline_scope != "end_to_end")
+    throw AnalysisError("compare: --baseline-scope '" + o.baseline_scope + "' (valid: kernel, batched, end_to_end)");
   if (!(o.level > 0 && o.level < 1) || o.resamples < 100)
     throw AnalysisError("compare: --level in (0, 1), --resamples >= 100");
   if (!(o.margin >= 0 && o.margin < 1)) throw AnalysisError("compare: --margin in [0, 1), e.g. 0.02");
@@ -254,7 +261,8 @@ const Command kCommands[] = {
                                equivalent, or inconclusive with the trials that would decide it),
                                and the test (Wilcoxon signed-rank or Mann-Whitney U) Holm-adjusted
                                within --family; --cycles compares clock cycles, --across-runs
-                               combines the runs in the files (--size SHAPES, --run, --level)
+                               combines the runs in the files, --baseline-scope S takes the
+                               baseline at scope S against every scope (--size SHAPES, --run, --level)
 )",
      compare_command},
     {"headline",

@@ -68,6 +68,19 @@ enum class Backend {
   device,       // A, B, C are device pointers; work is enqueued on `stream`
   host,         // A, B, C are host pointers; run() returns when C is complete
   distributed,  // every rank of an MPI job takes part: make_distributed (core/distributed.hpp)
+  streamed,     // A, B, C are pinned host pointers, possibly larger than the GPU: run() moves them
+                // through the GPU itself and returns when C is complete in host memory. Timed from
+                // host to host (scope end_to_end), verified on a sample of entries.
+};
+
+// What a streamed algorithm's last run() did, for its row: its products and copies (each summed
+// over the run, whether hidden or not), and its model of the run from the rates it measured.
+struct StreamedReport {
+  double compute_ms = 0, copy_ms = 0;
+  double predicted_ms = 0;
+  double link_gbs = 0;      // host-to-device copies, GB/s
+  double local_gflops = 0;  // the engine's product of one full tile, in device memory
+  int gpus = 1;
 };
 
 class DistributedRun;
@@ -138,6 +151,9 @@ struct Algorithm {
   // candidates by it). Optional.
   std::function<double(const Problem&, const Params&, const DeviceInfo&)> predict_ms;
   std::function<void(const RunArgs&)> run;
+  // Backend::streamed: its report of the last run() with these arguments. Optional: null means
+  // the row has no phases (a library call).
+  std::function<StreamedReport(const RunArgs&)> streamed_report;
   // Backend::distributed: this rank's run of a configuration, its inputs made (instead of run).
   std::function<std::unique_ptr<DistributedRun>(const DistributedSetup&)> make_distributed;
   // Which (resolved) configurations of a variant with a `nondeterminism` are so, e.g. only those that

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <vector>
 
 namespace mmlab {
@@ -46,8 +47,46 @@ Shape2 parse_shape(const std::string& text, const std::string& what) {
   return {parse_integer(t.substr(0, x), what), parse_integer(t.substr(x + 1), what)};
 }
 
+// "auto", or whole MiB as "<n>M" (or "<n>G" when a whole number of GiB), at least 1 MiB, below 2^50.
+static std::string canonical_bytes(const std::string& text, const std::string& what) {
+  std::string t = trim(text);
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (t == "auto") return t;
+  const std::string form =
+      "a memory size such as 512M, 8G or 0.5G (K, M, G, T: powers of 1024; no unit: G), or auto";
+  if (t.size() > 1 && t.substr(t.size() - 2) == "ib") t.resize(t.size() - 2);  // 8GiB
+  if (t.size() > 1 && t.back() == 'b') t.pop_back();                           // 8GB
+  double scale = 1024.0 * 1024 * 1024;
+  if (!t.empty() && std::isalpha(static_cast<unsigned char>(t.back()))) {
+    const char unit = t.back();
+    t.pop_back();
+    scale = unit == 'k'   ? 1024.0
+            : unit == 'm' ? 1024.0 * 1024
+            : unit == 'g' ? scale
+            : unit == 't' ? scale * 1024
+                          : 0;
+    if (scale == 0) throw UsageError(what + ": '" + text + "' is not " + form);
+  }
+  const bool number = !t.empty() &&
+                      std::all_of(t.begin(), t.end(), [](char c) { return std::isdigit(c) || c == '.'; }) &&
+                      std::count(t.begin(), t.end(), '.') <= 1 && t != ".";
+  if (!number) throw UsageError(what + ": '" + text + "' is not " + form);
+  const double bytes = std::stod(t) * scale, mib = std::round(bytes / (1024.0 * 1024));
+  if (mib < 1 || bytes >= 1125899906842624.0)
+    throw UsageError(what + ": '" + text + "' is out of range: 1M ... 1048575G");
+  const long long whole = (long long)mib;
+  return whole % 1024 == 0 ? std::to_string(whole / 1024) + "G" : std::to_string(whole) + "M";
+}
+
+unsigned long long bytes_value(const std::string& canonical) {
+  if (canonical == "auto" || canonical.empty()) return 0;
+  const unsigned long long n = std::stoull(canonical.substr(0, canonical.size() - 1));
+  return n << (canonical.back() == 'G' ? 30 : 20);
+}
+
 std::string canonical_value(const Axis& axis, const std::string& text) {
   const std::string what = "axis '" + axis.name + "'";
+  if (axis.kind == AxisKind::bytes) return canonical_bytes(text, what);
   if (axis.kind == AxisKind::integer) return std::to_string(parse_bounded(text, what, 1, axis.max));
   if (axis.kind == AxisKind::choice) {
     std::string t = trim(text);
@@ -99,6 +138,7 @@ const std::string& Params::text(const std::string& axis) const {
 
 long Params::integer(const std::string& axis) const { return parse_integer(text(axis), axis); }
 Shape2 Params::shape(const std::string& axis) const { return parse_shape(text(axis), axis); }
+unsigned long long Params::bytes(const std::string& axis) const { return bytes_value(text(axis)); }
 
 std::string Params::canonical() const {
   std::string out;

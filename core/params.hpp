@@ -22,6 +22,8 @@ enum class AxisKind {
   shape,    // "16x16" (x by y); a single "256" means 256x1
   grid,     // "2x2" or "2x1x2" (rows x cols [x layers])
   choice,   // one of the axis's `values`, e.g. "cublas"
+  bytes,    // a memory size: "auto", or a number with a unit K, M, G or T (powers of 1024; no unit:
+            // G), canonical as whole MiB ("512M") or GiB ("8G")
 };
 
 struct Axis {
@@ -49,6 +51,8 @@ unsigned long long parse_bounded(const std::string& text, const std::string& wha
                                  unsigned long long hi);
 long parse_integer(const std::string& text, const std::string& what);
 Shape2 parse_shape(const std::string& text, const std::string& what);
+// The bytes of a canonical `bytes` value ("8G", "512M"); 0 for "auto".
+unsigned long long bytes_value(const std::string& canonical);
 
 // One point of the parameter space: a variant and a value for each axis that applies to it.
 class Params {
@@ -62,6 +66,7 @@ class Params {
   const std::string& text(const std::string& axis) const;
   long integer(const std::string& axis) const;
   Shape2 shape(const std::string& axis) const;
+  unsigned long long bytes(const std::string& axis) const;  // a `bytes` axis: 0 for auto
   // "block=16x16;tile=32" in axis declaration order ("" with no axes); the CSV's params column.
   std::string canonical() const;
 

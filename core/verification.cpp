@@ -1,6 +1,7 @@
 #include <Eigen/Dense>
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 #include "core/random.hpp"
 #include "core/verification.hpp"
@@ -84,6 +85,37 @@ void reference_host(const float* a, const float* b, double* ref, double* sumabs,
   Eigen::Map<const Matrix> B(b, k, n);
   Eigen::Map<MatrixD>(ref, m, n).noalias() = A.cast<double>() * B.cast<double>();
   Eigen::Map<MatrixD>(sumabs, m, n).noalias() = A.cast<double>().cwiseAbs() * B.cast<double>().cwiseAbs();
+}
+
+}  // namespace mmlab
+
+namespace mmlab {
+
+ErrorStats check_entries(const float* c, long ldc, long row0, long col0, long rows, long cols, long m, long n,
+                         long k, Inputs kind, unsigned long long seed, double* checked, std::size_t samples) {
+  const std::size_t entries = std::size_t(rows) * std::size_t(cols);
+  const bool all = double(m) * double(n) * double(k) <= double(1 << 26) || entries <= samples;
+  const std::size_t count = all ? entries : samples;
+  std::vector<double> ref(count), sumabs(count);
+  std::vector<float> got(count);
+#pragma omp parallel for schedule(dynamic, 16)
+  for (long s = 0; s < long(count); ++s) {
+    const std::size_t at =
+        all ? std::size_t(s) : std::size_t(splitmix64(seed ^ (0xC0FFEEull + s + 131 * row0 + col0)) % entries);
+    const long r = long(at) / cols, q = long(at) % cols;
+    double sum = 0, mag = 0;
+    for (long p = 0; p < k; ++p) {
+      const double x = input_value(kind, seed, kMatrixA, row0 + r, p, m, k);
+      const double y = input_value(kind, seed, kMatrixB, p, col0 + q, k, n);
+      sum += x * y;
+      mag += std::fabs(x * y);
+    }
+    ref[s] = sum;
+    sumabs[s] = mag;
+    got[s] = c[r * ldc + q];
+  }
+  *checked = double(count);
+  return compare_host(got.data(), ref.data(), sumabs.data(), count);
 }
 
 }  // namespace mmlab

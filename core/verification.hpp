@@ -57,4 +57,14 @@ void fill_input_host(float* x, long rows, long cols, Inputs kind, unsigned long 
                      unsigned long long id);
 void reference_host(const float* a, const float* b, double* ref, double* sumabs, long m, long n, long k);
 
+// Entries of C (m x n = A (m x k) B, A and B of `kind` from `seed`) against float64 dot products of
+// the regenerated inputs, for products too large for a whole reference: `c` holds the block of
+// `rows` x `cols` entries from (row0, col0), leading dimension `ldc`. Every entry of the block when
+// the product has at most 2^26 multiply-adds or the block at most `samples` entries; else `samples`
+// of them, drawn from the seed. `checked` receives how many.
+inline constexpr std::size_t kSampledEntries = 2048;
+ErrorStats check_entries(const float* c, long ldc, long row0, long col0, long rows, long cols, long m, long n,
+                         long k, Inputs kind, unsigned long long seed, double* checked,
+                         std::size_t samples = kSampledEntries);
+
 }  // namespace mmlab

@@ -19,38 +19,7 @@ namespace mmlab {
 
 namespace {
 
-// Entries of C checked per rank when a problem is too large to check whole.
-constexpr std::size_t kSampledEntries = 2048;
-constexpr double kCheckEverythingBelow = double(1 << 26);  // multiply-adds of the whole product
-
 double host_free_bytes() { return double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)); }
-
-ErrorStats check_block(const CBlock& b, const Problem& p, unsigned long long seed, double* checked) {
-  ErrorStats e;
-  const std::size_t entries = std::size_t(b.rows * b.cols);
-  const bool all =
-      double(p.m) * double(p.n) * double(p.k) <= kCheckEverythingBelow || entries <= kSampledEntries;
-  const std::size_t count = all ? entries : kSampledEntries;
-  std::vector<double> ref(count), sumabs(count);
-  std::vector<float> got(count);
-  for (std::size_t s = 0; s < count; ++s) {
-    const std::size_t at =
-        all ? s : std::size_t(splitmix64(seed ^ (0xC0FFEEull + s + 131 * b.row0 + b.col0)) % entries);
-    const long r = b.row0 + long(at) / b.cols, c = b.col0 + long(at) % b.cols;
-    double sum = 0, mag = 0;
-    for (long q = 0; q < p.k; ++q) {
-      const double x = input_value(p.inputs, seed, kMatrixA, r, q, p.m, p.k);
-      const double y = input_value(p.inputs, seed, kMatrixB, q, c, p.k, p.n);
-      sum += x * y;
-      mag += std::fabs(x * y);
-    }
-    ref[s] = sum;
-    sumabs[s] = mag;
-    got[s] = b.values[at];
-  }
-  *checked = double(count);
-  return compare_host(got.data(), ref.data(), sumabs.data(), count);
-}
 
 }  // namespace
 
@@ -81,7 +50,9 @@ Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, cons
   run->poison();
   barrier();
   run->run();
-  ErrorStats e = check_block(run->c_block(), p, seed, &d.verified_entries);
+  const CBlock block = run->c_block();
+  ErrorStats e = check_entries(block.values.data(), block.cols, block.row0, block.col0, block.rows, block.cols,
+                               p.m, p.n, p.k, p.inputs, seed, &d.verified_entries);
   ErrorStats all;
   all.max_abs_err = max_over_ranks(e.max_abs_err);
   all.max_abs_ref = max_over_ranks(e.max_abs_ref);

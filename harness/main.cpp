@@ -63,9 +63,10 @@ int list(int argc, char** argv) {
   if (which.empty()) which = lab().all();
   for (const mmlab::Algorithm* a : which) {
     std::cout << a->name << "  ("
-              << (a->backend == mmlab::Backend::device ? "GPU"
-                  : a->backend == mmlab::Backend::host ? "host CPU"
-                                                       : "MPI ranks: GPUs over NCCL, or CPUs over MPI")
+              << (a->backend == mmlab::Backend::device     ? "GPU"
+                  : a->backend == mmlab::Backend::host     ? "host CPU"
+                  : a->backend == mmlab::Backend::streamed ? "GPU, operands in host memory, timed host to host"
+                                                           : "MPI ranks: GPUs over NCCL, or CPUs over MPI")
               << ", " << a->source << ")\n  " << a->summary << "\n";
     std::cout << "  variants:\n";
     for (const auto& v : a->variants)
@@ -87,7 +88,8 @@ int list(int argc, char** argv) {
 }
 
 bool uses_gpus(const mmlab::Configuration& c) {
-  if (c.algorithm->backend == mmlab::Backend::device) return true;
+  if (c.algorithm->backend == mmlab::Backend::device || c.algorithm->backend == mmlab::Backend::streamed)
+    return true;
   return c.algorithm->backend == mmlab::Backend::distributed && c.params.has("engine") &&
          c.params.text("engine") != "eigen";
 }

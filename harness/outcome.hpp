@@ -26,7 +26,8 @@ inline const char* status_name(Status s) {
 }
 
 // What a distributed configuration adds to its row (medians over the trials; per trial, the
-// slowest rank's time and each phase's maximum over ranks).
+// slowest rank's time and each phase's maximum over ranks), or a streamed one (one rank; its
+// products and copies; the grid left empty).
 struct DistributedOutcome {
   int ranks = 1, gpus = 0;
   std::string grid, engine;
@@ -34,6 +35,7 @@ struct DistributedOutcome {
   double overlap = 0;  // the share of the communication hidden behind the products
   double predicted_ms = 0, link_gbs = 0, local_gflops = 0;
   double verified_entries = 0;  // entries of C checked against float64 (all of them, or a sample)
+  bool phases = true;           // false: a streamed library call that reports no phases or model
 };
 
 struct Outcome {

@@ -44,7 +44,7 @@ Reason check(const Configuration& cfg, const DeviceInfo& device, Outcome& out) {
     if (Reason why = alg.compiled.missing(alg.name, out.resolved)) return why;
     return alg.supports ? alg.supports(p, out.resolved, device) : std::nullopt;
   }
-  if (on_device && !device.present) return device.absent_reason;
+  if ((on_device || alg.backend == Backend::streamed) && !device.present) return device.absent_reason;
   if (Reason why = alg.compiled.missing(alg.name, out.resolved)) return why;
   if (alg.supports)
     if (Reason why = alg.supports(p, out.resolved, device)) return why;
@@ -54,9 +54,9 @@ Reason check(const Configuration& cfg, const DeviceInfo& device, Outcome& out) {
     if (on_device)
       if (Reason why = launch_limits(out.launch, device)) return why;
   }
-  if (!on_device && cfg.scope != Scope::kernel)
+  if (alg.backend == Backend::host && cfg.scope != Scope::kernel)
     return std::string("host algorithm: scope ") + scope_name(cfg.scope) + " does not apply";
-  if (!on_device && cfg.l2_flush) return "host algorithm: the L2 flush does not apply";
+  if (alg.backend == Backend::host && cfg.l2_flush) return "host algorithm: the L2 flush does not apply";
   return std::nullopt;
 }
 
@@ -70,9 +70,11 @@ Reason prepare_buffers(Workbench& bench, const Configuration& cfg, const DeviceI
   args.params = &out.resolved;
   args.state = states.get(alg);
   args.device = &device;
-  if (alg.backend == Backend::host) {
+  if (alg.backend == Backend::host || alg.backend == Backend::streamed) {  // pinned when there is a GPU
     if (Reason why = bench.prepare_host()) return why;
     args.a = bench.host_a(), args.b = bench.host_b(), args.c = bench.host_c();
+    args.stream = bench.stream();
+    if (alg.backend == Backend::streamed) out.device_bytes = alg.workspace(p, out.resolved);  // it allocates
     return std::nullopt;
   }
   if (Reason why = bench.prepare_device()) return why;
@@ -92,13 +94,21 @@ Reason prepare_buffers(Workbench& bench, const Configuration& cfg, const DeviceI
 }
 
 // Phase 3: one run on a NaN-poisoned output, compared with the float64 reference.
-Verdict verify(Workbench& bench, const Algorithm& alg, const RunArgs& args) {
+Verdict verify(Workbench& bench, const Algorithm& alg, const RunArgs& args, double* checked) {
   const std::size_t c_count = std::size_t(args.problem.m) * args.problem.n;
   const Precision precision = alg.precision_of(args.params->variant());
   if (alg.backend == Backend::host) {
     std::fill(args.c, args.c + c_count, std::nanf(""));
     alg.run(args);
     return bench.verify_host_output(args.c, precision);
+  }
+  if (alg.backend == Backend::streamed) {  // too large for a whole reference, perhaps: entries of it
+    const Problem& p = args.problem;
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < long(c_count); ++i) args.c[i] = std::nanf("");
+    alg.run(args);
+    const ErrorStats e = check_entries(args.c, p.n, 0, 0, p.m, p.n, p.m, p.n, p.k, p.inputs, bench.seed(), checked);
+    return judge(e, p.k, p.inputs, precision);
   }
   poison_device(args.c, c_count, args.stream);
   alg.run(args);
@@ -143,7 +153,9 @@ void Prepared::warmup() { timer_->untimed(); }
 
 double Prepared::trial(ClockMonitor* clocks) {
   const double ms = timer_->trial_ms();
-  if (clocks && cfg_.algorithm->backend == Backend::device) {
+  const Algorithm& alg = *cfg_.algorithm;
+  if (alg.backend == Backend::streamed && alg.streamed_report) reports_.push_back(alg.streamed_report(args_));
+  if (clocks && (alg.backend == Backend::device || alg.backend == Backend::streamed)) {
     outcome_.clocks.push_back(clocks->sample(stream_));
     outcome_.clock_source = clocks->source();
     outcome_.reference_mhz = clocks->reference_mhz();
@@ -153,6 +165,24 @@ double Prepared::trial(ClockMonitor* clocks) {
 
 void Prepared::finish() {
   if (!outcome_.samples.empty()) outcome_.stats = summarize(outcome_.samples);
+  if (reports_.empty() || !outcome_.distributed) return;
+  // Medians over the trials; the share of the copies hidden behind the products, as a distributed
+  // row counts its communication.
+  std::vector<double> compute, copy, wait, hidden, predicted;
+  for (std::size_t i = 0; i < reports_.size() && i < outcome_.samples.size(); ++i) {
+    const StreamedReport& r = reports_[i];
+    const double exposed = std::max(0.0, outcome_.samples[i] - r.compute_ms), copy_exposed = std::min(exposed, r.copy_ms);
+    compute.push_back(r.compute_ms), copy.push_back(r.copy_ms), wait.push_back(exposed - copy_exposed);
+    hidden.push_back(r.copy_ms > 0 ? 1 - copy_exposed / r.copy_ms : 1);
+    predicted.push_back(r.predicted_ms);
+  }
+  if (compute.empty()) return;
+  DistributedOutcome& d = *outcome_.distributed;
+  const StreamedReport& last = reports_.back();
+  d.gpus = last.gpus;
+  d.compute_ms = summarize(compute).median, d.comm_ms = summarize(copy).median;
+  d.wait_ms = summarize(wait).median, d.overlap = summarize(hidden).median;
+  d.predicted_ms = summarize(predicted).median, d.link_gbs = last.link_gbs, d.local_gflops = last.local_gflops;
 }
 
 std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, const DeviceInfo& device,
@@ -169,12 +199,21 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
     o.status = Status::skipped, o.reason = *why;
     return out;
   }
-  o.verdict = verify(bench, *cfg.algorithm, args);
+  double checked = 0;
+  o.verdict = verify(bench, *cfg.algorithm, args, &checked);
+  if (cfg.algorithm->backend == Backend::streamed) {
+    o.distributed = DistributedOutcome{};
+    o.distributed->verified_entries = checked;
+    o.distributed->phases = bool(cfg.algorithm->streamed_report);
+    o.distributed->gpus = o.resolved.has("gpus") ? int(o.resolved.integer("gpus")) : 1;
+    if (o.resolved.has("engine")) o.distributed->engine = o.resolved.text("engine");
+  }
   if (!o.verdict->ok) {
     o.status = Status::failed, o.reason = o.verdict->reason;
     return out;
   }
   out->stream_ = args.stream;
+  out->args_ = args;
   out->timer_ = make_timer(bench, cfg, args, timing);
   return out;
 }

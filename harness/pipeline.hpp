@@ -43,6 +43,8 @@ class Prepared {
   Buffer workspace_;
   std::unique_ptr<TrialTimer> timer_;
   CUstream_st* stream_ = nullptr;
+  RunArgs args_;
+  std::vector<StreamedReport> reports_;  // a streamed algorithm's, one per trial
 };
 
 // Check, prepare and verify one single-process configuration (distributed ones: run_distributed).

@@ -78,7 +78,7 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
   const Backend backend = cfg.algorithm->backend;
   const bool distributed_on_gpus =
       backend == Backend::distributed && cfg.params.has("engine") && cfg.params.text("engine") != "eigen";
-  const bool on_device = backend == Backend::device || distributed_on_gpus;
+  const bool on_device = backend == Backend::device || backend == Backend::streamed || distributed_on_gpus;
   r.set("schema", kSchemaVersion).set("run_id", run_id).set("timestamp", utc_now());
   r.set("git_revision", git_revision()).set("host", hostname()).set("seed", std::to_string(plan.seed));
   if (on_device) {
@@ -111,7 +111,9 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
   r.set("scope", scope_name(cfg.scope)).set("l2_flush", l2_flush_name(cfg.l2_flush));
   r.set("repeats", cfg.scope == Scope::batched ? plan.timing.repeats : 1).set("warmup", plan.timing.warmup);
   if (cfg.algorithm->backend != Backend::distributed) {
-    r.set("ranks", 1).set("gpus", on_device ? 1 : 0);
+    r.set("ranks", 1).set("gpus", o.distributed ? o.distributed->gpus : on_device ? 1 : 0);
+    const Params& q = o.resolved.variant().empty() ? cfg.params : o.resolved;
+    if (backend == Backend::streamed && q.has("engine")) r.set("engine", q.text("engine"));
   } else {
     const Params& q = o.resolved.variant().empty() ? cfg.params : o.resolved;
     const bool gpus = q.has("engine") && q.text("engine") != "eigen";
@@ -121,7 +123,7 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
   }
   if (o.predicted_ms > 0) r.set("predicted_ms", o.predicted_ms);  // a single-GPU algorithm's own model
   if (const auto& d = o.distributed) {
-    if (o.status == Status::ok) {
+    if (o.status == Status::ok && d->phases) {
       r.set("compute_ms", d->compute_ms).set("comm_ms", d->comm_ms).set("wait_ms", d->wait_ms);
       r.set("overlap", d->overlap).set("predicted_ms", d->predicted_ms).set("link_gbs", d->link_gbs);
       r.set("local_gflops", d->local_gflops);

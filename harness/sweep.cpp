@@ -158,10 +158,14 @@ std::vector<Configuration> expand(const std::vector<AlgorithmChoice>& choices,
         std::size_t dropped = 0;
         const std::vector<Params> points = parameter_points(*c.algorithm, variant, c.axis_values, &dropped);
         if (left_out) *left_out += dropped * scopes.size() * l2.size();
+        // A streamed algorithm's operands are in host memory: it is timed from host to host whatever
+        // the sweep's scope, and no L2 flush applies.
+        const bool streamed = c.algorithm->backend == Backend::streamed;
         for (const Params& params : points)
           for (Scope scope : scopes)
             for (bool flush : l2) {
-              Configuration cfg{c.algorithm, params, problem, scope, flush};
+              Configuration cfg{c.algorithm, params, problem, streamed ? Scope::end_to_end : scope,
+                                flush && !streamed};
               if (seen.insert(cfg.key()).second) out.push_back(std::move(cfg));
               if (out.size() > kMaxConfigurations)
                 throw UsageError("the sweep has more than " + std::to_string(kMaxConfigurations) +

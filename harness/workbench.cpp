@@ -15,6 +15,9 @@ namespace mmlab {
 namespace {
 // Above this many multiply-adds the reference is computed on the GPU, below it by Eigen.
 constexpr double kHostReferenceLimit = 256.0 * 256.0 * 256.0;
+// A device reference larger than this is freed after each comparison (made again when another
+// configuration of the problem needs it): the device memory is the streamed algorithms' budget.
+constexpr double kKeptReferenceBytes = 4.0 * (1 << 30);
 }  // namespace
 
 std::string gib(double bytes) {
@@ -122,9 +125,12 @@ Verdict Workbench::verify_device_output(const float* c_device, Precision precisi
   ensure_reference();
   const Problem& p = problem_;
   const std::size_t count = std::size_t(p.m) * p.n;
-  if (reference_on_device())
-    return judge(compare_device(c_device, d_ref_.as<double>(), d_sumabs_.as<double>(), count, stream_), p.k,
-                 p.inputs, precision);
+  if (reference_on_device()) {
+    const Verdict v = judge(compare_device(c_device, d_ref_.as<double>(), d_sumabs_.as<double>(), count, stream_),
+                            p.k, p.inputs, precision);
+    if (16.0 * double(count) > kKeptReferenceBytes) release_reference();
+    return v;
+  }
   if (Reason why = prepare_host()) throw std::runtime_error("verification: " + *why);
   MMLAB_CHECK(cudaStreamSynchronize(stream_));
   copy_to_host(h_c_, c_device, count * sizeof(float));
@@ -138,8 +144,13 @@ Verdict Workbench::verify_host_output(const float* c_host, Precision precision) 
   if (!reference_on_device())
     return judge(compare_host(c_host, h_ref_.data(), h_sumabs_.data(), count), p.k, p.inputs, precision);
   MMLAB_CHECK(cudaMemcpyAsync(device_c(), c_host, count * sizeof(float), cudaMemcpyHostToDevice, stream_));
-  return judge(compare_device(device_c(), d_ref_.as<double>(), d_sumabs_.as<double>(), count, stream_), p.k,
-               p.inputs, precision);
+  return verify_device_output(device_c(), precision);
+}
+
+void Workbench::release_reference() {
+  d_ref_ = Buffer();
+  d_sumabs_ = Buffer();
+  reference_ready_ = false;
 }
 
 const Buffer& Workbench::l2_flush_buffer() {

@@ -46,6 +46,7 @@ class Workbench {
  private:
   bool reference_on_device() const;
   void ensure_reference();
+  void release_reference();
 
   Problem problem_;
   DeviceInfo device_;

@@ -165,6 +165,26 @@ TEST(Compare, VerdictsAndErrors) {
             std::string::npos);
 }
 
+// --baseline-scope: the baseline's kernel rows (in-core cuBLAS) against rows of every scope at the
+// same shape (out-of-core ones are end_to_end); without it, each scope against its own baseline.
+TEST(Compare, ABaselineScopeMeetsEveryScope) {
+  TempDir d;
+  write_results(d / "o.csv", {{"cublas", "default", "", 512, 512, 512, "kernel", around(1.0, 30)},
+                              {"cublas", "default", "", 512, 512, 512, "end_to_end", around(1.25, 30)},
+                              {"out_of_core", "default", "", 512, 512, 512, "end_to_end", around(2.0, 30)}});
+  const auto rows = load_results({d / "o.csv"}, true);
+  CompareOptions o;
+  o.baseline = "cublas";
+  Table t = compare(rows, o);
+  ASSERT_EQ(t.rows.size(), 1u);  // out_of_core against cuBLAS end_to_end
+  EXPECT_EQ(t.rows[0][5], "0.625");
+  o.baseline_scope = "kernel";
+  t = compare(rows, o);
+  ASSERT_EQ(t.rows.size(), 2u);  // cuBLAS end_to_end and out_of_core, each against cuBLAS kernel
+  for (const auto& r : t.rows) EXPECT_EQ(r[1], "end_to_end");
+  EXPECT_EQ(t.rows[0][2] == "out_of_core" ? t.rows[0][5] : t.rows[1][5], "0.500");
+}
+
 // A re-run appends a second run: compare takes the latest row of each configuration by default,
 // one named run on request, and refuses `all` with a message that says how to choose.
 TEST(Compare, PicksTheLatestRunOrTheOneNamed) {

@@ -43,6 +43,23 @@ TEST(Params, CanonicalValues) {
   EXPECT_THROW(p.text("nope"), std::logic_error);
 }
 
+// A memory size: a number and a unit (powers of 1024; none: GiB), canonical as whole MiB or GiB.
+TEST(Params, BytesValues) {
+  const Axis budget{"budget", AxisKind::bytes, "", "auto", {}, {}};
+  EXPECT_EQ(canonical_value(budget, "AUTO"), "auto");
+  EXPECT_EQ(canonical_value(budget, "8"), "8G");
+  EXPECT_EQ(canonical_value(budget, "8GiB"), "8G");
+  EXPECT_EQ(canonical_value(budget, "0.5g"), "512M");
+  EXPECT_EQ(canonical_value(budget, "2048m"), "2G");
+  EXPECT_EQ(canonical_value(budget, "1536K"), "2M");  // whole MiB, rounded
+  EXPECT_EQ(canonical_value(budget, "1t"), "1024G");
+  for (const char* bad : {"", "G", "8X", "-1G", "1.2.3G", "0", "100K", "2000000G", "eight"})
+    EXPECT_THROW(canonical_value(budget, bad), UsageError) << bad;
+  EXPECT_EQ(bytes_value("512M"), 512ull << 20);
+  EXPECT_EQ(bytes_value("8G"), 8ull << 30);
+  EXPECT_EQ(bytes_value("auto"), 0ull);
+}
+
 TEST(Sweep, ScopesParse) {
   EXPECT_EQ(parse_scope("end_to_end"), Scope::end_to_end);
   EXPECT_THROW(parse_scope("kernels"), UsageError);
@@ -73,6 +90,18 @@ TEST(Sweep, CrossProductWithPruning) {
     }
   }
   EXPECT_EQ(configs[0].key(), "fake|one|block=8x8|64x64x64|uniform|kernel|off");
+}
+
+// A streamed algorithm (operands in host memory) is timed from host to host, whatever the sweep's
+// scope, and takes no L2 flush: one configuration where a device algorithm has several.
+TEST(Sweep, StreamedAlgorithmsAreTimedEndToEnd) {
+  Algorithm a = two_variant_algorithm();
+  a.backend = Backend::streamed;
+  AlgorithmChoice c{&a, {"one"}, {{"block", {"8x8"}}}, {}};
+  const auto configs = expand({c}, {{64, 64, 64}}, {Scope::kernel, Scope::batched}, {false, true});
+  ASSERT_EQ(configs.size(), 1u);
+  EXPECT_EQ(configs[0].scope, Scope::end_to_end);
+  EXPECT_FALSE(configs[0].l2_flush);
 }
 
 // The inputs axis repeats each problem's run of configurations per kind, problems still outermost,

@@ -119,6 +119,60 @@ TEST(Limits, OversizedBlocksAndProblemsAreSkippedWithAReason) {
   EXPECT_NE(memory.reason.find("device memory"), std::string::npos) << memory.reason;
 }
 
+// out_of_core with panels and tiles far smaller than the problem: many panels, k steps and tiles
+// through the double buffers, each engine; verified whole (a small problem), its phases and model
+// recorded; timed from host to host.
+TEST(Streamed, OutOfCoreStreamsManyTilesAndReportsItsPhases) {
+  const Algorithm& ooc = *test::lab().find("out_of_core");
+  TimingOptions t;
+  t.stop.min_trials = t.stop.max_trials = 3;
+  for (const char* engine : {"cublas", "cuda_cores", "tensor_cores"}) {
+    const Problem p{600, 500, 200};  // small enough to verify every entry
+    const std::vector<Params> points = parameter_points(
+        ooc, "default", {{"budget", {"48M"}}, {"engine", {engine}}, {"max_side", {"128"}}, {"gpus", {"1"}}});
+    ASSERT_EQ(points.size(), 1u);
+    const Outcome o = run_once(ooc, p, points[0], &t, Scope::end_to_end);
+    ASSERT_EQ(o.status, Status::ok) << engine << ": " << o.reason;
+    EXPECT_NE(o.resolved.text("panel"), "600x500") << engine << ": not streamed in pieces";
+    ASSERT_TRUE(o.distributed.has_value());
+    const DistributedOutcome& d = *o.distributed;
+    EXPECT_EQ(d.verified_entries, double(p.m * p.n)) << engine;
+    EXPECT_GT(d.compute_ms, 0) << engine;
+    EXPECT_GT(d.comm_ms, 0) << engine;
+    EXPECT_GT(d.predicted_ms, 0) << engine;
+    EXPECT_GT(d.link_gbs, 0) << engine;
+    EXPECT_GT(d.local_gflops, 0) << engine;
+    EXPECT_GE(d.overlap, 0) << engine;
+    EXPECT_LE(d.overlap, 1) << engine;
+    EXPECT_EQ(o.samples.size(), 3u);
+  }
+}
+
+// What cannot run is a skipped row with the reason: a budget that holds no tile, a problem larger
+// than the host's memory, more GPUs than the machine has. cuBLASXt verifies beside it.
+TEST(Streamed, BadInputIsASkippedRowAndCublasXtVerifies) {
+  const Algorithm& ooc = *test::lab().find("out_of_core");
+  const auto point = [&](const char* budget, const char* gpus) {
+    return parameter_points(ooc, "default", {{"budget", {budget}}, {"engine", {"cublas"}}, {"max_side", {"8192"}},
+                                             {"gpus", {gpus}}})[0];
+  };
+  Outcome o = run_once(ooc, {4096, 4096, 4096}, point("1M", "1"), nullptr, Scope::end_to_end);
+  EXPECT_EQ(o.status, Status::skipped);
+  EXPECT_NE(o.reason.find("holds no plan"), std::string::npos) << o.reason;
+  o = run_once(ooc, {2000000, 2000000, 2000000}, point("auto", "1"), nullptr, Scope::end_to_end);
+  EXPECT_EQ(o.status, Status::skipped);
+  EXPECT_NE(o.reason.find("host memory"), std::string::npos) << o.reason;
+  o = run_once(ooc, {256, 256, 256}, point("auto", "64"), nullptr, Scope::end_to_end);
+  EXPECT_EQ(o.status, Status::skipped);
+  EXPECT_NE(o.reason.find("GPUs"), std::string::npos) << o.reason;
+
+  const Algorithm& xt = *test::lab().find("cublasxt");
+  Params block("default");
+  block.set("block_dim", "256");
+  o = run_once(xt, {1000, 900, 1100}, block, nullptr, Scope::end_to_end);
+  EXPECT_EQ(o.status, Status::ok) << o.reason;
+}
+
 // A kernel that traps loses the CUDA context: every later call fails with the same error. The run
 // records that configuration as failed, with the error, and stops with exit status 1 instead of
 // recording the configurations after it as failures of their own. In a child process (the death

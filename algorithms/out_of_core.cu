@@ -63,11 +63,9 @@ std::size_t engine_workspace(const EngineAlgorithm& e, const Problem& tile, cons
   return e.algorithm.workspace(tile, engine_params(e, tile, d));
 }
 
-StreamPlan plan_of(const Params& q) {  // from the resolved parameters
-  StreamPlan p;
+StreamPlan plan_of(const Problem& p, const Params& q) {  // from the resolved parameters
   const Shape2 panel = q.shape("panel");
-  p.rows = panel.x, p.cols = panel.y, p.depth = q.integer("depth"), p.tile = q.integer("tile");
-  return p;
+  return make_plan(p.m, p.n, p.k, panel.x, panel.y, q.integer("depth"), q.integer("tile"), nullptr);
 }
 
 std::optional<StreamPlan> plan_for(const Problem& p, const Params& q, const DeviceInfo& d, std::string* why) {
@@ -111,10 +109,8 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   return std::nullopt;
 }
 
-std::size_t workspace(const Problem&, const Params& q) {  // its own buffers per GPU (the engine's besides)
-  if (!q.has("panel")) return 0;
-  const StreamPlan s = plan_of(q);
-  return 4 * std::size_t(2 * s.rows * s.cols + 2 * s.rows * s.depth + 2 * s.depth * s.tile + s.rows * s.tile);
+std::size_t workspace(const Problem& p, const Params& q) {  // its own buffers per GPU (the engine's besides)
+  return q.has("panel") ? plan_of(p, q).device_bytes : 0;
 }
 
 // C(r, c0 + j) = (or +=) T(r, j): the tile product added into its panel.
@@ -350,7 +346,7 @@ class Pinned {
 void run(const RunArgs& r) {
   State& state = *static_cast<State*>(r.state);
   const Problem& p = r.problem;
-  const StreamPlan plan = plan_of(*r.params);
+  const StreamPlan plan = plan_of(p, *r.params);
   const int gpus = int(r.params->integer("gpus")), count = device_count();
   const Pinned a(r.a, sizeof(float) * p.m * p.k), b(r.b, sizeof(float) * p.k * p.n), c(r.c, sizeof(float) * p.m * p.n);
   std::vector<std::unique_ptr<Worker>> workers;

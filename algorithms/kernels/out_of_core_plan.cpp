@@ -23,6 +23,8 @@ long tiles_across(long n, long cols, long tile) {
   return (n / cols) * ceil_div(cols, tile) + (n % cols ? ceil_div(n % cols, tile) : 0);
 }
 
+}  // namespace
+
 StreamPlan make_plan(long m, long n, long k, long rows, long cols, long depth, long tile, const WorkspaceOf& ws) {
   StreamPlan p;
   p.rows = rows, p.cols = cols, p.depth = depth, p.tile = tile;
@@ -33,6 +35,8 @@ StreamPlan make_plan(long m, long n, long k, long rows, long cols, long depth, l
   return p;
 }
 
+namespace {
+
 std::string mib(double bytes) { return std::to_string(long(std::ceil(bytes / (1 << 20)))) + " MiB"; }
 
 }  // namespace
@@ -42,10 +46,14 @@ double predict_stream_ms(const StreamPlan& p, long m, long n, long k, int gpus, 
   const double share = std::ceil(panels / std::max(gpus, 1)) / panels;  // the busiest GPU's panels
   const double side = double(std::min(p.tile, p.depth)), rate = r.gflops * side / (side + r.side_cost);
   const double products = (2.0 * m * n * k / (rate * 1e6) + p.products * r.launch_ms) * share;
-  const double copies = (p.bytes_in / (r.in_gbs * 1e6) + p.bytes_out / (r.out_gbs * 1e6)) * share;
-  const double first = 4.0 * (double(p.rows) * p.depth + double(p.depth) * p.tile) / (r.in_gbs * 1e6);
-  const double last = 4.0 * double(std::min(p.rows, m)) * std::min(p.cols, n) / (r.out_gbs * 1e6);
-  return first + std::max(products, copies) + last;
+  // The first A slice and B tile come in before any product, the last panel goes out after all of
+  // them; the other copies run under the products.
+  const double first_bytes = 4.0 * (double(std::min(p.rows, m)) * std::min(p.depth, k) +
+                                    double(std::min(p.depth, k)) * std::min(p.tile, n)),
+               last_bytes = 4.0 * double(std::min(p.rows, m)) * std::min(p.cols, n);
+  const double copies = (std::max(0.0, p.bytes_in * share - first_bytes) / (r.in_gbs * 1e6) +
+                         std::max(0.0, p.bytes_out * share - last_bytes) / (r.out_gbs * 1e6));
+  return first_bytes / (r.in_gbs * 1e6) + std::max(products, copies) + last_bytes / (r.out_gbs * 1e6);
 }
 
 std::optional<StreamPlan> plan_stream(long m, long n, long k, std::size_t budget, int gpus, long max_side,

@@ -11,7 +11,7 @@
 //   bytes in  = 4 (m k ceil(n / cols) + k n ceil(m / rows)),   bytes out = 4 m n,
 // and the model of a run is its first copies, then the slower of products and copies, then the last
 // panel's copy out:
-//   ms = first in + max(products, bytes in / rate in + bytes out / rate out) + last out.
+//   ms = first in + max(products, the other bytes in / rate in + out / rate out) + last out.
 // The copies are summed, not overlapped with each other: measured on the H100 (PCIe 5), copies in and
 // out running at once shared ~31 GB/s between them (docs/out-of-core-notes.md).
 // With `rows` panels the traffic per FLOP falls as 1 / rows (A resident, B streamed): the panel is
@@ -52,6 +52,9 @@ struct StreamRates {
 // 64-row panels of 64 x 64 tiles fit.
 std::optional<StreamPlan> plan_stream(long m, long n, long k, std::size_t budget, int gpus, long max_side,
                                       const WorkspaceOf& workspace, const StreamRates& nominal, std::string* why);
+
+// A plan of these pieces, its bytes and products counted (`workspace` may be null).
+StreamPlan make_plan(long m, long n, long k, long rows, long cols, long depth, long tile, const WorkspaceOf& workspace);
 
 // The model above for a plan, in ms.
 double predict_stream_ms(const StreamPlan& plan, long m, long n, long k, int gpus, const StreamRates& rates);

@@ -70,15 +70,17 @@ TEST(OutOfCorePlan, TheModel) {
   p.rows = 1000, p.cols = 1000, p.depth = 1000, p.tile = 1000, p.products = 1;
   p.bytes_in = 8e6, p.bytes_out = 4e6;
   const StreamRates r{1000, 1, 2, 0};  // 1 TFLOP/s, 1 GB/s in, 2 GB/s out
-  // products 2 ms, copies 8 + 2 ms; first in 8 ms (A slice and B tile), last out 2 ms
-  EXPECT_NEAR(predict_stream_ms(p, 1000, 1000, 1000, 1, r), 8 + 10 + 2, 1e-9);
+  // first in: the A slice and B tile, 8 ms; products 2 ms under the other copies (16e6 - 8e6 bytes
+  // in, 8 ms; none out but the last panel); the last panel out, 2 ms
+  p.bytes_in = 16e6;
+  EXPECT_NEAR(predict_stream_ms(p, 1000, 1000, 1000, 1, r), 8 + 8 + 2, 1e-9);
   StreamRates narrow = r;
-  narrow.side_cost = 1000;  // 1000-wide tiles at half the rate: products 4 ms, still under the copies
+  narrow.side_cost = 1000;  // 1000-wide tiles at half the rate: products 4 ms, the copies all but free
   narrow.in_gbs = narrow.out_gbs = 1e9;
   EXPECT_NEAR(predict_stream_ms(p, 1000, 1000, 1000, 1, narrow), 4, 1e-3);
   StreamPlan q = p;
-  q.rows = 500, q.bytes_in = 0;  // two panels; two GPUs take one each
-  EXPECT_NEAR(predict_stream_ms(q, 1000, 1000, 1000, 2, r), 6 + 1 + 1, 1e-9);  // first in: 4 + 2 ms
+  q.rows = 500, q.bytes_in = 6e6;  // two panels, one for each of two GPUs: first in 4 + 2 ms, the rest
+  EXPECT_NEAR(predict_stream_ms(q, 1000, 1000, 1000, 2, r), 6 + 1 + 1, 1e-9);  // (1 ms) under products
 }
 
 }  // namespace

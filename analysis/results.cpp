@@ -255,7 +255,8 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
                           : !in.has_column("ranks")  ? 2
                           : !in.has_column("inputs") ? 3
                           : !in.has_column("order")  ? 4
-                                                     : 5;
+                          : !in.has_column("plugin") ? 5
+                                                     : 6;
       for (const std::string& c : result_columns_of(version))
         if (!in.has_column(c))
           throw AnalysisError(file + ": not an mmlab results file (no column '" + c + "')");

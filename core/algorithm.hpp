@@ -127,7 +127,8 @@ using Reason = std::optional<std::string>;  // nullopt: supported
 struct Algorithm {
   std::string name;     // = file stem = CLI value = CSV value
   std::string summary;  // one line, with its source paper
-  std::string source;   // the file that holds it
+  std::string source;   // the file that holds it (a plugin's: the shared library)
+  std::string plugin_hash;  // a plugin's: its file's hash (core/plugin.hpp); empty for the built-ins
   Backend backend = Backend::device;
   std::vector<Variant> variants;  // at least one
   std::vector<Axis> axes;

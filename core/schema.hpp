@@ -1,13 +1,14 @@
 // The results CSV schema, written once: mmlab writes these columns and mmlab-analyze reads them
-// (README, "The CSV"). Version 5 added the trial order (`order`: sequential or interleaved, and
-// `interleave_group`, shared by the configurations timed round-robin: trial i of each ran in round
-// i), `ci_coverage` (the exact coverage of the median's CI; the CI is empty below 3 trials, std
-// below 2) and the clocks (`clock_source` ... `throttle`), and a `clock_mhz` column to the samples.
-// Version 4 added `inputs` (what A and B are made of; uniform before), `precision`
-// (fp32, or tf32 for a variant judged by the TF32 tolerance; fp32 before) and the error relative to
-// sum |a b| (max_sumabs_err, mean_sumabs_err). Version 3 added the distributed columns (ranks ...
-// verified_entries). Version 2 added `schema`, `resolved` and `cuda_driver`, made `driver` the NVIDIA driver
-// version, wrote versions as text
+// (README, "The CSV"). Version 6 added `plugin` and `plugin_hash` (the shared library an algorithm
+// came from and a hash of the file; empty for the built-ins). Version 5 added the trial order (`order`:
+// sequential or interleaved, and `interleave_group`, shared by the configurations timed round-robin: trial i
+// of each ran in round i), `ci_coverage` (the exact coverage of the median's CI; the CI is empty below 3
+// trials, std below 2) and the clocks (`clock_source` ... `throttle`), and a `clock_mhz` column to the
+// samples. Version 4 added `inputs` (what A and B are made of; uniform before), `precision` (fp32, or tf32
+// for a variant judged by the TF32 tolerance; fp32 before) and the error relative to sum |a b|
+// (max_sumabs_err, mean_sumabs_err). Version 3 added the distributed columns (ranks ... verified_entries).
+// Version 2 added `schema`, `resolved` and `cuda_driver`, made `driver` the NVIDIA driver version, wrote
+// versions as text
 // ("sm_90", "CUDA 13.0"), `l2_flush` as off/on and left `verified` empty where nothing ran. The analysis
 // still reads versions 1 (no `schema` column), 2 and 3, translating them on the way in.
 #pragma once
@@ -22,16 +23,16 @@
 
 namespace mmlab {
 
-inline constexpr const char* kSchemaVersion = "5";
+inline constexpr const char* kSchemaVersion = "6";
 
 inline constexpr std::array kResultColumns{
     // identity
     "schema", "run_id", "timestamp", "git_revision", "host", "device", "sm_count", "compute_capability",
     "cuda_runtime", "cuda_driver", "driver", "seed",
     // what ran
-    "algorithm", "variant", "params", "resolved", "block_x", "block_y", "block_z", "grid_x", "grid_y",
-    "grid_z", "cluster_x", "cluster_y", "cluster_z", "shared_bytes", "device_bytes", "m", "n", "k", "inputs",
-    "precision", "scope", "repeats", "l2_flush", "warmup", "order", "interleave_group",
+    "algorithm", "variant", "params", "resolved", "plugin", "plugin_hash", "block_x", "block_y", "block_z",
+    "grid_x", "grid_y", "grid_z", "cluster_x", "cluster_y", "cluster_z", "shared_bytes", "device_bytes", "m",
+    "n", "k", "inputs", "precision", "scope", "repeats", "l2_flush", "warmup", "order", "interleave_group",
     // across ranks (distributed algorithms; a single-GPU row says ranks 1)
     "ranks", "gpus", "grid", "engine", "compute_ms", "comm_ms", "wait_ms", "overlap", "predicted_ms",
     "link_gbs", "local_gflops", "verified_entries",
@@ -52,6 +53,7 @@ inline const std::vector<std::string>& result_columns() {
   return columns;
 }
 
+inline bool added_in_v6(const std::string& c) { return c == "plugin" || c == "plugin_hash"; }
 inline bool added_in_v5(const std::string& c) {
   for (const char* x : {"order", "interleave_group", "ci_coverage", "clock_source", "ref_clock_mhz",
                         "clock_mhz", "clock_min_mhz", "slow_trials", "power_w", "temp_c", "throttle"})
@@ -76,8 +78,9 @@ inline bool added_in_v2(const std::string& c) {
 inline std::vector<std::string> result_columns_of(int version) {
   std::vector<std::string> out;
   for (const std::string& c : result_columns())
-    if (!(version < 5 && added_in_v5(c)) && !(version < 4 && added_in_v4(c)) &&
-        !(version < 3 && added_in_v3(c)) && !(version < 2 && added_in_v2(c)))
+    if (!(version < 6 && added_in_v6(c)) && !(version < 5 && added_in_v5(c)) &&
+        !(version < 4 && added_in_v4(c)) && !(version < 3 && added_in_v3(c)) &&
+        !(version < 2 && added_in_v2(c)))
       out.push_back(c);
   return out;
 }
@@ -105,6 +108,8 @@ inline bool numeric_column(const std::string& c) {
                                       "variant",
                                       "params",
                                       "resolved",
+                                      "plugin",
+                                      "plugin_hash",
                                       "inputs",
                                       "precision",
                                       "scope",

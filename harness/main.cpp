@@ -10,6 +10,7 @@
 
 #include "algorithms/registry.hpp"
 #include "core/distributed.hpp"
+#include "core/plugin.hpp"
 #include "core/revision.hpp"
 #include "distributed/registry.hpp"
 #include "harness/options.hpp"
@@ -21,10 +22,28 @@
 
 namespace {
 
+// The plugins named on the command line or in the experiment file, loaded before anything else is
+// read (their algorithms' axes are options), and kept for the life of the program.
+std::vector<std::shared_ptr<const mmlab::Plugin>>& plugins() {
+  static std::vector<std::shared_ptr<const mmlab::Plugin>> loaded;
+  return loaded;
+}
+
 const mmlab::Registry& lab() {
-  static const mmlab::Registry registry{mmlab::algorithms::single_process(),
-                                        mmlab::algorithms::distributed()};
+  static const mmlab::Registry registry =
+      mmlab::join_plugins({mmlab::algorithms::single_process(), mmlab::algorithms::distributed()}, plugins());
   return registry;
+}
+
+// argv without its --plugin arguments, the plugins loaded (before lab() is first asked for).
+std::vector<char*> load_plugins(int argc, char** argv, std::vector<std::string>& storage) {
+  std::vector<std::string> args(argv + 2, argv + argc);
+  for (const std::string& path : mmlab::take_plugin_paths(args))
+    plugins().push_back(mmlab::Plugin::load(path));
+  storage = args;
+  std::vector<char*> out = {argv[0], argv[1]};
+  for (std::string& a : storage) out.push_back(a.data());
+  return out;
 }
 
 std::atomic<bool> g_interrupted{false};
@@ -63,11 +82,13 @@ int list(int argc, char** argv) {
   if (which.empty()) which = lab().all();
   for (const mmlab::Algorithm* a : which) {
     std::cout << a->name << "  ("
-              << (a->backend == mmlab::Backend::device     ? "GPU"
-                  : a->backend == mmlab::Backend::host     ? "host CPU"
-                  : a->backend == mmlab::Backend::streamed ? "GPU, operands in host memory, timed host to host"
-                                                           : "MPI ranks: GPUs over NCCL, or CPUs over MPI")
-              << ", " << a->source << ")\n  " << a->summary << "\n";
+              << (a->backend == mmlab::Backend::device ? "GPU"
+                  : a->backend == mmlab::Backend::host ? "host CPU"
+                  : a->backend == mmlab::Backend::streamed
+                      ? "GPU, operands in host memory, timed host to host"
+                      : "MPI ranks: GPUs over NCCL, or CPUs over MPI")
+              << ", " << (a->plugin_hash.empty() ? "" : "plugin ") << a->source << ")\n  " << a->summary
+              << "\n";
     std::cout << "  variants:\n";
     for (const auto& v : a->variants)
       std::cout << "    " << v.name << ": " << v.summary
@@ -162,8 +183,11 @@ int dispatch(int argc, char** argv) {
   const bool speaks = mmlab::job().rank == 0;  // under mpirun, rank 0 alone reports errors
   try {
     const std::string command = argc > 1 ? argv[1] : "";
-    if (command == "list") return list(argc, argv);
-    if (command == "run") return run(argc, argv);
+    if (command == "list" || command == "run") {
+      std::vector<std::string> storage;
+      std::vector<char*> args = load_plugins(argc, argv, storage);
+      return command == "list" ? list(int(args.size()), args.data()) : run(int(args.size()), args.data());
+    }
     if (command == "--version") {
       std::cout << "mmlab " << mmlab::git_revision() << "\n";
       return 0;

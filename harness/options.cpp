@@ -81,6 +81,9 @@ const Option kOptions[] = {
     {"resume", Takes::flag, "", "skip configurations already recorded in the output"},
     {"overwrite", Takes::flag, "", "truncate the output and its samples first (default: append)"},
     {"dry-run", Takes::flag, "", "print the configurations that would run, and stop"},
+    {"plugin", Takes::list, "",
+     "shared libraries of more algorithms (include/mmlab/plugin.h), a list; --plugin may be repeated. Loaded "
+     "before the other options are read, so their algorithms' axes are options too"},
 };
 
 const Option& option(const std::string& name) {
@@ -616,6 +619,57 @@ static RunPlan make_plan_unlocated(const Settings& cli, const Settings& file, co
   plan.dry_run = cli.count("dry-run");
   if (plan.resume && plan.overwrite) throw UsageError("--resume and --overwrite exclude each other");
   return plan;
+}
+
+}  // namespace mmlab
+
+namespace mmlab {
+
+std::vector<std::string> take_plugin_paths(std::vector<std::string>& args) {
+  std::vector<std::string> paths, rest;
+  const auto add = [&](const std::string& list) {
+    std::string item;
+    std::istringstream in(list);
+    while (std::getline(in, item, ',')) {
+      const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+      if (b != std::string::npos) paths.push_back(item.substr(b, e - b + 1));
+    }
+  };
+  const auto takes_value = [](std::string o) {  // `--size` takes the next argument; `--resume`, `--size=8` do not
+    if (o.size() < 3 || o.compare(0, 2, "--") != 0 || o.find('=') != std::string::npos) return false;
+    std::replace(o.begin(), o.end(), '_', '-');
+    return !is_flag(o.substr(2));
+  };
+  std::string experiment;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--plugin") {
+      if (i + 1 == args.size()) throw UsageError("--plugin needs a path to a shared library");
+      add(args[++i]);
+    } else if (a.rfind("--plugin=", 0) == 0) {
+      add(a.substr(9));
+    } else {
+      if (experiment.empty() && !a.empty() && a[0] != '-' && (rest.empty() || !takes_value(rest.back())))
+        experiment = a;
+      rest.push_back(a);
+    }
+  }
+  args = rest;
+  // The experiment file's `plugin = A, B` (its parser takes the key, and checks the rest later).
+  std::error_code ec;
+  if (!experiment.empty() && std::filesystem::is_regular_file(experiment, ec)) {
+    std::ifstream in(experiment);
+    for (std::string line; std::getline(in, line);) {
+      line = line.substr(0, line.find('#'));
+      const auto eq = line.find('=');
+      if (eq == std::string::npos) continue;
+      std::string key = line.substr(0, eq);
+      key.erase(std::remove_if(key.begin(), key.end(), [](unsigned char c) { return std::isspace(c); }), key.end());
+      if (key == "plugin") add(line.substr(eq + 1));
+      if (!key.empty() && key[0] == '[') break;  // an algorithm's section: plugins are general keys
+    }
+  }
+  return paths;
 }
 
 }  // namespace mmlab

@@ -47,4 +47,9 @@ Settings parse_command_line(int argc, const char* const* argv, const Registry& r
 Settings parse_experiment_file(const std::string& path, const Registry& registry);
 RunPlan make_plan(const Settings& cli, const Settings& file, const Registry& registry);
 
+// The plugins to load before anything else is read: --plugin PATH (repeatable) and --plugin=PATH
+// taken out of `args` (the arguments after the command), then the `plugin = A, B` line of the
+// experiment file they name. Each entry may be a comma list.
+std::vector<std::string> take_plugin_paths(std::vector<std::string>& args);
+
 }  // namespace mmlab

@@ -97,6 +97,8 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
       .set("params", cfg.params.canonical());
   // What ran: the resolved parameters, whenever the check got as far as resolving them.
   if (!o.resolved.variant().empty()) r.set("resolved", o.resolved.canonical());
+  if (!cfg.algorithm->plugin_hash.empty())  // what ran, exactly: the library and its bytes' hash
+    r.set("plugin", cfg.algorithm->source).set("plugin_hash", cfg.algorithm->plugin_hash);
   const LaunchConfig& lc = o.launch;
   if (on_device && o.launch_known) {
     r.set("block_x", lc.block.x).set("block_y", lc.block.y).set("block_z", lc.block.z);

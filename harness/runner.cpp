@@ -17,6 +17,7 @@
 #include "harness/pipeline.hpp"
 #include "harness/progress.hpp"
 #include "harness/record.hpp"
+#include "core/plugin.hpp"
 #include "harness/resume.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/job.hpp"
@@ -196,6 +197,8 @@ class Run {
     } catch (const CudaError& e) {
       fail("fatal error", e.what());
       return !(device_.present && cudaDeviceSynchronize() != cudaSuccess);
+    } catch (const PluginError& e) {  // a plugin's supports() or run() said it failed
+      fail("plugin error", e.what());
     } catch (const std::logic_error& e) {  // e.g. a point with no compiled kernel: a bug, recorded
       fail("internal error", std::string("internal error: ") + e.what());
     }

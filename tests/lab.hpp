@@ -1,15 +1,41 @@
 // The registry the test programs use: mmlab's own, the list of algorithms/ then that of distributed/
-// (as harness/main.cpp joins them).
+// (as harness/main.cpp joins them), and the example plugin's algorithms (examples/plugin, built
+// with the tests) loaded as `mmlab run --plugin` loads them, so every test covers them too.
 #pragma once
+
+#include <cstdlib>
+#include <string>
 
 #include "algorithms/registry.hpp"
 #include "core/algorithm.hpp"
+#include "core/plugin.hpp"
 #include "distributed/registry.hpp"
 
 namespace mmlab::test {
 
+// The example plugin's file: MMLAB_TEST_PLUGIN when set (tests run on another machine than they were
+// built on), else the one built with the tests. A build without it tests the built-ins only.
+inline std::string example_plugin_path() {
+  if (const char* env = std::getenv("MMLAB_TEST_PLUGIN")) return env;
+#ifdef MMLAB_EXAMPLE_PLUGIN
+  return MMLAB_EXAMPLE_PLUGIN;
+#else
+  return "";
+#endif
+}
+
+inline const std::vector<std::shared_ptr<const Plugin>>& plugins() {
+  static const std::vector<std::shared_ptr<const Plugin>> loaded = [] {
+    std::vector<std::shared_ptr<const Plugin>> out;
+    const std::string path = example_plugin_path();
+    if (!path.empty()) out.push_back(Plugin::load(path));  // a missing file: its UsageError names it
+    return out;
+  }();
+  return loaded;
+}
+
 inline const Registry& lab() {
-  static const Registry registry{algorithms::single_process(), algorithms::distributed()};
+  static const Registry registry = join_plugins({algorithms::single_process(), algorithms::distributed()}, plugins());
   return registry;
 }
 

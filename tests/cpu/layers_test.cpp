@@ -1,4 +1,5 @@
 // The layers: each folder includes only from itself and the folders below it (README, Layout):
+//   include/mmlab (the plugin SDK's C header)  <-  core
 //   core  <-  runtime  <-  algorithms  <-  distributed;   core, runtime  <-  harness;   core  <-  analysis
 // and core and analysis include no CUDA, MPI or NCCL header. mmlab's main (harness/main.cpp) is the
 // one place that names the algorithm lists (algorithms/ and distributed/registry.hpp).
@@ -43,7 +44,7 @@ std::vector<Include> includes_under(const std::string& folder) {
 std::string top_folder(const std::string& path) { return path.substr(0, path.find('/')); }
 
 const std::map<std::string, std::set<std::string>> kMayInclude = {
-    {"core", {"core"}},
+    {"core", {"mmlab", "core"}},  // "mmlab/plugin.h": include/mmlab, the SDK
     {"runtime", {"core", "runtime"}},
     {"algorithms", {"core", "runtime", "algorithms"}},
     {"distributed", {"core", "runtime", "algorithms", "distributed"}},

@@ -1,0 +1,198 @@
+#include "core/plugin.hpp"
+
+#include <dlfcn.h>
+
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "mmlab/plugin.h"
+
+namespace mmlab {
+
+namespace {
+
+// A configuration as the C ABI sees it; the strings live as long as this does.
+class CParams {
+ public:
+  CParams(const Algorithm& a, const Params& q) : variant_(q.variant()) {
+    for (const Axis& x : a.axes)
+      if (x.applies_to(q.variant()) && q.has(x.name))
+        names_.push_back(x.name), values_.push_back(q.text(x.name));
+    for (std::size_t i = 0; i < names_.size(); ++i) items_.push_back({names_[i].c_str(), values_[i].c_str()});
+    c_ = {variant_.c_str(), items_.data(), int32_t(items_.size())};
+  }
+  const mmlab_params* get() const { return &c_; }
+
+ private:
+  std::string variant_;
+  std::vector<std::string> names_, values_;
+  std::vector<mmlab_param> items_;
+  mmlab_params c_{};
+};
+
+mmlab_problem c_problem(const Problem& p) { return {p.m, p.n, p.k}; }
+
+std::string text_of(const char* s) { return s ? s : ""; }
+
+bool good_name(const std::string& s) {
+  if (s.empty() || !std::islower(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
+          c == '_'))
+      return false;
+  return true;
+}
+
+// The registry entry for one C descriptor; `where` names the plugin in messages.
+std::unique_ptr<Algorithm> adapt(const mmlab_algorithm& c, const std::string& where, const std::string& path,
+                                 const std::string& hash) {
+  auto a = std::make_unique<Algorithm>();
+  a->name = text_of(c.name);
+  const std::string who = where + ": algorithm '" + a->name + "'";
+  if (!good_name(a->name))
+    throw UsageError(who + ": a name is lowercase letters, digits and _, from a letter");
+  if (c.backend != MMLAB_BACKEND_DEVICE && c.backend != MMLAB_BACKEND_HOST)
+    throw UsageError(who + ": unknown backend " + std::to_string(int(c.backend)));
+  if (!c.run) throw UsageError(who + ": no run function");
+  if (c.variant_count < 1 || !c.variants) throw UsageError(who + ": no variant (at least one)");
+  a->summary = text_of(c.summary);
+  a->source = path;
+  a->plugin_hash = hash;
+  a->backend = c.backend == MMLAB_BACKEND_DEVICE ? Backend::device : Backend::host;
+  for (int i = 0; i < c.variant_count; ++i) {
+    const std::string v = text_of(c.variants[i].name);
+    if (!good_name(v)) throw UsageError(who + ": variant '" + v + "' is not a name");
+    a->variants.push_back({v, text_of(c.variants[i].summary)});
+  }
+  for (int i = 0; i < c.axis_count; ++i) {
+    const mmlab_axis& x = c.axes[i];
+    Axis axis;
+    axis.name = text_of(x.name);
+    if (!good_name(axis.name)) throw UsageError(who + ": axis '" + axis.name + "' is not a name");
+    if (x.kind != MMLAB_AXIS_INTEGER && x.kind != MMLAB_AXIS_SHAPE && x.kind != MMLAB_AXIS_CHOICE)
+      throw UsageError(who + ": axis '" + axis.name + "' has an unknown kind " + std::to_string(int(x.kind)));
+    axis.kind = x.kind == MMLAB_AXIS_INTEGER ? AxisKind::integer
+                : x.kind == MMLAB_AXIS_SHAPE ? AxisKind::shape
+                                             : AxisKind::choice;
+    axis.description = text_of(x.description);
+    for (int j = 0; j < x.value_count; ++j) axis.values.push_back(text_of(x.values[j]));
+    try {
+      for (std::string& v : axis.values) v = canonical_value(axis, v);
+      axis.default_value = canonical_value(axis, text_of(x.default_value));
+    } catch (const UsageError& e) {
+      throw UsageError(who + ": " + e.what());
+    }
+    a->axes.push_back(std::move(axis));
+  }
+  const mmlab_algorithm fn = c;  // the library's descriptor, by value (function pointers)
+  const std::string name = a->name;
+  const Algorithm* self = a.get();
+  if (fn.supports)
+    a->supports = [fn, self, who](const Problem& p, const Params& q, const DeviceInfo&) -> Reason {
+      char message[1024] = "";
+      const mmlab_problem cp = c_problem(p);
+      const CParams cq(*self, q);
+      const int32_t status = fn.supports(&cp, cq.get(), message, sizeof message);
+      message[sizeof message - 1] = '\0';
+      if (status == 0) return std::nullopt;
+      if (status == 1) return message[0] ? std::string(message) : "not supported (the plugin gave no reason)";
+      throw PluginError(who + ": supports() failed: " + (message[0] ? message : "no message"));
+    };
+  if (fn.workspace_bytes)
+    a->workspace_bytes = [fn, self](const Problem& p, const Params& q) {
+      const mmlab_problem cp = c_problem(p);
+      const CParams cq(*self, q);
+      return fn.workspace_bytes(&cp, cq.get());
+    };
+  a->run = [fn, self, who](const RunArgs& r) {
+    char message[1024] = "";
+    const mmlab_problem cp = c_problem(r.problem);
+    const CParams cq(*self, *r.params);
+    const int32_t status =
+        fn.run(&cp, cq.get(), r.a, r.b, r.c, r.workspace, r.stream, message, sizeof message);
+    message[sizeof message - 1] = '\0';
+    if (status != 0) throw PluginError(who + ": run() failed: " + (message[0] ? message : "no message"));
+  };
+  return a;
+}
+
+}  // namespace
+
+std::string file_hash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::uint64_t h = 14695981039346656037ull;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    for (std::streamsize i = 0; i < in.gcount(); ++i) h = (h ^ std::uint8_t(buf[i])) * 1099511628211ull;
+    if (!in) break;
+  }
+  char out[32];
+  std::snprintf(out, sizeof out, "fnv1a64:%016llx", (unsigned long long)h);
+  return out;
+}
+
+std::shared_ptr<const Plugin> Plugin::load(const std::string& path) {
+  const std::string where = "plugin " + path;
+  if (!std::filesystem::is_regular_file(path)) throw UsageError(where + ": no such file");
+  std::shared_ptr<Plugin> p(new Plugin);
+  p->path_ = std::filesystem::absolute(path).lexically_normal().string();
+  // A path without a slash would make dlopen search the library path instead of this file.
+  p->handle_ = dlopen(p->path_.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!p->handle_) {
+    const char* why = dlerror();
+    throw UsageError(where + ": not a loadable shared library (" + text_of(why) + ")");
+  }
+  const auto entry = reinterpret_cast<mmlab_plugin_fn>(dlsym(p->handle_, MMLAB_PLUGIN_ENTRY));
+  if (!entry)
+    throw UsageError(where + ": no " + MMLAB_PLUGIN_ENTRY +
+                     "() entry point (an mmlab plugin exports one; see " + "include/mmlab/plugin.h)");
+  const mmlab_plugin_info* info = entry();
+  if (!info) throw UsageError(where + ": " + MMLAB_PLUGIN_ENTRY + "() returned nothing");
+  if (info->abi_version != MMLAB_PLUGIN_ABI_VERSION)
+    throw UsageError(where + ": built against mmlab plugin ABI " + std::to_string(info->abi_version) +
+                     "; this mmlab loads ABI " + std::to_string(MMLAB_PLUGIN_ABI_VERSION) + " (rebuild it)");
+  if (info->algorithm_count < 1 || !info->algorithms) throw UsageError(where + ": describes no algorithm");
+  p->hash_ = file_hash(p->path_);
+  for (int i = 0; i < info->algorithm_count; ++i)
+    p->algorithms_.push_back(adapt(info->algorithms[i], where, p->path_, p->hash_));
+  for (std::size_t i = 0; i < p->algorithms_.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (p->algorithms_[i]->name == p->algorithms_[j]->name)
+        throw UsageError(where + ": two algorithms are named '" + p->algorithms_[i]->name + "'");
+  return p;
+}
+
+Plugin::~Plugin() {
+  algorithms_.clear();
+  if (handle_) dlclose(handle_);
+}
+
+std::vector<const Algorithm*> Plugin::algorithms() const {
+  std::vector<const Algorithm*> out;
+  for (const auto& a : algorithms_) out.push_back(a.get());
+  return out;
+}
+
+Registry join_plugins(std::initializer_list<std::vector<const Algorithm*>> built_in,
+                      const std::vector<std::shared_ptr<const Plugin>>& plugins) {
+  Registry base(built_in);
+  std::vector<const Algorithm*> added;
+  for (const auto& p : plugins)
+    for (const Algorithm* a : p->algorithms()) {
+      if (const Algorithm* b = base.find(a->name))
+        throw UsageError("plugin " + p->path() + ": algorithm '" + a->name + "' is already " +
+                         (b->plugin_hash.empty() ? "built in" : "in plugin " + b->source));
+      for (const Algorithm* c : added)
+        if (c->name == a->name)
+          throw UsageError("plugin " + p->path() + ": algorithm '" + a->name + "' is already in plugin " +
+                           c->source);
+      added.push_back(a);
+    }
+  std::vector<const Algorithm*> all = base.all();
+  all.insert(all.end(), added.begin(), added.end());
+  return Registry({all});
+}
+
+}  // namespace mmlab

@@ -10,8 +10,10 @@
 #include <sstream>
 
 #include "analysis/commands.hpp"
+#include "analysis/model.hpp"
 #include "analysis/paper_tables.hpp"
 #include "analysis/readme.hpp"
+#include "core/params.hpp"
 #include "core/revision.hpp"
 
 namespace po = boost::program_options;
@@ -91,6 +93,17 @@ po::options_description options() {
   add("scope", po::value<std::string>()->default_value("kernel"), "plot: the scope of the rows plotted");
   add("inputs", po::value<std::string>()->default_value(""),
       "plot: the inputs of the rows plotted (default uniform; frontier: all)");
+  add("engine-gflops", po::value<std::string>()->default_value("cublas=51400"),
+      "model: each engine's local rate per GPU, NAME=GFLOPS,... (cuBLAS SGEMM on an H100: 51400)");
+  add("nvlink-gbs", po::value<double>()->default_value(358), "model: GB/s per GPU within an NVLink domain");
+  add("fabric-gbs", po::value<double>()->default_value(50), "model: GB/s per GPU between domains (InfiniBand)");
+  add("domain", po::value<int>()->default_value(8), "model: GPUs per NVLink domain");
+  add("gpu-memory", po::value<double>()->default_value(80), "model: GB per GPU (grids needing more are left out)");
+  add("step-ms", po::value<double>()->default_value(0), "model: a fixed cost per step, ms");
+  add("sizes", po::value<std::string>()->default_value("8192,16384,32768,65536,131072"), "model: the sizes N");
+  add("gpus", po::value<std::string>()->default_value("4,8,16,32,64,128,256,512,1024,2048,4096"),
+      "model: the GPU counts");
+  add("plot", po::value<std::string>()->default_value(""), "model: also draw the predicted winners here (.svg/.png)");
   add("error", po::value<std::string>()->default_value("max_sumabs_err"),
       "plot frontier: the error column on the x axis (max_sumabs_err, mean_sumabs_err, max_rel_err)");
   return o;
@@ -168,6 +181,34 @@ int scaling_command(Args& args, const po::variables_map& vm) {
   emit(render(scaling(load_results(args, true), baseline_or_cublas(vm), vm["resamples"].as<int>()),
               parse_format(vm["format"].as<std::string>())),
        vm["output"].as<std::string>());
+  return 0;
+}
+
+int model_command(Args& args, const po::variables_map& vm) {
+  Machine m;
+  m.engines = parse_engines(vm["engine-gflops"].as<std::string>());
+  m.nvlink_gbs = vm["nvlink-gbs"].as<double>(), m.fabric_gbs = vm["fabric-gbs"].as<double>();
+  m.domain = vm["domain"].as<int>(), m.memory_bytes = vm["gpu-memory"].as<double>() * 1e9;
+  m.step_ms = vm["step-ms"].as<double>();
+  if (!(m.nvlink_gbs > 0) || !(m.fabric_gbs > 0) || m.domain < 1 || !(m.memory_bytes > 0) || m.step_ms < 0)
+    throw AnalysisError("model: --nvlink-gbs, --fabric-gbs, --domain and --gpu-memory must be positive, --step-ms >= 0");
+  std::vector<long> sizes;
+  std::vector<int> gpus;
+  try {
+    for (const std::string& s : split(vm["sizes"].as<std::string>()))
+      sizes.push_back(mmlab::parse_integer(s, "--sizes"));
+    for (const std::string& s : split(vm["gpus"].as<std::string>()))
+      gpus.push_back(int(mmlab::parse_bounded(s, "--gpus", 1, 65536)));
+  } catch (const mmlab::UsageError& e) {
+    throw AnalysisError(e.what());
+  }
+  if (sizes.empty() || gpus.empty()) throw AnalysisError("model: --sizes and --gpus need at least one value");
+  std::vector<Table> tables;
+  if (!args.empty()) tables.push_back(model_validation(load_results(args, false)));
+  tables.push_back(model_prediction(sizes, gpus, m));
+  if (const std::string plot = vm["plot"].as<std::string>(); !plot.empty())
+    plot_winners(tables.back(), plot, "the predicted winner over GPUs and N");
+  emit(render_all(tables, parse_format(vm["format"].as<std::string>())), vm["output"].as<std::string>());
   return 0;
 }
 
@@ -283,6 +324,15 @@ const Command kCommands[] = {
                                (default cublas) in the same file (--size SHAPES)
 )",
      frontier_command},
+    {"model",
+     R"(  model [FILE...]              the distributed algorithms' model: against every measured distributed
+                               row of the FILEs (measured / predicted with the row's own rates),
+                               then predicted for --engine-gflops, --sizes, --gpus and a machine of
+                               NVLink domains (--domain, --nvlink-gbs) joined by a fabric
+                               (--fabric-gbs): each decomposition's best grid and the winner;
+                               --plot OUT draws the winners over (GPUs, N)
+)",
+     model_command},
     {"table",
      R"(  table NAME FILE...           a paper's table in its own layout, the paper's figures beside mmlab's
 )",

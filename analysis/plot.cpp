@@ -29,8 +29,6 @@ PlotKind parse_plot_kind(const std::string& text) {
                       "' (valid: size, blocks, roofline, scaling, ratio, frontier)");
 }
 
-namespace {
-
 std::string quote(const std::string& s) {
   std::string out = "\"";
   for (char c : s)
@@ -38,9 +36,7 @@ std::string quote(const std::string& s) {
   return out + "\"";
 }
 
-// Height in SVG pixels (PNG: 4/3 of it); 600 unless a plot needs more (the frontier's panels).
-void run_gnuplot(const std::string& script, const std::string& data, const std::string& out,
-                 int height = 600) {
+void run_gnuplot(const std::string& script, const std::string& data, const std::string& out, int height) {
   namespace fs = std::filesystem;
   const std::string ext = fs::path(out).extension().string();
   if (ext != ".svg" && ext != ".png") throw AnalysisError(out + ": plots are written as .svg or .png");
@@ -74,6 +70,8 @@ void run_gnuplot(const std::string& script, const std::string& data, const std::
   fs::rename(tmp_out, out, ec);
   if (ec) throw AnalysisError(out + ": cannot be written (" + ec.message() + ")");
 }
+
+namespace {
 
 // Series of (x, y) points, one per name, in first-appearance order.
 struct Series {

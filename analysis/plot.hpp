@@ -25,4 +25,9 @@ struct PlotOptions {
 // gnuplot fails. The file is written whole or not at all.
 void plot(PlotKind kind, const std::vector<Result>& rows, const std::string& out, const PlotOptions& o);
 
+// The plots' plumbing: `script` (reading `datafile`, which holds `data`) run by gnuplot into OUT
+// (.svg or .png, `height` SVG pixels; PNG 4/3 of it), whole or not at all; and a gnuplot string.
+void run_gnuplot(const std::string& script, const std::string& data, const std::string& out, int height = 600);
+std::string quote(const std::string& s);
+
 }  // namespace mmlab::analysis

@@ -173,9 +173,13 @@ struct Algorithm {
   std::size_t workspace(const Problem& p, const Params& q) const {
     return workspace_bytes ? workspace_bytes(p, q) : 0;
   }
+  // The arithmetic a configuration's results are judged by, where an axis decides it (e.g. the
+  // distributed algorithms' TF32 engine). Optional: null means its variant's.
+  std::function<Precision(const Params&)> precision_by;
   const Variant* find_variant(const std::string& v) const;
-  Precision precision_of(const std::string& variant) const {
-    const Variant* v = find_variant(variant);
+  Precision precision_of(const Params& q) const {
+    if (precision_by) return precision_by(q);
+    const Variant* v = find_variant(q.variant());
     return v ? v->precision : Precision::fp32;
   }
   const Axis* find_axis(const std::string& a) const;

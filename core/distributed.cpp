@@ -29,19 +29,25 @@ Grid parse_grid(const std::string& text) {
   return g;
 }
 
-double Model::predict_ms(double gflops, double gbytes_per_s) const {
+double Model::predict_ms(double gflops, double gbytes_per_s, double far_gbytes_per_s) const {
+  const double far_gbs = far_gbytes_per_s > 0 ? far_gbytes_per_s : gbytes_per_s;
   auto compute = [&](const ModelStep& s) { return s.flop / (gflops * 1e6); };  // ms
-  auto move = [&](double bytes) { return bytes / (gbytes_per_s * 1e6); };      // ms
+  auto move = [&](double bytes, double far) {                                  // ms
+    if (bytes <= 0) return 0.0;
+    return std::max((bytes - far) / (gbytes_per_s * 1e6), far / (far_gbs * 1e6));
+  };
+  auto in = [&](const ModelStep& s) { return move(s.bytes_in, s.far_in); };
+  auto out = [&](const ModelStep& s) { return move(s.bytes_out, s.far_out); };
   double t = 0;
   if (!pipelined) {
-    for (const ModelStep& s : steps) t += move(s.bytes_in) + compute(s) + move(s.bytes_out);
+    for (const ModelStep& s : steps) t += in(s) + compute(s) + out(s);
     return t;
   }
   // Step s computes while the data of step s + 1 moves.
-  if (!steps.empty()) t += move(steps.front().bytes_in);
+  if (!steps.empty()) t += in(steps.front());
   for (std::size_t s = 0; s < steps.size(); ++s) {
-    const double next = s + 1 < steps.size() ? move(steps[s + 1].bytes_in) : 0;
-    t += std::max(compute(steps[s]), next) + move(steps[s].bytes_out);
+    const double next = s + 1 < steps.size() ? in(steps[s + 1]) : 0;
+    t += std::max(compute(steps[s]), next) + out(steps[s]);
   }
   return t;
 }

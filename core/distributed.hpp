@@ -30,16 +30,22 @@ struct ModelStep {
   double flop = 0;       // local product of this step
   double bytes_in = 0;   // received (or broadcast to it) before this step can compute
   double bytes_out = 0;  // sent/reduced after it (a reduction of C)
+  // The part of each that crosses to another link domain (a machine of NVLink domains joined by a
+  // slower fabric); 0 within one domain. Near and far bytes move at once, on different links.
+  double far_in = 0, far_out = 0;
 };
 struct Model {
   std::vector<ModelStep> steps;
   bool pipelined = false;
-  double predict_ms(double gflops, double gbytes_per_s) const;
+  // ms at `gflops` per rank and `gbytes_per_s` per rank on its links (`far_gbytes_per_s` between
+  // domains; 0: the same).
+  double predict_ms(double gflops, double gbytes_per_s, double far_gbytes_per_s = 0) const;
 };
 
 struct DistributedSetup {
   Problem problem;
-  const Params* params = nullptr;
+  const Params* params = nullptr;  // resolved
+  const Params* asked = nullptr;   // as the sweep gave them (null: the same)
   unsigned long long seed = 0;
   const DeviceInfo* device = nullptr;
 };
@@ -57,6 +63,9 @@ class DistributedRun {
   // A ring shift of `bytes` per rank on this run's links, timed (the model's bandwidth), GB/s.
   virtual double link_gbytes_per_s(double bytes) = 0;
   virtual std::size_t bytes_per_rank() const = 0;  // memory this run holds
+  // What the row should say of how it ran when that differs from what was asked (e.g. a transport
+  // that fell back), else empty. The same on every rank.
+  virtual std::string note() const { return {}; }
 };
 
 }  // namespace mmlab

@@ -92,8 +92,10 @@ std::string canonical_value(const Axis& axis, const std::string& text) {
     std::string t = trim(text);
     std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
     if (std::find(axis.values.begin(), axis.values.end(), t) != axis.values.end()) return t;
+    if (std::find(axis.on_request.begin(), axis.on_request.end(), t) != axis.on_request.end()) return t;
     std::string valid;
     for (const std::string& v : axis.values) valid += (valid.empty() ? "" : ", ") + v;
+    for (const std::string& v : axis.on_request) valid += (valid.empty() ? "" : ", ") + v + " (on request)";
     throw UsageError(what + ": '" + text + "' is not one of " + valid);
   }
   if (axis.kind == AxisKind::grid) {

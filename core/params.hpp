@@ -34,6 +34,9 @@ struct Axis {
   std::vector<std::string> values = {};    // what `all` and the GPU tests sweep (set from a compiled set)
   std::vector<std::string> variants = {};  // the variants it applies to; empty: all
   unsigned long long max = 2147483647;     // integer axes: the largest value accepted
+  // choice axes: values accepted when named but left out of `all` (and the GPU tests' sweep), e.g. a
+  // TF32 engine that must not stand in for the FP32 ones unasked
+  std::vector<std::string> on_request = {};
   bool applies_to(const std::string& variant) const;
 };
 

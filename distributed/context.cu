@@ -82,13 +82,23 @@ struct Context::Impl {
     return spans[used++];
   }
   cudaEvent_t compute_done = nullptr, comm_done = nullptr;
-  std::string engine;  // communicators are this context's own (they enqueue on its stream)
+  std::string id;  // engine:transport; communicators are this context's own (they enqueue on its stream)
 };
 
-Context::Context(const std::string& engine, const DeviceInfo& device)
-    : impl_(std::make_unique<Impl>()), device_(engine != "eigen") {
+Transport transport_of(const std::string& name) {
+  return name == "copy_engine" ? Transport::copy_engine : Transport::nccl;
+}
+
+std::string copy_engine_unavailable() {
+  if (job().local_size == job().size) return {};
+  return "copy_engine needs every rank on one host (" + std::to_string(job().local_size) + " of " +
+         std::to_string(job().size) + " ranks on this one): NCCL instead";
+}
+
+Context::Context(const std::string& engine, Transport transport, const DeviceInfo& device)
+    : impl_(std::make_unique<Impl>()), device_(engine != "eigen"), transport_(transport) {
   ensure_mpi();
-  impl_->engine = engine;
+  impl_->id = engine + (transport == Transport::copy_engine ? ":copy_engine" : "");
   // NVLink multicast (NVLS) stays off in this lab's multi-GPU runs, for every rank, unless asked.
   setenv("NCCL_NVLS_ENABLE", "0", 0);
   if (device_) {
@@ -110,16 +120,24 @@ Context::~Context() {
 }
 
 Comm& Context::comm(const std::string& name, int color, int key, int ctas) {
-  const std::string suffix = ctas > 0 ? ":ctas" + std::to_string(ctas) : "";
-  const std::string id = impl_->engine + ":" + name + suffix;
+  const bool nccl = device_ && transport_ == Transport::nccl;
+  const std::string suffix = nccl && ctas > 0 ? ":ctas" + std::to_string(ctas) : "";
+  const std::string id = impl_->id + ":" + name + suffix;
   auto it = comms().find(id);
   if (it != comms().end()) return *it->second;
   if (!device_) return *(comms()[id] = mpi_comm(color, key));
-  auto world = comms().find(impl_->engine + ":world" + suffix);
+  if (!nccl) return *(comms()[id] = copy_engine_comm(color, key, &impl_->comm));
+  auto world = comms().find(impl_->id + ":world" + suffix);
   if (world == comms().end())
-    world = comms().emplace(impl_->engine + ":world" + suffix, nccl_world(&impl_->comm, ctas)).first;
+    world = comms().emplace(impl_->id + ":world" + suffix, nccl_world(&impl_->comm, ctas)).first;
   if (name == "world") return *world->second;
   return *(comms()[id] = nccl_split(*world->second, color, key, &impl_->comm, ctas));
+}
+
+void Context::release_peers() {
+  if (!device_ || transport_ != Transport::copy_engine) return;
+  close_peer_memory();
+  barrier();
 }
 
 std::shared_ptr<Memory> Context::allocate(std::size_t count) {
@@ -229,9 +247,9 @@ void Context::finish() {
   }
 }
 
-Context& context(const std::string& engine, const DeviceInfo& device) {
-  auto& c = contexts()[engine];
-  if (!c) c = std::make_unique<Context>(engine, device);
+Context& context(const std::string& engine, Transport transport, const DeviceInfo& device) {
+  auto& c = contexts()[engine + (transport == Transport::copy_engine ? ":copy_engine" : "")];
+  if (!c) c = std::make_unique<Context>(engine, transport, device);
   return *c;
 }
 
@@ -244,10 +262,24 @@ Axis engine_axis() {
   return {
       "engine",
       AxisKind::choice,
-      "local product of each rank: cublas or register_tiled (one GPU per rank, NCCL between them) or eigen "
-      "(the CPU backend: host memory, MPI messages)",
+      "local product of each rank: on its GPU cublas (pure FP32), register_tiled (tuned), tf32x3 (the "
+      "FP32-accurate tensor-core dispatcher, flagship tensor_cores) or cublas_tf32 (TF32 tensor cores, judged "
+      "as TF32); or eigen (the CPU backend: host memory, MPI messages)",
       "cublas",
-      {"cublas", "register_tiled", "eigen"}};
+      {"cublas", "register_tiled", "tf32x3", "eigen"},
+      {},
+      2147483647,
+      {"cublas_tf32"}};
+}
+
+Axis transport_axis() {
+  return {"transport",
+          AxisKind::choice,
+          "how blocks move between GPUs: nccl (NCCL's kernels) or copy_engine (the copy engines: peer buffers "
+          "mapped once through CUDA IPC, pulled by cudaMemcpyAsync; ranks on one host, else NCCL with the "
+          "reason in the row)",
+          "nccl",
+          {"nccl", "copy_engine"}};
 }
 
 Axis comm_ctas_axis() {
@@ -260,10 +292,14 @@ Axis comm_ctas_axis() {
           {"auto", "2", "4", "8", "16"}};
 }
 
-Reason check_job(const Grid& grid, const std::string& engine, const DeviceInfo& device) {
+Reason check_job(const Grid& grid, const Params& q, const DeviceInfo& device) {
   if (grid.volume() != job().size)
     return "grid " + grid.text() + " needs " + std::to_string(grid.volume()) + " ranks; this job has " +
            std::to_string(job().size) + " (mpirun -np " + std::to_string(grid.volume()) + ")";
+  const std::string engine = q.text("engine");
+  if (engine == "eigen" && q.text("transport") == "copy_engine")
+    return std::string("transport copy_engine moves device memory; the eigen engine's blocks are host memory "
+                       "(MPI moves them: transport nccl)");
   if (engine != "eigen" && !device.present) return device.absent_reason;
   return std::nullopt;
 }

@@ -1,8 +1,8 @@
-// The machinery the distributed algorithms share: a communicator (NCCL between GPUs, MPI between
-// host processes), a local engine for each rank's products (cuBLAS, register_tiled, Eigen), the
-// two streams that let communication overlap the products, phase timing, and the 1D partition of
-// a dimension over a grid axis. The algorithms (dist_cannon, dist_summa, dist_dns) hold only their
-// schedules.
+// The machinery the distributed algorithms share: a communicator (between GPUs NCCL, or the copy
+// engines through CUDA IPC; MPI between host processes), a local engine for each rank's products
+// (cuBLAS, register_tiled, tf32x3, Eigen), the two streams that let communication overlap the
+// products, and phase timing. The algorithms (dist_cannon, dist_summa, dist_dns) hold only their
+// schedules; the decompositions' arithmetic is core/decompositions.hpp.
 #pragma once
 
 #include <functional>
@@ -10,19 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "core/decompositions.hpp"
 #include "core/distributed.hpp"
 #include "runtime/job.hpp"
 
 namespace mmlab::dist {
-
-// Part i of n split over p: sizes differ by at most one, the larger first.
-struct Part {
-  long offset = 0, size = 0;
-};
-inline Part part(long n, long p, long i) {
-  const long base = n / p, extra = n % p;
-  return {i * base + std::min(i, extra), base + (i < extra ? 1 : 0)};
-}
 
 // One send and one receive of a grouped exchange (either count may be 0).
 struct Transfer {
@@ -46,6 +38,14 @@ class Comm {
   virtual void reduce_sum(const float* send, float* recv, std::size_t count, int root) = 0;
 };
 
+// The transports between GPUs: NCCL's kernels, or the copy engines (copy_engine: each receiver
+// pulls from its peers' buffers, mapped through CUDA IPC handles exchanged over MPI, by
+// cudaMemcpyAsync; no SM takes part, except in a reduction's sums).
+enum class Transport { nccl, copy_engine };
+Transport transport_of(const std::string& name);
+// copy_engine needs every rank on one host; "" when it can run here, else why not.
+std::string copy_engine_unavailable();
+
 // The local product: C (m x n, ldc) = A (m x k, lda) B (k x n, ldb), + C when `accumulate`.
 class Engine {
  public:
@@ -65,12 +65,16 @@ class Memory {
 std::unique_ptr<Comm> mpi_comm(int color, int key);  // MPI_Comm_split of the world
 std::unique_ptr<Comm> nccl_world(CUstream_st** stream, int ctas);
 std::unique_ptr<Comm> nccl_split(Comm& world, int color, int key, CUstream_st** stream, int ctas);
+std::unique_ptr<Comm> copy_engine_comm(int color, int key, CUstream_st** stream);  // copy_engine.cu
+// Unmaps every peer buffer this process mapped (copy_engine). Each mapping is made once and kept
+// until then; a rank frees memory a peer may have mapped only after every rank has called this.
+void close_peer_memory();
 std::unique_ptr<Engine> make_engine(const std::string& name, CUstream_st** stream, const DeviceInfo& device);
 
-// One rank's context for one configuration: backend, streams, communicators, phase timing.
+// One rank's context for one engine and transport: backend, streams, communicators, phase timing.
 class Context {
  public:
-  Context(const std::string& engine, const DeviceInfo& device);
+  Context(const std::string& engine, Transport transport, const DeviceInfo& device);
   ~Context();
   bool on_device() const { return device_; }
   Engine& engine() { return *engine_; }
@@ -78,6 +82,9 @@ class Context {
   // `ctas` > 0 caps the thread blocks NCCL runs its transfers with (ncclConfig_t::maxCTAs): fewer
   // SMs taken from the products that the transfers overlap. 0: NCCL's choice.
   Comm& comm(const std::string& name, int color, int key, int ctas = 0);
+  // Collective: every rank unmaps its peers' memory, then all meet. Called before memory a peer
+  // may have read is freed (a no-op, without the meeting, for transports that map nothing).
+  void release_peers();
 
   std::shared_ptr<Memory> allocate(std::size_t count);
   // x (rows x cols, row-major, pitch cols) = the block at (row0, col0) of matrix `id` (kMatrixA or
@@ -106,18 +113,22 @@ class Context {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   bool device_ = false;
+  Transport transport_ = Transport::nccl;
   std::unique_ptr<Engine> engine_;
   PhaseTimes phases_;
 };
 
-// The shared context of this process (one per engine kind; communicators persist across runs).
-Context& context(const std::string& engine, const DeviceInfo& device);
+// The shared context of this process (one per engine and transport; communicators persist across
+// runs).
+Context& context(const std::string& engine, Transport transport, const DeviceInfo& device);
 
-// The axes every distributed algorithm has: its process grid and the engine of the local products.
+// The axes every distributed algorithm has: its process grid, the engine of the local products,
+// the transport between GPUs and NCCL's thread blocks.
 Axis grid_axis(const std::string& default_value, std::vector<std::string> values);
 Axis engine_axis();
+Axis transport_axis();
 Axis comm_ctas_axis();
-// Common checks: the grid against the job, the engine against the machine.
-Reason check_job(const Grid& grid, const std::string& engine, const DeviceInfo& device);
+// Common checks: the grid against the job, the engine and transport against the machine.
+Reason check_job(const Grid& grid, const Params& q, const DeviceInfo& device);
 
 }  // namespace mmlab::dist

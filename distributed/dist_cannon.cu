@@ -29,12 +29,13 @@ using namespace dist;
 class CannonRun final : public RunBase {
  public:
   explicit CannonRun(const DistributedSetup& s)
-      : RunBase(s),
-        q_(grid_.rows),
-        steps_(grid_.rows / grid_.layers),
-        l_(job().rank / (q_ * q_)),
-        i_(job().rank % (q_ * q_) / q_),
-        j_(job().rank % q_) {
+      : RunBase(s, Decomposition::cannon),
+        c_rank_(grid_, job().rank),
+        q_(c_rank_.q),
+        steps_(c_rank_.steps),
+        l_(c_rank_.l),
+        i_(c_rank_.i),
+        j_(c_rank_.j) {
     rows_ = part(p_.m, q_, i_), cols_ = part(p_.n, q_, j_);
     const long kmax = part(p_.k, q_, 0).size;
     for (int b = 0; b < 2; ++b)
@@ -81,43 +82,17 @@ class CannonRun final : public RunBase {
     ctx_.finish();
   }
 
-  Model model() const override {
-    Model m;
-    m.pipelined = true;
-    for (int s = 0; s < steps_; ++s) {
-      const Part k = kpart(s);
-      ModelStep step;
-      step.flop = 2.0 * rows_.size * cols_.size * k.size;
-      if (s > 0) step.bytes_in = 4.0 * (rows_.size * k.size + k.size * cols_.size);
-      if (s + 1 == steps_ && grid_.layers > 1) step.bytes_out = 4.0 * rows_.size * cols_.size;
-      m.steps.push_back(step);
-    }
-    return m;
-  }
+  // The model: core/decompositions.cpp, from the same CannonRank.
 
  private:
   // The k block of step s: layer l starts l q / c blocks further along.
-  Part kpart(int s) const { return part(p_.k, q_, (i_ + j_ + l_ * steps_ + s) % q_); }
+  Part kpart(int s) const { return c_rank_.kpart(p_.k, s); }
 
+  CannonRank c_rank_;
   int q_, steps_, l_, i_, j_;
   Part rows_, cols_;
   float *a_[2], *b_[2], *partial_, *c_;
 };
-
-Reason supports(const Problem&, const Params& q, const DeviceInfo& d) {
-  const Grid g = parse_grid(q.text("grid"));
-  if (g.rows != g.cols || g.rows % g.layers != 0)
-    return "dist_cannon needs a grid q x q x c with c dividing q (c = 1: Cannon; c > 1: 2.5D); not " +
-           g.text();
-  return check_job(g, q.text("engine"), d);
-}
-
-std::size_t bytes_per_rank(const Problem& p, const Params& q) {
-  const Grid g = parse_grid(q.text("grid"));
-  const double rows = part(p.m, g.rows, 0).size, cols = part(p.n, g.rows, 0).size,
-               k = part(p.k, g.rows, 0).size;
-  return std::size_t(4 * (2 * rows * k + 2 * k * cols + (g.layers > 1 ? 2 : 1) * rows * cols));
-}
 
 }  // namespace
 
@@ -131,8 +106,7 @@ MMLAB_ALGORITHM(dist_cannon) {
   a.constraints = "grid q x q x c (c divides q) = the job's ranks; any m, n, k";
   a.set_nondeterminism("default", "with replicas (c > 1): the reduction over them (NCCL or MPI) fixes no order");
   a.is_nondeterministic = [](const Problem&, const Params& q) { return parse_grid(q.text("grid")).layers > 1; };
-  describe_distributed<CannonRun>(a, grid_axis("2x2", {"1x1", "2x2", "3x3", "2x2x2"}), {}, supports,
-                                  bytes_per_rank);
+  describe_distributed<CannonRun>(a, Decomposition::cannon, grid_axis("2x2", {"1x1", "2x2", "3x3", "2x2x2"}), {});
 }
 
 }  // namespace mmlab

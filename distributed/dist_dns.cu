@@ -22,7 +22,7 @@ using namespace dist;
 
 class DnsRun final : public RunBase {
  public:
-  explicit DnsRun(const DistributedSetup& s) : RunBase(s) {
+  explicit DnsRun(const DistributedSetup& s) : RunBase(s, Decomposition::dns) {
     const int r = job().rank;
     j_ = r % grid_.cols, i_ = (r / grid_.cols) % grid_.rows, l_ = r / (grid_.cols * grid_.rows);
     rows_ = part(p_.m, grid_.rows, i_), cols_ = part(p_.n, grid_.cols, j_), k_ = part(p_.k, grid_.layers, l_);
@@ -56,33 +56,13 @@ class DnsRun final : public RunBase {
     ctx_.finish();
   }
 
-  Model model() const override {
-    Model m;
-    ModelStep s;
-    s.flop = 2.0 * rows_.size * cols_.size * k_.size;
-    s.bytes_in =
-        4.0 * ((grid_.cols > 1 ? rows_.size * k_.size : 0) + (grid_.rows > 1 ? k_.size * cols_.size : 0));
-    s.bytes_out = grid_.layers > 1 ? 4.0 * rows_.size * cols_.size : 0;
-    m.steps.push_back(s);
-    return m;
-  }
+  // The model: core/decompositions.cpp.
 
  private:
   int i_ = 0, j_ = 0, l_ = 0;
   Part rows_, cols_, k_;
   float *a_, *b_, *partial_, *c_;
 };
-
-Reason supports(const Problem&, const Params& q, const DeviceInfo& d) {
-  return check_job(parse_grid(q.text("grid")), q.text("engine"), d);
-}
-
-std::size_t bytes_per_rank(const Problem& p, const Params& q) {
-  const Grid g = parse_grid(q.text("grid"));
-  const double rows = part(p.m, g.rows, 0).size, cols = part(p.n, g.cols, 0).size,
-               k = part(p.k, g.layers, 0).size;
-  return std::size_t(4 * (rows * k + k * cols + (g.layers > 1 ? 2 : 1) * rows * cols));
-}
 
 }  // namespace
 
@@ -93,8 +73,8 @@ MMLAB_ALGORITHM(dist_dns) {
   a.constraints = "grid px x py x pz = the job's ranks; any m, n, k";
   a.set_nondeterminism("default", "with layers (pz > 1): the reduction over them (NCCL or MPI) fixes no order");
   a.is_nondeterministic = [](const Problem&, const Params& q) { return parse_grid(q.text("grid")).layers > 1; };
-  describe_distributed<DnsRun>(a, grid_axis("2x1x2", {"1x1", "1x1x4", "2x1x2", "2x2x2", "1x1x2"}), {},
-                               supports, bytes_per_rank);
+  describe_distributed<DnsRun>(a, Decomposition::dns,
+                               grid_axis("2x1x2", {"1x1", "1x1x4", "2x1x2", "2x2x2", "1x1x2"}), {});
 }
 
 }  // namespace mmlab

@@ -20,31 +20,19 @@ namespace {
 
 using namespace dist;
 
-struct Panel {
-  long k0, width;
-  int a_owner, b_owner;  // grid column holding its A slice, grid row holding its B slice
-};
-
 class SummaRun final : public RunBase {
  public:
   explicit SummaRun(const DistributedSetup& s)
-      : RunBase(s), pr_(grid_.rows), pc_(grid_.cols), i_(job().rank / pc_), j_(job().rank % pc_) {
-    const long panel = s.params->integer("panel");
+      : RunBase(s, Decomposition::summa),
+        pr_(grid_.rows),
+        pc_(grid_.cols),
+        i_(job().rank / pc_),
+        j_(job().rank % pc_),
+        panels_(summa_panels(p_.k, pr_, pc_, shape_.panel)) {
     rows_ = part(p_.m, pr_, i_), cols_ = part(p_.n, pc_, j_);
     ka_ = part(p_.k, pc_, j_), kb_ = part(p_.k, pr_, i_);
-    // Panel edges: both owners' edges, then cut to at most `panel` wide.
-    std::vector<long> edges = {p_.k};
-    for (int c = 0; c < pc_; ++c) edges.push_back(part(p_.k, pc_, c).offset);
-    for (int r = 0; r < pr_; ++r) edges.push_back(part(p_.k, pr_, r).offset);
-    std::sort(edges.begin(), edges.end());
-    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
     long widest = 0;
-    for (std::size_t e = 0; e + 1 < edges.size(); ++e)
-      for (long k0 = edges[e]; k0 < edges[e + 1]; k0 += panel) {
-        const long w = std::min(panel, edges[e + 1] - k0);
-        panels_.push_back({k0, w, owner(p_.k, pc_, k0), owner(p_.k, pr_, k0)});
-        widest = std::max(widest, w);
-      }
+    for (const SummaPanel& pa : panels_) widest = std::max(widest, pa.width);
     a_ = keep(std::size_t(rows_.size * ka_.size));
     b_ = keep(std::size_t(kb_.size * cols_.size));
     for (int t = 0; t < 2; ++t)
@@ -60,7 +48,7 @@ class SummaRun final : public RunBase {
     Comm& row = comm("summa-row-" + std::to_string(pr_) + "x" + std::to_string(pc_), i_, j_);
     Comm& col = comm("summa-col-" + std::to_string(pr_) + "x" + std::to_string(pc_), j_, i_);
     auto fetch = [&](std::size_t t, int buf) {  // panel t into buffers `buf`, on the communication stream
-      const Panel& pa = panels_[t];
+      const SummaPanel& pa = panels_[t];
       ctx_.communicate([&] {
         if (pa.a_owner == j_)
           ctx_.copy_2d(ap_[buf], pa.width, a_ + (pa.k0 - ka_.offset), ka_.size, rows_.size, pa.width);
@@ -88,44 +76,14 @@ class SummaRun final : public RunBase {
     ctx_.finish();
   }
 
-  Model model() const override {
-    Model m;
-    m.pipelined = true;
-    for (const Panel& pa : panels_) {
-      ModelStep s;
-      s.flop = 2.0 * rows_.size * cols_.size * pa.width;
-      s.bytes_in = 4.0 * ((pc_ > 1 ? rows_.size * pa.width : 0) + (pr_ > 1 ? pa.width * cols_.size : 0));
-      m.steps.push_back(s);
-    }
-    return m;
-  }
+  // The model: core/decompositions.cpp, over the same panels.
 
  private:
-  static int owner(long k, int parts, long k0) {
-    int o = 0;
-    while (o + 1 < parts && part(k, parts, o + 1).offset <= k0) ++o;
-    return o;
-  }
-
   int pr_, pc_, i_, j_;
+  std::vector<SummaPanel> panels_;
   Part rows_, cols_, ka_, kb_;
-  std::vector<Panel> panels_;
   float *a_, *b_, *ap_[2], *bp_[2], *c_;
 };
-
-Reason supports(const Problem&, const Params& q, const DeviceInfo& d) {
-  const Grid g = parse_grid(q.text("grid"));
-  if (g.layers != 1) return "dist_summa runs on a 2D grid pr x pc; not " + g.text();
-  return check_job(g, q.text("engine"), d);
-}
-
-std::size_t bytes_per_rank(const Problem& p, const Params& q) {
-  const Grid g = parse_grid(q.text("grid"));
-  const double rows = part(p.m, g.rows, 0).size, cols = part(p.n, g.cols, 0).size;
-  const double w = std::min<double>(double(q.integer("panel")), double(p.k));
-  return std::size_t(4 * (rows * part(p.k, g.cols, 0).size + part(p.k, g.rows, 0).size * cols +
-                          2 * (rows + cols) * w + rows * cols));
-}
 
 }  // namespace
 
@@ -135,9 +93,8 @@ MMLAB_ALGORITHM(dist_summa) {
       {"default", "panels broadcast on row and column communicators, overlapped with the products"}};
   a.constraints = "grid pr x pc = the job's ranks; any m, n, k";
   describe_distributed<SummaRun>(
-      a, grid_axis("2x2", {"1x1", "2x2", "1x4", "2x1"}),
-      {{"panel", AxisKind::integer, "widest k panel broadcast at once", "4096", {"4096", "7"}}}, supports,
-      bytes_per_rank);
+      a, Decomposition::summa, grid_axis("2x2", {"1x1", "2x2", "1x4", "2x1"}),
+      {{"panel", AxisKind::integer, "widest k panel broadcast at once", "4096", {"4096", "7"}}});
 }
 
 }  // namespace mmlab

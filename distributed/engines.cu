@@ -1,7 +1,11 @@
-// The local engines of the distributed algorithms: cuBLAS (pure FP32), the lab's register_tiled,
-// and Eigen on the host (the CPU backend), behind dist::Engine.
+// The local engines of the distributed algorithms, behind dist::Engine: cuBLAS in pure FP32
+// (cublas) or with TF32 tensor cores (cublas_tf32, judged as TF32), the lab's register_tiled (its
+// `tuned` choice), tf32x3 (the FP32-accurate tensor-core dispatcher, flagship tensor_cores: tf32x3
+// half3 or wgmma3 for each product's shape, FP32-level error), and Eigen on the host (the CPU backend).
 #include <Eigen/Core>
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include "algorithms/registry.hpp"
 #include "distributed/context.hpp"
@@ -14,10 +18,10 @@ namespace {
 
 class CublasEngine final : public Engine {
  public:
-  explicit CublasEngine(cudaStream_t* stream)
+  CublasEngine(cudaStream_t* stream, cublasMath_t math)
       : stream_(stream), workspace_(std::size_t(32) << 20, Buffer::Kind::device) {
     MMLAB_CHECK(cublasCreate(&handle_));
-    MMLAB_CHECK(cublasSetMathMode(handle_, CUBLAS_PEDANTIC_MATH));  // pure FP32, as the lab's baseline
+    MMLAB_CHECK(cublasSetMathMode(handle_, math));
     MMLAB_CHECK(cublasSetWorkspace(handle_, workspace_.get(), workspace_.bytes()));
   }
   ~CublasEngine() override { cublasDestroy(handle_); }
@@ -41,22 +45,25 @@ __global__ void add_kernel(float* __restrict__ c, const float* __restrict__ t, l
     c[e] += t[e];
 }
 
-// The lab's flagship as the local engine: its `tuned` choice for each product's shape.
-class RegisterTiledEngine final : public Engine {
+// One of the lab's own algorithms as the local engine: its variant's choice for each product's
+// shape (resolved once per shape), accumulation through a partial product and an add.
+class LabEngine final : public Engine {
  public:
-  RegisterTiledEngine(cudaStream_t* stream, const DeviceInfo& device)
-      : stream_(stream), device_(device), alg_(algorithms::register_tiled()) {}
+  LabEngine(cudaStream_t* stream, const DeviceInfo& device, const Algorithm& alg, std::string variant)
+      : stream_(stream), device_(device), alg_(alg), variant_(std::move(variant)),
+        state_(alg.make_state ? alg.make_state() : nullptr) {}
   void gemm(const float* a, long lda, const float* b, long ldb, float* c, long ldc, long m, long n, long k,
             bool accumulate) override {
     if (lda != k || ldb != n || ldc != n)
-      throw std::logic_error("register_tiled engine: operands must be contiguous");
+      throw std::logic_error(alg_.name + " engine: operands must be contiguous");
     const Problem p{m, n, k};
-    const Params q = alg_.resolve(p, Params("tuned"), device_);
+    const Params& q = resolved(p);
     grow(workspace_, alg_.workspace(p, q));
     if (accumulate) grow(partial_, sizeof(float) * std::size_t(m * n));
     RunArgs r;
     r.a = a, r.b = b, r.c = accumulate ? partial_.as<float>() : c;
     r.problem = p, r.params = &q, r.workspace = workspace_.get(), r.stream = *stream_, r.device = &device_;
+    r.state = state_.get();
     alg_.run(r);
     if (accumulate) {
       add_kernel<<<std::max<long>(1, std::min<long>((m * n + 255) / 256, 4096)), 256, 0, *stream_>>>(
@@ -69,9 +76,21 @@ class RegisterTiledEngine final : public Engine {
   static void grow(Buffer& b, std::size_t bytes) {
     if (b.bytes() < bytes) b = Buffer(bytes, Buffer::Kind::device);
   }
+  const Params& resolved(const Problem& p) {
+    const auto key = std::make_tuple(p.m, p.n, p.k);
+    auto it = resolved_.find(key);
+    if (it == resolved_.end()) {
+      const Params asked(variant_);
+      it = resolved_.emplace(key, alg_.resolve ? alg_.resolve(p, asked, device_) : asked).first;
+    }
+    return it->second;
+  }
   cudaStream_t* stream_;
   DeviceInfo device_;
   const Algorithm& alg_;
+  std::string variant_;
+  std::shared_ptr<void> state_;
+  std::map<std::tuple<long, long, long>, Params> resolved_;
   Buffer workspace_, partial_;
 };
 
@@ -94,8 +113,12 @@ class EigenEngine final : public Engine {
 }  // namespace
 
 std::unique_ptr<Engine> make_engine(const std::string& name, CUstream_st** stream, const DeviceInfo& device) {
-  if (name == "cublas") return std::make_unique<CublasEngine>(stream);
-  if (name == "register_tiled") return std::make_unique<RegisterTiledEngine>(stream, device);
+  if (name == "cublas") return std::make_unique<CublasEngine>(stream, CUBLAS_PEDANTIC_MATH);  // pure FP32
+  if (name == "cublas_tf32") return std::make_unique<CublasEngine>(stream, CUBLAS_TF32_TENSOR_OP_MATH);
+  if (name == "register_tiled")
+    return std::make_unique<LabEngine>(stream, device, algorithms::register_tiled(), "tuned");
+  if (name == "tf32x3")
+    return std::make_unique<LabEngine>(stream, device, algorithms::flagship(), "tensor_cores");
   return std::make_unique<EigenEngine>();
 }
 

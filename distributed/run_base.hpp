@@ -1,5 +1,6 @@
-// What every distributed run shares: its context, its C block, the probes of the model's local
-// rate and link bandwidth. An algorithm file adds its blocks, its schedule and its model.
+// What every distributed run shares: its context, its C block, its model (core/decompositions.hpp),
+// the probes of the model's local rate and link bandwidth. An algorithm file adds its blocks and its
+// schedule.
 #pragma once
 
 #include <chrono>
@@ -13,14 +14,23 @@ namespace mmlab::dist {
 
 class RunBase : public DistributedRun {
  public:
-  explicit RunBase(const DistributedSetup& s)
-      : ctx_(context(s.params->text("engine"), *s.device)),
+  RunBase(const DistributedSetup& s, Decomposition kind)
+      : ctx_(context(s.params->text("engine"), transport_of(s.params->text("transport")), *s.device)),
         grid_(parse_grid(s.params->text("grid"))),
         p_(s.problem),
+        shape_{kind, s.problem, grid_, s.params->has("panel") ? long(s.params->integer("panel")) : 4096},
         seed_(s.seed),
         ctas_(s.params->has("comm_ctas") && s.params->text("comm_ctas") != "auto"
                   ? std::stoi(s.params->text("comm_ctas"))
-                  : 0) {}
+                  : 0) {
+    // Asked for copy_engine, resolved to NCCL (ranks on more than one host): the row says why.
+    if (s.asked && s.asked->text("transport") != s.params->text("transport")) note_ = copy_engine_unavailable();
+  }
+  // Peers may have mapped this run's memory: every rank unmaps before any frees it.
+  ~RunBase() override { ctx_.release_peers(); }
+
+  Model model() const override { return shape_.model(job().rank); }
+  std::string note() const override { return note_; }
 
   void poison() override {
     if (c_rows_ * c_cols_ > 0) ctx_.fill_nan(c_, std::size_t(c_rows_ * c_cols_));
@@ -72,6 +82,7 @@ class RunBase : public DistributedRun {
       ctx_.finish();
       if (i) best = std::min(best, max_over_ranks(ctx_.phases().comm_ms));
     }
+    ctx_.release_peers();  // before `send` and `recv` are freed
     return double(count * sizeof(float)) / (best * 1e6);
   }
 
@@ -90,12 +101,14 @@ class RunBase : public DistributedRun {
   Context& ctx_;
   Grid grid_;
   Problem p_;
+  Decomposed shape_;
   unsigned long long seed_;
   int ctas_;
 
  private:
   std::vector<std::shared_ptr<Memory>> memory_;
   std::size_t bytes_ = 0;
+  std::string note_;
   float* c_ = nullptr;
   long c_row0_ = 0, c_col0_ = 0, c_rows_ = 0, c_cols_ = 0;
   long first_m_ = 0, first_n_ = 0, first_k_ = 0;
@@ -105,17 +118,33 @@ class RunBase : public DistributedRun {
 
 namespace mmlab::dist {
 
-// The descriptor parts every distributed algorithm shares: the backend, the grid, engine and
-// comm_ctas axes (then its own), its checks, its memory per rank, and its run.
+// What a configuration is, as core/decompositions.hpp describes it.
+inline Decomposed decomposed(Decomposition kind, const Problem& p, const Params& q) {
+  return {kind, p, parse_grid(q.text("grid")), q.has("panel") ? long(q.integer("panel")) : 4096};
+}
+
+// The descriptor parts every distributed algorithm shares: the backend, the grid, engine, transport
+// and comm_ctas axes (then its own), the precision its engine gives, copy_engine resolved to NCCL
+// where ranks span hosts, its checks, its memory per rank, and its run.
 template <class Run>
-void describe_distributed(Algorithm& a, Axis grid, std::vector<Axis> own,
-                          std::function<Reason(const Problem&, const Params&, const DeviceInfo&)> supports,
-                          std::function<std::size_t(const Problem&, const Params&)> bytes_per_rank) {
+void describe_distributed(Algorithm& a, Decomposition kind, Axis grid, std::vector<Axis> own) {
   a.backend = Backend::distributed;
-  a.axes = {std::move(grid), engine_axis(), comm_ctas_axis()};
+  a.axes = {std::move(grid), engine_axis(), transport_axis(), comm_ctas_axis()};
   a.axes.insert(a.axes.end(), own.begin(), own.end());
-  a.supports = std::move(supports);
-  a.workspace_bytes = std::move(bytes_per_rank);
+  a.precision_by = [](const Params& q) {
+    return q.text("engine") == "cublas_tf32" ? Precision::tf32 : Precision::fp32;
+  };
+  a.resolve = [](const Problem&, const Params& q, const DeviceInfo&) {
+    Params r = q;
+    if (q.text("transport") == "copy_engine" && !copy_engine_unavailable().empty()) r.set("transport", "nccl");
+    return r;
+  };
+  a.supports = [kind](const Problem&, const Params& q, const DeviceInfo& d) -> Reason {
+    const Grid g = parse_grid(q.text("grid"));
+    if (std::string why = grid_problem(kind, g); !why.empty()) return why;
+    return check_job(g, q, d);
+  };
+  a.workspace_bytes = [kind](const Problem& p, const Params& q) { return decomposed(kind, p, q).bytes_per_rank(); };
   a.make_distributed = [](const DistributedSetup& s) -> std::unique_ptr<DistributedRun> {
     return std::make_unique<Run>(s);
   };

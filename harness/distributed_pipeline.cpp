@@ -43,7 +43,7 @@ Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, cons
     out.reason = "needs " + gib(need) + " per rank; a rank has " + gib(std::max(free, 0.0)) + " free";
     return out;
   }
-  DistributedSetup setup{p, &q, seed, &device};
+  DistributedSetup setup{p, &q, &cfg.params, seed, &device};
   std::unique_ptr<DistributedRun> run = alg.make_distributed(setup);
 
   // Verify once, C poisoned first.
@@ -63,7 +63,7 @@ Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, cons
   all.nonfinite = std::size_t(sum_over_ranks(double(e.nonfinite)));
   all.count = std::size_t(sum_over_ranks(double(e.count)));
   d.verified_entries = sum_over_ranks(d.verified_entries);
-  out.verdict = judge(all, p.k, p.inputs, alg.precision_of(q.variant()));
+  out.verdict = judge(all, p.k, p.inputs, alg.precision_of(q));
   out.distributed = d;
   if (!out.verdict->ok) {
     out.status = Status::failed;
@@ -120,6 +120,7 @@ Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, cons
   if (!std::isfinite(d.link_gbs)) d.link_gbs = 0;          // one rank: no link
   if (!std::isfinite(d.local_gflops)) d.local_gflops = 0;  // no rank had work
   out.distributed = d;
+  out.reason = run->note();
   return out;
 }
 

@@ -100,6 +100,7 @@ int list(int argc, char** argv) {
     for (const auto& x : a->axes) {
       std::cout << "    " << x.name << " = " << x.default_value << " (default)  " << x.description
                 << "\n      values swept by `all` and the GPU tests: " << join(x.values) << "\n";
+      if (!x.on_request.empty()) std::cout << "      on request (run when named): " << join(x.on_request) << "\n";
       if (!x.variants.empty()) std::cout << "      only for variants: " << join(x.variants) << "\n";
     }
     if (!a->constraints.empty()) std::cout << "  constraints: " << a->constraints << "\n";

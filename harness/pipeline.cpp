@@ -96,7 +96,7 @@ Reason prepare_buffers(Workbench& bench, const Configuration& cfg, const DeviceI
 // Phase 3: one run on a NaN-poisoned output, compared with the float64 reference.
 Verdict verify(Workbench& bench, const Algorithm& alg, const RunArgs& args, double* checked) {
   const std::size_t c_count = std::size_t(args.problem.m) * args.problem.n;
-  const Precision precision = alg.precision_of(args.params->variant());
+  const Precision precision = alg.precision_of(*args.params);
   if (alg.backend == Backend::host) {
     std::fill(args.c, args.c + c_count, std::nanf(""));
     alg.run(args);

@@ -109,7 +109,7 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
   r.set("device_bytes", (long long)o.device_bytes);
   r.set("m", cfg.problem.m).set("n", cfg.problem.n).set("k", cfg.problem.k);
   r.set("inputs", inputs_name(cfg.problem.inputs));
-  r.set("precision", precision_name(cfg.algorithm->precision_of(cfg.params.variant())));
+  r.set("precision", precision_name(cfg.algorithm->precision_of(cfg.params)));
   r.set("scope", scope_name(cfg.scope)).set("l2_flush", l2_flush_name(cfg.l2_flush));
   r.set("repeats", cfg.scope == Scope::batched ? plan.timing.repeats : 1).set("warmup", plan.timing.warmup);
   if (cfg.algorithm->backend != Backend::distributed) {

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "analysis/commands.hpp"
+#include "analysis/model.hpp"
 #include "analysis/paper_tables.hpp"
 #include "analysis/readme.hpp"
 #include "tests/analysis/fixture.hpp"
@@ -684,6 +685,42 @@ TEST(Cli, ExitCodesAndNothingPartialWritten) {
                                 "summary " + (d / "r.csv") + " --format docx"}) {
     EXPECT_EQ(cli(bad + " --output " + (d / "bad.out")), 2) << bad;
     EXPECT_FALSE(std::filesystem::exists(d / "bad.out")) << bad;
+  }
+}
+
+// The model command: each committed four-GPU row's prediction recomputed from its own rates is
+// what its run recorded (the model is written once, core/decompositions); the prediction names a
+// winner per engine, size and GPU count; bad machine parameters are exit 2 with nothing written.
+TEST(Model, ValidatesMeasuredRowsAndPredictsWinners) {
+  const Table v = model_validation(load_results({std::string(MMLAB_SOURCE_DIR) + "/data/distributed/x4/x4.csv"}, false));
+  ASSERT_GE(v.rows.size(), 18u);
+  for (const auto& r : v.rows) {
+    const double predicted = std::stod(r[7]), recorded = std::stod(r[8]);
+    EXPECT_NEAR(predicted / recorded, 1.0, 1e-3) << r[0] << " " << r[1] << " " << r[4];
+  }
+  EXPECT_NE(v.note.find(" rows within 15% of the model"), std::string::npos) << v.note;
+
+  Machine m;
+  m.engines = parse_engines("cublas=50000,fast=400000");
+  const Table t = model_prediction({4096, 30000}, {4, 16, 64}, m);
+  ASSERT_EQ(t.rows.size(), 2u * 2u * 3u);
+  for (const auto& r : t.rows) EXPECT_TRUE(r[6] == "dist_cannon" || r[6] == "dist_summa" || r[6] == "dist_dns") << r[6];
+  // A faster engine exposes the transfers: its time is no better than compute-bound scaling.
+  const double slow = std::stod(t.rows[0][3]), fast = std::stod(t.rows[6][3]);  // Cannon 2x2 at 4096
+  EXPECT_GT(fast, slow * 50000 / 400000);
+  // Too little memory: nothing fits.
+  m.memory_bytes = 1e6;
+  EXPECT_EQ(model_prediction({30000}, {4}, m).rows.at(0)[6], "none fits");
+  EXPECT_NE(error_of([] { parse_engines("cublas"); }), "no error");
+  EXPECT_NE(error_of([] { parse_engines("cublas=-1"); }), "no error");
+
+  TempDir d;
+  EXPECT_EQ(cli("model --sizes 4096 --gpus 4,8 --plot " + (d / "w.svg") + " --output " + (d / "m.md")), 0);
+  EXPECT_TRUE(std::filesystem::exists(d / "w.svg"));
+  for (const std::string& bad : {std::string("model --engine-gflops cublas=0"), std::string("model --gpus 0"),
+                                 std::string("model --domain 0"), std::string("model --sizes x")}) {
+    EXPECT_EQ(cli(bad + " --output " + (d / "bad.md")), 2) << bad;
+    EXPECT_FALSE(std::filesystem::exists(d / "bad.md")) << bad;
   }
 }
 

@@ -97,5 +97,34 @@ TEST(Registry, SweepsEnumerateOnlyCompiledPoints) {
   EXPECT_EQ(parameter_points(tiled, "default", {{"tile", {"48"}}}).size(), 1u);
 }
 
+// The distributed algorithms' engines and transports: cublas_tf32 only when named, and judged as
+// TF32; copy_engine refused for the CPU backend, with the reason.
+TEST(Registry, DistributedEnginesAndTransports) {
+  for (const char* name : {"dist_cannon", "dist_summa", "dist_dns"}) {
+    SCOPED_TRACE(name);
+    const Algorithm& a = *test::lab().find(name);
+    const Axis* engine = a.find_axis("engine");
+    ASSERT_TRUE(engine && a.find_axis("transport"));
+    EXPECT_EQ(std::count(engine->values.begin(), engine->values.end(), "cublas_tf32"), 0);
+    EXPECT_EQ(canonical_value(*engine, "cublas_tf32"), "cublas_tf32");
+    Params q("default");
+    for (const Axis& x : a.axes) q.set(x.name, x.default_value);
+    q.set("grid", "1x1");
+    EXPECT_EQ(a.precision_of(q), Precision::fp32);
+    q.set("engine", "tf32x3");
+    EXPECT_EQ(a.precision_of(q), Precision::fp32);
+    q.set("engine", "cublas_tf32");
+    EXPECT_EQ(a.precision_of(q), Precision::tf32);
+    q.set("engine", "eigen");
+    EXPECT_FALSE(a.supports({8, 8, 8}, q, DeviceInfo{}).has_value());
+    q.set("transport", "copy_engine");
+    const Reason why = a.supports({8, 8, 8}, q, DeviceInfo{});
+    ASSERT_TRUE(why.has_value());
+    EXPECT_NE(why->find("host memory"), std::string::npos) << *why;
+    // One host (this process): copy_engine stays copy_engine.
+    EXPECT_EQ(a.resolve({8, 8, 8}, q, DeviceInfo{}).text("transport"), "copy_engine");
+  }
+}
+
 }  // namespace
 }  // namespace mmlab

@@ -3,6 +3,9 @@
 #   mpi_test.sh MMLAB MPIEXEC NP verify   every grid of NP ranks, awkward shapes: all rows verify
 #   mpi_test.sh MMLAB MPIEXEC NP reject   a rank count no grid of the sweep uses: exit 2, nothing written
 #   mpi_test.sh MMLAB MPIEXEC NP die      a rank killed mid-run: the job ends (no hang), non-zero
+#   mpi_test.sh MMLAB MPIEXEC NP gpu      the GPU engines and both transports, every rank on GPU 0 (the
+#                                          copy engines' handshakes and IPC mappings, without NCCL, which
+#                                          refuses two ranks on one GPU): all rows verify; 77 without a GPU
 set -u
 mmlab=$1 mpiexec=$2 np=$3 mode=$4
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # CI runs as root
@@ -21,6 +24,13 @@ shapes=1x1x1,7x7x7,17x33x65,129x4x12,127x129x131,300x260x1028
 sweep=(run --algorithms dist_cannon,dist_summa,dist_dns --engine eigen --grid "$grids" --dist_summa.panel 7,4096
        --shape "$shapes" --trials 2 --warmup 0 --output "$dir/x.csv")
 
+if [ "$mode" = gpu ]; then
+  nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
+  sweep=(run --algorithms dist_cannon,dist_summa,dist_dns --engine cublas,tf32x3,cublas_tf32 --transport copy_engine
+         --device 0 --grid "$grids" --dist_summa.panel 7,4096 --shape "$shapes,2048x2047x2049" --trials 2
+         --warmup 0 --output "$dir/x.csv")
+  mode=verify
+fi
 case $mode in
   verify)
     launch "$mmlab" "${sweep[@]}" >"$dir/log" 2>&1

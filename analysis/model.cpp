@@ -1,0 +1,208 @@
+// mmlab-analyze model: the decompositions' model checked against the rows that measured it, and
+// evaluated over sizes, GPU counts and a machine of NVLink domains (see model.hpp).
+#include "analysis/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "analysis/plot.hpp"
+#include "core/decompositions.hpp"
+#include "core/params.hpp"
+
+namespace mmlab::analysis {
+
+namespace {
+
+// key=value from a row's `resolved` (else `params`) text: "grid=2x2;engine=cublas;panel=4096".
+std::string param(const Result& r, const std::string& key) {
+  const std::string& text = r.fields.count("resolved") && !r.fields.at("resolved").empty() ? r.fields.at("resolved")
+                                                                                           : r.params;
+  std::stringstream s(text);
+  std::string item;
+  while (std::getline(s, item, ';'))
+    if (item.rfind(key + "=", 0) == 0) return item.substr(key.size() + 1);
+  return {};
+}
+
+double number(const Result& r, const std::string& column) {
+  const auto it = r.fields.find(column);
+  if (it == r.fields.end() || it->second.empty()) return 0;
+  return std::stod(it->second);
+}
+
+// The slowest rank's predicted time: every rank up to 64 of them, else 64 spread evenly (rank 0,
+// which holds the largest blocks, among them).
+double predict(const Decomposed& d, double gflops, double gbs, double far_gbs, int domain, double step_ms) {
+  const int ranks = d.grid.volume(), sample = std::min(ranks, 64);
+  double worst = 0;
+  for (int s = 0; s < sample; ++s) {
+    const int r = int((long(s) * ranks) / sample);
+    const Model m = d.model(r, domain);
+    worst = std::max(worst, m.predict_ms(gflops, gbs, far_gbs) + step_ms * double(m.steps.size()));
+  }
+  return worst;
+}
+
+// Every grid of `ranks` that carries the decomposition (Cannon: q x q x c; SUMMA: pr x pc; DNS:
+// px x py x pz).
+std::vector<Grid> grids(Decomposition kind, int ranks) {
+  std::vector<Grid> out;
+  for (int a = 1; a <= ranks; ++a) {
+    if (ranks % a) continue;
+    for (int b = 1; b <= ranks / a; ++b) {
+      if ((ranks / a) % b) continue;
+      const Grid g{a, b, ranks / a / b};
+      if (grid_problem(kind, g).empty()) out.push_back(g);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Table model_validation(const std::vector<Result>& rows, double tolerance) {
+  Table t;
+  t.title = "the model against every measured distributed row";
+  t.header = {"algorithm", "grid", "engine", "transport", "size", "GPUs", "measured ms", "predicted ms",
+              "recorded ms", "measured / predicted", "within " + fixed(100 * tolerance, 0) + "%"};
+  int within = 0, total = 0;
+  for (const Result& r : rows) {
+    Decomposition kind;
+    if (!r.ok() || !decomposition_of(r.algorithm, &kind)) continue;
+    const double gflops = number(r, "local_gflops"), gbs = number(r, "link_gbs");
+    if (gflops <= 0 || r.median_ms <= 0) continue;
+    const std::string panel = param(r, "panel");
+    const Decomposed d{kind, {r.m, r.n, r.k}, parse_grid(r.get("grid")), panel.empty() ? 4096 : std::stol(panel)};
+    const double predicted =
+        predict(d, gflops, gbs > 0 ? gbs : std::numeric_limits<double>::infinity(), 0, 0, 0);
+    const double ratio = r.median_ms / predicted;
+    const bool ok = std::abs(ratio - 1) <= tolerance;
+    within += ok, ++total;
+    const std::string transport = param(r, "transport");
+    t.rows.push_back({r.algorithm, r.get("grid"), r.get("engine"), transport.empty() ? "nccl" : transport, r.dims(),
+                      r.get("gpus"), fixed(r.median_ms, 3), fixed(predicted, 3), fixed(number(r, "predicted_ms"), 3),
+                      fixed(ratio, 3), ok ? "yes" : "no"});
+  }
+  if (total == 0) throw AnalysisError("model: no ok distributed row with the model's inputs in the files");
+  t.note = std::to_string(within) + " of " + std::to_string(total) + " rows within " + fixed(100 * tolerance, 0) +
+           "% of the model. predicted: core/decompositions' model of the row's shape and grid, evaluated afresh "
+           "with the local rate (local_gflops) and link bandwidth (link_gbs) measured in its job, the slowest "
+           "rank's; recorded: what the row's run predicted (the same model when the row is of this revision).";
+  return t;
+}
+
+std::vector<std::pair<std::string, double>> parse_engines(const std::string& text) {
+  std::vector<std::pair<std::string, double>> out;
+  std::stringstream s(text);
+  std::string item;
+  while (std::getline(s, item, ',')) {
+    const auto eq = item.find('=');
+    double v = 0;
+    try {
+      v = eq == std::string::npos ? 0 : std::stod(item.substr(eq + 1));
+    } catch (const std::exception&) {
+    }
+    if (eq == std::string::npos || eq == 0 || !(v > 0))
+      throw AnalysisError("--engine-gflops: '" + item + "' is not NAME=GFLOPS (e.g. cublas=51400)");
+    out.emplace_back(item.substr(0, eq), v);
+  }
+  if (out.empty()) throw AnalysisError("--engine-gflops: name at least one engine, NAME=GFLOPS");
+  return out;
+}
+
+Table model_prediction(const std::vector<long>& sizes, const std::vector<int>& ranks, const Machine& m) {
+  Table t;
+  t.title = "predicted: each decomposition's fastest grid per engine, size and GPU count";
+  t.header = {"engine", "N", "GPUs", "dist_cannon", "dist_summa", "dist_dns", "winner", "margin"};
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const auto& [engine, gflops] : m.engines)
+    for (long n : sizes)
+      for (int p : ranks) {
+        std::vector<std::string> row = {engine, std::to_string(n), std::to_string(p)};
+        std::vector<std::pair<double, std::string>> best;  // per decomposition: ms, grid
+        for (Decomposition kind : {Decomposition::cannon, Decomposition::summa, Decomposition::dns}) {
+          std::pair<double, std::string> b{inf, ""};
+          for (const Grid& g : grids(kind, p)) {
+            const Decomposed d{kind, {n, n, n}, g, 4096};
+            if (double(d.bytes_per_rank()) > m.memory_bytes) continue;
+            const double ms = predict(d, gflops, m.nvlink_gbs, m.fabric_gbs, m.domain, m.step_ms);
+            if (ms < b.first) b = {ms, g.text()};
+          }
+          row.push_back(b.second.empty() ? "-" : fixed(b.first, 2) + " (" + b.second + ")");
+          best.push_back(b);
+        }
+        std::vector<int> order = {0, 1, 2};
+        std::sort(order.begin(), order.end(), [&](int a, int b) { return best[a].first < best[b].first; });
+        const char* names[] = {"dist_cannon", "dist_summa", "dist_dns"};
+        if (best[order[0]].first == inf) {
+          row.insert(row.end(), {"none fits", ""});
+        } else {
+          row.push_back(names[order[0]]);
+          row.push_back(best[order[1]].first == inf ? ""
+                                                    : fixed(best[order[1]].first / best[order[0]].first, 3) + "x");
+        }
+        t.rows.push_back(row);
+      }
+  std::ostringstream note;
+  note << "ms of one N x N x N product (the slowest rank) by core/decompositions' model, each decomposition's "
+          "fastest grid of that many GPUs that fits in "
+       << fixed(m.memory_bytes / 1e9, 0) << " GB per GPU; SUMMA with 4096-wide panels. Machine: NVLink domains of "
+       << m.domain << " GPUs at " << fixed(m.nvlink_gbs, 0) << " GB/s per GPU, " << fixed(m.fabric_gbs, 0)
+       << " GB/s per GPU between domains (ranks numbered across domains in order; a transfer or a group that "
+          "crosses a domain moves at the fabric's rate), "
+       << fixed(m.step_ms, 3) << " ms per step; local rates per GPU:";
+  for (const auto& [engine, gflops] : m.engines) note << " " << engine << " " << fixed(gflops / 1000, 1) << " TFLOP/s";
+  note << ". margin: the runner-up's time / the winner's. The model assumes a product's rate does not fall with "
+          "its size: at many GPUs the local blocks are small and real products slower.";
+  t.note = note.str();
+  return t;
+}
+
+void plot_winners(const Table& prediction, const std::string& out, const std::string& title) {
+  std::vector<std::string> engines;
+  std::vector<long> sizes;
+  std::vector<int> ranks;
+  for (const auto& r : prediction.rows) {
+    if (std::find(engines.begin(), engines.end(), r[0]) == engines.end()) engines.push_back(r[0]);
+    if (std::find(sizes.begin(), sizes.end(), std::stol(r[1])) == sizes.end()) sizes.push_back(std::stol(r[1]));
+    if (std::find(ranks.begin(), ranks.end(), std::stoi(r[2])) == ranks.end()) ranks.push_back(std::stoi(r[2]));
+  }
+  if (engines.empty()) throw AnalysisError("model: nothing to plot");
+  const std::map<std::string, int> code = {{"dist_cannon", 0}, {"dist_summa", 1}, {"dist_dns", 2}};
+  std::ostringstream data, script;
+  for (std::size_t e = 0; e < engines.size(); ++e) {
+    for (const auto& r : prediction.rows) {
+      if (r[0] != engines[e]) continue;
+      const auto c = code.find(r[6]);
+      const long x = std::find(ranks.begin(), ranks.end(), std::stoi(r[2])) - ranks.begin();
+      const long y = std::find(sizes.begin(), sizes.end(), std::stol(r[1])) - sizes.begin();
+      std::string grid = c == code.end() ? "-" : r[3 + c->second];
+      const auto open = grid.find('(');
+      grid = open == std::string::npos ? grid : grid.substr(open + 1, grid.size() - open - 2);
+      data << x << " " << y << " " << (c == code.end() ? -1 : c->second) << " \"" << grid << "\"\n";
+    }
+    data << "\n\n";
+  }
+  script << "set multiplot layout " << engines.size() << ",1 title " << quote(title) << "\n"
+         << "set palette defined (-1 '#dddddd', 0 '#1f77b4', 1 '#ff7f0e', 2 '#2ca02c')\nset cbrange [-1:2]\n"
+         << "unset colorbox\nset xlabel 'GPUs'\nset ylabel 'N'\nset xrange [-0.5:" << ranks.size() - 0.5
+         << "]\nset yrange [-0.5:" << sizes.size() - 0.5 << "]\nset xtics (";
+  for (std::size_t i = 0; i < ranks.size(); ++i) script << (i ? ", " : "") << "\"" << ranks[i] << "\" " << i;
+  script << ")\nset ytics (";
+  for (std::size_t i = 0; i < sizes.size(); ++i) script << (i ? ", " : "") << "\"" << sizes[i] << "\" " << i;
+  script << ")\nset key outside right\n";
+  for (std::size_t e = 0; e < engines.size(); ++e)
+    script << "set title " << quote("engine " + engines[e] + ": the predicted winner (its grid)") << "\n"
+           << "plot datafile index " << e << " using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 0.9 lc palette notitle, "
+           << "'' index " << e << " using 1:2:4 with labels font ',8' notitle, "
+           << "NaN with boxes fs solid lc rgb '#1f77b4' title 'dist\\_cannon', "
+           << "NaN with boxes fs solid lc rgb '#ff7f0e' title 'dist\\_summa', "
+           << "NaN with boxes fs solid lc rgb '#2ca02c' title 'dist\\_dns'\n";
+  script << "unset multiplot\n";
+  run_gnuplot(script.str(), data.str(), out, int(200 + 260 * engines.size()));
+}
+
+}  // namespace mmlab::analysis

@@ -1,0 +1,39 @@
+// The distributed algorithms' analytic model (core/decompositions.hpp) away from the machine it
+// ran on: checked against every measured distributed row, and evaluated for machines no job ran
+// on: an engine's local rate per GPU, NVLink domains of a few GPUs joined by a slower fabric, GPU
+// counts from 4 to thousands.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/report.hpp"
+#include "analysis/results.hpp"
+
+namespace mmlab::analysis {
+
+// Every ok distributed row with the model's inputs (local_gflops, link_gbs): the model evaluated
+// afresh for its shape and grid with those inputs, beside the time measured and the prediction the
+// row recorded; measured / predicted, and whether it is within `tolerance` (0.15: 15%).
+Table model_validation(const std::vector<Result>& rows, double tolerance = 0.15);
+
+struct Machine {
+  std::vector<std::pair<std::string, double>> engines;  // name and local GFLOP/s per GPU
+  double nvlink_gbs = 358;    // per GPU within a domain (NCCL's ring shift on the H200s: 334 GiB/s)
+  double fabric_gbs = 50;     // per GPU between domains (one 400 Gb/s InfiniBand port per GPU)
+  int domain = 8;             // GPUs per NVLink domain
+  double memory_bytes = 80e9;  // per GPU; grids needing more are left out
+  double step_ms = 0;         // a fixed cost per step (launches, synchronisation)
+};
+// Parses "cublas=51400,tf32x3=140000" (AnalysisError otherwise).
+std::vector<std::pair<std::string, double>> parse_engines(const std::string& text);
+
+// For each engine, size N (square) and GPU count P: each decomposition's fastest grid of P ranks
+// that fits in memory, its predicted time, and the winner with its margin over the runner-up.
+Table model_prediction(const std::vector<long>& sizes, const std::vector<int>& ranks, const Machine& m);
+
+// A map of the predicted winner over (P, N) per engine (from model_prediction's table), through
+// gnuplot; OUT .svg or .png.
+void plot_winners(const Table& prediction, const std::string& out, const std::string& title);
+
+}  // namespace mmlab::analysis

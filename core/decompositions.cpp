@@ -1,0 +1,164 @@
+// The decompositions' schedules as arithmetic (see decompositions.hpp); the algorithm files in
+// distributed/ say where each comes from.
+#include "core/decompositions.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace mmlab {
+
+bool decomposition_of(const std::string& algorithm, Decomposition* d) {
+  for (Decomposition x : {Decomposition::cannon, Decomposition::summa, Decomposition::dns})
+    if (algorithm == decomposition_algorithm(x)) return *d = x, true;
+  return false;
+}
+
+const char* decomposition_algorithm(Decomposition d) {
+  return d == Decomposition::cannon ? "dist_cannon" : d == Decomposition::summa ? "dist_summa" : "dist_dns";
+}
+
+std::string grid_problem(Decomposition d, const Grid& g) {
+  if (d == Decomposition::cannon && (g.rows != g.cols || g.rows % g.layers != 0))
+    return "dist_cannon needs a grid q x q x c with c dividing q (c = 1: Cannon; c > 1: 2.5D); not " + g.text();
+  if (d == Decomposition::summa && g.layers != 1) return "dist_summa runs on a 2D grid pr x pc; not " + g.text();
+  return {};
+}
+
+CannonRank::CannonRank(const Grid& g, int rank)
+    : q(g.rows), steps(g.rows / g.layers), l(rank / (q * q)), i(rank % (q * q) / q), j(rank % q) {}
+
+namespace {
+
+// The part of k (split over `parts`, the larger first) that holds index k0 < k.
+int owner(long k, int parts, long k0) {
+  const long base = k / parts, extra = k % parts;
+  if (k0 < extra * (base + 1)) return int(k0 / (base + 1));
+  return int(extra + (k0 - extra * (base + 1)) / base);
+}
+
+struct DnsRank {
+  int i, j, l;
+  DnsRank(const Grid& g, int r) : i((r / g.cols) % g.rows), j(r % g.cols), l(r / (g.cols * g.rows)) {}
+};
+
+}  // namespace
+
+std::vector<SummaPanel> summa_panels(long k, int pr, int pc, long panel) {
+  // Panel edges: both owners' edges, then cut to at most `panel` wide.
+  std::vector<long> edges = {k};
+  for (int c = 0; c < pc; ++c) edges.push_back(part(k, pc, c).offset);
+  for (int r = 0; r < pr; ++r) edges.push_back(part(k, pr, r).offset);
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  std::vector<SummaPanel> out;
+  for (std::size_t e = 0; e + 1 < edges.size(); ++e)
+    for (long k0 = edges[e]; k0 < edges[e + 1]; k0 += panel)
+      out.push_back({k0, std::min(panel, edges[e + 1] - k0), owner(k, pc, k0), owner(k, pr, k0)});
+  return out;
+}
+
+Model Decomposed::model(int rank, int domain) const {
+  const Problem& p = problem;
+  // Whether ranks `first` ... `last` (a group listed in increasing order) span link domains.
+  auto far = [&](int first, int last) { return domain > 0 && first / domain != last / domain; };
+  Model m;
+  if (kind == Decomposition::cannon) {
+    const CannonRank c(grid, rank);
+    const Part rows = part(p.m, c.q, c.i), cols = part(p.n, c.q, c.j);
+    const int base = c.l * c.q * c.q, right = base + c.i * c.q + (c.j + 1) % c.q,
+              down = base + ((c.i + 1) % c.q) * c.q + c.j, plane = c.q * c.q;
+    const bool far_a = far(std::min(rank, right), std::max(rank, right)),
+               far_b = far(std::min(rank, down), std::max(rank, down)),
+               far_c = far(c.i * c.q + c.j, (grid.layers - 1) * plane + c.i * c.q + c.j);
+    m.pipelined = true;
+    for (int s = 0; s < c.steps; ++s) {
+      const Part k = c.kpart(p.k, s);
+      ModelStep step;
+      step.flop = 2.0 * rows.size * cols.size * k.size;
+      if (s > 0) {
+        const double a = 4.0 * rows.size * k.size, b = 4.0 * k.size * cols.size;
+        step.bytes_in = a + b, step.far_in = (far_a ? a : 0) + (far_b ? b : 0);
+      }
+      if (s + 1 == c.steps && grid.layers > 1) {
+        step.bytes_out = 4.0 * rows.size * cols.size;
+        step.far_out = far_c ? step.bytes_out : 0;
+      }
+      m.steps.push_back(step);
+    }
+  } else if (kind == Decomposition::summa) {
+    const int i = rank / grid.cols, j = rank % grid.cols;
+    const Part rows = part(p.m, grid.rows, i), cols = part(p.n, grid.cols, j);
+    const bool far_a = far(i * grid.cols, i * grid.cols + grid.cols - 1),
+               far_b = far(j, (grid.rows - 1) * grid.cols + j);
+    m.pipelined = true;
+    for (const SummaPanel& pa : summa_panels(p.k, grid.rows, grid.cols, panel)) {
+      ModelStep s;
+      s.flop = 2.0 * rows.size * cols.size * pa.width;
+      const double a = grid.cols > 1 ? 4.0 * rows.size * pa.width : 0, b = grid.rows > 1 ? 4.0 * pa.width * cols.size : 0;
+      s.bytes_in = a + b, s.far_in = (far_a ? a : 0) + (far_b ? b : 0);
+      m.steps.push_back(s);
+    }
+  } else {
+    const DnsRank d(grid, rank);
+    const Part rows = part(p.m, grid.rows, d.i), cols = part(p.n, grid.cols, d.j),
+               k = part(p.k, grid.layers, d.l);
+    const int plane = grid.rows * grid.cols, row0 = d.l * plane + d.i * grid.cols;
+    ModelStep s;
+    s.flop = 2.0 * rows.size * cols.size * k.size;
+    const double a = grid.cols > 1 ? 4.0 * rows.size * k.size : 0, b = grid.rows > 1 ? 4.0 * k.size * cols.size : 0;
+    s.bytes_in = a + b;
+    s.far_in = (far(row0, row0 + grid.cols - 1) ? a : 0) +
+               (far(d.l * plane + d.j, d.l * plane + (grid.rows - 1) * grid.cols + d.j) ? b : 0);
+    s.bytes_out = grid.layers > 1 ? 4.0 * rows.size * cols.size : 0;
+    s.far_out = far(d.i * grid.cols + d.j, (grid.layers - 1) * plane + d.i * grid.cols + d.j) ? s.bytes_out : 0;
+    m.steps.push_back(s);
+  }
+  return m;
+}
+
+std::vector<int> Decomposed::peers(int rank) const {
+  std::set<int> out;
+  if (kind == Decomposition::cannon) {
+    const CannonRank c(grid, rank);
+    const int base = c.l * c.q * c.q, q = c.q;
+    if (c.steps > 1)
+      for (int r : {c.i * q + (c.j + q - 1) % q, c.i * q + (c.j + 1) % q, ((c.i + q - 1) % q) * q + c.j,
+                    ((c.i + 1) % q) * q + c.j})
+        out.insert(base + r);
+    if (grid.layers > 1)
+      for (int l = 0; l < grid.layers; ++l) out.insert(l * q * q + c.i * q + c.j);
+  } else if (kind == Decomposition::summa) {
+    const int i = rank / grid.cols, j = rank % grid.cols;
+    for (int c = 0; c < grid.cols; ++c) out.insert(i * grid.cols + c);
+    for (int r = 0; r < grid.rows; ++r) out.insert(r * grid.cols + j);
+  } else {
+    const DnsRank d(grid, rank);
+    const int plane = grid.rows * grid.cols;
+    for (int c = 0; c < grid.cols; ++c) out.insert(d.l * plane + d.i * grid.cols + c);
+    for (int r = 0; r < grid.rows; ++r) out.insert(d.l * plane + r * grid.cols + d.j);
+    for (int l = 0; l < grid.layers; ++l) out.insert(l * plane + d.i * grid.cols + d.j);
+  }
+  out.erase(rank);
+  return {out.begin(), out.end()};
+}
+
+std::size_t Decomposed::bytes_per_rank() const {
+  const Problem& p = problem;
+  const Grid& g = grid;
+  if (kind == Decomposition::cannon) {
+    const double rows = part(p.m, g.rows, 0).size, cols = part(p.n, g.rows, 0).size,
+                 k = part(p.k, g.rows, 0).size;
+    return std::size_t(4 * (2 * rows * k + 2 * k * cols + (g.layers > 1 ? 2 : 1) * rows * cols));
+  }
+  if (kind == Decomposition::summa) {
+    const double rows = part(p.m, g.rows, 0).size, cols = part(p.n, g.cols, 0).size;
+    const double w = std::min<double>(double(panel), double(p.k));
+    return std::size_t(4 * (rows * part(p.k, g.cols, 0).size + part(p.k, g.rows, 0).size * cols +
+                            2 * (rows + cols) * w + rows * cols));
+  }
+  const double rows = part(p.m, g.rows, 0).size, cols = part(p.n, g.cols, 0).size,
+               k = part(p.k, g.layers, 0).size;
+  return std::size_t(4 * (rows * k + k * cols + (g.layers > 1 ? 2 : 1) * rows * cols));
+}
+
+}  // namespace mmlab

@@ -1,0 +1,61 @@
+// The three decompositions of the distributed algorithms as arithmetic, written once: how each
+// rank's blocks are cut, the steps of its schedule (the model's terms), the ranks it exchanges data
+// with, and the memory it holds. The runs (distributed/) execute these schedules and report these
+// models; mmlab-analyze model evaluates them for machines and grids no job ran. No CUDA, no MPI.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/distributed.hpp"
+
+namespace mmlab {
+
+// Part i of n split over p: sizes differ by at most one, the larger first.
+struct Part {
+  long offset = 0, size = 0;
+};
+inline Part part(long n, long p, long i) {
+  const long base = n / p, extra = n % p;
+  return {i * base + std::min(i, extra), base + (i < extra ? 1 : 0)};
+}
+
+enum class Decomposition { cannon, summa, dns };
+// dist_cannon, dist_summa, dist_dns; false for any other name.
+bool decomposition_of(const std::string& algorithm, Decomposition* d);
+const char* decomposition_algorithm(Decomposition d);
+// Why `grid` cannot carry the decomposition (the algorithm's own words), or empty.
+std::string grid_problem(Decomposition d, const Grid& grid);
+
+// Cannon on a q x q x c grid: rank r's coordinates, and the k block of its step s.
+struct CannonRank {
+  int q = 1, steps = 1, l = 0, i = 0, j = 0;
+  CannonRank(const Grid& g, int rank);
+  Part kpart(long k, int s) const { return part(k, q, (i + j + l * steps + s) % q); }
+};
+
+// SUMMA's k panels: at most `panel` wide, never straddling the owner of an A or B slice.
+struct SummaPanel {
+  long k0 = 0, width = 0;
+  int a_owner = 0, b_owner = 0;  // grid column holding its A slice, grid row holding its B slice
+};
+std::vector<SummaPanel> summa_panels(long k, int pr, int pc, long panel);
+
+// One configuration of a decomposition: the problem, the grid and SUMMA's panel width.
+struct Decomposed {
+  Decomposition kind = Decomposition::cannon;
+  Problem problem;
+  Grid grid;
+  long panel = 4096;  // SUMMA only
+  // The steps of rank `rank` (the analytic model's terms). With `domain` > 0 ranks are placed in link
+  // domains of that many consecutive ranks, and bytes from or to another domain are marked far (a
+  // group that spans domains moves all its bytes far: its collective crosses the slow link).
+  Model model(int rank, int domain = 0) const;
+  // The ranks `rank` receives from or sends to (itself excluded), in world numbering.
+  std::vector<int> peers(int rank) const;
+  // Device (or host) memory one rank holds, in bytes (the largest rank's).
+  std::size_t bytes_per_rank() const;
+};
+
+}  // namespace mmlab

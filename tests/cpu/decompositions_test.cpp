@@ -1,0 +1,130 @@
+// The decompositions' arithmetic (core/decompositions.hpp): every product term is computed once,
+// SUMMA's panels tile k, peers are mutual, and the models' terms and memory are those the schedules
+// move and hold.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/decompositions.hpp"
+#include "core/params.hpp"
+
+namespace mmlab {
+namespace {
+
+const Problem kShapes[] = {{1, 1, 1}, {7, 7, 7}, {17, 33, 65}, {127, 129, 131}, {300, 260, 1028}, {2, 9, 3}};
+
+struct Case {
+  Decomposition kind;
+  const char* grid;
+};
+const Case kCases[] = {{Decomposition::cannon, "1x1"},   {Decomposition::cannon, "2x2"},
+                       {Decomposition::cannon, "3x3"},   {Decomposition::cannon, "2x2x2"},
+                       {Decomposition::cannon, "4x4x2"}, {Decomposition::summa, "1x4"},
+                       {Decomposition::summa, "2x2"},    {Decomposition::summa, "3x2"},
+                       {Decomposition::dns, "2x1x2"},    {Decomposition::dns, "1x1x4"},
+                       {Decomposition::dns, "2x2x2"},    {Decomposition::dns, "3x1x1"}};
+
+TEST(Decompositions, EveryProductTermOnce) {
+  for (const Case& c : kCases)
+    for (const Problem& p : kShapes)
+      for (long panel : {1L, 7L, 4096L}) {
+        const Decomposed d{c.kind, p, parse_grid(c.grid), panel};
+        SCOPED_TRACE(std::string(decomposition_algorithm(c.kind)) + " " + c.grid + " " + std::to_string(p.m) + "x" +
+                     std::to_string(p.n) + "x" + std::to_string(p.k) + " panel " + std::to_string(panel));
+        EXPECT_TRUE(grid_problem(c.kind, d.grid).empty());
+        double flop = 0;
+        for (int r = 0; r < d.grid.volume(); ++r)
+          for (const ModelStep& s : d.model(r).steps) flop += s.flop;
+        EXPECT_DOUBLE_EQ(flop, 2.0 * p.m * p.n * p.k);
+      }
+}
+
+TEST(Decompositions, CannonWalksEveryKBlockOncePerRank) {
+  const Grid g = parse_grid("4x4x2");
+  for (int r = 0; r < g.volume(); ++r) {
+    const CannonRank c(g, r);
+    std::vector<int> seen;  // the blocks of both layers of (i, j)
+    for (int l = 0; l < g.layers; ++l) {
+      const CannonRank other(g, l * 16 + c.i * 4 + c.j);
+      for (int s = 0; s < other.steps; ++s) seen.push_back(int(other.kpart(100, s).offset));
+    }
+    std::sort(seen.begin(), seen.end());
+    EXPECT_EQ(seen, (std::vector<int>{0, 25, 50, 75})) << "rank " << r;
+  }
+}
+
+TEST(Decompositions, SummaPanelsTileKAndRespectOwners) {
+  for (long k : {1L, 7L, 131L, 1028L})
+    for (long panel : {1L, 7L, 64L, 4096L}) {
+      const auto panels = summa_panels(k, 3, 2, panel);
+      long next = 0;
+      for (const SummaPanel& pa : panels) {
+        EXPECT_EQ(pa.k0, next);
+        EXPECT_GE(pa.width, 1);
+        EXPECT_LE(pa.width, panel);
+        const Part a = part(k, 2, pa.a_owner), b = part(k, 3, pa.b_owner);  // inside both owners' slices
+        EXPECT_TRUE(pa.k0 >= a.offset && pa.k0 + pa.width <= a.offset + a.size) << k << " " << panel;
+        EXPECT_TRUE(pa.k0 >= b.offset && pa.k0 + pa.width <= b.offset + b.size) << k << " " << panel;
+        next = pa.k0 + pa.width;
+      }
+      EXPECT_EQ(next, k);
+    }
+}
+
+TEST(Decompositions, PeersAreMutual) {
+  for (const Case& c : kCases) {
+    const Decomposed d{c.kind, {64, 64, 64}, parse_grid(c.grid), 16};
+    for (int r = 0; r < d.grid.volume(); ++r)
+      for (int q : d.peers(r)) {
+        EXPECT_NE(q, r);
+        const auto back = d.peers(q);
+        EXPECT_TRUE(std::find(back.begin(), back.end(), r) != back.end()) << c.grid << ": " << r << " -> " << q;
+      }
+  }
+  // Cannon 3x3: the four torus neighbours; DNS 1x1x4: the other layers (the reduction).
+  EXPECT_EQ((Decomposed{Decomposition::cannon, {9, 9, 9}, parse_grid("3x3")}.peers(4)), (std::vector<int>{1, 3, 5, 7}));
+  EXPECT_EQ((Decomposed{Decomposition::dns, {9, 9, 9}, parse_grid("1x1x4")}.peers(2)), (std::vector<int>{0, 1, 3}));
+}
+
+TEST(Decompositions, ModelTermsAndMemory) {
+  // Cannon 2x2 at 1000: two steps of 500^3 products; the second needs one A and one B block.
+  const Decomposed cannon{Decomposition::cannon, {1000, 1000, 1000}, parse_grid("2x2")};
+  const Model m = cannon.model(3);
+  ASSERT_EQ(m.steps.size(), 2u);
+  EXPECT_TRUE(m.pipelined);
+  EXPECT_DOUBLE_EQ(m.steps[0].bytes_in, 0);
+  EXPECT_DOUBLE_EQ(m.steps[1].bytes_in, 4.0 * 2 * 500 * 500);
+  EXPECT_EQ(cannon.bytes_per_rank(), std::size_t(4) * 5 * 500 * 500);  // two A, two B buffers and C
+  // DNS 1x1x4: no broadcast, a reduction of the whole C.
+  const Decomposed dns{Decomposition::dns, {1000, 1000, 1000}, parse_grid("1x1x4")};
+  EXPECT_DOUBLE_EQ(dns.model(1).steps.at(0).bytes_in, 0);
+  EXPECT_DOUBLE_EQ(dns.model(1).steps.at(0).bytes_out, 4.0 * 1000 * 1000);
+  // A pipelined model: the first step's data, then the larger of each product and the next transfer.
+  // 2.5e8 flop at 1 TFLOP/s: 0.25 ms; 2 MB at 1 GB/s: 2 ms, under the first product
+  EXPECT_DOUBLE_EQ(m.predict_ms(1000, 1), 0 + std::max(0.25, 2.0) + 0.25);
+}
+
+TEST(Decompositions, GridsEachAdmits) {
+  EXPECT_FALSE(grid_problem(Decomposition::cannon, parse_grid("1x4")).empty());
+  EXPECT_FALSE(grid_problem(Decomposition::cannon, parse_grid("4x4x3")).empty());
+  EXPECT_FALSE(grid_problem(Decomposition::summa, parse_grid("2x1x2")).empty());
+  EXPECT_TRUE(grid_problem(Decomposition::dns, parse_grid("5x1x3")).empty());
+  Decomposition d;
+  EXPECT_TRUE(decomposition_of("dist_summa", &d) && d == Decomposition::summa);
+  EXPECT_FALSE(decomposition_of("cublas", &d));
+}
+
+TEST(Params, OnRequestValuesAreAcceptedNotSwept) {
+  Axis a{"engine", AxisKind::choice, "", "x", {"x", "y"}};
+  a.on_request = {"z"};
+  EXPECT_EQ(canonical_value(a, "Z"), "z");
+  try {
+    canonical_value(a, "w");
+    FAIL() << "w accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("z (on request)"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace mmlab

@@ -1,6 +1,6 @@
-// dist_cannon: Cannon's algorithm across processes: a q x q torus of ranks (one GPU each, NCCL
-// between them; or host processes with MPI and Eigen, the CPU backend), and its 2.5D form, c such
-// tori (replicas) that share the steps.
+// dist_cannon: Cannon's algorithm across processes: a q x q torus of ranks (one GPU each, NCCL or
+// the copy engines between them, the `transport` axis; or host processes with MPI and Eigen, the
+// CPU backend), and its 2.5D form, c such tori (replicas) that share the steps.
 //
 // Source: T. W. O'Neil, "Experiments with Massively Parallel Matrix Multiplication" (2013), sec. 2.3:
 // C[i][j] = sum_s A[i][(i+j+s) mod q] B[(i+j+s) mod q][j] over blocks, each rank starting at a
@@ -12,9 +12,9 @@
 // partial C(i, j). It starts with A(i, l0) and B(l0, j), l0 = (i + j + l q / c) mod q: the initial
 // skew, made in place (each rank generates its blocks from the seed and their global indices, so no
 // scatter is timed). Then its steps: C(i, j) += A_cur B_cur on the compute stream while A_cur goes to
-// the left neighbour and B_cur to the one above within the layer (one grouped NCCL send/receive into
+// the left neighbour and B_cur to the one above within the layer (one grouped send/receive into
 // the other pair of buffers, on the communication stream); the next step waits for that exchange.
-// With c > 1 a reduction over the layers (NCCL reduce onto layer 0) follows.
+// With c > 1 a reduction over the layers (a reduce onto layer 0) follows.
 // Words received per rank: about 2 n^2 / (c sqrt(p / c)) over q / c - 1 shifts (the skew is not
 // counted), plus n^2 c / p for the reduction when c > 1.
 // Constraints: a grid q x q x c, c dividing q, whose volume is the job's rank count (mpirun -np c q^2).

@@ -6,7 +6,7 @@
 // Split: m is cut in px parts, n in py, k in pz (near-equal; any m, n, k). Rank (i, j, l) computes
 // the partial product A(i, l) B(l, j). A(i, l) starts on rank (i, 0, l) and is broadcast along its
 // grid row (the ranks sharing i and l); B(l, j) starts on (0, j, l) and is broadcast along its grid
-// column; after the product, the pz partial C(i, j) are summed onto layer 0 (NCCL reduce on the
+// column; after the product, the pz partial C(i, j) are summed onto layer 0 (a reduce on the
 // ranks sharing i and j). q x q x q is DNS proper; q x q x c (c < q) the 2.5D decomposition of the
 // same three phases (each layer one broadcast product of its k slice, not 2.5D's Cannon shifts);
 // 1 x 1 x p a pure k split (no broadcasts, one reduction).

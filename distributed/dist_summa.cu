@@ -5,7 +5,7 @@
 // (van de Geijn and Watts' SUMMA, 1997): C(i, j) = sum over k panels of A(i, panel) B(panel, j).
 // Split: rank (i, j) owns C(i, j) (m cut in pr, n in pc near-equal parts), A(i, j) with k cut in pc
 // parts, and B(i, j) with k cut in pr parts. k is walked in panels at most `panel` wide that never
-// straddle an owner: for each, the owner in grid row i broadcasts its slice of A to the row (NCCL
+// straddle an owner: for each, the owner in grid row i broadcasts its slice of A to the row (a
 // broadcast on the row communicator), the owner in grid column j its slice of B to the column. The
 // broadcast of panel t + 1 (communication stream) overlaps the product of panel t (compute stream).
 // Words received per rank: about n^2 / pr + n^2 / pc.

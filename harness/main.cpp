@@ -86,7 +86,7 @@ int list(int argc, char** argv) {
                   : a->backend == mmlab::Backend::host ? "host CPU"
                   : a->backend == mmlab::Backend::streamed
                       ? "GPU, operands in host memory, timed host to host"
-                      : "MPI ranks: GPUs over NCCL, or CPUs over MPI")
+                      : "MPI ranks: GPUs over NCCL or the copy engines, or CPUs over MPI")
               << ", " << (a->plugin_hash.empty() ? "" : "plugin ") << a->source << ")\n  " << a->summary
               << "\n";
     std::cout << "  variants:\n";

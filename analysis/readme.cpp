@@ -449,10 +449,9 @@ void regenerate(const std::string& data, const std::string& readme, const std::s
     CompareOptions o;
     o.baseline = "cublas";
     std::vector<Result> rows = load_results({path}, true);
-    if (!inputs.empty())
-      rows.erase(
-          std::remove_if(rows.begin(), rows.end(), [&](const Result& r) { return r.inputs != inputs; }),
-          rows.end());
+    if (const std::string& kind = inputs; !kind.empty())  // (a structured binding is not captured before C++20)
+      rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const Result& r) { return r.inputs != kind; }),
+                 rows.end());
     Table t = compare(rows, o);
     t.title.clear();
     t.header = {t.header[0], t.header[2], t.header[3], t.header[4], t.header[5], t.header[6], t.header[7]};

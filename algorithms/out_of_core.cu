@@ -3,12 +3,12 @@
 // and B through the GPU, multiply, send the block of C back, and double-buffer" (homework report,
 // question 6).
 //
-// The plan and its model are kernels/out_of_core_plan.hpp: C in panels that stay on the device
-// while computed, k in steps, A's slice of a step reused by every B tile of it. Per GPU three
-// streams (copies in, products, copies out) and two buffers of each kind; events order them: an A
-// slice or B tile is refilled only after the product that read it, a C panel is written only after
-// its last copy out, so the next copies run under the current product and a panel's copy out under
-// the next panel's products. Each product runs on the engine (a lab algorithm: cuBLAS in pure FP32,
+// The plan and its model are kernels/out_of_core_plan.hpp, the pipeline kernels/out_of_core_worker.cuh:
+// C in panels that stay on the device while computed, k in steps, A's slice of a step reused by
+// every B tile of it. Per GPU three streams (copies in, products, copies out) and two buffers of
+// each kind; events order them: an A slice or B tile is refilled only after the product that read
+// it, a C panel is written only after its last copy out, so the next copies run under the current
+// product and a panel's copy out under the next panel's products. Each product runs on the engine (a lab algorithm: cuBLAS in pure FP32,
 // the flagship's FP32 dispatcher, or its FP32-accurate tensor-core one) into a tile, added into the
 // panel. With `gpus` > 1, GPU g takes every g-th panel (as cuBLASXt spreads its tiles).
 // Host memory must be pinned for the copies to overlap: pinned memory is used as it is, other
@@ -18,27 +18,19 @@
 // (local_gflops), both measured on this GPU.
 // Example: mmlab run --algorithms out_of_core,cublasxt,cublas --size 32768 --out_of_core.budget 2G,8G
 #include <exception>
-#include <map>
-#include <memory>
-#include <mutex>
 #include <thread>
 
-#include "algorithms/kernels/common.cuh"
-#include "algorithms/kernels/out_of_core_plan.hpp"
+#include "algorithms/kernels/out_of_core_worker.cuh"
 #include "algorithms/registry.hpp"
-#include "runtime/gpu.hpp"
 
 namespace mmlab {
 namespace {
 
+using namespace out_of_core;
+
 enum class Engine { cublas, cuda_cores, tensor_cores };
 const std::vector<std::string> kEngines = {"cublas", "cuda_cores", "tensor_cores"};
 
-// The lab algorithm and variant each engine multiplies a tile with.
-struct EngineAlgorithm {
-  const Algorithm& algorithm;
-  const char* variant;
-};
 EngineAlgorithm engine_of(const Params& q) {
   const auto e = Engine(std::find(kEngines.begin(), kEngines.end(), q.text("engine")) - kEngines.begin());
   if (e == Engine::cublas) return {algorithms::cublas(), "default"};
@@ -49,18 +41,6 @@ EngineAlgorithm engine_of(const Params& q) {
 StreamRates nominal(const Params& q) {
   const bool tensor = q.text("engine") == "tensor_cores";
   return {tensor ? 190000.0 : 55000.0, 30, 30, 0.01, tensor ? 512.0 : 256.0};
-}
-
-// The engine's parameters for one tile product, resolved as the harness would.
-Params engine_params(const EngineAlgorithm& e, const Problem& tile, const DeviceInfo& d) {
-  Params q(e.variant);
-  for (const Axis& x : e.algorithm.axes)
-    if (x.applies_to(e.variant)) q.set(x.name, x.default_value);
-  return e.algorithm.resolve ? e.algorithm.resolve(tile, q, d) : q;
-}
-
-std::size_t engine_workspace(const EngineAlgorithm& e, const Problem& tile, const DeviceInfo& d) {
-  return e.algorithm.workspace(tile, engine_params(e, tile, d));
 }
 
 StreamPlan plan_of(const Problem& p, const Params& q) {  // from the resolved parameters
@@ -113,236 +93,6 @@ std::size_t workspace(const Problem& p, const Params& q) {  // its own buffers p
   return q.has("panel") ? plan_of(p, q).device_bytes : 0;
 }
 
-// C(r, c0 + j) = (or +=) T(r, j): the tile product added into its panel.
-__global__ void add_tile(const float* __restrict__ t, float* __restrict__ panel, long ld, int rows, int cols,
-                         bool accumulate) {
-  const long count = long(rows) * cols;
-  for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < count; e += long(gridDim.x) * blockDim.x) {
-    float* c = panel + (e / cols) * ld + e % cols;
-    *c = accumulate ? *c + t[e] : t[e];
-  }
-}
-
-// What one run measured, summed on one GPU; the state keeps each GPU's rates for the model.
-struct Totals {
-  double compute_ms = 0, copy_ms = 0;
-};
-
-// The per-run state: engine states per GPU, measured rates per (GPU, plan, engine), the last report.
-struct State {
-  std::mutex lock;
-  std::map<std::pair<int, const Algorithm*>, std::shared_ptr<void>> engines;
-  std::map<std::string, StreamRates> rates;
-  StreamedReport last;
-  void* engine_state(int device, const Algorithm& a) {
-    std::lock_guard<std::mutex> hold(lock);
-    auto [it, fresh] = engines.try_emplace({device, &a});
-    if (fresh && a.make_state) it->second = a.make_state();  // on `device`, current
-    return it->second.get();
-  }
-};
-
-// Events timing each operation of a run, read once it is over.
-class Stopwatch {
- public:
-  ~Stopwatch() {
-    for (auto& [a, b] : pairs_) cudaEventDestroy(a), cudaEventDestroy(b);
-  }
-  std::size_t start(cudaStream_t s) {
-    if (used_ == pairs_.size()) {
-      cudaEvent_t a, b;
-      MMLAB_CHECK(cudaEventCreate(&a));
-      MMLAB_CHECK(cudaEventCreate(&b));
-      pairs_.push_back({a, b});
-    }
-    MMLAB_CHECK(cudaEventRecord(pairs_[used_].first, s));
-    return used_++;
-  }
-  void stop(std::size_t i, cudaStream_t s) { MMLAB_CHECK(cudaEventRecord(pairs_[i].second, s)); }
-  double total_ms(const std::vector<std::size_t>& which) const {
-    double sum = 0;
-    for (std::size_t i : which) {
-      float ms = 0;
-      MMLAB_CHECK(cudaEventElapsedTime(&ms, pairs_[i].first, pairs_[i].second));
-      sum += ms;
-    }
-    return sum;
-  }
-
- private:
-  std::vector<std::pair<cudaEvent_t, cudaEvent_t>> pairs_;
-  std::size_t used_ = 0;
-};
-
-// One GPU's share: its panels (every gpus-th), its streams, buffers and events.
-class Worker {
- public:
-  Worker(const RunArgs& r, const StreamPlan& plan, int device, State& state)
-      : r_(r), p_(r.problem), s_(plan), device_(device), state_(state), engine_(engine_of(*r.params)) {
-    MMLAB_CHECK(cudaSetDevice(device));
-    for (cudaStream_t* s : {&in_, &compute_, &out_}) MMLAB_CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
-    for (auto* set : {&a_ready_, &a_free_, &b_ready_, &b_free_, &c_done_, &c_free_})
-      for (cudaEvent_t& e : *set) MMLAB_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    const std::size_t f = sizeof(float);
-    for (int i = 0; i < 2; ++i) {
-      MMLAB_CHECK(cudaMalloc(&c_[i], f * s_.rows * s_.cols));
-      MMLAB_CHECK(cudaMalloc(&a_[i], f * s_.rows * s_.depth));
-      MMLAB_CHECK(cudaMalloc(&b_[i], f * s_.depth * s_.tile));
-    }
-    MMLAB_CHECK(cudaMalloc(&t_, f * s_.rows * s_.tile));
-    std::size_t ws = 0;  // the largest any tile shape needs (edges may pick other kernels)
-    for (long rows : {s_.rows, p_.m % s_.rows})
-      for (long cols : {s_.tile, p_.n % s_.cols % s_.tile, s_.cols % s_.tile})
-        for (long depth : {s_.depth, p_.k % s_.depth})
-          if (rows && cols && depth) ws = std::max(ws, engine_workspace(engine_, {rows, cols, depth, p_.inputs}, *r_.device));
-    if (ws) MMLAB_CHECK(cudaMalloc(&workspace_, ws));
-  }
-  ~Worker() {
-    cudaSetDevice(device_);
-    for (float* b : {c_[0], c_[1], a_[0], a_[1], b_[0], b_[1], t_}) cudaFree(b);
-    cudaFree(workspace_);
-    for (auto* set : {&a_ready_, &a_free_, &b_ready_, &b_free_, &c_done_, &c_free_})
-      for (cudaEvent_t e : *set) cudaEventDestroy(e);
-    for (cudaStream_t s : {in_, compute_, out_}) cudaStreamDestroy(s);
-  }
-
-  // Panels first, first + step, ...; returns when their C is in host memory.
-  Totals run(long first, long step) {
-    MMLAB_CHECK(cudaSetDevice(device_));
-    const long across = (p_.n + s_.cols - 1) / s_.cols, panels = (p_.m + s_.rows - 1) / s_.rows * across;
-    for (long i = first, n = 0; i < panels; i += step, ++n) panel(i / across * s_.rows, i % across * s_.cols, n % 2);
-    for (cudaStream_t s : {in_, compute_, out_}) MMLAB_CHECK(cudaStreamSynchronize(s));
-    return {watch_.total_ms(products_), watch_.total_ms(copies_)};
-  }
-
-  // The model's rates on this GPU: one full tile product, one A slice in and one panel out, timed.
-  StreamRates measure() {
-    MMLAB_CHECK(cudaSetDevice(device_));
-    const long rows = std::min(s_.rows, p_.m), cols = std::min(s_.cols, p_.n), depth = std::min(s_.depth, p_.k),
-               tile = std::min(s_.tile, p_.n);
-    Stopwatch w;  // each alone, the fastest of three
-    std::vector<std::size_t> in, product, out;
-    for (int i = 0; i < 3; ++i) {
-      in.push_back(w.start(in_));
-      copy_in(a_[0], r_.a, p_.k, 0, rows, depth);
-      w.stop(in.back(), in_);
-      MMLAB_CHECK(cudaStreamSynchronize(in_));
-      product.push_back(w.start(compute_));
-      multiply(0, 0, rows, tile, depth, 0, false);
-      w.stop(product.back(), compute_);
-      MMLAB_CHECK(cudaStreamSynchronize(compute_));
-      out.push_back(w.start(out_));
-      MMLAB_CHECK(cudaMemcpy2DAsync(r_.c, sizeof(float) * p_.n, c_[0], sizeof(float) * cols, sizeof(float) * cols,
-                                    rows, cudaMemcpyDeviceToHost, out_));
-      w.stop(out.back(), out_);
-      MMLAB_CHECK(cudaStreamSynchronize(out_));
-    }
-    const auto fastest = [&](const std::vector<std::size_t>& v) {
-      double best = 1e300;
-      for (std::size_t i : v) best = std::min(best, w.total_ms({i}));
-      return best;
-    };
-    StreamRates r;
-    r.in_gbs = 4e-6 * double(rows) * depth / fastest(in);
-    r.gflops = 2e-6 * double(rows) * tile * depth / fastest(product);
-    r.out_gbs = 4e-6 * double(rows) * cols / fastest(out);
-    return r;
-  }
-
- private:
-  // Rows x cols of a row-major host matrix (leading dimension ld) from (row0, col0) into dense device rows.
-  void copy_in(float* to, const float* from, long ld, long offset, long rows, long cols) {
-    MMLAB_CHECK(cudaMemcpy2DAsync(to, sizeof(float) * cols, from + offset, sizeof(float) * ld, sizeof(float) * cols,
-                                  rows, cudaMemcpyHostToDevice, in_));
-  }
-
-  // T = A slice (rows x depth) * B tile (depth x cols), added into panel slot `c` at column `at`.
-  void multiply(int a, int b, long rows, long cols, long depth, long at, bool accumulate, int c = 0,
-                long panel_cols = 0) {
-    const Problem tile{rows, cols, depth, p_.inputs};
-    auto [it, fresh] = params_.try_emplace({rows, cols, depth});
-    if (fresh) it->second = engine_params(engine_, tile, *r_.device);
-    RunArgs e = r_;
-    e.a = a_[a], e.b = b_[b], e.c = t_, e.problem = tile, e.params = &it->second;
-    e.workspace = workspace_, e.stream = compute_, e.state = state_.engine_state(device_, engine_.algorithm);
-    engine_.algorithm.run(e);
-    add_tile<<<unsigned(std::min<long>(ceil_div(rows * cols, 256), 1024)), 256, 0, compute_>>>(
-        t_, c_[c] + at, panel_cols ? panel_cols : cols, int(rows), int(cols), accumulate);
-    MMLAB_CHECK_LAUNCH();
-  }
-
-  // One C panel: for each k step its A slice in, then each B tile in and multiplied; then out.
-  void panel(long row0, long col0, int c) {
-    const long rows = std::min(s_.rows, p_.m - row0), width = std::min(s_.cols, p_.n - col0);
-    MMLAB_CHECK(cudaStreamWaitEvent(compute_, c_free_[c]));  // its last copy out is done
-    for (long k0 = 0; k0 < p_.k; k0 += s_.depth) {
-      const long depth = std::min(s_.depth, p_.k - k0);
-      const int a = int(a_used_++ % 2);
-      MMLAB_CHECK(cudaStreamWaitEvent(in_, a_free_[a]));
-      const std::size_t ca = watch_.start(in_);
-      copy_in(a_[a], r_.a, p_.k, row0 * p_.k + k0, rows, depth);
-      watch_.stop(ca, in_), copies_.push_back(ca);
-      MMLAB_CHECK(cudaEventRecord(a_ready_[a], in_));
-      MMLAB_CHECK(cudaStreamWaitEvent(compute_, a_ready_[a]));
-      for (long j = 0; j < width; j += s_.tile) {
-        const long cols = std::min(s_.tile, width - j);
-        const int b = int(b_used_++ % 2);
-        MMLAB_CHECK(cudaStreamWaitEvent(in_, b_free_[b]));
-        const std::size_t cb = watch_.start(in_);
-        copy_in(b_[b], r_.b, p_.n, k0 * p_.n + col0 + j, depth, cols);
-        watch_.stop(cb, in_), copies_.push_back(cb);
-        MMLAB_CHECK(cudaEventRecord(b_ready_[b], in_));
-        MMLAB_CHECK(cudaStreamWaitEvent(compute_, b_ready_[b]));
-        const std::size_t m = watch_.start(compute_);
-        multiply(a, b, rows, cols, depth, j, k0 > 0, c, width);
-        watch_.stop(m, compute_), products_.push_back(m);
-        MMLAB_CHECK(cudaEventRecord(b_free_[b], compute_));
-      }
-      MMLAB_CHECK(cudaEventRecord(a_free_[a], compute_));
-    }
-    MMLAB_CHECK(cudaEventRecord(c_done_[c], compute_));
-    MMLAB_CHECK(cudaStreamWaitEvent(out_, c_done_[c]));
-    const std::size_t co = watch_.start(out_);
-    MMLAB_CHECK(cudaMemcpy2DAsync(r_.c + row0 * p_.n + col0, sizeof(float) * p_.n, c_[c], sizeof(float) * width,
-                                  sizeof(float) * width, rows, cudaMemcpyDeviceToHost, out_));
-    watch_.stop(co, out_), copies_.push_back(co);
-    MMLAB_CHECK(cudaEventRecord(c_free_[c], out_));
-  }
-
-  RunArgs r_;
-  Problem p_;
-  StreamPlan s_;
-  int device_;
-  State& state_;
-  EngineAlgorithm engine_;
-  cudaStream_t in_ = nullptr, compute_ = nullptr, out_ = nullptr;
-  cudaEvent_t a_ready_[2], a_free_[2], b_ready_[2], b_free_[2], c_done_[2], c_free_[2];
-  float *c_[2] = {}, *a_[2] = {}, *b_[2] = {}, *t_ = nullptr;
-  void* workspace_ = nullptr;
-  unsigned long a_used_ = 0, b_used_ = 0;
-  std::map<std::tuple<long, long, long>, Params> params_;
-  Stopwatch watch_;
-  std::vector<std::size_t> products_, copies_;
-};
-
-// Host memory the copies can overlap: pinned already, or registered for the run.
-class Pinned {
- public:
-  Pinned(const void* p, std::size_t bytes) {
-    cudaPointerAttributes at{};
-    if (cudaPointerGetAttributes(&at, p) == cudaSuccess && at.type != cudaMemoryTypeUnregistered) return;
-    cudaGetLastError();  // a pointer CUDA does not know is not an error here
-    MMLAB_CHECK(cudaHostRegister(const_cast<void*>(p), bytes, cudaHostRegisterPortable));
-    registered_ = const_cast<void*>(p);
-  }
-  ~Pinned() {
-    if (registered_) cudaHostUnregister(registered_);
-  }
-
- private:
-  void* registered_ = nullptr;
-};
-
 void run(const RunArgs& r) {
   State& state = *static_cast<State*>(r.state);
   const Problem& p = r.problem;
@@ -350,7 +100,7 @@ void run(const RunArgs& r) {
   const int gpus = int(r.params->integer("gpus")), count = device_count();
   const Pinned a(r.a, sizeof(float) * p.m * p.k), b(r.b, sizeof(float) * p.k * p.n), c(r.c, sizeof(float) * p.m * p.n);
   std::vector<std::unique_ptr<Worker>> workers;
-  for (int g = 0; g < gpus; ++g) workers.push_back(std::make_unique<Worker>(r, plan, (r.device->ordinal + g) % count, state));
+  for (int g = 0; g < gpus; ++g) workers.push_back(std::make_unique<Worker>(r, plan, (r.device->ordinal + g) % count, state, engine_of(*r.params)));
   std::vector<Totals> totals(gpus);
   std::vector<std::exception_ptr> failed(gpus);
   const auto share = [&](int g) {

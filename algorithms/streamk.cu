@@ -12,6 +12,7 @@
 // A is transposed into the workspace as tma_tiled does; TMA zero-fills past m, n, k. Any m, n, k.
 // Example: mmlab run --algorithms streamk,tma_tiled,cublas --shape 256x256x65536,2000x3000x1000
 #include "algorithms/kernels/aligned.cuh"
+#include "algorithms/kernels/tma_quads_axes.hpp"
 #include "algorithms/kernels/tma_streamk.cuh"
 
 namespace mmlab {
@@ -164,15 +165,7 @@ void run(const RunArgs& r) {
 MMLAB_ALGORITHM(streamk) {
   a.summary = "tma_tiled's TMA product on a persistent grid, k tiles split evenly (stream-K, deterministic)";
   a.variants = kVariants;
-  a.axes = {{"tile", AxisKind::shape, "block tile BMxBN", "128x128", {}, {}},
-            {"warp",
-             AxisKind::shape,
-             "warp tile: 32x64 (8x8 per thread) or 32x128 (8x16), in 4x4 quads",
-             "32x64",
-             {},
-             {}},
-            {"depth", AxisKind::integer, "k step BK of a shared-memory tile", "32", {}, {}},
-            {"stages", AxisKind::integer, "shared-memory stages, each filled by two TMA loads", "3", {}, {}}};
+  a.axes = tma_quads_axes("128x128", "32x64");
   a.constraints =
       "compute capability 9.0; every matrix (A^T padded) under 2^31 elements; m <= 2097120; any m, n, k";
   a.supports = supports;

@@ -22,6 +22,7 @@
 // Example: mmlab run --algorithms tma_tiled,register_tiled,cublas --size 4096 --stages 2,3
 #include "algorithms/kernels/aligned.cuh"
 #include "algorithms/kernels/register_tiled_quads.cuh"
+#include "algorithms/kernels/tma_quads_axes.hpp"
 #include "algorithms/kernels/split_k.hpp"
 #include "algorithms/ptx/tma.cuh"
 
@@ -233,21 +234,9 @@ void run(const RunArgs& r) {
 MMLAB_ALGORITHM(tma_tiled) {
   a.summary = "register_tiled's quads product fed by TMA tile loads and mbarrier-completed stages (Hopper)";
   a.variants = kVariants;
-  a.axes = {{"tile", AxisKind::shape, "block tile BMxBN", "128x256", {}, {}},
-            {"warp",
-             AxisKind::shape,
-             "warp tile: 32x64 (8x8 per thread) or 32x128 (8x16), in 4x4 quads",
-             "32x128",
-             {},
-             {}},
-            {"depth", AxisKind::integer, "k step BK of a shared-memory tile", "32", {}, {}},
-            {"stages", AxisKind::integer, "shared-memory stages, each filled by two TMA loads", "3", {}, {}},
-            {"split",
-             AxisKind::integer,
-             "k split over blockIdx.z, partial tiles added atomically",
-             "1",
-             {"1", "3"},
-             {}}};
+  a.axes = tma_quads_axes("128x256", "32x128");
+  a.axes.push_back(
+      {"split", AxisKind::integer, "k split over blockIdx.z, partial tiles added atomically", "1", {"1", "3"}, {}});
   a.constraints =
       "compute capability 9.0; split 1 to 64; every matrix (A^T padded) under 2^31 elements; m <= 2097120; "
       "any m, n, k";

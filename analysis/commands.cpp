@@ -144,15 +144,28 @@ struct Estimate {
 // (1 - 2/C(8, 4) = 97.1%; 3 a side reach 90%).
 std::size_t trials_for_an_interval(bool paired) { return paired ? 6 : 4; }
 
-// The times a comparison uses: ms per launch, or, with cycles, kilo-cycles of the SM clock sampled
-// after each trial (ms x MHz).
-std::vector<double> times_of(const Result& r, bool cycles) {
-  if (!cycles) return r.samples;
-  if (r.sample_clocks.size() != r.samples.size())
-    throw AnalysisError("compare --cycles: " + r.file + ":" + std::to_string(r.line) + " (" +
-                        r.configuration() + ") has no clock per trial (recorded from schema 5, on GPUs)");
-  std::vector<double> out(r.samples.size());
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = r.samples[i] * r.sample_clocks[i];
+// What a comparison measures, in words: "GPU time", "host time", "GPU + host time" or "clock cycles".
+std::string measure_of(const CompareOptions& o) {
+  if (o.cycles) return "clock cycles";
+  return o.metric == "host" ? "host time" : o.metric == "sum" ? "GPU + host time" : "GPU time";
+}
+
+// The times a comparison uses, per trial: the GPU's ms per launch (metric gpu), the host's time to
+// enqueue it (host), or both (sum); with cycles, kilo-cycles of the SM clock sampled after each
+// trial (ms x MHz).
+std::vector<double> times_of(const Result& r, const CompareOptions& o) {
+  const auto where = [&] { return r.file + ":" + std::to_string(r.line) + " (" + r.configuration() + ")"; };
+  if (o.cycles && r.sample_clocks.size() != r.samples.size())
+    throw AnalysisError("compare --cycles: " + where() + " has no clock per trial (recorded from schema 5, on GPUs)");
+  if (o.metric != "gpu" && r.sample_host.size() != r.samples.size())
+    throw AnalysisError("compare --metric " + o.metric + ": " + where() +
+                        " has no host time per trial (recorded from schema 7, for GPU algorithms)");
+  if (o.metric == "host") return r.sample_host;
+  std::vector<double> out = r.samples;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (o.metric == "sum") out[i] += r.sample_host[i];
+    if (o.cycles) out[i] *= r.sample_clocks[i];
+  }
   return out;
 }
 
@@ -163,7 +176,7 @@ bool pairable(const Result& a, const Result& b) {
 }
 
 Estimate estimate(const Result& base, const Result& other, const CompareOptions& o) {
-  const std::vector<double> b = times_of(base, o.cycles), a = times_of(other, o.cycles);
+  const std::vector<double> b = times_of(base, o), a = times_of(other, o);
   if (b.size() < 2 || a.size() < 2)
     throw AnalysisError("compare: needs raw samples of at least 2 trials (" + other.file + ":" +
                         std::to_string(other.line) + ")");
@@ -340,8 +353,7 @@ std::string compare_note(const std::vector<Pair>& pairs, const std::vector<Estim
   std::size_t paired = 0, largest = 0;
   for (const Estimate& e : est) paired += e.paired;
   for (const auto& [key, size] : family_size) largest = std::max(largest, size);
-  std::string note = std::string("speed-up = baseline ") + (o.cycles ? "clock cycles" : "time") +
-                     " / its own (above 1: faster); ";
+  std::string note = "speed-up = baseline " + measure_of(o) + " / its own (above 1: faster); ";
   if (paired)
     note +=
         "paired (" + std::to_string(paired) +
@@ -386,6 +398,16 @@ std::string compare_note(const std::vector<Pair>& pairs, const std::vector<Estim
   for (const Pair& q : pairs)
     for (const Result* r : {q.base, q.other})
       if (seen.insert(r).second && r->slow_trials > 0) ++slow_rows;
+  std::size_t host_inside = 0;
+  seen.clear();
+  for (const Pair& q : pairs)
+    for (const Result* r : {q.base, q.other})
+      if (seen.insert(r).second && (r->timer == "events" || r->timer == "graph")) ++host_inside;
+  if (host_inside && o.metric == "gpu")
+    note += " Warning: " + std::to_string(host_inside) +
+            " rows were timed with events on an idle stream (column timer: events or graph; every GPU row "
+            "before schema 7): their times hold the host's enqueue time as well as the GPU's, which moves with "
+            "the host's load; below about 100 us it can decide the verdict.";
   if (slow_rows)
     note +=
         " Warning: " + std::to_string(slow_rows) +
@@ -417,7 +439,7 @@ Table compare(const std::vector<Result>& all_rows, const CompareOptions& o) {
     for (std::size_t j = 0; j < list.size(); ++j) adjusted[list[j]] = h[j];
   }
   Table t;
-  t.title = "compare against " + o.baseline + (o.cycles ? " (in clock cycles)" : "");
+  t.title = "compare against " + o.baseline + " (" + measure_of(o) + ")";
   const std::string unit = o.cycles ? "kcycles" : "ms";
   t.header = {"size",
               "scope",
@@ -434,8 +456,8 @@ Table compare(const std::vector<Result>& all_rows, const CompareOptions& o) {
     const Pair& q = pairs[i];
     const Estimate& e = est[i];
     char mo[32], mb[32];
-    std::snprintf(mo, sizeof mo, "%.4g", median(times_of(*q.other, o.cycles)));
-    std::snprintf(mb, sizeof mb, "%.4g", median(times_of(*q.base, o.cycles)));
+    std::snprintf(mo, sizeof mo, "%.4g", median(times_of(*q.other, o)));
+    std::snprintf(mb, sizeof mb, "%.4g", median(times_of(*q.base, o)));
     std::string ci = e.ci.coverage > 0 ? fixed(e.ci.lo, 3) + " to " + fixed(e.ci.hi, 3) : "";
     if (e.ci.coverage > 0 && e.ci.coverage < o.level - 1e-9)  // the widest the trials allow
       ci += " (" + fixed(100 * e.ci.coverage, 0) + "%)";
@@ -470,7 +492,7 @@ Table compare_across_runs(const std::vector<Result>& all_rows, const CompareOpti
     it->second.est.push_back(estimate(*q.base, *q.other, o));
   }
   Table t;
-  t.title = "compare against " + o.baseline + " across runs" + (o.cycles ? " (in clock cycles)" : "");
+  t.title = "compare against " + o.baseline + " across runs (" + measure_of(o) + ")";
   t.header = {"size",
               "scope",
               "configuration",

@@ -26,6 +26,8 @@ struct CompareOptions {
   double margin = 0.02;            // a practical difference: faster / slower beyond it, equivalent within
   std::string family = "problem";  // Holm within each problem (shape, scope, L2, run), or the whole table
   bool cycles = false;             // compare clock cycles (ms x the SM clock sampled after each trial)
+  std::string metric = "gpu";      // gpu (the trials' GPU time), host (the host's time to enqueue the
+                                   // work) or sum (both: what a caller waits for, launch to completion)
   bool across_runs = false;        // one estimate per configuration over every run in the files
   std::string baseline_scope;      // "": the baseline at each row's own scope; else its rows at this scope
                                    // against every configuration of the same shape (and L2 ignored)

@@ -74,6 +74,9 @@ po::options_description options() {
       "compare: the multiple-comparison family Holm adjusts within: problem (each shape, scope, L2 "
       "setting and run) or table");
   add("cycles", po::bool_switch(), "compare: in SM clock cycles (ms x the clock sampled after each trial)");
+  add("metric", po::value<std::string>()->default_value("gpu"),
+      "compare: gpu (the GPU's time of each trial), host (the host's time to enqueue its work: a library's "
+      "heuristics, a dispatcher's models, the launches) or sum (both; schema 7 rows)");
   add("baseline-scope", po::value<std::string>()->default_value(""),
       "compare: the baseline's rows at this scope (e.g. kernel: in-core cuBLAS) against every "
       "configuration at the same shape, whatever its scope (out-of-core rows are end_to_end)");
@@ -146,6 +149,11 @@ int compare_command(Args& args, const po::variables_map& vm) {
   o.margin = vm["margin"].as<double>();
   o.family = vm["family"].as<std::string>();
   o.cycles = vm["cycles"].as<bool>();
+  o.metric = vm["metric"].as<std::string>();
+  if (o.metric != "gpu" && o.metric != "host" && o.metric != "sum")
+    throw AnalysisError("compare: --metric '" + o.metric + "' (valid: gpu, host, sum)");
+  if (o.cycles && o.metric != "gpu")
+    throw AnalysisError("compare: --cycles counts the GPU's clock; it goes with --metric gpu only");
   o.across_runs = vm["across-runs"].as<bool>();
   o.baseline_scope = vm["baseline-scope"].as<std::string>();
   if (!o.baseline_scope.empty() && o.baseline_scope != "kernel" && o.baseline_scope != "batched" &&
@@ -301,9 +309,11 @@ const Command kCommands[] = {
                                trials were interleaved), a verdict against --margin (faster, slower,
                                equivalent, or inconclusive with the trials that would decide it),
                                and the test (Wilcoxon signed-rank or Mann-Whitney U) Holm-adjusted
-                               within --family; --cycles compares clock cycles, --across-runs
-                               combines the runs in the files, --baseline-scope S takes the
-                               baseline at scope S against every scope (--size SHAPES, --run, --level)
+                               within --family; --metric gpu|host|sum compares the GPU's time
+                               (default), the host's time to enqueue the work, or both;
+                               --cycles compares clock cycles, --across-runs combines the runs in
+                               the files, --baseline-scope S takes the baseline at scope S against
+                               every scope (--size SHAPES, --run, --level)
 )",
      compare_command},
     {"headline",

@@ -17,6 +17,7 @@
 #include "core/csv.hpp"
 #include "core/random.hpp"
 #include "core/schema.hpp"
+#include "core/scope.hpp"
 #include "core/stats.hpp"
 
 namespace mmlab::analysis {
@@ -24,7 +25,7 @@ namespace mmlab::analysis {
 namespace {
 constexpr std::size_t kColumns = kResultColumns.size();
 using Reader = io::CSVReader<kColumns, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>>;
-using SampleReader = io::CSVReader<4, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>>;
+using SampleReader = io::CSVReader<5, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>>;
 
 template <std::size_t... I>
 void read_header(Reader& in, std::index_sequence<I...>) {
@@ -106,6 +107,17 @@ std::unique_ptr<io::ByteSourceBase> source(const std::string& path) {
     throw AnalysisError(file + ": " + e.what());
   }
 }
+// A version 6 row in version 7's words: how its trials were timed. Before version 7 every GPU trial
+// was timed with events on an idle stream (the host's enqueue time inside the interval): `events`, or
+// `graph` in the batched scope; host, streamed and distributed rows by the host's steady clock. The
+// host's own time was not measured (host_ms stays empty).
+void upgrade_v6(std::map<std::string, std::string>& f) {
+  if (f["status"] != "ok") return;
+  const bool host_clock =
+      f["device"].rfind("cpu", 0) == 0 || !f["grid"].empty() || !f["verified_entries"].empty();
+  f["timer"] = host_clock ? "host" : f["scope"] == "batched" ? "graph" : "events";
+}
+
 // A version 4 row in version 5's words: trials one configuration after another, no clocks.
 void upgrade_v4(std::map<std::string, std::string>& f) {
   if (f["status"] == "ok") f["order"] = "sequential";
@@ -184,20 +196,21 @@ static void attach_samples(const std::string& file, std::vector<Result>& rows, s
   if (!std::filesystem::exists(path))
     throw AnalysisError(file + ": its raw samples are missing (expected " + path + ")");
   struct Samples {
-    std::vector<double> ms, clocks;
+    std::vector<double> ms, clocks, host;
   };
   std::unordered_map<std::string, Samples> by_run;
   // An empty file: a run that timed nothing (its rows all skipped or failed) had no samples to write.
   if (std::filesystem::file_size(path) > 0) try {
       SampleReader in(path, source(path));
       in.read_header(io::ignore_extra_column | io::ignore_missing_column, "run_id", "trial", "ms",
-                     "clock_mhz");
-      std::string run, trial, ms, clock;
-      while (in.read_row(run, trial, ms, clock)) {
+                     "clock_mhz", "host_ms");
+      std::string run, trial, ms, clock, host;
+      while (in.read_row(run, trial, ms, clock, host)) {
         Samples& s = by_run[run];
         s.ms.push_back(measured(ms, path, in.get_file_line(), "ms"));
         if (!clock.empty()) s.clocks.push_back(measured(clock, path, in.get_file_line(), "clock_mhz"));
-        clock.clear();
+        if (!host.empty()) s.host.push_back(measured(host, path, in.get_file_line(), "host_ms"));
+        clock.clear(), host.clear();
       }
     } catch (const io::error::base&) {
       rethrow(path);
@@ -211,6 +224,7 @@ static void attach_samples(const std::string& file, std::vector<Result>& rows, s
                           std::to_string(r.line) + ")");
     r.samples = std::move(it->second.ms);
     if (it->second.clocks.size() == r.samples.size()) r.sample_clocks = std::move(it->second.clocks);
+    if (it->second.host.size() == r.samples.size()) r.sample_host = std::move(it->second.host);
   }
 }
 
@@ -256,7 +270,8 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
                           : !in.has_column("inputs") ? 3
                           : !in.has_column("order")  ? 4
                           : !in.has_column("plugin") ? 5
-                                                     : 6;
+                          : !in.has_column("timer")  ? 6
+                                                     : 7;
       for (const std::string& c : result_columns_of(version))
         if (!in.has_column(c))
           throw AnalysisError(file + ": not an mmlab results file (no column '" + c + "')");
@@ -273,6 +288,7 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         if (version <= 2) upgrade_v2(r.fields);
         if (version <= 3) upgrade_v3(r.fields);
         if (version <= 4) upgrade_v4(r.fields);
+        if (version <= 6) upgrade_v6(r.fields);
         row.fill("");
         auto num = [&](const char* c) { return number(r.fields[c], file, r.line, c); };
         auto whole = [&](const char* c) { return integer(r.fields[c], file, r.line, c); };
@@ -321,6 +337,12 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
           throw AnalysisError(where(file, r.line, "order") + ": '" + r.order +
                               "' (valid: sequential, interleaved)");
         r.slow_trials = r.fields["slow_trials"].empty() ? 0 : whole("slow_trials");
+        r.timer = r.fields["timer"];
+        if (!r.timer.empty() && std::none_of(std::begin(kAllTimers), std::end(kAllTimers),
+                                             [&](Timer t) { return r.timer == timer_name(t); }))
+          throw AnalysisError(where(file, r.line, "timer") + ": '" + r.timer +
+                              "' (valid: " + timer_names() + ")");
+        if (!r.fields["host_ms"].empty()) r.host_ms = measured(r.fields["host_ms"], file, r.line, "host_ms");
         if (r.status != "ok" && r.status != "skipped" && r.status != "failed")
           throw AnalysisError(where(file, r.line, "status") + ": '" + r.status +
                               "' is not ok, skipped or failed");

@@ -29,6 +29,12 @@ struct Result {
   std::string order;                  // sequential or interleaved (sequential before schema 5)
   std::string interleave_group;       // shared by the configurations timed round-robin with it
   long slow_trials = 0;               // trials below 95% of the run's reference clock
+  // How the trials were timed (core/scope.hpp: blocked, blocked_graph, events, graph, host; filled in
+  // for files before schema 7), and the host's time to enqueue a trial's work: the row's median and
+  // each trial's, per launch (schema 7, GPU rows; 0 and empty otherwise).
+  std::string timer;
+  double host_ms = 0;
+  std::vector<double> sample_host;
 
   bool ok() const { return status == "ok"; }
   bool has_ci() const { return !fields.at("ci_lo_ms").empty(); }  // empty below 3 trials (schema 5)

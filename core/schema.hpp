@@ -1,5 +1,8 @@
 // The results CSV schema, written once: mmlab writes these columns and mmlab-analyze reads them
-// (README, "The CSV"). Version 6 added `plugin` and `plugin_hash` (the shared library an algorithm
+// (README, "The CSV"). Version 7 added `timer` (how the trials were timed: core/scope.hpp; GPU rows of
+// older files were timed with events on an idle stream, `events` or `graph`, which the analysis fills
+// in) and `host_ms` (the median of the host's time to enqueue a trial's work), and a `host_ms` column
+// to the samples. Version 6 added `plugin` and `plugin_hash` (the shared library an algorithm
 // came from and a hash of the file; empty for the built-ins). Version 5 added the trial order (`order`:
 // sequential or interleaved, and `interleave_group`, shared by the configurations timed round-robin: trial i
 // of each ran in round i), `ci_coverage` (the exact coverage of the median's CI; the CI is empty below 3
@@ -23,7 +26,7 @@
 
 namespace mmlab {
 
-inline constexpr const char* kSchemaVersion = "6";
+inline constexpr const char* kSchemaVersion = "7";
 
 inline constexpr std::array kResultColumns{
     // identity
@@ -33,12 +36,15 @@ inline constexpr std::array kResultColumns{
     "algorithm", "variant", "params", "resolved", "plugin", "plugin_hash", "block_x", "block_y", "block_z",
     "grid_x", "grid_y", "grid_z", "cluster_x", "cluster_y", "cluster_z", "shared_bytes", "device_bytes", "m",
     "n", "k", "inputs", "precision", "scope", "repeats", "l2_flush", "warmup", "order", "interleave_group",
+    "timer",
     // across ranks (distributed algorithms; a single-GPU row says ranks 1)
     "ranks", "gpus", "grid", "engine", "compute_ms", "comm_ms", "wait_ms", "overlap", "predicted_ms",
     "link_gbs", "local_gflops", "verified_entries",
     // statistics (ms per launch)
     "trials", "min_ms", "max_ms", "mean_ms", "std_ms", "median_ms", "ci_lo_ms", "ci_hi_ms", "ci_coverage",
     "gflops",
+    // the host's own time: its median time to enqueue a trial's work, per launch (GPU rows)
+    "host_ms",
     // clocks during the trials (GPU rows): the SM clock after each trial (median, lowest), the run's
     // reference clock (its first trial's), trials below 95% of it, power (median), temperature (max)
     // and NVML's throttle reasons seen
@@ -53,6 +59,7 @@ inline const std::vector<std::string>& result_columns() {
   return columns;
 }
 
+inline bool added_in_v7(const std::string& c) { return c == "timer" || c == "host_ms"; }
 inline bool added_in_v6(const std::string& c) { return c == "plugin" || c == "plugin_hash"; }
 inline bool added_in_v5(const std::string& c) {
   for (const char* x : {"order", "interleave_group", "ci_coverage", "clock_source", "ref_clock_mhz",
@@ -78,7 +85,7 @@ inline bool added_in_v2(const std::string& c) {
 inline std::vector<std::string> result_columns_of(int version) {
   std::vector<std::string> out;
   for (const std::string& c : result_columns())
-    if (!(version < 6 && added_in_v6(c)) && !(version < 5 && added_in_v5(c)) &&
+    if (!(version < 7 && added_in_v7(c)) && !(version < 6 && added_in_v6(c)) && !(version < 5 && added_in_v5(c)) &&
         !(version < 4 && added_in_v4(c)) && !(version < 3 && added_in_v3(c)) &&
         !(version < 2 && added_in_v2(c)))
       out.push_back(c);
@@ -89,8 +96,6 @@ inline const std::vector<std::string>& result_columns_v1() {
   return columns;
 }
 
-// The samples: a line per trial; clock_mhz (version 5) is the SM clock sampled after it, empty
-// where none was measured (host algorithms, files before version 5).
 // The columns that hold numbers (whole or decimal; empty where a row has none): what a reader may
 // parse as numbers, and what the writers and --resume check in an existing file.
 inline bool numeric_column(const std::string& c) {
@@ -116,6 +121,7 @@ inline bool numeric_column(const std::string& c) {
                                       "l2_flush",
                                       "order",
                                       "interleave_group",
+                                      "timer",
                                       "grid",
                                       "engine",
                                       "status",
@@ -141,8 +147,11 @@ inline void check_numeric_fields(const CsvRow& header, const CsvRow& row, const 
   }
 }
 
+// The samples: a line per trial; clock_mhz (version 5) is the SM clock sampled after it, host_ms
+// (version 7) the host's time to enqueue its work, per launch; each empty where none was measured
+// (host algorithms, older files).
 inline const std::vector<std::string>& sample_columns() {
-  static const std::vector<std::string> columns = {"run_id", "trial", "ms", "clock_mhz"};
+  static const std::vector<std::string> columns = {"run_id", "trial", "ms", "clock_mhz", "host_ms"};
   return columns;
 }
 

@@ -30,4 +30,40 @@ inline Scope parse_scope(const std::string& text) {  // throws UsageError
 
 inline const char* l2_flush_name(bool on) { return on ? "on" : "off"; }  // as the CLI and the CSV say it
 
+// How a row's trials were timed (its `timer` column). On the GPU the interval of a trial is held to
+// the GPU's own work: a blocking kernel holds the stream while the start event, the work and the stop
+// event are enqueued, then the host releases it (nvbench's method), so the host's launch latency
+// stays outside. Where that cannot be done (run() waits for the GPU inside, or enqueues past the
+// blocking kernel's timeout) the trial falls back to events on an idle stream, host time included.
+enum class Timer {
+  blocked,        // events behind a blocking kernel: the GPU's time only (kernel, end_to_end scopes)
+  blocked_graph,  // the batched scope's graph launched behind a blocking kernel, time / repeats
+  events,         // events on an idle stream: the host's enqueue time is inside the interval
+  graph,          // the batched scope's graph on an idle stream (the graph launch's latency inside)
+  host,           // the host's steady clock: host algorithms, streamed and distributed ones
+};
+
+inline const char* timer_name(Timer t) {
+  switch (t) {
+    case Timer::blocked: return "blocked";
+    case Timer::blocked_graph: return "blocked_graph";
+    case Timer::events: return "events";
+    case Timer::graph: return "graph";
+    case Timer::host: return "host";
+  }
+  return "?";
+}
+
+inline constexpr Timer kAllTimers[] = {Timer::blocked, Timer::blocked_graph, Timer::events, Timer::graph,
+                                       Timer::host};
+
+inline std::string timer_names() {  // "blocked, blocked_graph, ..." for messages
+  std::string out;
+  for (Timer t : kAllTimers) out += (out.empty() ? "" : ", ") + std::string(timer_name(t));
+  return out;
+}
+
+// The timers that keep the host's enqueue time out of the GPU's interval.
+inline bool gpu_only(Timer t) { return t == Timer::blocked || t == Timer::blocked_graph; }
+
 }  // namespace mmlab

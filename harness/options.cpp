@@ -76,6 +76,11 @@ const Option kOptions[] = {
      0, 7 * 24 * 3600},
     {"warmup", Takes::count, "3", "untimed launches before the trials", 0, 1000000},
     {"repeats", Takes::count, "20", "launches per trial in the batched scope", 1, 100000},
+    {"block-timeout", Takes::fraction, "1",
+     "seconds a GPU trial's blocking kernel may hold the stream while the work is enqueued behind it; a run() "
+     "that takes longer (one that waits for the GPU inside) is timed with events on an idle stream instead, "
+     "its row saying so (timer events)",
+     0, 3600},
     {"seed", Takes::count, "20240601", "seed of the random inputs", 0, kAnyCount},
     {"device", Takes::count, "0", "CUDA device ordinal", 0, 1023},
     {"resume", Takes::flag, "", "skip configurations already recorded in the output"},
@@ -595,6 +600,7 @@ static RunPlan make_plan_unlocated(const Settings& cli, const Settings& file, co
   }
   t.warmup = int(count_setting(cli, file, "warmup"));
   t.repeats = int(count_setting(cli, file, "repeats"));
+  t.block_timeout_s = fraction_setting(cli, file, "block-timeout");
   plan.seed = count_setting(cli, file, "seed");
   plan.device = int(count_setting(cli, file, "device"));
 

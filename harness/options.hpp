@@ -24,6 +24,7 @@ struct TimingOptions {
   int warmup = 0;
   int repeats = 1;             // launches per trial in the batched scope
   double max_seconds = 1e300;  // per configuration, for adaptive trials
+  double block_timeout_s = 1;  // the blocking kernel's hold on the stream, at most (runtime/timing.hpp)
 };
 
 struct RunPlan {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/algorithm.hpp"
+#include "core/scope.hpp"
 #include "core/stats.hpp"
 #include "core/verification.hpp"
 #include "runtime/clocks.hpp"
@@ -47,6 +48,12 @@ struct Outcome {
   std::size_t device_bytes = 0;  // A, B, C and the workspace this configuration used
   std::optional<Verdict> verdict;
   std::vector<double> samples;  // ms per launch, in trial order
+  // The host's time to enqueue each trial's work, per launch (GPU rows; empty where not measured),
+  // how the trials were timed (core/scope.hpp) and, where the GPU's time could not be held apart from
+  // the host's, why.
+  std::vector<double> host_samples;
+  std::optional<Timer> timer;
+  std::string timer_note;
   Stats stats;
   // The clock sampled after each trial (GPU rows; empty otherwise), the monitor's source and the
   // run's reference clock when the row was made.

@@ -127,6 +127,7 @@ std::unique_ptr<TrialTimer> make_timer(Workbench& bench, const Configuration& cf
   t.args = args;
   t.scope = cfg.scope;
   t.repeats = cfg.scope == Scope::batched ? timing.repeats : 1;
+  t.block_timeout_s = timing.block_timeout_s;
   if (cfg.l2_flush) {
     const Buffer& flush = bench.l2_flush_buffer();
     t.l2_flush = flush.get();
@@ -152,7 +153,11 @@ Prepared::~Prepared() = default;
 void Prepared::warmup() { timer_->untimed(); }
 
 double Prepared::trial(ClockMonitor* clocks) {
-  const double ms = timer_->trial_ms();
+  const TrialTime t = timer_->trial();
+  if (t.host_ms >= 0) outcome_.host_samples.push_back(t.host_ms);
+  outcome_.timer = timer_->timer();
+  outcome_.timer_note = timer_->unblocked_reason();
+  const double ms = t.ms;
   const Algorithm& alg = *cfg_.algorithm;
   if (alg.backend == Backend::streamed && alg.streamed_report) reports_.push_back(alg.streamed_report(args_));
   if (clocks && (alg.backend == Backend::device || alg.backend == Backend::streamed)) {

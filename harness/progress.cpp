@@ -77,11 +77,15 @@ void Progress::finish(std::size_t i, const Outcome& o, double share) {
   }
   std::string result;
   if (o.status == Status::ok) {
-    char buf[192];
-    std::snprintf(buf, sizeof buf, "%.1f GFLOP/s (median %.4g ms, %zu trials; max |err| %.2g, mse %.2g)",
-                  cfg.algorithm->flop_count(cfg.problem) / (o.stats.median * 1e6), o.stats.median,
+    char buf[192], host[64] = "";
+    if (!o.host_samples.empty())  // the host's own time to enqueue the work, beside the GPU's
+      std::snprintf(host, sizeof host, ", host %.3g ms", summarize(o.host_samples).median);
+    std::snprintf(buf, sizeof buf, "%.1f GFLOP/s (median %.4g ms%s, %zu trials; max |err| %.2g, mse %.2g)",
+                  cfg.algorithm->flop_count(cfg.problem) / (o.stats.median * 1e6), o.stats.median, host,
                   o.stats.trials, o.verdict->max_abs_err, o.verdict->mse);
     result = buf;
+    if (o.timer && (*o.timer == Timer::events || *o.timer == Timer::graph))
+      result += " [" + std::string(timer_name(*o.timer)) + ": host time inside]";
   } else if (o.status == Status::skipped && !device_.present && o.reason == device_.absent_reason) {
     result = "skipped (no GPU)";  // the reason was printed once, at the start
   } else {

@@ -141,11 +141,17 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
       r.set("ci_lo_ms", s.ci_lo).set("ci_hi_ms", s.ci_hi).set("ci_coverage", format_double(s.ci_coverage, 4));
     r.set("gflops", cfg.algorithm->flop_count(cfg.problem) / (s.median * 1e-3) / 1e9);
     r.set("order", o.interleaved ? "interleaved" : "sequential").set("interleave_group", o.interleave_group);
+    if (o.timer) r.set("timer", timer_name(*o.timer));
+    if (!o.host_samples.empty()) r.set("host_ms", summarize(o.host_samples).median);
     set_clocks(r, o);
   } else {
     r.set("trials", 0LL);
   }
-  r.set("status", status_name(o.status)).set("reason", o.reason);
+  // An ok row's reason is a note on how it ran (a distributed run's, or why its GPU time could not be
+  // held apart from the host's).
+  std::string reason = o.reason;
+  if (o.status == Status::ok && !o.timer_note.empty()) reason += (reason.empty() ? "" : "; ") + o.timer_note;
+  r.set("status", status_name(o.status)).set("reason", reason);
   if (o.verdict) {  // verified: 1 passed, 0 failed, empty when nothing ran (skipped)
     r.set("verified", o.verdict->ok ? "1" : "0").set("max_rel_err", o.verdict->max_rel_err);
     r.set("max_abs_err", o.verdict->max_abs_err).set("mse", o.verdict->mse);

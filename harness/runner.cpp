@@ -309,10 +309,12 @@ class Run {
     samples_->write_header();
     if (!o.samples.empty()) {
       std::vector<CsvRow> lines;
+      const bool host = o.host_samples.size() == o.samples.size();
       for (std::size_t t = 0; t < o.samples.size(); ++t)
         lines.push_back({run_id(i), std::to_string(t), format_double(o.samples[t]),
                          t < o.clocks.size() && o.clocks[t].sm_mhz > 0 ? format_double(o.clocks[t].sm_mhz, 6)
-                                                                       : std::string()});
+                                                                       : std::string(),
+                         host ? format_double(o.host_samples[t]) : std::string()});
       samples_->write_lines(lines);
     }
     rows_->write(make_row(run_id(i), plan_, device_, todo_[i], o));

@@ -1,5 +1,7 @@
-// Timing with CUDA events (GPU algorithms) or the steady clock (host algorithms).
+// Timing with CUDA events behind a blocking kernel (GPU algorithms) or the steady clock (host
+// algorithms); timing.hpp tells the method.
 #include <chrono>
+#include <cstdio>
 
 #include "runtime/cuda_check.hpp"
 #include "runtime/timing.hpp"
@@ -7,6 +9,28 @@
 namespace mmlab {
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+// Holds its stream until the host sets release[0], or until `timeout_ns` of the global timer have
+// passed; then it says which (timed_out[0] = 1) in host-mapped memory. One thread: it must not keep
+// the work queued behind it from the SMs once it returns, and it reads the flag over the bus, so it
+// naps between reads.
+__global__ void block_stream(const volatile int* release, volatile int* timed_out, unsigned long long timeout_ns) {
+  unsigned long long t0, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  while (!*release) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    if (now - t0 > timeout_ns) {
+      *timed_out = 1;
+      __threadfence_system();
+      return;
+    }
+    __nanosleep(500);
+  }
+}
 
 class Event {
  public:
@@ -20,9 +44,55 @@ class Event {
   cudaEvent_t e_{};
 };
 
+// The blocking kernel's two flags, in pinned host memory the GPU reads and writes through the bus.
+class StreamBlocker {
+ public:
+  explicit StreamBlocker(double timeout_s) : timeout_ns_((unsigned long long)(timeout_s * 1e9)) {
+    void* host = nullptr;
+    MMLAB_CHECK(cudaHostAlloc(&host, 2 * sizeof(int), cudaHostAllocMapped));
+    flags_ = static_cast<int*>(host);
+    void* device = nullptr;
+    MMLAB_CHECK(cudaHostGetDevicePointer(&device, host, 0));
+    device_flags_ = static_cast<int*>(device);
+  }
+  ~StreamBlocker() { cudaFreeHost(const_cast<int*>(flags_)); }
+  StreamBlocker(const StreamBlocker&) = delete;
+  StreamBlocker& operator=(const StreamBlocker&) = delete;
+
+  void hold(cudaStream_t s) {
+    flags_[0] = 0, flags_[1] = 0;
+    block_stream<<<1, 1, 0, s>>>(device_flags_, device_flags_ + 1, timeout_ns_);
+    MMLAB_CHECK_LAUNCH();
+  }
+  void release() { flags_[0] = 1; }
+  bool timed_out() const { return flags_[1] != 0; }  // read once the work behind it has completed
+  double timeout_ms() const { return double(timeout_ns_) * 1e-6; }
+
+ private:
+  unsigned long long timeout_ns_;
+  volatile int* flags_ = nullptr;  // [0] release (host -> GPU), [1] timed out (GPU -> host)
+  int* device_flags_ = nullptr;
+};
+
+// Releases the stream however the enqueueing ends (a run() that throws must not leave it held).
+class Held {
+ public:
+  Held(StreamBlocker* b, cudaStream_t s) : b_(b) {
+    if (b_) b_->hold(s);
+  }
+  ~Held() { release(); }
+  void release() {
+    if (b_) b_->release();
+    b_ = nullptr;
+  }
+
+ private:
+  StreamBlocker* b_;
+};
+
 class DeviceTimer final : public TrialTimer {
  public:
-  explicit DeviceTimer(const DeviceTiming& t) : t_(t) {
+  explicit DeviceTimer(const DeviceTiming& t) : t_(t), blocker_(t.block_timeout_s), blocking_(t.blocking) {
     if (t_.scope == Scope::batched) capture_graph();
   }
   ~DeviceTimer() override {
@@ -30,19 +100,60 @@ class DeviceTimer final : public TrialTimer {
     if (graph_) cudaGraphDestroy(graph_);
   }
 
-  void untimed() override {
-    if (exec_)
-      MMLAB_CHECK(cudaGraphLaunch(exec_, t_.args.stream));
-    else
-      launch();
-    MMLAB_CHECK(cudaStreamSynchronize(t_.args.stream));
+  void untimed() override { trial(); }
+
+  TrialTime trial() override {
+    // A timeout the host did not cause (it released the stream in time: the GPU was held elsewhere)
+    // is retried; one it caused (run() returned only after the timeout) ends the blocking.
+    for (int attempt = 0;; ++attempt) {
+      const bool blocked = blocking_;
+      const TrialTime t = once(blocked);
+      if (!blocked || !blocker_.timed_out()) return t;
+      const double enqueue_ms = t.host_ms * (t_.scope == Scope::batched ? t_.repeats : 1);
+      const bool host_late = enqueue_ms >= blocker_.timeout_ms();
+      if (!host_late && attempt < 2) continue;
+      blocking_ = false;
+      char why[320];
+      std::snprintf(why, sizeof why,
+                    host_late ? "timed with events on an idle stream, the host's enqueue time included: run() "
+                                "took %.0f ms to return behind the blocking kernel (timeout %.0f ms): it waits "
+                                "for the GPU inside, or enqueues more than the launch queue holds"
+                              : "timed with events on an idle stream, the host's enqueue time included: the "
+                                "blocking kernel timed out three times (after %.0f ms of enqueueing; timeout "
+                                "%.0f ms): the GPU was held by other work",
+                    enqueue_ms, blocker_.timeout_ms());
+      reason_ = why;
+    }
   }
 
-  double trial_ms() override {
+  Timer timer() const override {
+    if (t_.scope == Scope::batched) return blocking_ ? Timer::blocked_graph : Timer::graph;
+    return blocking_ ? Timer::blocked : Timer::events;
+  }
+  std::string unblocked_reason() const override { return reason_; }
+
+ private:
+  // One trial: the L2 flush, the start event, the work and the stop event, behind the blocking
+  // kernel when `blocked`; the host's time to enqueue the work measured around it.
+  TrialTime once(bool blocked) {
     cudaStream_t s = t_.args.stream;
+    Held held(blocked ? &blocker_ : nullptr, s);
     if (t_.l2_flush) MMLAB_CHECK(cudaMemsetAsync(t_.l2_flush, 0, t_.l2_flush_bytes, s));
-    const Problem& p = t_.args.problem;
     MMLAB_CHECK(cudaEventRecord(start_.get(), s));
+    const auto t0 = Clock::now();
+    enqueue_work(s);
+    const double host = ms_since(t0);
+    MMLAB_CHECK(cudaEventRecord(stop_.get(), s));
+    held.release();
+    MMLAB_CHECK(cudaEventSynchronize(stop_.get()));
+    float ms = 0;
+    MMLAB_CHECK(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
+    const double per = t_.scope == Scope::batched ? double(t_.repeats) : 1.0;
+    return {double(ms) / per, host / per};
+  }
+
+  void enqueue_work(cudaStream_t s) {
+    const Problem& p = t_.args.problem;
     switch (t_.scope) {
       case Scope::kernel: launch(); break;
       case Scope::batched: MMLAB_CHECK(cudaGraphLaunch(exec_, s)); break;
@@ -56,14 +167,8 @@ class DeviceTimer final : public TrialTimer {
             cudaMemcpyAsync(t_.host_c, t_.args.c, sizeof(float) * p.m * p.n, cudaMemcpyDeviceToHost, s));
         break;
     }
-    MMLAB_CHECK(cudaEventRecord(stop_.get(), s));
-    MMLAB_CHECK(cudaEventSynchronize(stop_.get()));
-    float ms = 0;
-    MMLAB_CHECK(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
-    return t_.scope == Scope::batched ? double(ms) / t_.repeats : double(ms);
   }
 
- private:
   void launch() { t_.algorithm->run(t_.args); }
 
   void capture_graph() {
@@ -83,6 +188,9 @@ class DeviceTimer final : public TrialTimer {
 
   DeviceTiming t_;
   Event start_, stop_;
+  StreamBlocker blocker_;
+  bool blocking_;
+  std::string reason_;
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
 };
@@ -91,12 +199,12 @@ class HostTimer final : public TrialTimer {
  public:
   HostTimer(const Algorithm* a, const RunArgs& args) : a_(a), args_(args) {}
   void untimed() override { a_->run(args_); }
-  double trial_ms() override {
-    const auto t0 = std::chrono::steady_clock::now();
+  TrialTime trial() override {
+    const auto t0 = Clock::now();
     a_->run(args_);
-    const auto t1 = std::chrono::steady_clock::now();
-    return std::chrono::duration<double, std::milli>(t1 - t0).count();
+    return {ms_since(t0), -1};
   }
+  Timer timer() const override { return Timer::host; }
 
  private:
   const Algorithm* a_;

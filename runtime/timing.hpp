@@ -1,20 +1,40 @@
-// Trial timing. A timer owns what one configuration needs to be timed (events, a captured graph)
-// and returns milliseconds per launch for each trial.
+// Trial timing. A timer owns what one configuration needs to be timed (events, a captured graph, the
+// blocking kernel's flags) and returns, for each trial, the GPU's milliseconds per launch and the
+// host's own milliseconds to enqueue the work.
+//
+// On the GPU a trial is timed behind a blocking kernel (nvbench's method): a one-thread kernel spins
+// on a flag in host-mapped memory while the L2 flush, the start event, run() and the stop event are
+// enqueued behind it; then the host sets the flag. The interval holds the GPU's work only, however
+// long the host took to enqueue it; that time is measured on its own (host_ms). The spin gives up
+// after `block_timeout_s`: a run() that waits for the GPU inside (it would wait for the blocking
+// kernel) or enqueues more than the launch queue holds is found out that way, and the configuration
+// is timed from then on with events on an idle stream (Timer::events), the row saying why.
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "core/algorithm.hpp"
 #include "core/scope.hpp"
 
 namespace mmlab {
 
+struct TrialTime {
+  double ms = 0;        // the GPU's time per launch (the host's steady clock for host timers)
+  double host_ms = -1;  // the host's time to enqueue the work, per launch; < 0: not measured
+};
+
 class TrialTimer {
  public:
   virtual ~TrialTimer() = default;
-  virtual void untimed() = 0;     // a warm-up launch
-  virtual double trial_ms() = 0;  // one timed trial: ms per launch
+  virtual void untimed() = 0;       // a warm-up launch (timed as a trial is, the result dropped)
+  virtual TrialTime trial() = 0;    // one timed trial
+  virtual Timer timer() const = 0;  // how the trials so far were timed (the last one's way)
+  // Why a GPU trial was not timed behind the blocking kernel ("" when it was).
+  virtual std::string unblocked_reason() const { return {}; }
 };
+
+inline constexpr double kDefaultBlockTimeoutSeconds = 1.0;
 
 struct DeviceTiming {
   const Algorithm* algorithm = nullptr;
@@ -26,6 +46,8 @@ struct DeviceTiming {
   const float* host_a = nullptr;  // end_to_end: pinned host copies to copy in
   const float* host_b = nullptr;
   float* host_c = nullptr;  // and the pinned host output to copy back to
+  double block_timeout_s = kDefaultBlockTimeoutSeconds;  // the blocking kernel gives up after this
+  bool blocking = true;  // false: events on an idle stream from the start (Timer::events / graph)
 };
 
 std::unique_ptr<TrialTimer> make_device_timer(const DeviceTiming& t);

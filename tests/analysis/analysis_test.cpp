@@ -450,12 +450,87 @@ TEST(Readme, VersusKeepsOneKindOfInputsAndSumsUpEachConfiguration) {
   EXPECT_THROW(regenerate(d / "data", d / "README.md", d / "reports"), AnalysisError);
 }
 
+// Version 6 files were timed with events on an idle stream (GPU rows), or the host's clock: the timer is
+// filled in; the host's own time was not measured.
+TEST(Results, ReadsSchemaVersion6AndSaysHowItsRowsWereTimed) {
+  TempDir d;
+  Row kernel{"cublas", "default", "", 64, 64, 64, "kernel", around(1.0)};
+  Row batched{"cublas", "default", "", 64, 64, 64, "batched", around(1.0)};
+  Row host{"eigen", "default", "threads=1", 64, 64, 64, "kernel", around(1.0)};
+  host.device = "cpu: a test CPU (2 threads)";
+  Row skipped{"naive", "default", "", 64, 64, 64, "kernel", {}, "skipped"};
+  write_results(d / "v6.csv", {kernel, batched, host, skipped}, true, 6);
+  const auto rows = load_results({d / "v6.csv"}, true);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].get("schema"), "6");
+  EXPECT_EQ(rows[0].timer, "events");
+  EXPECT_EQ(rows[1].timer, "graph");
+  EXPECT_EQ(rows[2].timer, "host");
+  EXPECT_EQ(rows[3].timer, "");
+  EXPECT_EQ(rows[0].host_ms, 0.0);
+  EXPECT_TRUE(rows[0].sample_host.empty());
+  EXPECT_EQ(rows[0].samples.size(), 10u);
+  // And the current schema: the timer as written, the host's time per trial beside the GPU's.
+  kernel.host = around(0.02);
+  write_results(d / "v7.csv", {kernel});
+  const auto now = load_results({d / "v7.csv"}, true);
+  EXPECT_EQ(now[0].timer, "blocked");
+  EXPECT_NEAR(now[0].host_ms, 0.02, 0.001);
+  EXPECT_EQ(now[0].sample_host.size(), 10u);
+  kernel.timer = "stopwatch";
+  write_results(d / "bad.csv", {kernel});
+  const std::string bad = error_of([&] { load_results({d / "bad.csv"}, false); });
+  EXPECT_NE(bad.find("bad.csv:2: column 'timer': 'stopwatch' (valid: blocked, blocked_graph, events, graph, host)"),
+            std::string::npos)
+      << bad;
+}
+
+// --metric: the GPU's time (default), the host's time to enqueue the work, or their sum, per trial.
+// Here the other configuration is 10% faster on the GPU and spends 0.5 ms more on the host than the
+// baseline's 0.1 ms: faster on the GPU, slower on the host and in sum.
+TEST(Compare, TheMetricChoosesGpuHostOrBothAndSaysWhich) {
+  TempDir d;
+  std::vector<Row> rows = {{"cublas", "default", "", 512, 512, 512, "kernel", around(1.0, 12)},
+                           {"flagship", "default", "", 512, 512, 512, "kernel", around(0.9, 12)}};
+  rows[0].host = around(0.1, 12), rows[1].host = around(0.6, 12);
+  for (Row& r : rows) r.order = "interleaved", r.interleave_group = "run-0";
+  write_results(d / "m.csv", rows);
+  const auto loaded = load_results({d / "m.csv"}, true);
+  CompareOptions o;
+  o.baseline = "cublas";
+  Table t = compare(loaded, o);
+  EXPECT_EQ(t.title, "compare against cublas (GPU time)");
+  EXPECT_EQ(t.rows[0][7], "faster");
+  EXPECT_NEAR(std::stod(t.rows[0][5]), 1 / 0.9, 0.01);
+  EXPECT_NE(t.note.find("speed-up = baseline GPU time / its own"), std::string::npos) << t.note;
+  o.metric = "host";
+  t = compare(loaded, o);
+  EXPECT_EQ(t.title, "compare against cublas (host time)");
+  EXPECT_EQ(t.rows[0][7], "slower");
+  EXPECT_NEAR(std::stod(t.rows[0][5]), 0.1 / 0.6, 0.01);
+  o.metric = "sum";
+  t = compare(loaded, o);
+  EXPECT_EQ(t.title, "compare against cublas (GPU + host time)");
+  EXPECT_NEAR(std::stod(t.rows[0][5]), 1.1 / 1.5, 0.01);
+  EXPECT_EQ(t.rows[0][7], "slower");
+  // Rows without the host's time per trial (schema 6 and older, host algorithms) say so.
+  write_results(d / "old.csv", rows, true, 6);
+  const std::string e = error_of([&] { compare(load_results({d / "old.csv"}, true), o); });
+  EXPECT_NE(e.find("has no host time per trial (recorded from schema 7"), std::string::npos) << e;
+  // Rows timed with events on an idle stream carry the host inside: the note warns.
+  o.metric = "gpu";
+  t = compare(load_results({d / "old.csv"}, true), o);
+  EXPECT_NE(t.note.find("Warning: 2 rows were timed with events on an idle stream"), std::string::npos) << t.note;
+  t = compare(loaded, o);
+  EXPECT_EQ(t.note.find("events on an idle stream"), std::string::npos) << t.note;
+}
+
 TEST(Results, ReadsSchemaVersion1) {
   TempDir d;
   Row r{"tiled", "default", "tile=32", 64, 64, 64, "kernel", around(1.0)};
   r.l2_flush = "on";
   Row skipped{"naive", "default", "", 64, 64, 64, "kernel", {}, "skipped"};
-  write_results(d / "v1.csv", {r, skipped}, true, true);
+  write_results(d / "v1.csv", {r, skipped}, true, 1);
   const auto rows = load_results({d / "v1.csv"}, true);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].get("schema"), "1");
@@ -682,7 +757,9 @@ TEST(Cli, ExitCodesAndNothingPartialWritten) {
                                 "compare " + (d / "r.csv") + " --baseline nope", "compare " + (d / "r.csv"),
                                 "table nope " + (d / "r.csv"), std::string("frobnicate"),
                                 "plot size " + (d / "r.csv") + " -o " + (d / "x.gif"),
-                                "summary " + (d / "r.csv") + " --format docx"}) {
+                                "summary " + (d / "r.csv") + " --format docx",
+                                "compare " + (d / "r.csv") + " --baseline cublas --metric wall",
+                                "compare " + (d / "r.csv") + " --baseline cublas --metric host --cycles"}) {
     EXPECT_EQ(cli(bad + " --output " + (d / "bad.out")), 2) << bad;
     EXPECT_FALSE(std::filesystem::exists(d / "bad.out")) << bad;
   }

@@ -33,6 +33,8 @@ struct Row {
   std::string interleave_group = "";  // shared by rows whose trials were interleaved
   std::vector<double> clocks = {};    // MHz per trial; empty: no clock column values
   int slow_trials = 0;
+  std::vector<double> host = {};  // the host's ms per trial (schema 7); empty: none recorded
+  std::string timer = "blocked";  // how the trials were timed (schema 7)
 };
 
 struct TempDir {
@@ -49,16 +51,19 @@ struct TempDir {
 };
 
 // Writes `path` and its samples file in mmlab's layout (plus a column the analysis ignores): the
-// current schema, or version 1 (no schema, resolved or cuda_driver columns; l2_flush 0/1).
+// current schema (`version` 0), version 6 (no timer or host_ms) or version 1 (no schema, resolved or
+// cuda_driver columns; l2_flush 0/1).
 inline void write_results(const std::string& path, const std::vector<Row>& rows, bool with_samples = true,
-                          bool version1 = false) {
+                          int version = 0) {
+  const bool version1 = version == 1, before7 = version != 0;
   std::ofstream out(path), samples;
   if (with_samples) samples.open(mmlab::samples_path_for(path));
-  const std::vector<std::string>& columns = version1 ? mmlab::result_columns_v1() : mmlab::result_columns();
+  const std::vector<std::string> columns = version ? mmlab::result_columns_of(version) : mmlab::result_columns();
   out << "extra_column";
   for (const auto& c : columns) out << "," << c;
   out << "\n";
-  if (with_samples) samples << (version1 ? "run_id,trial,ms\n" : "run_id,trial,ms,clock_mhz\n");
+  if (with_samples)
+    samples << (version1 ? "run_id,trial,ms\n" : before7 ? "run_id,trial,ms,clock_mhz\n" : "run_id,trial,ms,clock_mhz,host_ms\n");
   int id = 0;
   for (const Row& r : rows) {
     const std::string run = r.run + "-" + std::to_string(id++);
@@ -81,7 +86,7 @@ inline void write_results(const std::string& path, const std::vector<Row>& rows,
     };
     const bool ok = r.status == "ok";
     std::map<std::string, std::string> f = {
-        {"schema", mmlab::kSchemaVersion},
+        {"schema", version ? std::to_string(version) : std::string(mmlab::kSchemaVersion)},
         {"run_id", run},
         {"timestamp", "2026-11-21T10:00:00Z"},
         {"git_revision", "abc123"},
@@ -122,6 +127,12 @@ inline void write_results(const std::string& path, const std::vector<Row>& rows,
       f["min_ms"] = num(s.front()), f["max_ms"] = num(s.back()), f["mean_ms"] = num(mean);
       f["std_ms"] = num(std::sqrt(var)), f["median_ms"] = num(median), f["ci_lo_ms"] = num(s.front());
       f["ci_hi_ms"] = num(s.back()), f["gflops"] = num(2.0 * r.m * r.n * r.k / (median * 1e6));
+      f["timer"] = r.timer;
+      if (!r.host.empty()) {
+        std::vector<double> h = r.host;
+        std::sort(h.begin(), h.end());
+        f["host_ms"] = num(h[h.size() / 2]);
+      }
     }
     out << "x";
     for (const auto& c : columns) out << "," << mmlab::csv_escape(f[c]);
@@ -129,7 +140,8 @@ inline void write_results(const std::string& path, const std::vector<Row>& rows,
     if (with_samples && ok)
       for (std::size_t t = 0; t < r.samples.size(); ++t)
         samples << run << "," << t << "," << num(r.samples[t])
-                << (version1 ? "" : "," + (t < r.clocks.size() ? num(r.clocks[t]) : std::string())) << "\n";
+                << (version1 ? "" : "," + (t < r.clocks.size() ? num(r.clocks[t]) : std::string()))
+                << (before7 ? "" : "," + (t < r.host.size() ? num(r.host[t]) : std::string())) << "\n";
   }
 }
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -9,9 +10,11 @@
 #include <vector>
 
 #include "core/csv.hpp"
+#include "core/plugin.hpp"
 #include "core/random.hpp"
 #include "core/schema.hpp"
 #include "harness/runner.hpp"
+#include "runtime/timing.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 #include "tests/gpu/planted_bugs.hpp"
 
@@ -279,6 +282,100 @@ TEST(Timing, InterleavedTrialsEachGetTheirSamplesAndClocks) {
     EXPECT_GT(p->outcome().stats.median, 0.0);
   }
   EXPECT_GT(b->outcome().stats.median, a->outcome().stats.median);  // tiled is slower than cuBLAS
+}
+
+// ---- The clock: kernel scope times the GPU's work only (runtime/timing.hpp) --------------------
+
+// The clock tests' plugin (tests/plugins/timing_plugin.cu): MMLAB_TIMING_PLUGIN when set (the tests run
+// on another machine than they were built on), else the one built with the tests.
+const Algorithm& clock_test(const std::string& name) {
+  static const std::shared_ptr<const Plugin> plugin = [] {
+    const char* env = std::getenv("MMLAB_TIMING_PLUGIN");
+    return Plugin::load(env ? env : MMLAB_TIMING_PLUGIN);
+  }();
+  for (const Algorithm* a : plugin->algorithms())
+    if (a->name == name) return *a;
+  throw std::logic_error("no algorithm " + name + " in the clock tests' plugin");
+}
+
+TimingOptions trials_of(int n) {
+  TimingOptions t;
+  t.stop.min_trials = t.stop.max_trials = std::size_t(n);
+  t.warmup = 1;
+  return t;
+}
+
+// A run() that spends 5 ms on the host before a kernel of microseconds: kernel scope reports the
+// microseconds, host_ms the 5 ms. Timed unblocked (as before schema 7) the same trials hold the 5 ms:
+// the test can fail.
+TEST(Clock, TheHostsTimeStaysOutOfKernelScope) {
+  const Algorithm& slow = clock_test("slow_host");
+  const TimingOptions t = trials_of(10);
+  const Outcome o = run_once(slow, {256, 256, 256}, Params("default"), &t);
+  ASSERT_EQ(o.status, Status::ok) << o.reason;
+  ASSERT_TRUE(o.timer.has_value());
+  EXPECT_EQ(*o.timer, Timer::blocked);
+  EXPECT_TRUE(o.timer_note.empty()) << o.timer_note;
+  ASSERT_EQ(o.host_samples.size(), o.samples.size());
+  const double host = summarize(o.host_samples).median;
+  std::printf("slow_host 256^3: GPU %.4f ms, host %.3f ms (median of %zu)\n", o.stats.median, host, o.samples.size());
+  EXPECT_LT(o.stats.median, 0.1);
+  EXPECT_GE(host, 5.0);
+
+  AlgorithmStates states;
+  Workbench bench({256, 256, 256}, device(), 777);
+  auto p = prepare(bench, {&slow, Params("default"), {256, 256, 256}}, device(), states, t);
+  ASSERT_TRUE(p->ready());
+  DeviceTiming unblocked;
+  unblocked.algorithm = &slow;
+  unblocked.args.problem = {256, 256, 256};
+  unblocked.args.a = bench.device_a(), unblocked.args.b = bench.device_b(), unblocked.args.c = bench.device_c();
+  unblocked.args.stream = bench.stream();
+  Params q("default");
+  unblocked.args.params = &q;
+  const DeviceInfo d = device();
+  unblocked.args.device = &d;
+  unblocked.blocking = false;
+  const auto timer = make_device_timer(unblocked);
+  timer->untimed();
+  EXPECT_EQ(timer->timer(), Timer::events);
+  EXPECT_GE(timer->trial().ms, 5.0) << "events on an idle stream count the host's sleep";
+}
+
+// A run() that waits for the GPU inside would wait for the blocking kernel: the timeout finds it out,
+// the configuration is timed with events from then on, and the outcome says so. No hang: with a
+// 0.2 s timeout the whole configuration takes well under 5 s.
+TEST(Clock, ARunThatWaitsInsideIsTimedUnblockedAndSaysSo) {
+  TimingOptions t = trials_of(5);
+  t.block_timeout_s = 0.2;
+  const auto t0 = std::chrono::steady_clock::now();
+  const Outcome o = run_once(clock_test("syncing"), {256, 256, 256}, Params("default"), &t);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(o.status, Status::ok) << o.reason;
+  ASSERT_TRUE(o.timer.has_value());
+  EXPECT_EQ(*o.timer, Timer::events);
+  EXPECT_NE(o.timer_note.find("waits for the GPU inside"), std::string::npos) << o.timer_note;
+  EXPECT_EQ(o.samples.size(), 5u);
+  EXPECT_EQ(o.host_samples.size(), 5u);
+  EXPECT_LT(seconds, 5.0);
+  std::printf("syncing: %.2f s for the configuration; %s\n", seconds, o.timer_note.c_str());
+}
+
+// Every scope on the GPU says how it was timed and measures the host's enqueueing beside the GPU's time.
+TEST(Clock, EveryScopeIsTimedBehindTheBlockingKernel) {
+  TimingOptions t = trials_of(5);
+  t.repeats = 4;
+  const Algorithm& cublas = *test::lab().find("cublas");
+  const std::pair<Scope, Timer> expected[] = {
+      {Scope::kernel, Timer::blocked}, {Scope::batched, Timer::blocked_graph}, {Scope::end_to_end, Timer::blocked}};
+  for (const auto& [scope, timer] : expected) {
+    const Outcome o = run_once(cublas, {512, 512, 512}, Params("default"), &t, scope);
+    ASSERT_EQ(o.status, Status::ok) << scope_name(scope) << ": " << o.reason;
+    ASSERT_TRUE(o.timer.has_value());
+    EXPECT_EQ(*o.timer, timer) << scope_name(scope);
+    EXPECT_EQ(o.host_samples.size(), o.samples.size()) << scope_name(scope);
+    for (double h : o.host_samples) EXPECT_GT(h, 0.0) << scope_name(scope);
+  }
 }
 
 }  // namespace

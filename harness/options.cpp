@@ -76,6 +76,10 @@ const Option kOptions[] = {
      0, 7 * 24 * 3600},
     {"warmup", Takes::count, "3", "untimed launches before the trials", 0, 1000000},
     {"repeats", Takes::count, "20", "launches per trial in the batched scope", 1, 100000},
+    {"timer", Takes::text, "blocked",
+     "how GPU trials are timed: blocked (a blocking kernel holds the stream while the L2 flush, the start event, "
+     "the work and the stop event are enqueued: the GPU's time only) or events (events on an idle stream, as "
+     "before schema 7: the host's enqueue time inside the interval)"},
     {"block-timeout", Takes::fraction, "1",
      "seconds a GPU trial's blocking kernel may hold the stream while the work is enqueued behind it; a run() "
      "that takes longer (one that waits for the GPU inside) is timed with events on an idle stream instead, "
@@ -601,6 +605,9 @@ static RunPlan make_plan_unlocated(const Settings& cli, const Settings& file, co
   t.warmup = int(count_setting(cli, file, "warmup"));
   t.repeats = int(count_setting(cli, file, "repeats"));
   t.block_timeout_s = fraction_setting(cli, file, "block-timeout");
+  const std::string timer = setting(cli, file, "timer");
+  if (timer != "blocked" && timer != "events") throw UsageError("timer: '" + timer + "' must be blocked or events");
+  t.blocking = timer == "blocked";
   plan.seed = count_setting(cli, file, "seed");
   plan.device = int(count_setting(cli, file, "device"));
 

@@ -25,6 +25,7 @@ struct TimingOptions {
   int repeats = 1;             // launches per trial in the batched scope
   double max_seconds = 1e300;  // per configuration, for adaptive trials
   double block_timeout_s = 1;  // the blocking kernel's hold on the stream, at most (runtime/timing.hpp)
+  bool blocking = true;        // false: GPU trials timed with events on an idle stream (--timer events)
 };
 
 struct RunPlan {

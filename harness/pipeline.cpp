@@ -128,6 +128,7 @@ std::unique_ptr<TrialTimer> make_timer(Workbench& bench, const Configuration& cf
   t.scope = cfg.scope;
   t.repeats = cfg.scope == Scope::batched ? timing.repeats : 1;
   t.block_timeout_s = timing.block_timeout_s;
+  t.blocking = timing.blocking;
   if (cfg.l2_flush) {
     const Buffer& flush = bench.l2_flush_buffer();
     t.l2_flush = flush.get();

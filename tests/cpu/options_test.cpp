@@ -102,6 +102,12 @@ TEST(Options, TimingAndOutput) {
   EXPECT_EQ(f.timing.warmup, 0);
   EXPECT_EQ(f.samples_output, "o/r.samples.csv");
   EXPECT_EQ(samples_path_for("noext"), "noext.samples.csv");
+  // The clock: blocked behind a 1 s blocking kernel unless asked otherwise.
+  EXPECT_TRUE(f.timing.blocking);
+  EXPECT_DOUBLE_EQ(f.timing.block_timeout_s, 1.0);
+  const RunPlan e = make_plan({{"timer", "events"}}, {{"block-timeout", "0.25"}});
+  EXPECT_FALSE(e.timing.blocking);
+  EXPECT_DOUBLE_EQ(e.timing.block_timeout_s, 0.25);
 }
 
 TEST(Options, BadInputIsAUsageErrorNamingTheValidChoices) {
@@ -123,6 +129,8 @@ TEST(Options, BadInputIsAUsageErrorNamingTheValidChoices) {
   EXPECT_NE(message({{"block", "16x"}}).find("block"), std::string::npos);
   EXPECT_NE(message({{"trials", "many"}}).find("trials"), std::string::npos);
   EXPECT_NE(message({{"resume", "1"}, {"overwrite", "1"}}).find("exclude"), std::string::npos);
+  EXPECT_NE(message({{"timer", "stopwatch"}}).find("blocked or events"), std::string::npos);
+  EXPECT_NE(message({{"block-timeout", "0"}}).find("block-timeout"), std::string::npos);
 }
 
 TEST(Options, CommandLineParsing) {

@@ -49,20 +49,29 @@ std::vector<std::string> result_files(const std::string& dir) {
   return out;
 }
 
+// How a row's trials were timed, for a reader: the GPU's time alone, or the host's enqueue time with it.
+std::string timer_words(const std::string& timer) {
+  if (timer == "blocked" || timer == "blocked_graph") return "the GPU's time only (timer " + timer + ")";
+  if (timer == "events" || timer == "graph")
+    return "events on an idle stream, the host's enqueue time inside (timer " + timer + ", before schema 7)";
+  return "the host's clock (timer " + timer + ")";
+}
+
 std::string when_and_where(const std::vector<Result>& rows) {
-  std::set<std::string> devices, days, revisions;
+  std::set<std::string> devices, days, revisions, timers;
   for (const Result& r : rows) {
     if (r.device.rfind("cpu", 0) != 0 && r.device != "none") devices.insert(r.device);
     days.insert(r.fields.at("timestamp").substr(0, 10));
     revisions.insert("`" + r.fields.at("git_revision") + "`");
+    if (r.ok() && !r.timer.empty()) timers.insert(timer_words(r.timer));
   }
-  auto join = [](const std::set<std::string>& s) {
+  auto join = [](const std::set<std::string>& s, const char* sep = ", ") {
     std::string out;
-    for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
+    for (const auto& x : s) out += (out.empty() ? "" : sep) + x;
     return out;
   };
   return (devices.empty() ? std::string("the CPU") : join(devices)) + ", " + join(days) + ", revision " +
-         join(revisions);
+         join(revisions) + (timers.empty() ? "" : "; timed: " + join(timers, "; "));
 }
 
 // The square size a report's headline uses: 4096 when cuBLAS ran there, else cuBLAS's largest.

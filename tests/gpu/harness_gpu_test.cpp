@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -20,6 +21,11 @@
 
 namespace mmlab {
 namespace {
+
+// scripts/sanitize runs these tests under compute-sanitizer, which changes speeds and makes some
+// asynchronous calls synchronous: assertions about either are left out there (it says so by
+// MMLAB_SANITIZER=1).
+bool under_sanitizer() { return std::getenv("MMLAB_SANITIZER") != nullptr; }
 
 DeviceInfo device() {
   static const DeviceInfo d = query_device(0);
@@ -281,7 +287,10 @@ TEST(Timing, InterleavedTrialsEachGetTheirSamplesAndClocks) {
     EXPECT_TRUE(p->outcome().interleaved);
     EXPECT_GT(p->outcome().stats.median, 0.0);
   }
-  EXPECT_GT(b->outcome().stats.median, a->outcome().stats.median);  // tiled is slower than cuBLAS
+  // tiled is slower than cuBLAS, unless a sanitizer's instrumentation decides the speeds.
+  if (!under_sanitizer()) {
+    EXPECT_GT(b->outcome().stats.median, a->outcome().stats.median);
+  }
 }
 
 // ---- The clock: kernel scope times the GPU's work only (runtime/timing.hpp) --------------------
@@ -372,7 +381,10 @@ TEST(Clock, EveryScopeIsTimedBehindTheBlockingKernel) {
     const Outcome o = run_once(cublas, {512, 512, 512}, Params("default"), &t, scope);
     ASSERT_EQ(o.status, Status::ok) << scope_name(scope) << ": " << o.reason;
     ASSERT_TRUE(o.timer.has_value());
-    EXPECT_EQ(*o.timer, timer) << scope_name(scope);
+    // initcheck makes copies synchronous: end_to_end then cannot be held, and says so (events).
+    if (!under_sanitizer()) {
+      EXPECT_EQ(*o.timer, timer) << scope_name(scope) << ": " << o.timer_note;
+    }
     EXPECT_EQ(o.host_samples.size(), o.samples.size()) << scope_name(scope);
     for (double h : o.host_samples) EXPECT_GT(h, 0.0) << scope_name(scope);
   }

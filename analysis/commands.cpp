@@ -187,7 +187,7 @@ Estimate estimate(const Result& base, const Result& other, const CompareOptions&
     return out;
   };
   const auto exp_interval = [](Interval i) {
-    if (i.coverage > 0) i.lo = std::exp(i.lo), i.hi = std::exp(i.hi);
+    if (i.coverage > 0) i.lo = std::exp(i.lo), i.hi = std::exp(i.hi), i.centre = std::exp(i.centre);
     return i;
   };
   if (pairable(base, other)) {  // trial i of each ran in round i: the log-ratio of each round
@@ -220,19 +220,19 @@ Estimate estimate(const Result& base, const Result& other, const CompareOptions&
 constexpr std::size_t kManyTrials = 100000;
 
 // The verdict the interval gives against the margin, or "inconclusive" with the trials per
-// configuration that would decide it (the interval narrowing like 1 / sqrt(n)).
+// configuration that would decide it (statistics.hpp, trials_to_decide).
 std::string verdict_of(const Estimate& e, double margin, double level) {
   const double m = std::log1p(margin);
   const std::string band = fixed(100 * margin, 0) + "%";
   if (e.ci.coverage < level - 1e-9)
     return "inconclusive: at least " + std::to_string(trials_for_an_interval(e.paired)) + " trials";
-  const double lo = std::log(e.ci.lo), hi = std::log(e.ci.hi), centre = std::log(e.ratio);
+  const double lo = std::log(e.ci.lo), hi = std::log(e.ci.hi);
   if (lo > m) return "faster";
   if (hi < -m) return "slower";
   if (lo >= -m && hi <= m) return "equivalent (within " + band + ")";
-  const double half = std::max(hi - centre, centre - lo);
-  const double gap = std::fabs(std::fabs(centre) - m);
-  const double n = gap > 0 ? double(e.n) * (half / gap) * (half / gap) : double(kManyTrials);
+  Interval log_ci{lo, hi, e.ci.coverage};
+  log_ci.centre = std::log(e.ci.centre);  // NaN stays NaN: the midpoint is taken
+  const double n = trials_to_decide(log_ci, e.n, m);
   if (n >= double(kManyTrials)) return "inconclusive: more than " + std::to_string(kManyTrials) + " trials";
   return "inconclusive: about " + std::to_string(std::size_t(std::ceil(std::max(n, double(e.n) + 1)))) +
          " trials";
@@ -535,8 +535,16 @@ Table compare_across_runs(const std::vector<Result>& all_rows, const CompareOpti
     const auto [lo, hi] = std::minmax_element(logs.begin(), logs.end());
     std::string verdict =
         logs.size() < 2 ? "one run: no across-run estimate" : verdict_of(combined, o.margin, o.level);
-    if (logs.size() >= 2 && verdict.rfind("inconclusive: about", 0) == 0)
-      verdict = "inconclusive: about " + verdict.substr(20, verdict.find(' ', 20) - 20) + " runs";
+    if (logs.size() >= 2 && verdict.rfind("inconclusive", 0) == 0) {  // the runs that would decide
+      const double sd = std::sqrt(ss / (r - 1)), m = std::log1p(o.margin);
+      const std::size_t most = 1000;
+      const std::size_t runs = runs_to_decide(mean, sd, logs.size(), m, o.level, 0, most);
+      const std::size_t powered = runs_to_decide(mean, sd, logs.size(), m, o.level, 0.8, most);
+      verdict = runs > most ? "inconclusive: more than " + std::to_string(most) + " runs"
+                            : "inconclusive: about " + std::to_string(runs) + " runs (" +
+                                  (powered > most ? "over " + std::to_string(most) : std::to_string(powered)) +
+                                  " for 80% power)";
+    }
     const bool holds = logs.size() >= 2 && words.size() == 1 && *words.begin() != "inconclusive";
     t.rows.push_back({l.first->shape(), l.first->scope, l.first->configuration(), std::to_string(logs.size()),
                       each, fixed(combined.ratio, 3), ci,
@@ -549,7 +557,9 @@ Table compare_across_runs(const std::vector<Result>& all_rows, const CompareOpti
       "); across runs: the geometric mean of the runs' speed-ups, its interval from Student's t over the "
       "runs' log speed-ups (what another run would vary by), read against +-" +
       fixed(100 * o.margin, 0) +
-      "%. A claim holds across runs when every run gives the same decided verdict.";
+      "%; where it is inconclusive, the runs at which such an interval would decide (Student's t at that many "
+      "runs), and those that would decide with 80% chance. A claim holds across runs when every run gives the "
+      "same decided verdict.";
   return t;
 }
 

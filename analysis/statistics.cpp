@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <random>
@@ -100,6 +102,7 @@ Interval order_interval(std::vector<double>& values, std::size_t k, double tail)
   out.lo = kth(values, k);
   out.hi = kth(values, values.size() + 1 - k);
   out.coverage = 1 - 2 * tail;
+  out.centre = median(values);  // Hodges-Lehmann
   return out;
 }
 
@@ -279,7 +282,31 @@ Interval bootstrap_median_ratio(const std::vector<double>& x, const std::vector<
     const double f = pos - double(i);
     return i + 1 < ratios.size() ? ratios[i] * (1 - f) + ratios[i + 1] * f : ratios[i];
   };
-  return {at(tail), at(1 - tail), level};
+  Interval out{at(tail), at(1 - tail), level};
+  out.centre = median(x) / median(y);
+  return out;
+}
+
+double trials_to_decide(const Interval& log_ci, std::size_t n, double m) {
+  const double c = std::isnan(log_ci.centre) ? (log_ci.lo + log_ci.hi) / 2 : log_ci.centre;
+  const double gap = std::fabs(std::fabs(c) - m);
+  if (!(gap > 0)) return std::numeric_limits<double>::infinity();
+  // The edge to clear: +-m from inside the margin (equivalent), the margin's own side from outside it.
+  const bool must_fall = (c >= 0) == (std::fabs(c) < m);  // the interval must end below an edge
+  const double reach = must_fall ? log_ci.hi - c : c - log_ci.lo;
+  return double(n) * (reach / gap) * (reach / gap);
+}
+
+std::size_t runs_to_decide(double mean, double sd, std::size_t r, double m, double level, double power,
+                           std::size_t most) {
+  const double gap = std::fabs(std::fabs(mean) - m);
+  for (std::size_t runs = std::max<std::size_t>(r + 1, 2); runs <= most; ++runs) {
+    const boost::math::students_t t(double(runs - 1));
+    double q = boost::math::quantile(t, 1 - (1 - level) / 2);
+    if (power > 0) q += boost::math::quantile(t, power);
+    if (q * sd / std::sqrt(double(runs)) <= gap) return runs;
+  }
+  return most + 1;
 }
 
 }  // namespace mmlab::analysis

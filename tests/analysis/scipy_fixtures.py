@@ -12,6 +12,13 @@ are checked against an implementation that shares none of their code.
   shift_ci LO HI COVERAGE | X... | Y...   Hodges-Lehmann 95% interval of x - y (enumerated U distribution)
   paired_ci LO HI COVERAGE | D...         Walsh-average 95% interval of d (enumerated signed-rank distribution)
   verdict VERDICT | D...                  the paired verdict at a 2% margin on log speed-ups d, from paired_ci
+  runs_needed R POWER | L...              the runs at which Student's t interval of the mean of the runs'
+                                          log speed-ups L would decide at a 2% margin (t quantiles at R runs;
+                                          POWER 0: the interval alone, else with that chance)
+  trials_needed N BOOT | D...             the pairs at which the Walsh interval of D, keeping its
+                                          Hodges-Lehmann centre and its reach toward the edge it must
+                                          clear, would decide (N); BOOT: the smallest N at which half of
+                                          400 resamples of N rounds drawn from D decide (the check)
 """
 import itertools
 import math
@@ -108,6 +115,66 @@ def verdict(d):
     print(f"verdict {v} | {fmt(d)}")
 
 
+def runs_needed(logs, power):
+    r, mean, sd = len(logs), float(np.mean(logs)), float(np.std(logs, ddof=1))
+    gap = abs(abs(mean) - math.log1p(MARGIN))
+    runs = max(r + 1, 2)
+    while runs <= 1000:
+        q = stats.t.ppf(1 - TAIL, runs - 1) + (stats.t.ppf(power, runs - 1) if power else 0.0)
+        if q * sd / math.sqrt(runs) <= gap:
+            break
+        runs += 1
+    print(f"runs_needed {runs} {power!r} | {fmt(logs)}")
+
+
+def signed_rank_tail(n):
+    """The largest k with P(T <= k - 1) <= TAIL, T the signed-rank statistic of n pairs: the exact
+    distribution by counting subsets of ranks (a polynomial product), or the normal approximation
+    beyond 400 pairs, as the analysis takes it."""
+    if n > 400:
+        sigma = math.sqrt(n * (n + 1) * (2 * n + 1) / 24)
+        return max(int(math.floor(n * (n + 1) / 4 + 0.5 + stats.norm.ppf(TAIL) * sigma)), 0)
+    counts = [1]
+    for r in range(1, n + 1):
+        nxt = counts + [0] * r
+        for t, c in enumerate(counts):
+            nxt[t + r] += c
+        counts = nxt
+    total, k, below = 2 ** n, 0, 0
+    while k < len(counts) and (below + counts[k]) / total <= TAIL:
+        below += counts[k]
+        k += 1
+    return k
+
+
+def walsh_interval(d, k):
+    d = np.asarray(d)
+    i, j = np.triu_indices(len(d))
+    w = np.sort((d[i] + d[j]) / 2)
+    return w[k - 1], w[len(w) - k], float(np.median(w))
+
+
+def decides(lo, hi, m):
+    return lo > m or hi < -m or (lo >= -m and hi <= m)
+
+
+def trials_needed(d, rng):
+    n, m = len(d), math.log1p(MARGIN)
+    lo, hi, c = walsh_interval(d, signed_rank_tail(n))
+    assert not decides(lo, hi, m), "a decided design needs no more trials"
+    gap = abs(abs(c) - m)
+    reach = (hi - c) if (c >= 0) == (abs(c) < m) else (c - lo)
+    formula = math.ceil(max(n * (reach / gap) ** 2, n + 1))
+    boot, size = None, n + 1
+    while boot is None and size < 5000:
+        k = signed_rank_tail(size)
+        hits = sum(decides(*walsh_interval(rng.choice(d, size), k)[:2], m) for _ in range(400))
+        if hits >= 200:
+            boot = size
+        size = int(size * 1.08) + 1
+    print(f"trials_needed {formula} {boot} | {fmt(d)}")
+
+
 def main():
     print(f"# made by tests/analysis/scipy_fixtures.py with SciPy {scipy.__version__}")
     # The exact/asymptotic rule at its edges: 8 vs 8, 3 vs 10, 5 vs 30 tie-free (exact), 9 vs 9
@@ -141,6 +208,30 @@ def main():
     # Verdicts of paired log speed-ups at a 2% margin: clearly faster, slower, within, straddling.
     for loc, sd in [(0.10, 0.01), (-0.08, 0.01), (0.002, 0.003), (0.02, 0.01), (0.05, 0.04), (0.0, 0.05)]:
         verdict(rng.normal(loc, sd, 12))
+    # The runs a claim needs: README's two inconclusive claims of revision 1c5ac7e, as it printed
+    # them (1.014, 1.003, 1.018 and 1.007, 0.991, 1.033), and drawn ones.
+    for ratios in ([1.014, 1.003, 1.018], [1.007, 0.991, 1.033]):
+        for power in (0, 0.8):
+            runs_needed(np.log(ratios), power)
+    for r, loc, sd in [(2, 0.01, 0.01), (3, -0.012, 0.006), (5, 0.025, 0.01), (4, 0.0, 0.015)]:
+        runs_needed(rng.normal(loc, sd, r), 0.8)
+    # The pairs a paired claim needs, checked by resampling: one-humped, skewed, and two-humped
+    # rounds (most rounds near 1%, some near 3%: the median log-ratio far below the interval's centre).
+    sample = np.random.default_rng(20261125)
+    m = math.log1p(MARGIN)
+
+    def undecided(draw):  # the first draw whose interval does not decide yet
+        while True:
+            d = draw()
+            if not decides(*walsh_interval(d, signed_rank_tail(len(d)))[:2], m):
+                return d
+
+    trials_needed(undecided(lambda: sample.normal(0.014, 0.012, 30)), sample)
+    trials_needed(undecided(lambda: 0.006 + sample.lognormal(-5.0, 0.8, 30)), sample)
+    for seed in (3, 6, 9, 18):
+        two = np.random.default_rng(seed)
+        trials_needed(undecided(lambda: np.concatenate([two.normal(0.008, 0.003, 18), two.normal(0.030, 0.006, 12)])),
+                      sample)
 
 
 if __name__ == "__main__":

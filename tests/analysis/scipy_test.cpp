@@ -117,6 +117,47 @@ TEST(Scipy, PairedVerdictsAgainstTheMargin) {
   }
 }
 
+// The runs a claim needs: Student's t at the proposed number of runs (not at the runs at hand), with
+// and without 80% power, as SciPy's t.ppf gives them.
+TEST(Scipy, RunsNeededTakeStudentsTAtTheProposedRuns) {
+  for (const Record& r : records("runs_needed")) {
+    const std::vector<double>& logs = r.values[0];
+    double mean = 0, ss = 0;
+    for (double v : logs) mean += v / double(logs.size());
+    for (double v : logs) ss += (v - mean) * (v - mean);
+    const double sd = std::sqrt(ss / double(logs.size() - 1));
+    EXPECT_EQ(runs_to_decide(mean, sd, logs.size(), std::log1p(0.02), 0.95, std::stod(r.head[2]), 1000),
+              std::stoul(r.head[1]))
+        << "power " << r.head[2] << ", " << logs.size() << " runs";
+  }
+}
+
+// The pairs a paired claim needs: from the Walsh interval's own centre and reach, as an independent
+// implementation computes them, through compare()'s verdict; and within 1.6x of what resampling the
+// observed rounds says (the smallest N at which half of 400 resampled experiments decide).
+TEST(Scipy, TrialsNeededFromTheIntervalsOwnCentreAgreeWithResampling) {
+  test::TempDir dir;
+  for (const Record& r : records("trials_needed")) {
+    const std::vector<double>& d = r.values[0];
+    const std::size_t expected = std::stoul(r.head[1]), resampled = std::stoul(r.head[2]);
+    const double n = trials_to_decide(paired_interval(d), d.size(), std::log1p(0.02));
+    EXPECT_EQ(std::size_t(std::ceil(std::max(n, double(d.size()) + 1))), expected);
+    EXPECT_LT(std::fabs(std::log(double(expected) / double(resampled))), std::log(1.6))
+        << expected << " against " << resampled << " by resampling";
+    std::vector<double> base;
+    for (double x : d) base.push_back(std::exp(x));
+    std::vector<test::Row> rows = {
+        {"cublas", "default", "", 64, 64, 64, "kernel", base},
+        {"other", "default", "", 64, 64, 64, "kernel", std::vector<double>(base.size(), 1.0)}};
+    for (test::Row& row : rows) row.order = "interleaved", row.interleave_group = "run-0";
+    test::write_results(dir / "t.csv", rows);
+    CompareOptions o;
+    o.baseline = "cublas";
+    const Table t = compare(load_results({dir / "t.csv"}, true), o);
+    EXPECT_EQ(t.rows[0][7], "inconclusive: about " + std::to_string(expected) + " trials");
+  }
+}
+
 // Coverage by simulation: the row CI of the median and the paired interval on skewed samples
 // (exponential times) cover the true centre about as often as their exact coverage says.
 TEST(Simulation, IntervalsCoverAsOftenAsTheySay) {

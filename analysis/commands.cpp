@@ -628,7 +628,7 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
   Table t;
   t.title = "strong scaling against " + one;
   t.header = {"size",    "algorithm",  "configuration", "engine",
-              "GPUs",    "median ms",  "TFLOP/s",       "speed-up",
+              "GPUs or ranks", "median ms",  "TFLOP/s",       "speed-up",
               "CI 95%",  "efficiency", "compute ms",    "comm ms",
               "wait ms", "overlap",    "predicted ms",  "measured / predicted"};
   for (const Result& r : rows) {
@@ -649,16 +649,29 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
     numeric(r.get("predicted_ms"), predicted);
     char ms[32];
     std::snprintf(ms, sizeof ms, "%.4g", r.median_ms);
-    t.rows.push_back({r.shape(), r.algorithm, r.params, r.get("engine"), std::to_string(gpus), ms,
+    const std::string workers = gpus ? std::to_string(gpus) + " GPUs" : std::to_string(ranks) + " CPU ranks";
+    t.rows.push_back({r.shape(), r.algorithm, r.params, r.get("engine"), workers, ms,
                       fixed(r.gflops / 1000, 2), fixed(speedup, 3), ci,
                       fixed(speedup / std::max(1, gpus ? gpus : ranks), 3), three(r.get("compute_ms")),
                       three(r.get("comm_ms")), three(r.get("wait_ms")), three(r.get("overlap")),
                       predicted > 0 ? fixed(predicted, 3) : "",
                       predicted > 0 ? fixed(r.median_ms / predicted, 3) : ""});
   }
-  if (t.rows.empty())
-    throw AnalysisError("scaling: no distributed row with a " + baseline +
-                        " row at its shape in the given files");
+  if (t.rows.empty()) {
+    // What the distributed rows could be set against instead: the single-process algorithms that ran at
+    // their shapes (the CPU backend's runs carry eigen).
+    std::set<std::string> shapes, others;
+    for (const Result& r : rows)
+      if (r.ok() && !r.get("grid").empty()) shapes.insert(r.shape());
+    for (const Result& r : rows)
+      if (r.ok() && r.get("grid").empty() && r.scope == "kernel" && shapes.count(r.shape())) others.insert(r.algorithm);
+    std::string hint;
+    for (const std::string& a : others) hint += (hint.empty() ? "" : " or ") + ("--baseline " + a);
+    throw AnalysisError("scaling: no distributed row with a " + baseline + " row at its shape in the given files" +
+                        (shapes.empty() ? " (no distributed rows at all)"
+                         : hint.empty() ? ""
+                                        : "; at their shapes the files have " + hint));
+  }
   t.note = "speed-up = " + one +
            " median / median (bootstrap 95% CI of the ratio); efficiency = "
            "speed-up / GPUs (ranks on the CPU backend); the phase times are medians over the trials of each "

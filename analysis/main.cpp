@@ -14,6 +14,7 @@
 #include "analysis/paper_tables.hpp"
 #include "analysis/readme.hpp"
 #include "core/params.hpp"
+#include "core/random.hpp"
 #include "core/revision.hpp"
 
 namespace po = boost::program_options;
@@ -87,6 +88,9 @@ po::options_description options() {
   add("level", po::value<double>()->default_value(0.95), "compare: confidence level, in (0, 1)");
   add("resamples", po::value<int>()->default_value(4000), "compare: bootstrap resamples (>= 100)");
   add("seed", po::value<unsigned long long>()->default_value(1), "compare: bootstrap seed");
+  add("bad-samples", po::value<std::string>()->default_value("error"),
+      "a row whose samples do not match it (a trial missing, repeated or extra): error (exit 2, naming file "
+      "and line) or leave-out (the row is left out, the reason on stderr)");
   add("data", po::value<std::string>()->default_value("data"), "tables, readme: the results folder");
   add("out-dir", po::value<std::string>()->default_value("results/tables"), "tables: where to write them");
   add("readme", po::value<std::string>()->default_value("README.md"),
@@ -114,13 +118,39 @@ po::options_description options() {
 
 using Args = std::vector<std::string>;
 
+// "4096", "1041x1247x139", "4096/wide_exponent": a problem as the tables name it (Result::shape).
+bool problem_text(const std::string& text) {
+  const auto slash = text.find('/');
+  const std::string dims = text.substr(0, slash);
+  if (slash != std::string::npos &&
+      std::none_of(std::begin(mmlab::kAllInputs), std::end(mmlab::kAllInputs),
+                   [&](mmlab::Inputs x) { return text.substr(slash + 1) == mmlab::inputs_name(x); }))
+    return false;
+  std::size_t parts = 0;
+  for (std::size_t at = 0; at <= dims.size(); ++parts) {
+    const std::size_t x = std::min(dims.find('x', at), dims.size());
+    const std::string digits = dims.substr(at, x - at);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+    at = x + 1;
+  }
+  return parts == 1 || parts == 3;
+}
+
+// The results files of a command, read as --bad-samples says.
+std::vector<Result> load(const Args& files, bool samples, const po::variables_map& vm) {
+  const std::string bad = vm["bad-samples"].as<std::string>();
+  if (bad != "error" && bad != "leave-out")
+    throw AnalysisError("--bad-samples '" + bad + "' (valid: error, leave-out)");
+  return load_results(files, samples, bad == "error" ? BadSamples::error : BadSamples::leave_out);
+}
+
 std::string baseline_or_cublas(const po::variables_map& vm) {
   return vm.count("baseline") ? vm["baseline"].as<std::string>() : "cublas";
 }
 
 int summary_command(Args& args, const po::variables_map& vm) {
   const std::string by = vm.count("by") ? vm["by"].as<std::string>() : "algorithm,variant,params,m,n,k,scope";
-  const auto rows = select_run(load_results(args, false), vm["run"].as<std::string>());
+  const auto rows = select_run(load(args, false, vm), vm["run"].as<std::string>());
   bool pooled = false;
   {
     std::set<std::vector<std::string>> seen;
@@ -130,7 +160,7 @@ int summary_command(Args& args, const po::variables_map& vm) {
       pooled = pooled || !seen.insert(key).second;
     }
   }
-  const auto with_samples = pooled ? select_run(load_results(args, true), vm["run"].as<std::string>()) : rows;
+  const auto with_samples = pooled ? select_run(load(args, true, vm), vm["run"].as<std::string>()) : rows;
   emit(render(summary(with_samples, split(by), split(vm["sort"].as<std::string>()), vm["all"].as<bool>()),
               parse_format(vm["format"].as<std::string>())),
        vm["output"].as<std::string>());
@@ -145,6 +175,10 @@ int compare_command(Args& args, const po::variables_map& vm) {
   o.resamples = vm["resamples"].as<int>();
   o.seed = vm["seed"].as<unsigned long long>();
   o.sizes = split(vm["size"].as<std::string>());
+  for (const std::string& size : o.sizes)  // N or MxNxK, optionally /inputs, as the tables print them
+    if (!problem_text(size))
+      throw AnalysisError("compare: --size '" + size + "' is not a problem: N (a square size) or MxNxK, "
+                          "optionally /inputs (e.g. 4096, 1041x1247x139, 4096/wide_exponent)");
   o.run = vm["run"].as<std::string>();
   o.margin = vm["margin"].as<double>();
   o.family = vm["family"].as<std::string>();
@@ -164,14 +198,14 @@ int compare_command(Args& args, const po::variables_map& vm) {
   if (!(o.margin >= 0 && o.margin < 1)) throw AnalysisError("compare: --margin in [0, 1), e.g. 0.02");
   if (o.family != "problem" && o.family != "table")
     throw AnalysisError("compare: --family '" + o.family + "' (valid: problem, table)");
-  emit(render(compare(load_results(args, true), o), parse_format(vm["format"].as<std::string>())),
+  emit(render(compare(load(args, true, vm), o), parse_format(vm["format"].as<std::string>())),
        vm["output"].as<std::string>());
   return 0;
 }
 
 int headline_command(Args& args, const po::variables_map& vm) {
   if (vm["size"].as<std::string>().empty()) throw AnalysisError("headline: --size N is required");
-  emit(render(headline(load_results(args, false), vm["size"].as<std::string>(), baseline_or_cublas(vm)),
+  emit(render(headline(load(args, false, vm), vm["size"].as<std::string>(), baseline_or_cublas(vm)),
               parse_format(vm["format"].as<std::string>())),
        vm["output"].as<std::string>());
   return 0;
@@ -179,14 +213,14 @@ int headline_command(Args& args, const po::variables_map& vm) {
 
 int frontier_command(Args& args, const po::variables_map& vm) {
   emit(
-      render(frontier(load_results(args, false), split(vm["size"].as<std::string>()), baseline_or_cublas(vm)),
+      render(frontier(load(args, false, vm), split(vm["size"].as<std::string>()), baseline_or_cublas(vm)),
              parse_format(vm["format"].as<std::string>())),
       vm["output"].as<std::string>());
   return 0;
 }
 
 int scaling_command(Args& args, const po::variables_map& vm) {
-  emit(render(scaling(load_results(args, true), baseline_or_cublas(vm), vm["resamples"].as<int>()),
+  emit(render(scaling(load(args, true, vm), baseline_or_cublas(vm), vm["resamples"].as<int>()),
               parse_format(vm["format"].as<std::string>())),
        vm["output"].as<std::string>());
   return 0;
@@ -212,7 +246,7 @@ int model_command(Args& args, const po::variables_map& vm) {
   }
   if (sizes.empty() || gpus.empty()) throw AnalysisError("model: --sizes and --gpus need at least one value");
   std::vector<Table> tables;
-  if (!args.empty()) tables.push_back(model_validation(load_results(args, false)));
+  if (!args.empty()) tables.push_back(model_validation(load(args, false, vm)));
   tables.push_back(model_prediction(sizes, gpus, m));
   if (const std::string plot = vm["plot"].as<std::string>(); !plot.empty())
     plot_winners(tables.back(), plot, "the predicted winner over GPUs and N");
@@ -225,7 +259,7 @@ int table_command(Args& args, const po::variables_map& vm) {
   const std::string name = args.front();
   find_paper_table(name);
   args.erase(args.begin());
-  emit(render_all(build_paper_table(name, load_results(args, false)),
+  emit(render_all(build_paper_table(name, load(args, false, vm)),
                   parse_format(vm["format"].as<std::string>())),
        vm["output"].as<std::string>());
   return 0;
@@ -244,7 +278,7 @@ int tables_command(Args&, const po::variables_map& vm) {
     }
     const std::string ext = format == Format::csv ? ".csv" : format == Format::latex ? ".tex" : ".md";
     const std::string path = (fs::path(out_dir) / (p.name + ext)).string();
-    write_atomically(path, render_all(build_paper_table(p.name, load_results(inputs, false)), format));
+    write_atomically(path, render_all(build_paper_table(p.name, load(inputs, false, vm)), format));
     std::cerr << "mmlab-analyze: " << path << "\n";
     ++written;
   }
@@ -272,10 +306,10 @@ int plot_command(Args& args, const po::variables_map& vm) {
   std::vector<Result> rows;
   if (kind == PlotKind::ratio) {  // pairs within one run of each file
     for (const std::string& file : args)
-      for (Result& r : select_run(load_results({file}, false), vm["run"].as<std::string>()))
+      for (Result& r : select_run(load({file}, false, vm), vm["run"].as<std::string>()))
         rows.push_back(std::move(r));
   } else {
-    rows = load_results(args, false);
+    rows = load(args, false, vm);
   }
   plot(kind, rows, out, o);
   return 0;

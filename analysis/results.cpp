@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <system_error>
 #include <set>
 #include <unordered_map>
 #include <utility>
@@ -191,14 +193,27 @@ const std::string& Result::get(const std::string& column) const {
   return it->second;
 }
 
-static void attach_samples(const std::string& file, std::vector<Result>& rows, std::size_t first) {
+// A sample's time: present, finite and above 0 (a trial that took no time was not measured).
+static double sample_time(const std::string& text, const std::string& file, unsigned line, const std::string& column) {
+  const double v = measured(text, file, line, column);
+  if (!(v > 0)) throw AnalysisError(where(file, line, column) + ": " + text + " ms: a trial takes time > 0");
+  return v;
+}
+
+// Each ok row's samples, joined by run_id and put in trial order; each trial exactly once, as many as
+// the row's `trials`. A row whose samples do not match it is an error, or (leave_out) is dropped with
+// the reason on stderr.
+static void attach_samples(const std::string& file, std::vector<Result>& rows, std::size_t first,
+                           BadSamples bad) {
   const std::string path = samples_path_for(resolve_link(file));  // beside the file a link names
   if (!std::filesystem::exists(path))
     throw AnalysisError(file + ": its raw samples are missing (expected " + path + ")");
-  struct Samples {
-    std::vector<double> ms, clocks, host;
+  struct Trial {
+    double ms = 0;
+    std::optional<double> clock, host;
+    unsigned line = 0;
   };
-  std::unordered_map<std::string, Samples> by_run;
+  std::unordered_map<std::string, std::map<long, Trial>> by_run;  // run_id -> trial number -> trial
   // An empty file: a run that timed nothing (its rows all skipped or failed) had no samples to write.
   if (std::filesystem::file_size(path) > 0) try {
       SampleReader in(path, source(path));
@@ -206,26 +221,68 @@ static void attach_samples(const std::string& file, std::vector<Result>& rows, s
                      "clock_mhz", "host_ms");
       std::string run, trial, ms, clock, host;
       while (in.read_row(run, trial, ms, clock, host)) {
-        Samples& s = by_run[run];
-        s.ms.push_back(measured(ms, path, in.get_file_line(), "ms"));
-        if (!clock.empty()) s.clocks.push_back(measured(clock, path, in.get_file_line(), "clock_mhz"));
-        if (!host.empty()) s.host.push_back(measured(host, path, in.get_file_line(), "host_ms"));
+        const unsigned line = in.get_file_line();
+        if (trial.empty()) throw AnalysisError(where(path, line, "trial") + ": empty");
+        const long t = integer(trial, path, line, "trial");
+        if (t < 0) throw AnalysisError(where(path, line, "trial") + ": " + trial + " is negative");
+        Trial x;
+        x.ms = sample_time(ms, path, line, "ms");
+        if (!clock.empty()) x.clock = measured(clock, path, line, "clock_mhz");
+        if (!host.empty()) x.host = sample_time(host, path, line, "host_ms");
+        x.line = line;
+        auto [it, fresh] = by_run[run].emplace(t, x);
+        if (!fresh)
+          throw AnalysisError(path + ":" + std::to_string(line) + ": trial " + trial + " of run_id " + run +
+                              " again (first on line " + std::to_string(it->second.line) +
+                              "); each trial is recorded once");
         clock.clear(), host.clear();
       }
     } catch (const io::error::base&) {
       rethrow(path);
     }
+  std::vector<Result> kept(rows.begin(), rows.begin() + long(first));
   for (std::size_t i = first; i < rows.size(); ++i) {
     Result& r = rows[i];
-    if (!r.ok()) continue;
+    const std::string row_at = file + ":" + std::to_string(r.line);
+    std::string problem;
     auto it = by_run.find(r.run_id);
-    if (it == by_run.end())
-      throw AnalysisError(path + ": no samples for run_id " + r.run_id + " (" + file + ":" +
-                          std::to_string(r.line) + ")");
-    r.samples = std::move(it->second.ms);
-    if (it->second.clocks.size() == r.samples.size()) r.sample_clocks = std::move(it->second.clocks);
-    if (it->second.host.size() == r.samples.size()) r.sample_host = std::move(it->second.host);
+    if (!r.ok()) {
+      // skipped and failed rows have no trials
+    } else if (it == by_run.end()) {
+      problem = path + ": no samples for run_id " + r.run_id + " (" + row_at + ")";
+    } else if (it->second.size() != r.trials || it->second.rbegin()->first >= long(r.trials)) {
+      const auto& trials = it->second;
+      long missing = -1;
+      for (long t = 0; t < long(r.trials) && missing < 0; ++t)
+        if (!trials.count(t)) missing = t;
+      problem = path + ": run_id " + r.run_id + " has " + std::to_string(trials.size()) +
+                " samples, trials " + std::to_string(trials.begin()->first) + " to " +
+                std::to_string(trials.rbegin()->first) + ", but its row (" + row_at + ") says " +
+                std::to_string(r.trials) + " trials" +
+                (missing >= 0 ? " (trial " + std::to_string(missing) + " is missing)"
+                              : " (trials beyond them, from line " +
+                                    std::to_string(trials.upper_bound(long(r.trials) - 1)->second.line) + ")");
+    } else {
+      bool clocks = true, host = true;
+      for (const auto& [t, x] : it->second) {
+        r.samples.push_back(x.ms);
+        clocks = clocks && x.clock, host = host && x.host;
+      }
+      for (const auto& [t, x] : it->second) {
+        if (clocks) r.sample_clocks.push_back(*x.clock);
+        if (host) r.sample_host.push_back(*x.host);
+      }
+    }
+    if (problem.empty()) {
+      kept.push_back(std::move(r));
+    } else if (bad == BadSamples::leave_out) {
+      std::fprintf(stderr, "mmlab-analyze: left out %s (%s): %s\n", row_at.c_str(), r.configuration().c_str(),
+                   problem.c_str());
+    } else {
+      throw AnalysisError(problem + "; --bad-samples leave-out analyses the other rows without it");
+    }
   }
+  rows = std::move(kept);
 }
 
 std::vector<Result> select_run(const std::vector<Result>& rows, const std::string& run) {
@@ -256,11 +313,24 @@ std::vector<Result> select_run(const std::vector<Result>& rows, const std::strin
   return out;
 }
 
-std::vector<Result> load_results(const std::vector<std::string>& files, bool samples) {
+// A results file that can be read: a regular file (through links), not a folder or a loop of links.
+static void require_results_file(const std::string& file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(file, ec);
+  if (ec == std::errc::too_many_symbolic_link_levels)
+    throw AnalysisError(file + ": a loop of symbolic links (" + resolve_link(file) + " ...), not a results file");
+  if (ec || !fs::exists(st)) throw AnalysisError(file + ": no such file");
+  if (fs::is_directory(st))
+    throw AnalysisError(file + ": a folder, not a results file (name its CSV files, e.g. " + file + "/*.csv)");
+  if (!fs::is_regular_file(st)) throw AnalysisError(file + ": not a regular file");
+}
+
+std::vector<Result> load_results(const std::vector<std::string>& files, bool samples, BadSamples bad) {
   if (files.empty()) throw AnalysisError("no result files given");
   std::vector<Result> out;
   for (const std::string& file : files) {
-    if (!std::filesystem::is_regular_file(file)) throw AnalysisError(file + ": no such file");
+    require_results_file(file);
     const std::size_t first = out.size();
     try {
       Reader in(file, source(file));
@@ -276,6 +346,7 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         if (!in.has_column(c))
           throw AnalysisError(file + ": not an mmlab results file (no column '" + c + "')");
       std::array<std::string, kColumns> row;
+      std::map<std::string, unsigned> run_ids;  // run_id -> its line
       while (read_row(in, row, std::make_index_sequence<kColumns>{})) {
         if (row[0] == required_columns()[0] && row[1] == required_columns()[1])
           throw AnalysisError(file + ":" + std::to_string(in.get_file_line()) +
@@ -293,6 +364,21 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         auto num = [&](const char* c) { return number(r.fields[c], file, r.line, c); };
         auto whole = [&](const char* c) { return integer(r.fields[c], file, r.line, c); };
         r.run_id = r.fields["run_id"];
+        if (version >= 2 && r.fields["schema"] != std::to_string(version)) {
+          const std::string& v = r.fields["schema"];
+          char* end = nullptr;
+          const long given = std::strtol(v.c_str(), &end, 10);
+          const bool known = !v.empty() && !*end && given >= 2 && given <= std::stol(kSchemaVersion);
+          throw AnalysisError(where(file, r.line, "schema") + ": '" + v + "': " +
+                              (known ? "a row of version " + v + " in a file whose columns are version " +
+                                           std::to_string(version) + " (two files joined?)"
+                                     : "this mmlab-analyze reads schema versions 1 to " +
+                                           std::string(kSchemaVersion) +
+                                           " (a newer mmlab wrote it? build mmlab-analyze from the same revision)"));
+        }
+        if (auto [seen, fresh] = run_ids.emplace(r.run_id, r.line); !fresh)
+          throw AnalysisError(where(file, r.line, "run_id") + ": " + r.run_id + " again (first on line " +
+                              std::to_string(seen->second) + "); a run_id names one row (two runs joined?)");
         r.device = r.fields["device"];
         r.algorithm = r.fields["algorithm"];
         r.variant = r.fields["variant"];
@@ -356,7 +442,7 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
     } catch (const io::error::base&) {
       rethrow(file);
     }
-    if (samples) attach_samples(file, out, first);
+    if (samples) attach_samples(file, out, first, bad);
   }
   return out;
 }

@@ -57,8 +57,15 @@ const std::vector<std::string>& required_columns();
 // is a run (the `run` field: run_id without its index, one mmlab invocation).
 std::vector<Result> select_run(const std::vector<Result>& rows, const std::string& run);
 
-// Reads the result files (rows in file order). With `samples`, also each file's sibling
-// <name>.samples.csv, and every ok row must have its samples.
-std::vector<Result> load_results(const std::vector<std::string>& files, bool samples);
+// What to do with an ok row whose samples do not match it (none, a trial missing or extra, a count
+// other than its `trials`): stop with an error naming the file and line, or leave the row out and say
+// why on stderr.
+enum class BadSamples { error, leave_out };
+
+// Reads the result files (rows in file order; each run_id once in a file). With `samples`, also each
+// file's sibling <name>.samples.csv: each ok row's trials joined by run_id, in trial order, each
+// trial once and as many as the row says.
+std::vector<Result> load_results(const std::vector<std::string>& files, bool samples,
+                                 BadSamples bad = BadSamples::error);
 
 }  // namespace mmlab::analysis

@@ -134,10 +134,14 @@ inline bool numeric_column(const std::string& c) {
   return true;
 }
 
-// A row of `header` whose numeric columns hold numbers or nothing: the check the writers make on an
+// A row of `header` that this mmlab could have written: its `schema` (where the header has one) is
+// this version, and its numeric columns hold numbers or nothing. The check the writers make on an
 // existing file's last rows and --resume on all of them. UsageError naming `where` and the column.
-inline void check_numeric_fields(const CsvRow& header, const CsvRow& row, const std::string& where) {
+inline void check_existing_row(const CsvRow& header, const CsvRow& row, const std::string& where) {
   for (std::size_t i = 0; i < header.size() && i < row.size(); ++i) {
+    if (header[i] == "schema" && row[i] != kSchemaVersion)
+      throw UsageError(where + ": column 'schema': '" + row[i] + "': a row of another schema (this mmlab writes " +
+                       kSchemaVersion + "); left untouched: write to another file");
     if (row[i].empty() || !numeric_column(header[i])) continue;
     char* end = nullptr;
     std::strtod(row[i].c_str(), &end);

@@ -277,9 +277,10 @@ Axis transport_axis() {
           AxisKind::choice,
           "how blocks move between GPUs: nccl (NCCL's kernels) or copy_engine (the copy engines: peer buffers "
           "mapped once through CUDA IPC, pulled by cudaMemcpyAsync; ranks on one host, else NCCL with the "
-          "reason in the row)",
+          "reason in the row); mpi: MPI messages between host processes, the eigen engine's (which resolves "
+          "nccl to it)",
           "nccl",
-          {"nccl", "copy_engine"}};
+          {"nccl", "copy_engine", "mpi"}};
 }
 
 Axis comm_ctas_axis() {
@@ -299,7 +300,10 @@ Reason check_job(const Grid& grid, const Params& q, const DeviceInfo& device) {
   const std::string engine = q.text("engine");
   if (engine == "eigen" && q.text("transport") == "copy_engine")
     return std::string("transport copy_engine moves device memory; the eigen engine's blocks are host memory "
-                       "(MPI moves them: transport nccl)");
+                       "(MPI moves them: transport mpi)");
+  if (engine != "eigen" && q.text("transport") == "mpi")
+    return "transport mpi moves host memory (the eigen engine's); engine " + engine +
+           "'s blocks are on GPUs: transport nccl or copy_engine";
   if (engine != "eigen" && !device.present) return device.absent_reason;
   return std::nullopt;
 }

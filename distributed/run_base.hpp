@@ -136,6 +136,8 @@ void describe_distributed(Algorithm& a, Decomposition kind, Axis grid, std::vect
   };
   a.resolve = [](const Problem&, const Params& q, const DeviceInfo&) {
     Params r = q;
+    // The CPU backend moves host blocks with MPI, whatever was asked (copy_engine is refused by supports).
+    if (q.text("engine") == "eigen" && q.text("transport") == "nccl") r.set("transport", "mpi");
     if (q.text("transport") == "copy_engine" && !copy_engine_unavailable().empty()) r.set("transport", "nccl");
     return r;
   };

@@ -70,9 +70,23 @@ std::string join(const std::vector<std::string>& v) {
   return out;
 }
 
+const char* kListUsage =
+    "usage: mmlab list [--plugin LIB.so] [ALGORITHM...]\n\n"
+    "Each algorithm (all without names): where it runs, its summary and source, its variants (on request,\n"
+    "deterministic or not), its parameter axes with their values and defaults, the configurations its\n"
+    "kernels were compiled for and its limits.\n\n"
+    "Example: mmlab list flagship cublas\n";
+
 int list(int argc, char** argv) {
   std::vector<const mmlab::Algorithm*> which;
   for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kListUsage;
+      return 0;
+    }
+    if (!arg.empty() && arg[0] == '-')
+      throw mmlab::UsageError("list: unknown option '" + arg + "' (mmlab list --help)");
     const mmlab::Algorithm* a = lab().find(argv[i]);
     if (!a)
       throw mmlab::UsageError(std::string("unknown algorithm '") + argv[i] + "' (valid: " + lab().names() +

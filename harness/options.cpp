@@ -388,6 +388,9 @@ std::string experiment_text(const std::string& path, const KeyNames& names) {
                        "' is not a setting (key = value) or a [section]");
     const std::string key = names.canonical(section.empty() ? trimmed(t.substr(0, eq))
                                                             : section + "." + trimmed(t.substr(0, eq)));
+    if (const auto seen = origins.find(key); seen != origins.end())
+      throw UsageError(path + ":" + std::to_string(number) + ": '" + key + "' again (first at " + seen->second +
+                       "); set each key once (a list takes commas: size = 1024, 2048)");
     origins[key] = path + ":" + std::to_string(number);
     settings += key + " = " + trimmed(t.substr(eq + 1)) + "\n";
   }

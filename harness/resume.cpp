@@ -42,7 +42,7 @@ class Rows {
       if (row.size() != header_.size())
         throw UsageError(in_.where() + ": " + std::to_string(row.size()) + " fields, the header has " +
                          std::to_string(header_.size()) + "; repair the file or write to another");
-      check_numeric_fields(header_, row, in_.where());  // the check the writers make on a file's tail
+      check_existing_row(header_, row, in_.where());  // the check the writers make on a file's tail
       return true;
     }
     return false;

@@ -90,7 +90,7 @@ class Run {
     const OpenMode mode = plan_.overwrite ? OpenMode::overwrite : OpenMode::append;
     const auto numbers = [](const CsvRow& header) {
       return [&header](const CsvRow& row, const std::string& where) {
-        check_numeric_fields(header, row, where);
+        check_existing_row(header, row, where);
       };
     };
     const auto open = [&] {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 #include "analysis/commands.hpp"
 #include "analysis/model.hpp"
@@ -115,6 +116,100 @@ TEST(Results, NonFiniteNegativeOrEmptyMeasurementsAreErrors) {
   const auto loaded = load_results({d / "r.csv"}, true);
   ASSERT_EQ(loaded.size(), 2u);
   EXPECT_EQ(loaded[1].samples.size(), 10u);
+}
+
+// Samples join their row by run_id and pair by trial number (#35): the order of the lines does not
+// matter; a trial missing, repeated or beyond the row's count is an error naming the file and line,
+// or with leave_out the row is left out.
+TEST(Results, SamplesPairByTrialNumberAndMustMatchTheRow) {
+  TempDir d;
+  std::vector<Row> rows = {{"cublas", "default", "", 64, 64, 64, "kernel", around(1.0, 12)},
+                           {"fast", "default", "", 64, 64, 64, "kernel", around(0.9, 12)}};
+  for (Row& r : rows) r.order = "interleaved", r.interleave_group = "run-0";
+  rows[1].samples[3] = 0.5;  // one round the other way: pairing by position would move it
+  write_results(d / "p.csv", rows);
+  CompareOptions o;
+  o.baseline = "cublas";
+  const Table before = compare(load_results({d / "p.csv"}, true), o);
+  const std::string samples = slurp(d / "p.samples.csv");
+  std::vector<std::string> lines;
+  std::stringstream in(samples);
+  std::string header, line;
+  std::getline(in, header);
+  while (std::getline(in, line)) lines.push_back(line);
+  std::vector<std::string> shuffled = lines;
+  std::reverse(shuffled.begin(), shuffled.end());
+  const auto write = [&](const std::vector<std::string>& body) {
+    std::ofstream out(d / "p.samples.csv");
+    out << header << "\n";
+    for (const auto& l : body) out << l << "\n";
+  };
+  write(shuffled);
+  const Table after = compare(load_results({d / "p.csv"}, true), o);
+  EXPECT_EQ(after.rows, before.rows) << "the same trials, paired by number, whatever their order";
+
+  std::vector<std::string> doubled = lines;
+  doubled.insert(doubled.end(), lines.begin(), lines.end());
+  write(doubled);
+  std::string e = error_of([&] { load_results({d / "p.csv"}, true); });
+  EXPECT_NE(e.find("p.samples.csv:26: trial 0 of run_id run-0 again (first on line 2)"), std::string::npos) << e;
+
+  write(std::vector<std::string>(lines.begin(), lines.end() - 2));  // the other row's last two trials
+  e = error_of([&] { load_results({d / "p.csv"}, true); });
+  EXPECT_NE(e.find("run_id run-1 has 10 samples, trials 0 to 9, but its row"), std::string::npos) << e;
+  EXPECT_NE(e.find("p.csv:3) says 12 trials (trial 10 is missing)"), std::string::npos) << e;
+  const auto kept = load_results({d / "p.csv"}, true, BadSamples::leave_out);
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].algorithm, "cublas");
+
+  std::vector<std::string> extra = lines;
+  extra.push_back("run-1,12,0.9,,");
+  write(extra);
+  e = error_of([&] { load_results({d / "p.csv"}, true); });
+  EXPECT_NE(e.find("has 13 samples, trials 0 to 12, but its row"), std::string::npos) << e;
+  EXPECT_NE(e.find("(trials beyond them, from line 26)"), std::string::npos) << e;
+}
+
+// What a new user hit (#35, item 4): each names the file and says what is wrong.
+TEST(Results, HostileFilesAreClearErrors) {
+  TempDir d;
+  write_results(d / "r.csv", {{"cublas", "default", "", 64, 64, 64, "kernel", around(1.0)}});
+  const std::string rows = slurp(d / "r.csv"), samples = slurp(d / "r.samples.csv");
+  // A trial of 0 ms.
+  std::string text = samples;
+  const auto first = text.find('\n') + 1;
+  const auto ms = text.find(',', text.find(',', first) + 1) + 1;
+  text.replace(ms, text.find(',', ms) - ms, "0");
+  { std::ofstream(d / "r.samples.csv") << text; }
+  std::string e = error_of([&] { load_results({d / "r.csv"}, true); });
+  EXPECT_NE(e.find("r.samples.csv:2: column 'ms': 0 ms: a trial takes time > 0"), std::string::npos) << e;
+  { std::ofstream(d / "r.samples.csv") << samples; }
+  // A schema no mmlab-analyze of this revision knows, and a row of another schema in a file.
+  text = rows;
+  const auto schema = text.find(",7,", text.find('\n'));
+  ASSERT_NE(schema, std::string::npos);
+  text.replace(schema, 3, ",99,");
+  { std::ofstream(d / "s.csv") << text; }
+  e = error_of([&] { load_results({d / "s.csv"}, false); });
+  EXPECT_NE(e.find("s.csv:2: column 'schema': '99': this mmlab-analyze reads schema versions 1 to 7"),
+            std::string::npos)
+      << e;
+  text.replace(schema, 4, ",6,");
+  { std::ofstream(d / "s.csv") << text; }
+  e = error_of([&] { load_results({d / "s.csv"}, false); });
+  EXPECT_NE(e.find("a row of version 6 in a file whose columns are version 7"), std::string::npos) << e;
+  // A folder, a loop of links, a run_id twice.
+  std::filesystem::create_directory(d / "folder");
+  e = error_of([&] { load_results({d / "folder"}, false); });
+  EXPECT_NE(e.find("folder: a folder, not a results file"), std::string::npos) << e;
+  std::filesystem::create_symlink(d / "loop-b.csv", d / "loop-a.csv");
+  std::filesystem::create_symlink(d / "loop-a.csv", d / "loop-b.csv");
+  e = error_of([&] { load_results({d / "loop-a.csv"}, false); });
+  EXPECT_NE(e.find("loop-a.csv: a loop of symbolic links"), std::string::npos) << e;
+  const std::string body = rows.substr(rows.find('\n') + 1);
+  { std::ofstream(d / "twice.csv") << rows << body; }
+  e = error_of([&] { load_results({d / "twice.csv"}, false); });
+  EXPECT_NE(e.find("twice.csv:3: column 'run_id': run-0 again (first on line 2)"), std::string::npos) << e;
 }
 
 TEST(Summary, GroupsSortsAndPools) {
@@ -385,6 +480,10 @@ TEST(Scaling, AnEigenBaselineIsOneProcessNotOneGpu) {
   EXPECT_EQ(t.title, "strong scaling against one process of eigen (the host CPU)");
   EXPECT_EQ(t.note.find("one-GPU"), std::string::npos) << t.note;
   EXPECT_EQ(t.rows[0][9], "0.500");  // speed-up 2 over 4 ranks
+  EXPECT_EQ(t.rows[0][4], "4 CPU ranks");
+  // Against cuBLAS, which the CPU backend's job did not run: the error names the baseline it has.
+  const std::string e = error_of([&] { scaling(rows, "cublas"); });
+  EXPECT_NE(e.find("at their shapes the files have --baseline eigen"), std::string::npos) << e;
 }
 
 // README's generated tables each name the GPU and revision they were measured on (not one line
@@ -416,6 +515,29 @@ TEST(Readme, EachTableNamesItsOwnDevice) {
   EXPECT_NE(text.find("Measured on GPU B", versus), std::string::npos) << text;
   EXPECT_EQ(text.find("GPU B"), text.find("Measured on GPU B") + 12) << "GPU B named only by its own table";
   EXPECT_NE(text.find("| runs |"), std::string::npos) << text;
+}
+
+// The headline's cuBLAS TFLOP/s is cuBLAS's own row's rate, not worked back from the rounded
+// TFLOP/s and ratio of the other row (#35: README said 51.06 where the file says 51.04).
+TEST(Readme, TheBaselinesRateIsItsOwnRows) {
+  TempDir d;
+  std::filesystem::create_directories(d / "data");
+  const Row cublas{"cublas", "default", "", 4096, 4096, 4096, "kernel", around(2.6931)},
+      tiled{"tiled", "default", "tile=32", 4096, 4096, 4096, "kernel", around(5.3377)};
+  write_results(d / "data/a.csv", {cublas, tiled});
+  { std::ofstream(d / "data/headline.txt") << "size 4096\nbest a.csv\n"; }
+  { std::ofstream(d / "README.md") << "<!-- mmlab-analyze readme: begin -->\n<!-- mmlab-analyze readme: end -->\n"; }
+  regenerate(d / "data", d / "README.md", d / "reports");
+  const std::string text = slurp(d / "README.md");
+  const auto rows = load_results({d / "data/a.csv"}, false);
+  const std::string own = fixed(rows[0].gflops / 1000, 2), tiled_rate = fixed(rows[1].gflops / 1000, 2);
+  const std::string worked_back =
+      fixed(std::stod(tiled_rate) / std::stod(fixed(rows[1].gflops / rows[0].gflops, 3)), 2);
+  ASSERT_NE(own, worked_back) << "the fixture must tell the two apart";
+  const auto line = text.find("| tiled |");
+  ASSERT_NE(line, std::string::npos) << text;
+  const std::string row = text.substr(line, text.find('\n', line) - line);
+  EXPECT_NE(row.find("| " + tiled_rate + " | " + own + " |"), std::string::npos) << row;
 }
 
 // `versus FILE INPUTS` keeps the rows of one kind of inputs; the general shapes are summed up per
@@ -759,6 +881,8 @@ TEST(Cli, ExitCodesAndNothingPartialWritten) {
                                 "plot size " + (d / "r.csv") + " -o " + (d / "x.gif"),
                                 "summary " + (d / "r.csv") + " --format docx",
                                 "compare " + (d / "r.csv") + " --baseline cublas --metric wall",
+                                "compare " + (d / "r.csv") + " --baseline cublas --size 12x",
+                                "compare " + (d / "r.csv") + " --baseline cublas --bad-samples maybe",
                                 "compare " + (d / "r.csv") + " --baseline cublas --metric host --cycles"}) {
     EXPECT_EQ(cli(bad + " --output " + (d / "bad.out")), 2) << bad;
     EXPECT_FALSE(std::filesystem::exists(d / "bad.out")) << bad;

@@ -529,6 +529,33 @@ TEST(NewUser, AppendsRefuseWhatMmlabWouldNotHaveWritten) {
   EXPECT_NE(a.output.find("x.csv:4: the header again"), std::string::npos) << a.output;
 }
 
+// What a new user hit (#35): a file of another schema is not appended to; a key twice in an
+// experiment file names both lines; `mmlab list --help` is help.
+TEST(NewUser, AnotherSchemaARepeatedKeyAndListHelp) {
+  Dir d;
+  ASSERT_EQ(mmlab(kTwoEigens + "--output " + (d / "x.csv")).code, 0);
+  std::string text = slurp(d / "x.csv");
+  text.replace(text.find('\n') + 1, 1, "99");  // the first row's schema (its first column)
+  for (const char* resume : {"", "--resume "}) {
+    { std::ofstream(d / "x.csv", std::ios::trunc) << text; }
+    const Result r = mmlab(kTwoEigens + resume + "--output " + (d / "x.csv"));
+    EXPECT_EQ(r.code, 2) << resume << r.output;
+    EXPECT_NE(r.output.find("column 'schema': '99': a row of another schema"), std::string::npos) << r.output;
+    EXPECT_EQ(slurp(d / "x.csv"), text);
+  }
+
+  { std::ofstream(d / "e.ini") << "algorithms = eigen\nsize = 32\n# a comment\nsize = 64\n"; }
+  Result r = mmlab("run " + (d / "e.ini") + " --dry-run");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("e.ini:4: 'size' again (first at " + (d / "e.ini") + ":2)"), std::string::npos)
+      << r.output;
+
+  r = mmlab("list --help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.output.find("usage: mmlab list"), std::string::npos) << r.output;
+  EXPECT_EQ(mmlab("list --verbose").code, 2);
+}
+
 // A run whose rows are all skipped leaves a samples file with its header, which the analysis
 // reads; compare then says why the baseline has nothing to compare.
 TEST(NewUser, ARunWithoutTimedRowsLeavesReadableFiles) {

@@ -123,6 +123,15 @@ TEST(Registry, DistributedEnginesAndTransports) {
     EXPECT_NE(why->find("host memory"), std::string::npos) << *why;
     // One host (this process): copy_engine stays copy_engine.
     EXPECT_EQ(a.resolve({8, 8, 8}, q, DeviceInfo{}).text("transport"), "copy_engine");
+    // The CPU backend's blocks move by MPI: its rows say so (not nccl, the axis's default); a GPU
+    // engine cannot move its blocks that way.
+    q.set("transport", "nccl");
+    EXPECT_EQ(a.resolve({8, 8, 8}, q, DeviceInfo{}).text("transport"), "mpi");
+    q.set("engine", "cublas");
+    q.set("transport", "mpi");
+    const Reason gpu = a.supports({8, 8, 8}, q, DeviceInfo{});
+    ASSERT_TRUE(gpu.has_value());
+    EXPECT_NE(gpu->find("transport mpi moves host memory"), std::string::npos) << *gpu;
   }
 }
 

@@ -8,13 +8,14 @@
 
 #include "distributed/context.hpp"
 #include "runtime/cuda_check.hpp"
+#include "runtime/job.hpp"
 
 #define MMLAB_NCCL(call)                                                                                    \
   do {                                                                                                      \
     const ncclResult_t r_ = (call);                                                                         \
     if (r_ != ncclSuccess)                                                                                  \
-      throw ::mmlab::CudaError(std::string(#call) + ": " + ncclGetErrorString(r_) + " (" + __FILE__ + ":" + \
-                               std::to_string(__LINE__) + ")");                                             \
+      throw ::mmlab::CudaError(std::string(#call) + ": " + ncclGetErrorString(r_) + " (" +                  \
+                               ::mmlab::repository_path(__FILE__) + ":" + std::to_string(__LINE__) + ")");  \
   } while (0)
 
 namespace mmlab::dist {
@@ -83,9 +84,11 @@ class MpiComm final : public Comm {
         MPI_Isend(t.send, mpi_count(t.send_count), MPI_FLOAT, t.dst, 0, comm_, &requests.back());
       }
     }
+    Waiting w("MPI messages between ranks");
     MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   }
   void broadcast(float* buf, std::size_t count, int root) override {
+    Waiting w("an MPI broadcast");
     if (size_ > 1 && count) MPI_Bcast(buf, mpi_count(count), MPI_FLOAT, root, comm_);
   }
   void reduce_sum(const float* send, float* recv, std::size_t count, int root) override {
@@ -94,6 +97,7 @@ class MpiComm final : public Comm {
       return;
     }
     const void* in = rank_ == root && send == recv ? MPI_IN_PLACE : send;
+    Waiting w("an MPI reduction");
     MPI_Reduce(in, recv, mpi_count(count), MPI_FLOAT, MPI_SUM, root, comm_);
   }
 
@@ -115,6 +119,7 @@ std::unique_ptr<Comm> nccl_world(CUstream_st** stream, int ctas) {
   if (ctas > 0) config.maxCTAs = ctas;
   ncclUniqueId uid;
   if (job().rank == 0) MMLAB_NCCL(ncclGetUniqueId(&uid));
+  Waiting w("NCCL's communicator set-up");
   MPI_Bcast(&uid, sizeof uid, MPI_BYTE, 0, MPI_COMM_WORLD);
   ncclComm_t c;
   MMLAB_NCCL(ncclCommInitRankConfig(&c, job().size, uid, job().rank, &config));

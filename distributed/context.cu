@@ -238,6 +238,7 @@ void Context::communication_waits_for_compute() {
 
 void Context::finish() {
   if (!device_) return;
+  Waiting w("the GPU's products and transfers (NCCL's wait for the other ranks among them)");
   MMLAB_CHECK(cudaStreamSynchronize(impl_->compute));
   MMLAB_CHECK(cudaStreamSynchronize(impl_->comm));
   for (std::size_t i = 0; i < impl_->used; ++i) {
@@ -305,6 +306,13 @@ Reason check_job(const Grid& grid, const Params& q, const DeviceInfo& device) {
     return "transport mpi moves host memory (the eigen engine's); engine " + engine +
            "'s blocks are on GPUs: transport nccl or copy_engine";
   if (engine != "eigen" && !device.present) return device.absent_reason;
+  // Facts of the placement, found once on every rank alike (runtime/job.hpp), before any collective.
+  if (engine != "eigen" && q.text("transport") == "nccl" && !placement().shared.empty())
+    return "NCCL needs a GPU of its own per rank: " + placement().shared +
+           " (transport copy_engine runs here; or launch as many ranks per host as it has GPUs)";
+  if (engine != "eigen" && q.text("transport") == "copy_engine" && !placement().unmapped.empty())
+    return "the copy engines need every GPU of a host to map the others' memory: " + placement().unmapped +
+           " (transport nccl)";
   return std::nullopt;
 }
 

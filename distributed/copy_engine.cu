@@ -230,6 +230,7 @@ class CopyEngineComm final : public Comm {
     MPI_Irecv(p, int(bytes), MPI_BYTE, from, tag, comm_, &req.back());
   }
   static void wait(std::vector<MPI_Request>& req) {
+    Waiting w("the copy engines' handshake with the other ranks");
     MPI_Waitall(int(req.size()), req.data(), MPI_STATUSES_IGNORE);
     req.clear();
   }

@@ -29,6 +29,10 @@ Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, cons
   const Algorithm& alg = *cfg.algorithm;
   const Problem& p = cfg.problem;
   const Params& q = out.resolved;
+  // What this rank is doing, for the watchdog's message should a wait time out.
+  const std::string what = alg.name + " " + cfg.params.canonical() + " " + std::to_string(p.m) + "x" +
+                           std::to_string(p.n) + "x" + std::to_string(p.k) + ": ";
+  job_step(what + "the memory check");
   DistributedOutcome d;
   d.ranks = job().size;
   d.engine = q.text("engine");
@@ -47,6 +51,7 @@ Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, cons
   std::unique_ptr<DistributedRun> run = alg.make_distributed(setup);
 
   // Verify once, C poisoned first.
+  job_step(what + "the verified product");
   run->poison();
   barrier();
   run->run();
@@ -75,10 +80,12 @@ Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, cons
   out.timer = Timer::host;  // the slowest rank's steady clock, every rank's work started by a barrier
   std::vector<double> compute, comm, wait, hidden;
   const auto warmup = [&] {
+    job_step(what + "a warm-up run");
     barrier();
     run->run();
   };
   const auto trial = [&] {  // the slowest rank's time
+    job_step(what + "trial " + std::to_string(out.samples.size()));
     barrier();
     const auto t0 = std::chrono::steady_clock::now();
     run->run();
@@ -111,6 +118,7 @@ Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, cons
   d.wait_ms = summarize(wait).median, d.overlap = summarize(hidden).median;
 
   // The model, with this job's own local rate and link bandwidth.
+  job_step(what + "the model's rate and link measurements");
   const Model model = run->model();
   double largest = 0;
   for (const ModelStep& s : model.steps) largest = std::max({largest, s.bytes_in, s.bytes_out});

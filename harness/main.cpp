@@ -159,8 +159,9 @@ mmlab::DeviceInfo job_device(mmlab::RunPlan& plan, bool device_given) {
     return mmlab::query_device(plan.device);
   } catch (const mmlab::CudaError& e) {
     if (gpus && j.size > 1)
-      throw mmlab::UsageError("rank " + std::to_string(j.rank) + ": " + std::to_string(j.local_size) +
-                              " ranks on this node, more than its GPUs (" + e.what() + ")");
+      throw mmlab::UsageError(std::to_string(j.local_size) + " ranks on this node, more than its GPUs (" +
+                              e.what() + "); launch one rank per GPU, or --device 0 to put every rank on "
+                              "GPU 0 (transport copy_engine runs; NCCL refuses ranks that share a GPU)");
     if (gpus) throw;
     mmlab::DeviceInfo none;
     none.absent_reason = "this rank has no GPU of its own";
@@ -168,16 +169,35 @@ mmlab::DeviceInfo job_device(mmlab::RunPlan& plan, bool device_given) {
   }
 }
 
+// `mmlab run`: its plugins, options, plan and GPU, each rank's own; under mpirun every rank's errors
+// are agreed on before any rank goes on (a GPU absent or a plugin missing on one host ends every rank
+// with that rank's message), then where the ranks' GPUs are, then the runs.
 int run(int argc, char** argv) {
-  const mmlab::Settings cli = mmlab::parse_command_line(argc - 1, argv + 1, lab());
-  if (cli.count("help")) {
+  mmlab::RunPlan plan;
+  mmlab::DeviceInfo device;
+  std::string error;
+  bool help = false;
+  try {
+    std::vector<std::string> storage;
+    std::vector<char*> args = load_plugins(argc, argv, storage);
+    const mmlab::Settings cli = mmlab::parse_command_line(int(args.size()) - 1, args.data() + 1, lab());
+    help = cli.count("help") > 0;
+    if (!help) {
+      mmlab::Settings file;
+      if (cli.count("experiment")) file = mmlab::parse_experiment_file(cli.at("experiment"), lab());
+      plan = mmlab::make_plan(cli, file, lab());
+      device = job_device(plan, cli.count("device") || file.count("device"));
+    }
+  } catch (const mmlab::UsageError& e) {
+    error = e.what();
+  }
+  mmlab::agree_on_errors(error);
+  if (help) {
     std::cout << mmlab::run_help(lab());
     return 0;
   }
-  mmlab::Settings file;
-  if (cli.count("experiment")) file = mmlab::parse_experiment_file(cli.at("experiment"), lab());
-  mmlab::RunPlan plan = mmlab::make_plan(cli, file, lab());
-  const mmlab::DeviceInfo device = job_device(plan, cli.count("device") || file.count("device"));
+  mmlab::set_placement(mmlab::find_placement(device));
+  mmlab::set_rank_timeout(plan.rank_timeout_s);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   return mmlab::execute(plan, device, g_interrupted);
@@ -198,10 +218,11 @@ int dispatch(int argc, char** argv) {
   const bool speaks = mmlab::job().rank == 0;  // under mpirun, rank 0 alone reports errors
   try {
     const std::string command = argc > 1 ? argv[1] : "";
-    if (command == "list" || command == "run") {
+    if (command == "run") return run(argc, argv);
+    if (command == "list") {
       std::vector<std::string> storage;
       std::vector<char*> args = load_plugins(argc, argv, storage);
-      return command == "list" ? list(int(args.size()), args.data()) : run(int(args.size()), args.data());
+      return list(int(args.size()), args.data());
     }
     if (command == "--version") {
       std::cout << "mmlab " << mmlab::git_revision() << "\n";

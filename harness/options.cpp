@@ -85,6 +85,10 @@ const Option kOptions[] = {
      "that takes longer (one that waits for the GPU inside) is timed with events on an idle stream instead, "
      "its row saying so (timer events)",
      0, 3600},
+    {"rank-timeout", Takes::fraction, "600",
+     "under mpirun: seconds a rank may wait for the others in one collective before it ends the job, naming "
+     "itself, the wait and the step (a rank that never comes: mismatched command lines, a stuck GPU)",
+     0, 7 * 24 * 3600},
     {"seed", Takes::count, "20240601", "seed of the random inputs", 0, kAnyCount},
     {"device", Takes::count, "0", "CUDA device ordinal", 0, 1023},
     {"resume", Takes::flag, "", "skip configurations already recorded in the output"},
@@ -611,6 +615,7 @@ static RunPlan make_plan_unlocated(const Settings& cli, const Settings& file, co
   const std::string timer = setting(cli, file, "timer");
   if (timer != "blocked" && timer != "events") throw UsageError("timer: '" + timer + "' must be blocked or events");
   t.blocking = timer == "blocked";
+  plan.rank_timeout_s = fraction_setting(cli, file, "rank-timeout");
   plan.seed = count_setting(cli, file, "seed");
   plan.device = int(count_setting(cli, file, "device"));
 

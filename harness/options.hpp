@@ -39,6 +39,7 @@ struct RunPlan {
   bool resume = false, overwrite = false, dry_run = false;
   unsigned long long seed = 20240601;
   int device = 0;
+  double rank_timeout_s = 600;  // under mpirun: the watchdog's bound on one wait (runtime/job.hpp)
 };
 
 // Every key of the registry's algorithms (their axes, variants and own problems) is an option.

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/revision.hpp"
+
 namespace mmlab {
 
 struct CudaError : std::runtime_error {
@@ -15,7 +17,7 @@ struct CudaError : std::runtime_error {
 };
 
 inline std::string error_site(const char* call, const char* file, int line) {
-  return std::string(file) + ":" + std::to_string(line) + ": " + call;
+  return repository_path(file) + ":" + std::to_string(line) + ": " + call;
 }
 
 inline void check(cudaError_t status, const char* call, const char* file, int line) {

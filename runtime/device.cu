@@ -1,6 +1,10 @@
-// Device query and buffers.
+// Device query, buffers and the ranks' placement on GPUs.
+#include <unistd.h>
+
 #include <fstream>
+#include <map>
 #include <regex>
+#include <sstream>
 
 #include "runtime/cuda_check.hpp"
 #include "runtime/gpu.hpp"
@@ -107,6 +111,45 @@ Buffer::~Buffer() {
 
 void copy_to_host(void* dst, const void* src, std::size_t bytes) {
   MMLAB_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+}
+
+Placement find_placement(const DeviceInfo& device) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  char bus[32] = "none";
+  if (device.present) MMLAB_CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, device.ordinal));
+  const std::vector<std::string> all = gather_texts(std::string(host) + "|" + bus);
+  Placement p;
+  std::map<std::string, std::vector<int>> by_gpu;  // host|bus -> ranks, in rank order
+  for (int r = 0; r < int(all.size()); ++r)
+    if (all[std::size_t(r)].substr(all[std::size_t(r)].find('|') + 1) != "none") by_gpu[all[std::size_t(r)]].push_back(r);
+  for (const auto& [gpu, ranks] : by_gpu) {
+    if (ranks.size() < 2) continue;
+    std::ostringstream text;
+    for (std::size_t i = 0; i < ranks.size(); ++i) text << (i ? ", " : "ranks ") << ranks[i];
+    text << " share GPU " << gpu.substr(gpu.find('|') + 1) << " on host " << gpu.substr(0, gpu.find('|'));
+    p.shared = text.str();
+    break;
+  }
+  // This rank's view of the other GPUs of its host: can its GPU map their memory (peer access)?
+  std::string mine;
+  for (int r = 0; r < int(all.size()) && device.present && mine.empty(); ++r) {
+    const std::string& other = all[std::size_t(r)];
+    const std::string other_host = other.substr(0, other.find('|')), other_bus = other.substr(other.find('|') + 1);
+    if (other_host != host || other_bus == bus || other_bus == "none") continue;
+    int ordinal = -1, can = 0;
+    if (cudaDeviceGetByPCIBusId(&ordinal, other_bus.c_str()) != cudaSuccess) {
+      cudaGetLastError();  // not visible to this rank: nothing to say
+      continue;
+    }
+    MMLAB_CHECK(cudaDeviceCanAccessPeer(&can, device.ordinal, ordinal));
+    if (!can)
+      mine = "ranks " + std::to_string(job().rank) + " and " + std::to_string(r) + " on host " + host + ": GPU " +
+             bus + " cannot map the memory of GPU " + other_bus + " (no peer access)";
+  }
+  for (const std::string& view : gather_texts(mine))
+    if (!view.empty() && p.unmapped.empty()) p.unmapped = view;
+  return p;
 }
 
 }  // namespace mmlab

@@ -8,10 +8,15 @@
 
 #include "core/algorithm.hpp"
 #include "core/verification.hpp"
+#include "runtime/job.hpp"
 
 namespace mmlab {
 
 DeviceInfo query_device(int ordinal);  // never throws for a missing GPU: present = false
+// Every rank's GPU against the others' (a collective: every rank calls it once its GPU is chosen):
+// ranks that share one (NCCL refuses them), ranks on one host whose GPUs cannot map each other's
+// memory (the copy engines need it). The same answer on every rank.
+Placement find_placement(const DeviceInfo& device);
 std::size_t free_device_bytes();
 void synchronize_device();  // throws CudaError carrying a sticky error, if any
 

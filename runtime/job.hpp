@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace mmlab {
 
@@ -26,5 +27,34 @@ void barrier();
 double max_over_ranks(double v);
 double sum_over_ranks(double v);
 void broadcast_text(std::string& text);  // from rank 0
+std::vector<std::string> gather_texts(const std::string& mine);  // every rank's, in rank order, on every rank
+
+// Errors that may differ between ranks (a GPU absent, a plugin missing on one host), agreed on before
+// any rank goes on into a collective: every rank passes its own ("" for none); when any rank has one,
+// every rank throws UsageError with it ("rank R: ..." where the ranks did not all say the same).
+void agree_on_errors(const std::string& mine);
+
+// Where the ranks' GPUs are, the same on every rank once found (harness: after each rank has chosen
+// its GPU). Empty texts: nothing in the way.
+struct Placement {
+  std::string shared;    // ranks that share one GPU ("ranks 0 and 1 share GPU 0 ... on host h")
+  std::string unmapped;  // ranks on one host whose GPUs cannot map each other's memory (CUDA IPC)
+};
+const Placement& placement();
+void set_placement(Placement p);
+
+// The watchdog: a rank that waits longer than the rank timeout (seconds; 0: no watchdog) at a place
+// marked by a Waiting guard ends the whole job, on stderr the rank, the wait and the job's step; the
+// other ranks may be waiting for a rank that never comes (mismatched command lines, a rank stuck).
+void set_rank_timeout(double seconds);
+inline constexpr int kWatchdogExit = 4;  // the exit status of a rank the watchdog ended
+void job_step(std::string step);  // what the job is doing, for that message
+class Waiting {
+ public:
+  explicit Waiting(const char* what);  // e.g. "an MPI all-reduce"
+  ~Waiting();
+  Waiting(const Waiting&) = delete;
+  Waiting& operator=(const Waiting&) = delete;
+};
 
 }  // namespace mmlab

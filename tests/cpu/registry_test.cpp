@@ -5,6 +5,7 @@
 
 #include "core/algorithm.hpp"
 #include "harness/sweep.hpp"
+#include "runtime/job.hpp"
 #include "tests/lab.hpp"
 
 namespace mmlab {
@@ -132,6 +133,35 @@ TEST(Registry, DistributedEnginesAndTransports) {
     const Reason gpu = a.supports({8, 8, 8}, q, DeviceInfo{});
     ASSERT_TRUE(gpu.has_value());
     EXPECT_NE(gpu->find("transport mpi moves host memory"), std::string::npos) << *gpu;
+  }
+}
+
+// A configuration that cannot run as the ranks are placed is a skipped row, decided on every rank
+// alike from the placement found once (#36): NCCL with ranks sharing a GPU; the copy engines between
+// GPUs that cannot map each other's memory.
+TEST(Registry, DistributedPlacementDecidesWhatRuns) {
+  DeviceInfo gpu;
+  gpu.present = true;
+  for (const char* name : {"dist_cannon", "dist_summa", "dist_dns"}) {
+    SCOPED_TRACE(name);
+    const Algorithm& a = *test::lab().find(name);
+    Params q("default");
+    for (const Axis& x : a.axes) q.set(x.name, x.default_value);
+    q.set("grid", "1x1");
+    set_placement({"ranks 0, 1 share GPU 0000:1B:00.0 on host h", ""});
+    Reason why = a.supports({8, 8, 8}, q, gpu);
+    ASSERT_TRUE(why.has_value());
+    EXPECT_NE(why->find("NCCL needs a GPU of its own per rank: ranks 0, 1 share GPU"), std::string::npos) << *why;
+    q.set("transport", "copy_engine");
+    EXPECT_FALSE(a.supports({8, 8, 8}, q, gpu).has_value());
+    set_placement({"", "ranks 0 and 1 on host h: GPU a cannot map the memory of GPU b (no peer access)"});
+    why = a.supports({8, 8, 8}, q, gpu);
+    ASSERT_TRUE(why.has_value());
+    EXPECT_NE(why->find("the copy engines need every GPU"), std::string::npos) << *why;
+    q.set("engine", "eigen");
+    q.set("transport", "nccl");
+    EXPECT_FALSE(a.supports({8, 8, 8}, q, gpu).has_value()) << "the CPU backend needs no GPU at all";
+    set_placement({});
   }
 }
 

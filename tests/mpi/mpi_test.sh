@@ -3,6 +3,10 @@
 #   mpi_test.sh MMLAB MPIEXEC NP verify   every grid of NP ranks, awkward shapes: all rows verify
 #   mpi_test.sh MMLAB MPIEXEC NP reject   a rank count no grid of the sweep uses: exit 2, nothing written
 #   mpi_test.sh MMLAB MPIEXEC NP die      a rank killed mid-run: the job ends (no hang), non-zero
+#   mpi_test.sh MMLAB MPIEXEC NP rank-local   ranks 1..NP-1 fail a check rank 0 passes (a plugin missing
+#                                          there): every rank ends in seconds, exit 2, rank 1's message
+#   mpi_test.sh MMLAB MPIEXEC NP watchdog a rank stops mid-run while the others wait for it: the
+#                                          watchdog (--rank-timeout) ends the job, naming rank and step
 #   mpi_test.sh MMLAB MPIEXEC NP gpu      the GPU engines and both transports, every rank on GPU 0 (the
 #                                          copy engines' handshakes and IPC mappings, without NCCL, which
 #                                          refuses two ranks on one GPU): all rows verify; 77 without a GPU
@@ -63,6 +67,37 @@ case $mode in
     tail -5 "$dir/log"
     [ $rc -ne 124 ] || { echo "FAIL: the job hung"; exit 1; }
     [ $rc -ne 0 ] || { echo "FAIL: exit 0 after a rank died"; exit 1; }
+    ;;
+  rank-local)
+    # MPMD: rank 0 has everything; ranks 1.. ask for a plugin that is not there.
+    args=(run --algorithms dist_summa --engine eigen --grid 2x2 --size 64 --trials 2 --warmup 0 --output "$dir/x.csv")
+    start=$SECONDS
+    timeout 60 "$mpiexec" --oversubscribe -np 1 "$mmlab" "${args[@]}" : -np $((np - 1)) "$mmlab" "${args[@]}" \
+      --plugin "$dir/missing.so" >"$dir/log" 2>&1
+    rc=$?
+    cat "$dir/log"
+    [ $rc -ne 124 ] || { echo "FAIL: the job hung"; exit 1; }
+    [ $rc -eq 2 ] || { echo "FAIL: exit $rc, expected 2"; exit 1; }
+    ((SECONDS - start <= 30)) || { echo "FAIL: took $((SECONDS - start)) s"; exit 1; }
+    grep -q "rank 1: .*missing.so" "$dir/log" || { echo "FAIL: the failing rank's message is missing"; exit 1; }
+    [ "$(grep -c 'mmlab: error' "$dir/log")" -eq 1 ] || { echo "FAIL: the error should be said once"; exit 1; }
+    [ ! -e "$dir/x.csv" ] || { echo "FAIL: a file was written"; exit 1; }
+    ;;
+  watchdog)
+    # Rank 1 is stopped (not killed) two seconds in: the others wait for it in a collective until the
+    # watchdog ends the job.
+    start=$SECONDS
+    timeout 60 "$mpiexec" --oversubscribe -np "$np" \
+      bash -c 'if [ "${OMPI_COMM_WORLD_RANK:-0}" = 1 ]; then (sleep 2; kill -STOP $$) & fi; exec "$0" "$@"' \
+      "$mmlab" run --algorithms dist_summa --engine eigen --grid 2x2 --size 400 --trials 100000 --warmup 0 \
+      --rank-timeout 5 --output "$dir/x.csv" >"$dir/log" 2>&1
+    rc=$?
+    tail -8 "$dir/log"
+    [ $rc -ne 124 ] || { echo "FAIL: the job hung"; exit 1; }
+    [ $rc -ne 0 ] || { echo "FAIL: exit 0 after a rank stopped"; exit 1; }
+    ((SECONDS - start <= 30)) || { echo "FAIL: took $((SECONDS - start)) s"; exit 1; }
+    grep -Eq "rank [023] waited [0-9]+ s in .*\(step: dist_summa .*trial [0-9]+\)" "$dir/log" ||
+      { echo "FAIL: no message naming the rank, the wait and the step"; exit 1; }
     ;;
 esac
 echo "1 passed, 0 failed"

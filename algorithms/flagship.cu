@@ -19,9 +19,9 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <mutex>
 
 #include "algorithms/kernels/common.cuh"
+#include "core/invocation.hpp"
 #include "algorithms/registry.hpp"
 
 namespace mmlab {
@@ -90,9 +90,7 @@ Params parse_params(const char* variant, const std::string& canonical) {
 
 // A candidate's parameters as its algorithm resolves them for the problem.
 Params candidate_params(const Candidate& c, const Problem& p, const DeviceInfo& d) {
-  const Algorithm& a = c.algorithm();
-  Params q = parse_params(c.variant, c.params);
-  return a.resolve ? a.resolve(p, q, d) : q;
+  return Invocation(c.algorithm(), d).resolve(p, parse_params(c.variant, c.params));
 }
 
 double predict(const Candidate& c, const Problem& p, const Params& q, const DeviceInfo& d) {
@@ -147,13 +145,6 @@ double predict(const Candidate& c, const Problem& p, const Params& q, const Devi
   return c.c0 + c.c1 * f1 + c.c2 * f2 + c.c3 * f3;
 }
 
-// What a candidate would need to run here: its supports and the harness's launch limits it cares about.
-bool can_run(const Candidate& c, const Problem& p, const Params& q, const DeviceInfo& d) {
-  const Algorithm& a = c.algorithm();
-  if (a.compiled.missing(a.name, q)) return false;
-  if (a.supports && a.supports(p, q, d)) return false;
-  return true;
-}
 
 std::string encode(const Candidate& c, const Params& q) {
   return c.algorithm().name + ":" + q.variant() + (q.canonical().empty() ? "" : ":" + q.canonical());
@@ -170,7 +161,7 @@ Params choose(const Problem& p, const Params& q, const DeviceInfo& d, double* ms
         c.kind == Kind::cuda_cores || (kind == Kind::tensor_cores && p.k >= kShortestAccurateK);
     if (!allowed) continue;
     const Params cq = candidate_params(c, p, d);
-    if (!can_run(c, p, cq, d)) continue;
+    if (Invocation(c.algorithm(), d).check(p, cq)) continue;  // it cannot run here
     const double t = predict(c, p, cq, d);
     if (t < best) best = t, pick = encode(c, cq);
   }
@@ -203,27 +194,15 @@ Pick pick_of(const Params& q) {
 Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   const Pick k = pick_of(q);
   if (!k.algorithm) return "no candidate kernel can run this problem here";
-  return k.algorithm->supports ? k.algorithm->supports(p, k.params, d) : std::nullopt;
+  return Invocation(*k.algorithm, d).check(p, k.params);
 }
 
-// The states of the algorithms it has run (library handles, tensor maps), made as they are needed.
-struct States {
-  std::mutex lock;
-  std::map<const Algorithm*, std::shared_ptr<void>> of;
-  void* get(const Algorithm& a) {
-    std::lock_guard<std::mutex> hold(lock);
-    auto [it, fresh] = of.try_emplace(&a);
-    if (fresh && a.make_state) it->second = a.make_state();
-    return it->second.get();
-  }
-};
-
+// Its state: the states of the algorithms it has run (library handles, tensor maps).
 void run(const RunArgs& r) {
   const Pick k = pick_of(*r.params);
   RunArgs sub = r;
   sub.params = &k.params;
-  sub.state = static_cast<States*>(r.state)->get(*k.algorithm);
-  k.algorithm->run(sub);
+  Invocation(*k.algorithm, *r.device).run(sub, *static_cast<StateCache*>(r.state));
 }
 
 }  // namespace
@@ -254,7 +233,7 @@ MMLAB_ALGORITHM(flagship) {
     const Pick k = pick_of(q);
     return k.algorithm ? k.algorithm->workspace(p, k.params) : std::size_t(0);
   };
-  a.make_state = [] { return std::static_pointer_cast<void>(std::make_shared<States>()); };
+  a.make_state = [] { return std::static_pointer_cast<void>(std::make_shared<StateCache>()); };
   a.run = run;
   for (const Variant& v : kVariants)
     a.set_nondeterminism(v.name,

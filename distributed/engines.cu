@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "algorithms/registry.hpp"
+#include "core/invocation.hpp"
 #include "distributed/context.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/gpu.hpp"
@@ -46,25 +47,23 @@ __global__ void add_kernel(float* __restrict__ c, const float* __restrict__ t, l
 }
 
 // One of the lab's own algorithms as the local engine: its variant's choice for each product's
-// shape (resolved once per shape), accumulation through a partial product and an add.
+// shape (the invocation resolves it once per shape), accumulation through a partial product and an add.
 class LabEngine final : public Engine {
  public:
-  LabEngine(cudaStream_t* stream, const DeviceInfo& device, const Algorithm& alg, std::string variant)
-      : stream_(stream), device_(device), alg_(alg), variant_(std::move(variant)),
-        state_(alg.make_state ? alg.make_state() : nullptr) {}
+  LabEngine(cudaStream_t* stream, const DeviceInfo& device, const Algorithm& alg, const std::string& variant)
+      : stream_(stream), device_(device), invocation_(alg, device_), asked_(variant) {}
   void gemm(const float* a, long lda, const float* b, long ldb, float* c, long ldc, long m, long n, long k,
             bool accumulate) override {
     if (lda != k || ldb != n || ldc != n)
-      throw std::logic_error(alg_.name + " engine: operands must be contiguous");
+      throw std::logic_error(invocation_.algorithm().name + " engine: operands must be contiguous");
     const Problem p{m, n, k};
-    const Params& q = resolved(p);
-    grow(workspace_, alg_.workspace(p, q));
+    const Params q = invocation_.resolve(p, asked_);
+    grow(workspace_, invocation_.workspace(p, q));
     if (accumulate) grow(partial_, sizeof(float) * std::size_t(m * n));
     RunArgs r;
     r.a = a, r.b = b, r.c = accumulate ? partial_.as<float>() : c;
-    r.problem = p, r.params = &q, r.workspace = workspace_.get(), r.stream = *stream_, r.device = &device_;
-    r.state = state_.get();
-    alg_.run(r);
+    r.problem = p, r.params = &q, r.workspace = workspace_.get(), r.stream = *stream_;
+    invocation_.run(r, states_);
     if (accumulate) {
       add_kernel<<<std::max<long>(1, std::min<long>((m * n + 255) / 256, 4096)), 256, 0, *stream_>>>(
           c, partial_.as<float>(), m * n);
@@ -76,21 +75,11 @@ class LabEngine final : public Engine {
   static void grow(Buffer& b, std::size_t bytes) {
     if (b.bytes() < bytes) b = Buffer(bytes, Buffer::Kind::device);
   }
-  const Params& resolved(const Problem& p) {
-    const auto key = std::make_tuple(p.m, p.n, p.k);
-    auto it = resolved_.find(key);
-    if (it == resolved_.end()) {
-      const Params asked(variant_);
-      it = resolved_.emplace(key, alg_.resolve ? alg_.resolve(p, asked, device_) : asked).first;
-    }
-    return it->second;
-  }
   cudaStream_t* stream_;
   DeviceInfo device_;
-  const Algorithm& alg_;
-  std::string variant_;
-  std::shared_ptr<void> state_;
-  std::map<std::tuple<long, long, long>, Params> resolved_;
+  Invocation invocation_;
+  Params asked_;
+  StateCache states_;
   Buffer workspace_, partial_;
 };
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <random>
 
+#include "core/invocation.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/job.hpp"
 #include "runtime/timing.hpp"
@@ -16,44 +17,18 @@ namespace mmlab {
 
 namespace {
 
-// The checks the harness makes for every GPU algorithm, from its launch configuration.
-Reason launch_limits(const LaunchConfig& lc, const DeviceInfo& d) {
-  const auto threads = lc.block.volume();
-  if (threads == 0) return "empty block";
-  if (threads > (unsigned long long)d.max_threads_per_block)
-    return "block " + std::to_string(lc.block.x) + "x" + std::to_string(lc.block.y) + "x" +
-           std::to_string(lc.block.z) + " has " + std::to_string(threads) + " threads; the device allows " +
-           std::to_string(d.max_threads_per_block);
-  if (lc.shared_bytes > d.shared_per_block_optin)
-    return "needs " + std::to_string(lc.shared_bytes) +
-           " bytes of shared memory per block; the device allows " + std::to_string(d.shared_per_block_optin);
-  if (lc.grid.y > d.max_grid_y || lc.grid.z > d.max_grid_z)
-    return "grid " + std::to_string(lc.grid.x) + "x" + std::to_string(lc.grid.y) + "x" +
-           std::to_string(lc.grid.z) + " exceeds the device's grid limits";
-  return std::nullopt;
-}
-
 // Phase 1: can this configuration run on this device? Fills the resolved parameters and launch.
 Reason check(const Configuration& cfg, const DeviceInfo& device, Outcome& out) {
   const Algorithm& alg = *cfg.algorithm;
   const Problem& p = cfg.problem;
-  const bool on_device = alg.backend == Backend::device;
-  out.resolved = alg.resolve ? alg.resolve(p, cfg.params, device) : cfg.params;
+  const Invocation invocation(alg, device);
+  out.resolved = invocation.resolve(p, cfg.params);
   if (alg.predict_ms) out.predicted_ms = alg.predict_ms(p, out.resolved, device);
-  if (alg.backend == Backend::distributed) {  // its own checks: the grid, the engine, the job
-    if (Reason why = alg.compiled.missing(alg.name, out.resolved)) return why;
-    return alg.supports ? alg.supports(p, out.resolved, device) : std::nullopt;
-  }
-  if ((on_device || alg.backend == Backend::streamed) && !device.present) return device.absent_reason;
-  if (Reason why = alg.compiled.missing(alg.name, out.resolved)) return why;
-  if (alg.supports)
-    if (Reason why = alg.supports(p, out.resolved, device)) return why;
-  if (alg.launch_config) {
-    out.launch = alg.launch_config(p, out.resolved, device);
-    out.launch_known = true;
-    if (on_device)
-      if (Reason why = launch_limits(out.launch, device)) return why;
-  }
+  // A distributed algorithm makes its own checks (the grid, the engine, the job), on every rank.
+  const bool on_gpu = alg.backend == Backend::device || alg.backend == Backend::streamed;
+  if (on_gpu && !device.present) return device.absent_reason;
+  if (Reason why = invocation.check(p, out.resolved, &out.launch)) return why;
+  out.launch_known = alg.launch_config && alg.backend != Backend::distributed;
   if (alg.backend == Backend::host && cfg.scope != Scope::kernel)
     return std::string("host algorithm: scope ") + scope_name(cfg.scope) + " does not apply";
   if (alg.backend == Backend::host && cfg.l2_flush) return "host algorithm: the L2 flush does not apply";
@@ -62,13 +37,13 @@ Reason check(const Configuration& cfg, const DeviceInfo& device, Outcome& out) {
 
 // Phase 2: inputs, output and workspace; the arguments run() receives.
 Reason prepare_buffers(Workbench& bench, const Configuration& cfg, const DeviceInfo& device,
-                       AlgorithmStates& states, Buffer& workspace, Outcome& out, RunArgs& args,
+                       StateCache& states, Buffer& workspace, Outcome& out, RunArgs& args,
                        bool* short_of_memory) {
   const Algorithm& alg = *cfg.algorithm;
   const Problem& p = cfg.problem;
   args.problem = p;
   args.params = &out.resolved;
-  args.state = states.get(alg);
+  args.state = states.get(alg, device.ordinal);
   args.device = &device;
   if (alg.backend == Backend::host || alg.backend == Backend::streamed) {  // pinned when there is a GPU
     if (Reason why = bench.prepare_host()) return why;
@@ -192,7 +167,7 @@ void Prepared::finish() {
 }
 
 std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, const DeviceInfo& device,
-                                  AlgorithmStates& states, const TimingOptions& timing) {
+                                  StateCache& states, const TimingOptions& timing) {
   auto out = std::make_unique<Prepared>(cfg, Outcome{});
   Outcome& o = out->outcome_;
   if (Reason why = check(cfg, device, o)) {
@@ -278,7 +253,7 @@ bool run_trials(const std::function<void()>& warmup, const std::function<double(
 }
 
 Outcome run_configuration(Workbench& bench, const Configuration& cfg, const DeviceInfo& device,
-                          AlgorithmStates& states, const TimingOptions* timing,
+                          StateCache& states, const TimingOptions* timing,
                           const std::atomic<bool>* interrupted, ClockMonitor* clocks) {
   if (cfg.algorithm->backend == Backend::distributed) {
     Outcome out;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/invocation.hpp"
 #include "harness/options.hpp"
 #include "harness/outcome.hpp"
 #include "harness/workbench.hpp"
@@ -37,7 +38,7 @@ class Prepared {
 
  private:
   friend std::unique_ptr<Prepared> prepare(Workbench&, const Configuration&, const DeviceInfo&,
-                                           AlgorithmStates&, const TimingOptions&);
+                                           StateCache&, const TimingOptions&);
   Configuration cfg_;
   Outcome outcome_;
   Buffer workspace_;
@@ -49,7 +50,7 @@ class Prepared {
 
 // Check, prepare and verify one single-process configuration (distributed ones: run_distributed).
 std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, const DeviceInfo& device,
-                                  AlgorithmStates& states, const TimingOptions& timing);
+                                  StateCache& states, const TimingOptions& timing);
 
 // Warm-up, then trials of one configuration until its stop rule. False: interrupted.
 bool time_alone(Prepared& p, const TimingOptions& timing, const std::atomic<bool>* interrupted,
@@ -63,7 +64,7 @@ bool time_interleaved(const std::vector<Prepared*>& group, const TimingOptions& 
 // through the above, a distributed one on every rank. Without `timing` it is only verified (the
 // GPU tests).
 Outcome run_configuration(Workbench& bench, const Configuration& cfg, const DeviceInfo& device,
-                          AlgorithmStates& states, const TimingOptions* timing,
+                          StateCache& states, const TimingOptions* timing,
                           const std::atomic<bool>* interrupted = nullptr, ClockMonitor* clocks = nullptr);
 
 // A distributed configuration, already checked (every rank calls it): verify, time, model.

@@ -343,7 +343,7 @@ class Run {
   std::vector<Configuration> todo_;
   std::size_t recorded_ = 0;
   std::string session_;
-  AlgorithmStates states_;
+  StateCache states_;
   ClockMonitor clocks_;
   Progress progress_;
   std::unique_ptr<Workbench> bench_;

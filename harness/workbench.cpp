@@ -160,11 +160,4 @@ const Buffer& Workbench::l2_flush_buffer() {
   return l2_flush_;
 }
 
-void* AlgorithmStates::get(const Algorithm& a) {
-  if (!a.make_state) return nullptr;
-  auto it = states_.find(&a);
-  if (it == states_.end()) it = states_.emplace(&a, a.make_state()).first;
-  return it->second.get();
-}
-
 }  // namespace mmlab

@@ -1,5 +1,4 @@
-// One problem's workbench (inputs, output buffers, the float64 reference) and the per-run
-// algorithm states (library handles).
+// One problem's workbench: inputs, output buffers, the float64 reference.
 #pragma once
 
 #include <map>
@@ -61,12 +60,5 @@ class Workbench {
 };
 
 // Library handles and the like, made once per algorithm per run.
-class AlgorithmStates {
- public:
-  void* get(const Algorithm& a);
-
- private:
-  std::map<const Algorithm*, std::shared_ptr<void>> states_;
-};
 
 }  // namespace mmlab

@@ -11,6 +11,7 @@
 
 #include "algorithms/kernels/common.cuh"
 #include "algorithms/kernels/out_of_core_plan.hpp"
+#include "core/invocation.hpp"
 #include "runtime/gpu.hpp"
 
 namespace mmlab::out_of_core {
@@ -22,16 +23,10 @@ struct EngineAlgorithm {
   const char* variant;
 };
 
-// The engine's parameters for one tile product, resolved as the harness would.
-Params engine_params(const EngineAlgorithm& e, const Problem& tile, const DeviceInfo& d) {
-  Params q(e.variant);
-  for (const Axis& x : e.algorithm.axes)
-    if (x.applies_to(e.variant)) q.set(x.name, x.default_value);
-  return e.algorithm.resolve ? e.algorithm.resolve(tile, q, d) : q;
-}
-
+// The engine's workspace for one tile product, its configuration resolved as the harness would.
 std::size_t engine_workspace(const EngineAlgorithm& e, const Problem& tile, const DeviceInfo& d) {
-  return e.algorithm.workspace(tile, engine_params(e, tile, d));
+  const Invocation engine(e.algorithm, d);
+  return engine.workspace(tile, engine.resolve(tile, default_params(e.algorithm, e.variant)));
 }
 
 // C(r, c0 + j) = (or +=) T(r, j): the tile product added into its panel.
@@ -49,18 +44,11 @@ struct Totals {
   double compute_ms = 0, copy_ms = 0;
 };
 
-// The per-run state: engine states per GPU, measured rates per (GPU, plan, engine), the last report.
+// The per-run state: the engines' states (per GPU), measured rates per (GPU, plan, engine), the last report.
 struct State {
-  std::mutex lock;
-  std::map<std::pair<int, const Algorithm*>, std::shared_ptr<void>> engines;
+  StateCache engines;
   std::map<std::string, StreamRates> rates;
   StreamedReport last;
-  void* engine_state(int device, const Algorithm& a) {
-    std::lock_guard<std::mutex> hold(lock);
-    auto [it, fresh] = engines.try_emplace({device, &a});
-    if (fresh && a.make_state) it->second = a.make_state();  // on `device`, current
-    return it->second.get();
-  }
 };
 
 // Events timing each operation of a run, read once it is over.
@@ -99,7 +87,8 @@ class Stopwatch {
 class Worker {
  public:
   Worker(const RunArgs& r, const StreamPlan& plan, int device, State& state, EngineAlgorithm engine)
-      : r_(r), p_(r.problem), s_(plan), device_(device), state_(state), engine_(engine) {
+      : r_(r), p_(r.problem), s_(plan), device_(device), gpu_(with_ordinal(*r.device, device)), state_(state),
+        engine_(engine), invocation_(engine.algorithm, gpu_), asked_(default_params(engine.algorithm, engine.variant)) {
     MMLAB_CHECK(cudaSetDevice(device));
     for (cudaStream_t* s : {&in_, &compute_, &out_}) MMLAB_CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
     for (auto* set : {&a_ready_, &a_free_, &b_ready_, &b_free_, &c_done_, &c_free_})
@@ -115,7 +104,7 @@ class Worker {
     for (long rows : {s_.rows, p_.m % s_.rows})
       for (long cols : {s_.tile, p_.n % s_.cols % s_.tile, s_.cols % s_.tile})
         for (long depth : {s_.depth, p_.k % s_.depth})
-          if (rows && cols && depth) ws = std::max(ws, engine_workspace(engine_, {rows, cols, depth, p_.inputs}, *r_.device));
+          if (rows && cols && depth) ws = std::max(ws, engine_workspace(engine_, {rows, cols, depth, p_.inputs}, gpu_));
     if (ws) MMLAB_CHECK(cudaMalloc(&workspace_, ws));
   }
   ~Worker() {
@@ -181,12 +170,11 @@ class Worker {
   void multiply(int a, int b, long rows, long cols, long depth, long at, bool accumulate, int c = 0,
                 long panel_cols = 0) {
     const Problem tile{rows, cols, depth, p_.inputs};
-    auto [it, fresh] = params_.try_emplace({rows, cols, depth});
-    if (fresh) it->second = engine_params(engine_, tile, *r_.device);
+    const Params q = invocation_.resolve(tile, asked_);
     RunArgs e = r_;
-    e.a = a_[a], e.b = b_[b], e.c = t_, e.problem = tile, e.params = &it->second;
-    e.workspace = workspace_, e.stream = compute_, e.state = state_.engine_state(device_, engine_.algorithm);
-    engine_.algorithm.run(e);
+    e.a = a_[a], e.b = b_[b], e.c = t_, e.problem = tile, e.params = &q;
+    e.workspace = workspace_, e.stream = compute_;
+    invocation_.run(e, state_.engines);
     add_tile<<<unsigned(std::min<long>(ceil_div(rows * cols, 256), 1024)), 256, 0, compute_>>>(
         t_, c_[c] + at, panel_cols ? panel_cols : cols, int(rows), int(cols), accumulate);
     MMLAB_CHECK_LAUNCH();
@@ -230,18 +218,26 @@ class Worker {
     MMLAB_CHECK(cudaEventRecord(c_free_[c], out_));
   }
 
+  // This worker's GPU as the engine sees it (the run's device description, this GPU's ordinal).
+  static DeviceInfo with_ordinal(DeviceInfo d, int ordinal) {
+    d.ordinal = ordinal;
+    return d;
+  }
+
   RunArgs r_;
   Problem p_;
   StreamPlan s_;
   int device_;
+  DeviceInfo gpu_;
   State& state_;
   EngineAlgorithm engine_;
+  Invocation invocation_;  // the engine on gpu_: its choice per tile shape, checked and run
+  Params asked_;
   cudaStream_t in_ = nullptr, compute_ = nullptr, out_ = nullptr;
   cudaEvent_t a_ready_[2], a_free_[2], b_ready_[2], b_free_[2], c_done_[2], c_free_[2];
   float *c_[2] = {}, *a_[2] = {}, *b_[2] = {}, *t_ = nullptr;
   void* workspace_ = nullptr;
   unsigned long a_used_ = 0, b_used_ = 0;
-  std::map<std::tuple<long, long, long>, Params> params_;
   Stopwatch watch_;
   std::vector<std::size_t> products_, copies_;
 };

@@ -16,7 +16,7 @@ DeviceInfo no_gpu() {
 
 TEST(HostRun, EigenMatchesFloat64OnAwkwardShapes) {
   const Algorithm& eigen = *test::lab().find("eigen");
-  AlgorithmStates states;
+  StateCache states;
   for (const Problem p : {Problem{1, 1, 1}, Problem{7, 7, 7}, Problem{17, 33, 65}, Problem{127, 129, 131},
                           Problem{1041, 1247, 139}, Problem{535, 792, 414}}) {
     Workbench bench(p, no_gpu(), 3);
@@ -32,7 +32,7 @@ TEST(HostRun, EigenMatchesFloat64OnAwkwardShapes) {
 
 TEST(HostRun, GpuAlgorithmsAreSkippedWithTheReason) {
   Workbench bench({8, 8, 8}, no_gpu(), 3);
-  AlgorithmStates states;
+  StateCache states;
   Params params("default");
   params.set("tile", "16");
   const Outcome o = run_configuration(
@@ -56,7 +56,7 @@ TEST(HostRun, AWrongHostAlgorithmFailsVerification) {
       }
   };
   Workbench bench({40, 30, 20}, no_gpu(), 3);
-  AlgorithmStates states;
+  StateCache states;
   const Outcome o = run_configuration(bench, {&wrong, Params("default"), {40, 30, 20}, Scope::kernel, false},
                                       no_gpu(), states, nullptr);
   EXPECT_EQ(o.status, Status::failed);

@@ -17,7 +17,7 @@ class EveryAlgorithm : public ::testing::TestWithParam<const Algorithm*> {};
 TEST_P(EveryAlgorithm, MatchesFloat64OnAwkwardShapes) {
   const Algorithm& alg = *GetParam();
   const DeviceInfo device = query_device(0);
-  AlgorithmStates states;
+  StateCache states;
   std::size_t verified = 0, skipped = 0;
   for (const Problem& p : test::tested_shapes()) {
     Workbench bench(p, device, 12345);
@@ -55,7 +55,7 @@ TEST_P(EveryAlgorithm, MatchesFloat64OnAwkwardShapes) {
 TEST_P(EveryAlgorithm, MatchesFloat64OnHarderInputs) {
   const Algorithm& alg = *GetParam();
   const DeviceInfo device = query_device(0);
-  AlgorithmStates states;
+  StateCache states;
   std::size_t verified = 0;
   for (Inputs kind : kAllInputs)
     if (kind != Inputs::uniform)
@@ -85,7 +85,7 @@ TEST_P(EveryAlgorithm, DeterministicConfigurationsRepeatBitForBit) {
   if (alg.backend == Backend::distributed)
     GTEST_SKIP() << "the distributed pipeline keeps its C on the ranks";
   const DeviceInfo device = query_device(0);
-  AlgorithmStates states;
+  StateCache states;
   std::size_t repeated = 0, exempt = 0;
   for (const Problem p : {Problem{127, 129, 131}, Problem{1041, 1247, 139}, Problem{300, 260, 1028},
                           Problem{1025, 1025, 1025}, Problem{256, 256, 8192}, Problem{16, 4096, 512}}) {

@@ -34,7 +34,7 @@ DeviceInfo device() {
 
 Outcome run_once(const Algorithm& a, const Problem& p, Params params = Params("default"),
                  const TimingOptions* timing = nullptr, Scope scope = Scope::kernel, bool flush = false) {
-  AlgorithmStates states;
+  StateCache states;
   Workbench bench(p, device(), 777);
   Configuration cfg{&a, params, p, scope, flush};
   return run_configuration(bench, cfg, device(), states, timing);
@@ -267,7 +267,7 @@ TEST(Clocks, NvmlAndTheProbeAgree) {
 // Interleaved trials: every configuration of the group gets its trials and a clock after each.
 TEST(Timing, InterleavedTrialsEachGetTheirSamplesAndClocks) {
   const DeviceInfo d = device();
-  AlgorithmStates states;
+  StateCache states;
   Workbench bench({512, 512, 512}, d, 7);
   TimingOptions t;
   t.stop.min_trials = t.stop.max_trials = 6;
@@ -331,7 +331,7 @@ TEST(Clock, TheHostsTimeStaysOutOfKernelScope) {
   EXPECT_LT(o.stats.median, 0.1);
   EXPECT_GE(host, 5.0);
 
-  AlgorithmStates states;
+  StateCache states;
   Workbench bench({256, 256, 256}, device(), 777);
   auto p = prepare(bench, {&slow, Params("default"), {256, 256, 256}}, device(), states, t);
   ASSERT_TRUE(p->ready());

@@ -20,7 +20,7 @@
 // tiled_atomic compile tiles 8, 16, 32 (TILE^2 <= 1024 threads); tiled compiles the (tile, block)
 // pairs listed by `mmlab list cannon`. Edges are zero-padded: any m, n, k otherwise.
 // Example: mmlab run --algorithms cannon --cannon.variant tiled --tile 32,64 --block 16x16 --size 4096
-#include "algorithms/kernels/common.cuh"
+#include "algorithms/launch/common.cuh"
 
 namespace mmlab {
 namespace {

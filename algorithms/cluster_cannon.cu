@@ -22,8 +22,9 @@
 // on clamped rows and zero columns (they are links of the torus) and store nothing; the grid is rounded up to
 // whole clusters. Any m, n, k (rows not 16-byte aligned are padded first, as in register_tiled). Example:
 // mmlab run --algorithms cluster_cannon,register_tiled,cublas --torus 2,4 --size 4096
-#include "algorithms/kernels/aligned.cuh"
+#include "algorithms/launch/aligned.cuh"
 #include "algorithms/kernels/register_tiled_quads.cuh"
+#include "algorithms/launch/clusters.cuh"
 #include "algorithms/ptx/dsmem.cuh"
 
 namespace mmlab {

@@ -19,8 +19,9 @@
 // Example: mmlab run --algorithms cluster_dns,register_tiled,cublas --cluster 2x2x2,1x1x8 --size 4096
 #include <cooperative_groups.h>
 
-#include "algorithms/kernels/aligned.cuh"
+#include "algorithms/launch/aligned.cuh"
 #include "algorithms/kernels/register_tiled_quads.cuh"
+#include "algorithms/launch/clusters.cuh"
 #include "algorithms/ptx/dsmem.cuh"
 #include "core/grid.hpp"
 

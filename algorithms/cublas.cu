@@ -18,7 +18,7 @@
 // Example: mmlab run --algorithms cublas --variant default,tf32 --size 1024:16384:1024
 #include <memory>
 
-#include "algorithms/kernels/common.cuh"
+#include "algorithms/launch/common.cuh"
 
 namespace mmlab {
 namespace {

@@ -11,7 +11,7 @@
 
 #include <memory>
 
-#include "algorithms/kernels/common.cuh"
+#include "algorithms/launch/common.cuh"
 
 namespace mmlab {
 namespace {

@@ -20,7 +20,8 @@
 // TILE^2 <= 1024; tiled_reduce needs ceil(k / DEPTH) m n floats of workspace.
 // Example: mmlab run --algorithms dns --dns.variant tiled_atomic,tiled_reduce --tile 16,32 --depth 32,128
 // --size 2048
-#include "algorithms/kernels/common.cuh"
+#include "algorithms/kernels/reduce.cuh"
+#include "algorithms/launch/common.cuh"
 
 namespace mmlab {
 namespace {

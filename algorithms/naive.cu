@@ -7,7 +7,7 @@
 // along a row of C, so a warp reads B and writes C coalesced and broadcasts A.
 // Constraints: block.x * block.y <= 1024 (the harness checks the device limit); any m, n, k.
 // Example: mmlab run --algorithms naive --block 16x16,32x8,64x4 --size 1024:4096:1024
-#include "algorithms/kernels/common.cuh"
+#include "algorithms/launch/common.cuh"
 
 namespace mmlab {
 namespace {

@@ -19,7 +19,7 @@
 // vector 2, 4 or 8); any m, n, k.
 // Example: mmlab run --algorithms outer_product --outer_product.variant all --tile 16,32 --vector 4,8 --size
 // 4096
-#include "algorithms/kernels/common.cuh"
+#include "algorithms/launch/common.cuh"
 
 namespace mmlab {
 namespace {

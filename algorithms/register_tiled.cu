@@ -15,21 +15,21 @@
 // columns past n read clamped (valid) addresses and are never stored; the last k tile of a slice
 // zero-fills what lies past its end. An operand whose rows are not 16-byte aligned (k % 4 != 0 for
 // A, n % 4 != 0 for B) is first copied, padded to an aligned pitch, into the workspace
-// (algorithms/kernels/aligned.cuh).
+// (algorithms/launch/aligned.cuh).
 // Any m, n, k.
 // `split` > 1 divides k over blockIdx.z and adds the partial tiles into C (zeroed first) atomically.
 // Variants: `tuned` picks the kernel and the split by a cost model of waves over the device's SMs
-// (algorithms/kernels/register_tiled_model.hpp); `manual` takes them from the axes.
+// (algorithms/models/register_tiled_model.hpp); `manual` takes them from the axes.
 // Example: mmlab run --algorithms register_tiled,cublas --size 1024:8192:1024
 #include <algorithm>
 #include <vector>
 
-#include "algorithms/kernels/aligned.cuh"
-#include "algorithms/kernels/common.cuh"
-#include "algorithms/kernels/register_tiled_model.hpp"
+#include "algorithms/launch/aligned.cuh"
+#include "algorithms/launch/common.cuh"
+#include "algorithms/models/register_tiled_model.hpp"
 #include "algorithms/kernels/register_tiled_natural.cuh"
 #include "algorithms/kernels/register_tiled_quads.cuh"
-#include "algorithms/kernels/split_k.hpp"
+#include "algorithms/launch/split_k.hpp"
 
 namespace mmlab {
 namespace {
@@ -76,7 +76,7 @@ LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   return lc;
 }
 
-// The `tuned` choice (algorithms/kernels/register_tiled_model.hpp), with the fitted kernels'
+// The `tuned` choice (algorithms/models/register_tiled_model.hpp), with the fitted kernels'
 // occupancies on this device, asked once (the H100's when there is no GPU).
 template <int kBM, int kBN, int kWM, int kWN, int kStages>
 int blocks_per_sm() {

@@ -14,7 +14,7 @@
 // a second kernel adds the splits in split order: deterministic, no atomics.
 // Accepts any k; m <= 64 (rows) or n <= 64 (cols), the one that applies chosen per problem.
 // Example: mmlab run --algorithms skinny,cublas --shape 16x4096x4096,4096x16x4096,64x2000x30000
-#include "algorithms/kernels/common.cuh"
+#include "algorithms/launch/common.cuh"
 
 namespace mmlab {
 namespace {

@@ -11,9 +11,10 @@
 // rest stream-K: the paper's "DP + SK", fewer partial tiles on large problems).
 // A is transposed into the workspace as tma_tiled does; TMA zero-fills past m, n, k. Any m, n, k.
 // Example: mmlab run --algorithms streamk,tma_tiled,cublas --shape 256x256x65536,2000x3000x1000
-#include "algorithms/kernels/aligned.cuh"
-#include "algorithms/kernels/tma_quads_axes.hpp"
+#include "algorithms/launch/aligned.cuh"
+#include "algorithms/launch/tma_quads_axes.hpp"
 #include "algorithms/kernels/tma_streamk.cuh"
+#include "algorithms/launch/tma_maps.cuh"
 
 namespace mmlab {
 namespace {

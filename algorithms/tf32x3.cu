@@ -13,11 +13,12 @@
 // Axis `split` (presplit, half): k over blockIdx.z, partial tiles added atomically; `auto` fills the SMs.
 // Any m, n, k (rows not 16-byte aligned are padded first). Example:
 // mmlab run --algorithms tf32x3,cublas --tf32x3.variant half3,presplit3 --size 4096,8192
-#include "algorithms/kernels/aligned.cuh"
-#include "algorithms/kernels/split_k.hpp"
+#include "algorithms/launch/aligned.cuh"
+#include "algorithms/launch/split_k.hpp"
 #include "algorithms/kernels/tf32x3_mma.cuh"
 #include "algorithms/kernels/tf32x3_presplit.cuh"
 #include "algorithms/kernels/tf32x3_wgmma.cuh"
+#include "algorithms/launch/tma_maps.cuh"
 #include "runtime/gpu.hpp"
 
 namespace mmlab {
@@ -70,7 +71,7 @@ std::size_t shared_bytes(const Params& q) {
   return sizeof(float) * std::size_t(stages * kStageFloats);
 }
 
-// The presplit product's k split (axis `split`, algorithms/kernels/split_k.hpp): blockIdx.z takes
+// The presplit product's k split (axis `split`, algorithms/launch/split_k.hpp): blockIdx.z takes
 // whole k tiles of 128 bytes of parts (32 k of TF32, 64 of FP16). `auto` resolves to the largest
 // split that leaves no SM without a block (output tiles x split <= SMs) and each split at least 4 k
 // tiles: the shapes with few output tiles and a long k, where one block per tile would leave most

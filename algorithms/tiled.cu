@@ -10,7 +10,7 @@
 // Constraints: tile in the compiled list (`mmlab list tiled`: 8, 16, 32; TILE^2 threads per
 // block, at most 1024); any m, n, k.
 // Example: mmlab run --algorithms tiled --tile 8,16,32 --size 256:4096:256
-#include "algorithms/kernels/common.cuh"
+#include "algorithms/launch/common.cuh"
 
 namespace mmlab {
 namespace {

@@ -15,7 +15,7 @@
 // Constraints: the compiled (tile, block) pairs (`mmlab list tiled_ilp`: tiles 128x64, 128x32,
 // 64x64, 64x32, each with blocks 8x8, 16x16, 32x32).
 // Example: mmlab run --algorithms tiled_ilp --block 8x8,16x16,32x32 --tile 128x64 --size 256:4096:256
-#include "algorithms/kernels/common.cuh"
+#include "algorithms/launch/common.cuh"
 
 namespace mmlab {
 namespace {

@@ -9,7 +9,7 @@
 //
 // The product reads A's k tile transposed, (BK, BM), so A is first transposed into the workspace
 // (k x m, pitch rounded up to 4 floats: a tensor map's rows are 16-byte aligned); B is used as
-// stored, or padded when n % 4 != 0 (algorithms/kernels/aligned.cuh). TMA fills what lies past m, n or k with
+// stored, or padded when n % 4 != 0 (algorithms/launch/aligned.cuh). TMA fills what lies past m, n or k with
 // zeros, so no load is clamped or guarded; the epilogue stores only rows < m and columns < n.
 // Variants, per k tile t:
 //   tma          every thread waits on stage t's mbarrier, then one block barrier (stage t - 1 is free),
@@ -20,11 +20,12 @@
 // `split` > 1 divides k over blockIdx.z and adds the partial tiles into C (zeroed first) atomically.
 // Defaults: the fastest at 4096 and 8192 on the H100 (data/flagship/tma/, docs/flagship-notes.md step 15).
 // Example: mmlab run --algorithms tma_tiled,register_tiled,cublas --size 4096 --stages 2,3
-#include "algorithms/kernels/aligned.cuh"
+#include "algorithms/launch/aligned.cuh"
 #include "algorithms/kernels/register_tiled_quads.cuh"
-#include "algorithms/kernels/tma_quads_axes.hpp"
-#include "algorithms/kernels/split_k.hpp"
+#include "algorithms/launch/tma_quads_axes.hpp"
+#include "algorithms/launch/split_k.hpp"
 #include "algorithms/ptx/tma.cuh"
+#include "algorithms/launch/tma_maps.cuh"
 
 namespace mmlab {
 namespace {

@@ -10,7 +10,7 @@
 // shares one row, so it is a broadcast), which keeps the kernel from being bound by shared-memory load
 // instructions. Constraints: block in the compiled list (`mmlab list warptile_1d`); any m, n, k. Example:
 // mmlab run --algorithms warptile_1d --block 16x16,32x8,64x4 --size 10000
-#include "algorithms/kernels/common.cuh"
+#include "algorithms/launch/common.cuh"
 
 namespace mmlab {
 namespace {

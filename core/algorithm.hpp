@@ -17,6 +17,7 @@
 #include "core/compiled.hpp"
 #include "core/params.hpp"
 #include "core/random.hpp"
+#include "core/revision.hpp"
 #include "core/verification.hpp"
 
 struct CUstream_st;  // = cudaStream_t without including the CUDA runtime
@@ -190,13 +191,9 @@ struct Algorithm {
   void set_compiled(CompiledSet set);
 };
 
-// "algorithms/tiled.cu" (the folder and the file) from the compiler's path of the file.
-inline std::string algorithm_source(const std::string& file) {
-  const auto name = file.find_last_of('/');
-  const auto folder =
-      name == std::string::npos || name == 0 ? std::string::npos : file.find_last_of('/', name - 1);
-  return folder == std::string::npos ? file : file.substr(folder + 1);
-}
+// "algorithms/tiled.cu", "algorithms/composite/flagship.cu": the file's path in the repository (the
+// folders under the source tree), from the compiler's path of the file.
+inline std::string algorithm_source(const char* file) { return repository_path(file); }
 
 // Defines mmlab::algorithms::NAME(): the descriptor, built once, named NAME with the file that
 // holds it as its source; the body that follows the macro fills in the rest of `a`:

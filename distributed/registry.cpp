@@ -1,6 +1,9 @@
 // The table of contents of distributed/ (the list is in registry.hpp).
 #include "distributed/registry.hpp"
 
+#include "algorithms/registry.hpp"
+#include "core/plugin.hpp"
+
 namespace mmlab::algorithms {
 
 std::vector<const Algorithm*> distributed() {
@@ -10,3 +13,11 @@ std::vector<const Algorithm*> distributed() {
 }
 
 }  // namespace mmlab::algorithms
+
+namespace mmlab {
+
+Registry lab_registry(const std::vector<std::shared_ptr<const Plugin>>& plugins) {
+  return join_plugins({algorithms::single_process(), algorithms::distributed()}, plugins);
+}
+
+}  // namespace mmlab

@@ -1,8 +1,9 @@
 // The distributed algorithms (Backend::distributed: MPI ranks, NCCL or MPI between them), in listing
-// order; each file defines mmlab::algorithms::<name>(). mmlab's main lists them after
+// order; each file defines mmlab::algorithms::<name>(). lab_registry() lists them after
 // algorithms/registry.hpp's.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "core/algorithm.hpp"
@@ -21,3 +22,13 @@ MMLAB_DISTRIBUTED_ALGORITHMS(MMLAB_DECLARE)
 std::vector<const Algorithm*> distributed();  // the list above, in its order
 
 }  // namespace mmlab::algorithms
+
+namespace mmlab {
+
+class Plugin;
+
+// The lab: algorithms/'s list, then distributed/'s, then the plugins' algorithms in the order given;
+// the one list mmlab's main and the test programs run (a name given twice is a UsageError).
+Registry lab_registry(const std::vector<std::shared_ptr<const Plugin>>& plugins);
+
+}  // namespace mmlab

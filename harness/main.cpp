@@ -8,7 +8,6 @@
 #include <set>
 #include <sstream>
 
-#include "algorithms/registry.hpp"
 #include "core/distributed.hpp"
 #include "core/plugin.hpp"
 #include "core/revision.hpp"
@@ -31,7 +30,7 @@ std::vector<std::shared_ptr<const mmlab::Plugin>>& plugins() {
 
 const mmlab::Registry& lab() {
   static const mmlab::Registry registry =
-      mmlab::join_plugins({mmlab::algorithms::single_process(), mmlab::algorithms::distributed()}, plugins());
+      mmlab::lab_registry(plugins());
   return registry;
 }
 

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/launch/clusters.cuh"
 #include "algorithms/ptx/dsmem.cuh"
 
 namespace cg = cooperative_groups;

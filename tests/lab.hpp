@@ -1,12 +1,11 @@
-// The registry the test programs use: mmlab's own, the list of algorithms/ then that of distributed/
-// (as harness/main.cpp joins them), and the example plugin's algorithms (examples/plugin, built
-// with the tests) loaded as `mmlab run --plugin` loads them, so every test covers them too.
+// The registry the test programs use: mmlab's own (lab_registry, as harness/main.cpp takes it) with the
+// example plugin's algorithms (examples/plugin, built with the tests) loaded as `mmlab run --plugin`
+// loads them, so every test covers them too.
 #pragma once
 
 #include <cstdlib>
 #include <string>
 
-#include "algorithms/registry.hpp"
 #include "core/algorithm.hpp"
 #include "core/plugin.hpp"
 #include "distributed/registry.hpp"
@@ -35,7 +34,7 @@ inline const std::vector<std::shared_ptr<const Plugin>>& plugins() {
 }
 
 inline const Registry& lab() {
-  static const Registry registry = join_plugins({algorithms::single_process(), algorithms::distributed()}, plugins());
+  static const Registry registry = lab_registry(plugins());
   return registry;
 }
 

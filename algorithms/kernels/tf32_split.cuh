@@ -10,7 +10,6 @@
 
 #include <cuda_fp16.h>
 
-#include "algorithms/kernels/common.cuh"
 
 namespace mmlab {
 namespace {

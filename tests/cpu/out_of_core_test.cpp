@@ -1,7 +1,7 @@
-// out_of_core's plan and model (algorithms/kernels/out_of_core_plan.hpp), without a GPU.
+// out_of_core's plan and model (algorithms/models/out_of_core_plan.hpp), without a GPU.
 #include <gtest/gtest.h>
 
-#include "algorithms/kernels/out_of_core_plan.hpp"
+#include "algorithms/models/out_of_core_plan.hpp"
 
 namespace mmlab {
 namespace {

@@ -1,6 +1,6 @@
 // Deliberately wrong algorithms: verification must fail each of them (a test that can fail), and
 // one that kills the CUDA context, which the runner must record and stop at.
-#include "algorithms/kernels/common.cuh"
+#include "algorithms/launch/common.cuh"
 #include "tests/gpu/planted_bugs.hpp"
 
 namespace mmlab::test {

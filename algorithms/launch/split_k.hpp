@@ -1,29 +1,17 @@
-// Split-k, the one rule of register_tiled, tma_tiled and tf32x3: k is divided over blockIdx.z in
-// whole k tiles of `depth`, and each block adds its partial output tile into C atomically, so C is
-// zeroed first and the order of the sum changes from run to run (a split result is not
-// bit-reproducible).
+// Split-k's launch side, for register_tiled, tma_tiled and tf32x3 (the rule: models/split_k.hpp):
+// each block adds its partial output tile into C atomically, so C is zeroed first and the order of
+// the sum changes from run to run (a split result is not bit-reproducible).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <initializer_list>
 
+#include "algorithms/models/split_k.hpp"
 #include "core/algorithm.hpp"
 #include "runtime/cuda_check.hpp"
 
 namespace mmlab {
-
-struct SplitK {
-  long tiles = 1;   // k tiles per block in z (the last block may have fewer)
-  long blocks = 1;  // blocks in z: at most the split asked, fewer when k has fewer tiles
-  long k_per_block(long depth) const { return tiles * depth; }
-};
-
-// k in `asked` (>= 1) parts of whole tiles of `depth`: ceil(ceil(k / depth) / asked) tiles each.
-inline SplitK split_k(long k, long depth, long asked) {
-  const long tiles = (k + depth - 1) / depth, per = (tiles + asked - 1) / asked;
-  return {per, (tiles + per - 1) / per};
-}
 
 // Split-k's blocks add in whatever order they finish: C is not bit-identical from run to run. Marks
 // `variants` so, for the configurations (resolved) whose split is over 1.

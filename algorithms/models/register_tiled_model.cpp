@@ -1,11 +1,11 @@
 // register_tiled's cost model (register_tiled_model.hpp).
-#include "algorithms/kernels/register_tiled_model.hpp"
+#include "algorithms/models/register_tiled_model.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <iterator>
 
-#include "algorithms/kernels/split_k.hpp"
+#include "algorithms/models/split_k.hpp"
 
 namespace mmlab {
 

@@ -3,7 +3,7 @@
 // and B through the GPU, multiply, send the block of C back, and double-buffer" (homework report,
 // question 6).
 //
-// The plan and its model are kernels/out_of_core_plan.hpp, the pipeline kernels/out_of_core_worker.cuh:
+// The plan and its model are models/out_of_core_plan.hpp, the pipeline composite/out_of_core_worker.cuh:
 // C in panels that stay on the device while computed, k in steps, A's slice of a step reused by
 // every B tile of it. Per GPU three streams (copies in, products, copies out) and two buffers of
 // each kind; events order them: an A slice or B tile is refilled only after the product that read
@@ -20,7 +20,7 @@
 #include <exception>
 #include <thread>
 
-#include "algorithms/kernels/out_of_core_worker.cuh"
+#include "algorithms/composite/out_of_core_worker.cuh"
 #include "algorithms/registry.hpp"
 
 namespace mmlab {

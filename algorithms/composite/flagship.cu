@@ -20,7 +20,7 @@
 #include <map>
 #include <memory>
 
-#include "algorithms/kernels/common.cuh"
+#include "algorithms/launch/common.cuh"
 #include "core/invocation.hpp"
 #include "algorithms/registry.hpp"
 

@@ -1,4 +1,5 @@
-// Small helpers shared by the algorithm files (kernels and launchers only).
+// Host-side helpers shared by the algorithm files' launchers and descriptors: the kernel table,
+// 32-bit indexing checks, launch-configuration conversions, the shared-memory opt-in.
 #pragma once
 
 #include <climits>
@@ -72,23 +73,6 @@ template <class Kernel>
 void allow_shared_bytes(Kernel* kernel, std::size_t bytes) {
   if (bytes > 48 * 1024)
     MMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-}
-
-// Sum of term[0 .. count) into term[0], as a shared-memory tree. `lane` indexes the terms; the
-// loop over levels is unrolled for up to 1024 terms and every thread of the block must call it
-// (it synchronises). `stride_of_term` spaces consecutive terms in memory.
-__device__ inline void tree_reduce(float* term, int lane, int count, int stride_of_term) {
-  int span = 1;
-  while (span < count) span <<= 1;  // the next power of two
-#pragma unroll
-  for (int level = 9; level >= 0; --level) {
-    const int half = 1 << level;
-    if (half < span) {  // uniform across the block
-      if (lane < half && lane + half < count)
-        term[lane * stride_of_term] += term[(lane + half) * stride_of_term];
-      __syncthreads();
-    }
-  }
 }
 
 }  // namespace mmlab

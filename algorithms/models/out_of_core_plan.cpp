@@ -1,4 +1,4 @@
-#include "algorithms/kernels/out_of_core_plan.hpp"
+#include "algorithms/models/out_of_core_plan.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-// out_of_core's streaming pipeline (algorithms/out_of_core.cu is the algorithm: its plan, its
+// out_of_core's streaming pipeline (algorithms/composite/out_of_core.cu is the algorithm: its plan, its
 // checks and its run): on each GPU three streams (copies in, products, copies out), two buffers of
 // each kind and the events that order them; a tile product runs on the engine (a lab algorithm) into
 // a tile that a kernel adds into its C panel. Each operation is timed by events, read after the run.
@@ -9,8 +9,8 @@
 #include <mutex>
 #include <tuple>
 
-#include "algorithms/kernels/common.cuh"
-#include "algorithms/kernels/out_of_core_plan.hpp"
+#include "algorithms/launch/common.cuh"
+#include "algorithms/models/out_of_core_plan.hpp"
 #include "core/invocation.hpp"
 #include "runtime/gpu.hpp"
 

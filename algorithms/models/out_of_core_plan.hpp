@@ -1,4 +1,4 @@
-// How out_of_core (algorithms/out_of_core.cu) cuts a product whose operands live in host memory
+// How out_of_core (algorithms/composite/out_of_core.cu) cuts a product whose operands live in host memory
 // into pieces that fit a device budget, and its model of the streamed run. CUDA-free, so the
 // choice and the model are tested without a GPU.
 //

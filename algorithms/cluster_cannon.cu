@@ -123,16 +123,7 @@ __global__ void __launch_bounds__(Quads<kTile, kTile, kDepth, kQN>::kThreads,
   if (threadIdx.x == 0) bulk_wait_read();
   cluster_sync();  // no block leaves while a peer may still read or write its shared memory
 
-#pragma unroll
-  for (int r = 0; r < 8; ++r) {
-    const int row = row0 + S::row_of(r);
-    if (row >= m) continue;
-#pragma unroll
-    for (int q = 0; q < 4 * kQN; ++q) {
-      const int col = col0 + S::col_of(q);
-      if (col < n) c[long(row) * ldc + col] = acc[r][q];
-    }
-  }
+  S::store(acc, c, ldc, row0, col0, m, n);
 }
 
 struct Choice {

@@ -15,6 +15,7 @@
 #include "algorithms/launch/tma_quads_axes.hpp"
 #include "algorithms/kernels/tma_streamk.cuh"
 #include "algorithms/launch/tma_maps.cuh"
+#include "algorithms/launch/tma_operands.cuh"
 
 namespace mmlab {
 namespace {
@@ -113,50 +114,31 @@ LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo& d) {
   return lc;
 }
 
-// The workspace: A^T (k x m, pitch m rounded up to 4), B padded when its rows are not aligned, the
-// partial tiles (one slot per block) and the blocks' flags.
-long pitch_t(const Problem& p) { return round4(p.m); }
+// The workspace: the TMA operands (A^T, B padded where needed: launch/tma_operands.cuh), the partial
+// tiles (one slot per block) and the blocks' flags.
 std::size_t partial_floats(const Problem& p, const Choice& ch) {
   const long blocks = std::min(
       kMaxBlocks, long(ceil_div(p.m, ch.bm)) * long(ceil_div(p.n, ch.bn)) * long(ceil_div(p.k, ch.bk)));
   return std::size_t(blocks * ch.bm * ch.bn);
 }
 std::size_t workspace(const Problem& p, const Params& q) {
-  return sizeof(float) *
-             (std::size_t(p.k * pitch_t(p)) + padding(p).b_floats + partial_floats(p, choice(q))) +
-         sizeof(unsigned) * kMaxBlocks;
+  return sizeof(float) * (tma_operand_floats(p) + partial_floats(p, choice(q))) + sizeof(unsigned) * kMaxBlocks;
 }
 
-Reason supports(const Problem& p, const Params&, const DeviceInfo& d) {
-  if (d.present && d.cc_major < 9)
-    return "streamk needs TMA and mbarrier transactions: compute capability 9.0";
-  if (p.m > 65535L * 32) return "the transpose of A runs m / 32 blocks in y: m must be at most 2097120";
-  if (p.k * pitch_t(p) >= (1L << 31))
-    return "streamk indexes with 32 bits: A^T must have fewer than 2^31 elements";
-  return fits_aligned_int(p, "streamk");
-}
+Reason supports(const Problem& p, const Params&, const DeviceInfo& d) { return tma_operands_fit(p, d, "streamk"); }
 
 void run(const RunArgs& r) {
   const Problem& p = r.problem;
   const Choice ch = choice(*r.params);
   const LaunchConfig lc = launch(p, *r.params, *r.device);
-  float* at = static_cast<float*>(r.workspace);
-  transpose(r.a, p.m, p.k, at, pitch_t(p), r.stream);
-  const Padding d = padding(p);
-  const float* b = r.b;
-  float* after = at + p.k * pitch_t(p);
-  if (d.b) {
-    pad(r.b, p.k, p.n, after, p.k, d.ldb, r.device->sm_count, r.stream);
-    b = after;
-    after += d.b_floats;
-  }
-  float* partial = after;
+  const TmaOperands o = tma_operands(r);
+  float* partial = o.after;
   unsigned* flags = reinterpret_cast<unsigned*>(partial + partial_floats(p, ch));
   const StreamKWork w = work_of(p, *r.params, *r.device);
   MMLAB_CHECK(cudaMemsetAsync(flags, 0, sizeof(unsigned) * std::size_t(w.ctas), r.stream));
   TensorMaps& maps = *static_cast<TensorMaps*>(r.state);
-  const CUtensorMap at_map = maps.get(at, p.k, p.m, pitch_t(p), int(ch.bk), int(ch.bm));
-  const CUtensorMap b_map = maps.get(b, p.k, p.n, d.ldb, int(ch.bk), int(ch.bn));
+  const CUtensorMap at_map = maps.get(o.at, p.k, p.m, pitch_t(p), int(ch.bk), int(ch.bm));
+  const CUtensorMap b_map = maps.get(o.b, p.k, p.n, o.ldb, int(ch.bk), int(ch.bn));
   kKernels.at(*r.params).launch(r, at_map, b_map, lc, w, partial, flags);
   MMLAB_CHECK_LAUNCH();
 }

@@ -26,6 +26,7 @@
 #include "algorithms/launch/split_k.hpp"
 #include "algorithms/ptx/tma.cuh"
 #include "algorithms/launch/tma_maps.cuh"
+#include "algorithms/launch/tma_operands.cuh"
 
 namespace mmlab {
 namespace {
@@ -100,20 +101,7 @@ __global__ void __launch_bounds__(Tile<kBM, kBN, kBK, kQN>::kThreads + (kProduce
     }
   }
 
-#pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const int row = row0 + S::row_of(i);
-    if (row >= m) continue;
-#pragma unroll
-    for (int j = 0; j < 4 * kQN; ++j) {
-      const int col = col0 + S::col_of(j);
-      if (col >= n) continue;
-      if (accumulate)
-        atomicAdd(c + long(row) * ldc + col, acc[i][j]);
-      else
-        c[long(row) * ldc + col] = acc[i][j];
-    }
-  }
+  S::store(acc, c, ldc, row0, col0, m, n, accumulate);
 #endif
 }
 
@@ -155,21 +143,13 @@ LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   return lc;
 }
 
-// The workspace: A^T (k x m, pitch m rounded up to 4), then B padded when its rows are not aligned.
-long pitch_t(const Problem& p) { return round4(p.m); }
-std::size_t workspace(const Problem& p, const Params&) {
-  return sizeof(float) * (std::size_t(p.k * pitch_t(p)) + padding(p).b_floats);
-}
+// The workspace: the TMA operands (A^T, B padded where needed: launch/tma_operands.cuh).
+std::size_t workspace(const Problem& p, const Params&) { return sizeof(float) * tma_operand_floats(p); }
 
 Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
-  if (d.present && d.cc_major < 9)
-    return "tma_tiled needs TMA and mbarrier transactions: compute capability 9.0";
   const Choice ch = choice(q);
   if (ch.split < 1 || ch.split > 64) return "split must be 1 to 64";
-  if (p.m > 65535L * 32) return "the transpose of A runs m / 32 blocks in y: m must be at most 2097120";
-  if (p.k * pitch_t(p) >= (1L << 31))
-    return "tma_tiled indexes with 32 bits: A^T must have fewer than 2^31 elements";
-  return fits_aligned_int(p, "tma_tiled");
+  return tma_operands_fit(p, d, "tma_tiled");
 }
 
 using KernelLauncher = void (*)(const RunArgs&, const CUtensorMap&, const CUtensorMap&, const LaunchConfig&,
@@ -212,18 +192,10 @@ void run(const RunArgs& r) {
   const Problem& p = r.problem;
   const Choice ch = choice(*r.params);
   const LaunchConfig lc = launch(p, *r.params, *r.device);
-  float* at = static_cast<float*>(r.workspace);
-  transpose(r.a, p.m, p.k, at, pitch_t(p), r.stream);
-  const Padding d = padding(p);
-  const float* b = r.b;
-  if (d.b) {
-    float* padded = at + p.k * pitch_t(p);
-    pad(r.b, p.k, p.n, padded, p.k, d.ldb, r.device->sm_count, r.stream);
-    b = padded;
-  }
+  const TmaOperands o = tma_operands(r);
   TensorMaps& maps = *static_cast<TensorMaps*>(r.state);
-  const CUtensorMap& at_map = maps.get(at, p.k, p.m, pitch_t(p), int(ch.bk), int(ch.bm));
-  const CUtensorMap& b_map = maps.get(b, p.k, p.n, d.ldb, int(ch.bk), int(ch.bn));
+  const CUtensorMap& at_map = maps.get(o.at, p.k, p.m, pitch_t(p), int(ch.bk), int(ch.bm));
+  const CUtensorMap& b_map = maps.get(o.b, p.k, p.n, o.ldb, int(ch.bk), int(ch.bn));
   const bool split = lc.grid.z > 1;
   if (split) zero_for_split_k(r);
   kKernels.at (*r.params)(r, at_map, b_map, lc, int(split_k(p.k, ch.bk, ch.split).k_per_block(ch.bk)), split);

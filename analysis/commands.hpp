@@ -1,10 +1,10 @@
-// The analysis commands that are not paper tables: summaries, comparisons, headlines, plots.
+// The analysis commands that are not paper tables or plots: summaries, comparisons (compare.cpp),
+// headlines, scaling, the frontier.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "analysis/plot.hpp"
 #include "analysis/report.hpp"
 #include "analysis/results.hpp"
 

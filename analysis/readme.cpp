@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "analysis/commands.hpp"
+#include "analysis/plot.hpp"
 #include "analysis/paper_tables.hpp"
 #include "analysis/statistics.hpp"
 #include "core/csv.hpp"

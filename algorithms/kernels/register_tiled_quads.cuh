@@ -116,6 +116,27 @@ struct Quads {
     return (warp / kWarpsM) * (32 * kQN) +
            (kQN == 2 ? (j < 4 ? tn + j : 32 + tn + j - 4) : 32 * (j / 4) + tn + j % 4);
   }
+  // The epilogue of the block tile at (row0, col0): this thread's accumulators into C (m x n, pitch
+  // ldc), rows >= m and columns >= n left alone; added atomically where `accumulate` (split-k).
+  // Scalar stores: see the file's header.
+  template <class Pitch>  // int or long, as the kernel holds it: the index arithmetic follows its type
+  __device__ __forceinline__ static void store(const Acc& acc, float* c, Pitch ldc, int row0, int col0, int m,
+                                               int n, bool accumulate = false) {
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const int row = row0 + row_of(i);
+      if (row >= m) continue;
+#pragma unroll
+      for (int j = 0; j < 4 * kQN; ++j) {
+        const int col = col0 + col_of(j);
+        if (col >= n) continue;
+        if (accumulate)
+          atomicAdd(c + long(row) * ldc + col, acc[i][j]);
+        else
+          c[long(row) * ldc + col] = acc[i][j];
+      }
+    }
+  }
 
   // The whole k loop of one block over [k_begin, k_end): acc += A (rows row0 ...) x B (columns col0
   // ...), through kStages shared-memory stages at `smem`. A goes through registers (loaded one tile

@@ -85,17 +85,7 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN, 0>::kThreads,
     done += count;
   };
   auto store = [&](const typename S::Acc& acc, int tile) {
-    const int row0 = (tile / work.tiles_n) * kBM, col0 = (tile % work.tiles_n) * kBN;
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const int row = row0 + S::row_of(i);
-      if (row >= m) continue;
-#pragma unroll
-      for (int j = 0; j < 4 * kQN; ++j) {
-        const int col = col0 + S::col_of(j);
-        if (col < n) c[long(row) * ldc + col] = acc[i][j];
-      }
-    }
+    S::store(acc, c, ldc, (tile / work.tiles_n) * kBM, (tile % work.tiles_n) * kBN, m, n);
   };
   // Slot `cta`'s element e of this thread: consecutive threads, consecutive addresses.
   auto slot = [&](int cta, int e) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "analysis/commands.hpp"
+#include "analysis/plot.hpp"
 #include "analysis/model.hpp"
 #include "analysis/paper_tables.hpp"
 #include "analysis/readme.hpp"

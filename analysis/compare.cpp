@@ -1,0 +1,454 @@
+// mmlab-analyze compare: each configuration against a baseline, estimate first (commands.hpp says
+// what the table holds): the speed-up with its interval, paired by round where the trials were
+// interleaved, a verdict against the margin, the tests Holm-adjusted within a family, and across runs.
+#include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+#include "analysis/commands.hpp"
+#include "analysis/statistics.hpp"
+
+namespace mmlab::analysis {
+
+namespace {
+
+// A comparison's estimate: the speed-up (baseline time / time) with its interval, the test's p,
+// and what the design allows.
+struct Estimate {
+  double ratio = 0;
+  Interval ci;          // of the ratio; coverage 0: the trials allow none at this level
+  bool paired = false;  // interleaved trials paired by round; else independent samples
+  std::size_t n = 0;    // pairs, or the smaller sample
+  double p = 1;         // two-sided: Wilcoxon signed-rank (paired) or Mann-Whitney U
+};
+
+// The minimum trials for an interval at 95%: 6 pairs (1 - 2/2^6 = 96.9%), or 4 values a side
+// (1 - 2/C(8, 4) = 97.1%; 3 a side reach 90%).
+std::size_t trials_for_an_interval(bool paired) { return paired ? 6 : 4; }
+
+// What a comparison measures, in words: "GPU time", "host time", "GPU + host time" or "clock cycles".
+std::string measure_of(const CompareOptions& o) {
+  if (o.cycles) return "clock cycles";
+  return o.metric == "host" ? "host time" : o.metric == "sum" ? "GPU + host time" : "GPU time";
+}
+
+// The times a comparison uses, per trial: the GPU's ms per launch (metric gpu), the host's time to
+// enqueue it (host), or both (sum); with cycles, kilo-cycles of the SM clock sampled after each
+// trial (ms x MHz).
+std::vector<double> times_of(const Result& r, const CompareOptions& o) {
+  const auto where = [&] { return r.file + ":" + std::to_string(r.line) + " (" + r.configuration() + ")"; };
+  if (o.cycles && r.sample_clocks.size() != r.samples.size())
+    throw AnalysisError("compare --cycles: " + where() + " has no clock per trial (recorded from schema 5, on GPUs)");
+  if (o.metric != "gpu" && r.sample_host.size() != r.samples.size())
+    throw AnalysisError("compare --metric " + o.metric + ": " + where() +
+                        " has no host time per trial (recorded from schema 7, for GPU algorithms)");
+  if (o.metric == "host") return r.sample_host;
+  std::vector<double> out = r.samples;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (o.metric == "sum") out[i] += r.sample_host[i];
+    if (o.cycles) out[i] *= r.sample_clocks[i];
+  }
+  return out;
+}
+
+bool pairable(const Result& a, const Result& b) {
+  return a.order == "interleaved" && b.order == "interleaved" && !a.interleave_group.empty() &&
+         a.interleave_group == b.interleave_group &&
+         a.run_id.substr(0, a.run_id.rfind('-')) == b.run_id.substr(0, b.run_id.rfind('-'));
+}
+
+Estimate estimate(const Result& base, const Result& other, const CompareOptions& o) {
+  const std::vector<double> b = times_of(base, o), a = times_of(other, o);
+  if (b.size() < 2 || a.size() < 2)
+    throw AnalysisError("compare: needs raw samples of at least 2 trials (" + other.file + ":" +
+                        std::to_string(other.line) + ")");
+  Estimate e;
+  const auto logs = [](const std::vector<double>& v) {
+    std::vector<double> out;
+    for (double x : v) out.push_back(std::log(x));
+    return out;
+  };
+  const auto exp_interval = [](Interval i) {
+    if (i.coverage > 0) i.lo = std::exp(i.lo), i.hi = std::exp(i.hi), i.centre = std::exp(i.centre);
+    return i;
+  };
+  if (pairable(base, other)) {  // trial i of each ran in round i: the log-ratio of each round
+    e.paired = true;
+    e.n = std::min(b.size(), a.size());
+    std::vector<double> d(e.n);
+    for (std::size_t i = 0; i < e.n; ++i) d[i] = std::log(b[i]) - std::log(a[i]);
+    e.ratio = std::exp(median(d));
+    e.ci = exp_interval(paired_interval(d, o.level));
+    if (e.ci.coverage <= 0)  // too few pairs for the level: the widest interval, at what it covers
+      e.ci = exp_interval(paired_interval(d, 1 - 2 * std::ldexp(1.0, -int(e.n)) * (1 + 1e-9)));
+    e.p = wilcoxon_signed_rank(d).p;
+    return e;
+  }
+  e.n = std::min(b.size(), a.size());
+  e.ratio = median(b) / median(a);
+  e.ci = double(b.size()) * double(a.size()) <= 2e7
+             ? exp_interval(shift_interval(logs(b), logs(a), o.level))
+             : bootstrap_median_ratio(b, a, o.level, o.resamples, o.seed);
+  if (e.ci.coverage <= 0) {  // too few trials for the level: the widest interval, at what it covers
+    const double arrangements =
+        std::exp(std::lgamma(double(b.size() + a.size()) + 1) - std::lgamma(double(b.size()) + 1) -
+                 std::lgamma(double(a.size()) + 1));
+    e.ci = exp_interval(shift_interval(logs(b), logs(a), 1 - 2 / arrangements * (1 + 1e-9)));
+  }
+  e.p = mann_whitney(b, a).p;
+  return e;
+}
+
+constexpr std::size_t kManyTrials = 100000;
+
+// The verdict the interval gives against the margin, or "inconclusive" with the trials per
+// configuration that would decide it (statistics.hpp, trials_to_decide).
+std::string verdict_of(const Estimate& e, double margin, double level) {
+  const double m = std::log1p(margin);
+  const std::string band = fixed(100 * margin, 0) + "%";
+  if (e.ci.coverage < level - 1e-9)
+    return "inconclusive: at least " + std::to_string(trials_for_an_interval(e.paired)) + " trials";
+  const double lo = std::log(e.ci.lo), hi = std::log(e.ci.hi);
+  if (lo > m) return "faster";
+  if (hi < -m) return "slower";
+  if (lo >= -m && hi <= m) return "equivalent (within " + band + ")";
+  Interval log_ci{lo, hi, e.ci.coverage};
+  log_ci.centre = std::log(e.ci.centre);  // NaN stays NaN: the midpoint is taken
+  const double n = trials_to_decide(log_ci, e.n, m);
+  if (n >= double(kManyTrials)) return "inconclusive: more than " + std::to_string(kManyTrials) + " trials";
+  return "inconclusive: about " + std::to_string(std::size_t(std::ceil(std::max(n, double(e.n) + 1)))) +
+         " trials";
+}
+
+std::string p_text(double p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", p);
+  return buf;
+}
+
+// The baseline spec ALG[:variant[:params]] as a row test (FP32 rows only: a TF32 row is compared,
+// never the yardstick).
+std::function<bool(const Result&)> baseline_test(const std::string& spec_text) {
+  std::vector<std::string> spec;
+  std::stringstream ss(spec_text);
+  for (std::string part; std::getline(ss, part, ':');) spec.push_back(part);
+  if (spec.empty() || spec.size() > 3 || spec[0].empty())
+    throw AnalysisError(
+        "compare: --baseline must be ALG[:variant[:params]], e.g. cublas or tiled:default:tile=32");
+  return [spec](const Result& r) {
+    return r.fp32() && r.algorithm == spec[0] && (spec.size() < 2 || r.variant == spec[1]) &&
+           (spec.size() < 3 || r.params == spec[2]);
+  };
+}
+
+std::string run_of(const Result& r) { return r.fields.at("run"); }
+
+struct Pair {
+  const Result* base;
+  const Result* other;
+};
+
+// Every ok configuration against the baseline's row at the same problem, scope and L2 setting (and
+// run, with `per_run`).
+std::vector<Pair> pair_with_baseline(const std::vector<Result>& rows, const CompareOptions& o, bool per_run) {
+  const auto is_baseline = baseline_test(o.baseline);
+  const std::string name = o.baseline.substr(0, o.baseline.find(':'));
+  std::set<std::string> algorithms;
+  std::size_t baseline_ok = 0, baseline_rows = 0;
+  std::map<std::string, std::size_t> why;  // skipped/failed reasons of the baseline
+  for (const Result& r : rows) {
+    algorithms.insert(r.algorithm);
+    if (r.algorithm != name) continue;
+    ++baseline_rows;
+    if (r.ok())
+      ++baseline_ok;
+    else
+      why[r.status + ": " + r.fields.at("reason")]++;
+  }
+  if (!algorithms.count(name)) {
+    std::string names;
+    for (const auto& a : algorithms) names += (names.empty() ? "" : ", ") + a;
+    throw AnalysisError("compare: baseline algorithm '" + name + "' is not in the files (present: " + names +
+                        ")");
+  }
+  if (baseline_ok == 0) {
+    std::string reasons;
+    for (const auto& [text, count] : why) reasons += (reasons.empty() ? "" : "; ") + text;
+    throw AnalysisError("compare: baseline " + name + " has no ok rows (" + std::to_string(baseline_rows) +
+                        " rows, " + reasons + ")");
+  }
+  std::vector<Pair> pairs;
+  std::map<std::string, const Result*> base_of;  // shape|scope|l2[|run] -> baseline row
+  const bool any_scope = !o.baseline_scope.empty();
+  auto group = [&](const Result& r) {
+    return r.shape() + (any_scope ? "" : "|" + r.scope + "|" + r.fields.at("l2_flush")) +
+           (per_run ? "|" + run_of(r) : "");
+  };
+  for (const Result& r : rows) {
+    if (!r.ok() || !is_baseline(r) || (any_scope && r.scope != o.baseline_scope)) continue;
+    if (!o.sizes.empty() && std::find(o.sizes.begin(), o.sizes.end(), r.shape()) == o.sizes.end() &&
+        std::find(o.sizes.begin(), o.sizes.end(), r.dims()) == o.sizes.end())
+      continue;
+    auto [it, fresh] = base_of.emplace(group(r), &r);
+    if (!fresh && it->second->configuration() != r.configuration())
+      throw AnalysisError("compare: baseline '" + o.baseline + "' matches several configurations at " +
+                          r.shape() + " (" + it->second->configuration() + "; " + r.configuration() +
+                          "): name one, as ALG:variant:params");
+    if (!fresh)
+      throw AnalysisError("compare: the baseline appears twice at " + r.shape() + " " + r.scope + " (" +
+                          r.file + ":" + std::to_string(r.line) +
+                          "); pick one run with --run latest or --run RUN");
+  }
+  for (const Result& r : rows) {
+    if (!r.ok() || (is_baseline(r) && (!any_scope || r.scope == o.baseline_scope))) continue;
+    auto it = base_of.find(group(r));
+    if (it != base_of.end()) pairs.push_back({it->second, &r});
+  }
+  if (pairs.empty())
+    throw AnalysisError(
+        "compare: no configuration shares a problem size and scope with the baseline's ok rows");
+  return pairs;
+}
+
+// What the tests of a family can reach: the smallest p its trials allow, times the family's size
+// (Holm's first step). The trials per configuration a family of `size` needs to reach `alpha`.
+double smallest_p(bool paired, std::size_t n) {
+  return paired ? smallest_p_wilcoxon(n) : smallest_p_mann_whitney(n, n);
+}
+std::size_t trials_to_reach(bool paired, std::size_t size, double alpha) {
+  for (std::size_t n = 2; n <= 1000; ++n)
+    if (double(size) * smallest_p(paired, n) < alpha) return n;
+  return 1001;
+}
+
+std::string family_key(const Pair& q, const std::string& family) {
+  if (family == "table") return "";
+  return q.other->shape() + "|" + q.other->scope + "|" + q.other->fields.at("l2_flush") + "|" +
+         run_of(*q.other);
+}
+
+// The notes every comparison table carries: methods, the family, what the design can reach, and
+// the trials below the run's reference clock.
+std::string compare_note(const std::vector<Pair>& pairs, const std::vector<Estimate>& est,
+                         const std::map<std::string, std::size_t>& family_size, const CompareOptions& o) {
+  const double alpha = 1 - o.level;
+  std::size_t paired = 0, largest = 0;
+  for (const Estimate& e : est) paired += e.paired;
+  for (const auto& [key, size] : family_size) largest = std::max(largest, size);
+  std::string note = "speed-up = baseline " + measure_of(o) + " / its own (above 1: faster); ";
+  if (paired)
+    note +=
+        "paired (" + std::to_string(paired) +
+        " rows, trials interleaved): exp of the median log-ratio of each round's trials, its " +
+        fixed(100 * o.level, 0) +
+        "% interval from the Wilcoxon signed-rank distribution (Walsh averages), p: Wilcoxon signed-rank; ";
+  if (paired < est.size())
+    note +=
+        "independent (" + std::to_string(est.size() - paired) + " rows): ratio of medians, the " +
+        fixed(100 * o.level, 0) +
+        "% Hodges-Lehmann interval of the log-ratio from the Mann-Whitney distribution, p: Mann-Whitney U; ";
+  note +=
+      "verdict: faster or slower when the interval lies beyond +-" + fixed(100 * o.margin, 0) +
+      "% (--margin), equivalent when it lies inside (two one-sided tests), else inconclusive with the "
+      "trials per configuration that would decide it. p (Holm): adjusted within each family, " +
+      (o.family == "table" ? std::string("the whole table (") + std::to_string(est.size()) + " comparisons)"
+                           : std::string("a problem (shape, scope, L2 setting, run): up to ") +
+                                 std::to_string(largest) + " comparisons") +
+      ".";
+  // Families whose tests cannot reach alpha with the trials they have.
+  std::size_t underpowered = 0, fewest = SIZE_MAX, needed = 0;
+  bool paired_design = false;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const std::size_t size = family_size.at(family_key(pairs[i], o.family));
+    if (double(size) * smallest_p(est[i].paired, est[i].n) >= alpha) {
+      ++underpowered;
+      fewest = std::min(fewest, est[i].n);
+      needed = std::max(needed, trials_to_reach(est[i].paired, size, alpha));
+      paired_design = paired_design || est[i].paired;
+    }
+  }
+  if (underpowered)
+    note +=
+        " " + std::string(underpowered == pairs.size() ? "No" : std::to_string(underpowered) + " of the") +
+        " comparison" + (underpowered == 1 ? "" : "s") + " can reach p < " + p_text(alpha) +
+        " after Holm with these trials (the smallest p of " + std::to_string(fewest) +
+        (paired_design ? " pairs" : " vs " + std::to_string(fewest) + " trials") + " is " +
+        p_text(smallest_p(paired_design, fewest)) + ", times the family); the verdicts read the intervals. " +
+        "About " + std::to_string(needed) + " trials per configuration would let the tests decide.";
+  std::size_t slow_rows = 0;
+  std::set<const Result*> seen;
+  for (const Pair& q : pairs)
+    for (const Result* r : {q.base, q.other})
+      if (seen.insert(r).second && r->slow_trials > 0) ++slow_rows;
+  std::size_t host_inside = 0;
+  seen.clear();
+  for (const Pair& q : pairs)
+    for (const Result* r : {q.base, q.other})
+      if (seen.insert(r).second && (r->timer == "events" || r->timer == "graph")) ++host_inside;
+  if (host_inside && o.metric == "gpu")
+    note += " Warning: " + std::to_string(host_inside) +
+            " rows were timed with events on an idle stream (column timer: events or graph; every GPU row "
+            "before schema 7): their times hold the host's enqueue time as well as the GPU's, which moves with "
+            "the host's load; below about 100 us it can decide the verdict.";
+  if (slow_rows)
+    note +=
+        " Warning: " + std::to_string(slow_rows) +
+        " rows had trials below 95% of their run's reference clock (column slow_trials); compare --cycles "
+        "compares in clock cycles.";
+  return note;
+}
+
+}  // namespace
+
+Table compare(const std::vector<Result>& all_rows, const CompareOptions& o) {
+  if (o.across_runs) return compare_across_runs(all_rows, o);
+  const std::vector<Result> rows = select_run(all_rows, o.run);
+  const std::vector<Pair> pairs = pair_with_baseline(rows, o, false);
+  std::vector<Estimate> est;
+  std::map<std::string, std::size_t> family_size;
+  std::map<std::string, std::vector<std::size_t>> members;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    est.push_back(estimate(*pairs[i].base, *pairs[i].other, o));
+    const std::string key = family_key(pairs[i], o.family);
+    ++family_size[key];
+    members[key].push_back(i);
+  }
+  std::vector<double> adjusted(pairs.size());
+  for (const auto& [key, list] : members) {
+    std::vector<double> p;
+    for (std::size_t i : list) p.push_back(est[i].p);
+    const std::vector<double> h = holm(p);
+    for (std::size_t j = 0; j < list.size(); ++j) adjusted[list[j]] = h[j];
+  }
+  Table t;
+  t.title = "compare against " + o.baseline + " (" + measure_of(o) + ")";
+  const std::string unit = o.cycles ? "kcycles" : "ms";
+  t.header = {"size",
+              "scope",
+              "configuration",
+              "median " + unit,
+              "baseline " + unit,
+              "speed-up",
+              "CI " + fixed(o.level * 100, 0) + "%",
+              "verdict",
+              "design",
+              "p",
+              "p (Holm)"};
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const Pair& q = pairs[i];
+    const Estimate& e = est[i];
+    char mo[32], mb[32];
+    std::snprintf(mo, sizeof mo, "%.4g", median(times_of(*q.other, o)));
+    std::snprintf(mb, sizeof mb, "%.4g", median(times_of(*q.base, o)));
+    std::string ci = e.ci.coverage > 0 ? fixed(e.ci.lo, 3) + " to " + fixed(e.ci.hi, 3) : "";
+    if (e.ci.coverage > 0 && e.ci.coverage < o.level - 1e-9)  // the widest the trials allow
+      ci += " (" + fixed(100 * e.ci.coverage, 0) + "%)";
+    t.rows.push_back({q.other->shape(), q.other->scope, q.other->configuration(), mo, mb, fixed(e.ratio, 3),
+                      ci, verdict_of(e, o.margin, o.level),
+                      (e.paired ? "paired, " : "independent, ") + std::to_string(e.n), p_text(e.p),
+                      p_text(adjusted[i])});
+  }
+  t.note = compare_note(pairs, est, family_size, o);
+  return t;
+}
+
+Table compare_across_runs(const std::vector<Result>& all_rows, const CompareOptions& o) {
+  const std::vector<Pair> pairs = pair_with_baseline(all_rows, o, true);
+  // Each configuration's estimate per run, in the order the runs appear.
+  struct Line {
+    const Result* first;
+    std::vector<std::string> runs;
+    std::vector<Estimate> est;
+  };
+  std::map<std::string, Line> lines;
+  std::vector<std::string> order;
+  for (const Pair& q : pairs) {
+    const std::string key = q.other->shape() + "|" + q.other->scope + "|" + q.other->fields.at("l2_flush") +
+                            "|" + q.other->configuration();
+    auto [it, fresh] = lines.try_emplace(key, Line{q.other, {}, {}});
+    if (fresh) order.push_back(key);
+    if (std::find(it->second.runs.begin(), it->second.runs.end(), run_of(*q.other)) != it->second.runs.end())
+      throw AnalysisError("compare --across-runs: " + q.other->configuration() + " appears twice in run " +
+                          run_of(*q.other));
+    it->second.runs.push_back(run_of(*q.other));
+    it->second.est.push_back(estimate(*q.base, *q.other, o));
+  }
+  Table t;
+  t.title = "compare against " + o.baseline + " across runs (" + measure_of(o) + ")";
+  t.header = {"size",
+              "scope",
+              "configuration",
+              "runs",
+              "each run's speed-up (its verdict)",
+              "across runs",
+              "CI " + fixed(o.level * 100, 0) + "% (between runs)",
+              "run-to-run spread",
+              "verdict",
+              "holds in every run"};
+  for (const std::string& key : order) {
+    const Line& l = lines.at(key);
+    std::vector<double> logs;
+    std::string each;
+    std::set<std::string> words;
+    for (const Estimate& e : l.est) {
+      logs.push_back(std::log(e.ratio));
+      const std::string v = verdict_of(e, o.margin, o.level);
+      words.insert(v.substr(0, v.find_first_of(" :(")));
+      std::string word = v.substr(0, v.find_first_of(":("));
+      while (!word.empty() && word.back() == ' ') word.pop_back();
+      each += (each.empty() ? "" : "; ") + fixed(e.ratio, 3) + " (" + word + ")";
+    }
+    const double r = double(logs.size());
+    const double mean = std::accumulate(logs.begin(), logs.end(), 0.0) / r;
+    double ss = 0;
+    for (double v : logs) ss += (v - mean) * (v - mean);
+    Estimate combined;
+    combined.ratio = std::exp(mean);
+    combined.n = logs.size();
+    combined.paired = l.est.front().paired;
+    std::string ci;
+    if (logs.size() >= 2) {
+      const double sd = std::sqrt(ss / (r - 1));
+      const double t_crit = boost::math::quantile(boost::math::students_t(r - 1), 1 - (1 - o.level) / 2);
+      combined.ci = {std::exp(mean - t_crit * sd / std::sqrt(r)), std::exp(mean + t_crit * sd / std::sqrt(r)),
+                     o.level};
+      ci = fixed(combined.ci.lo, 3) + " to " + fixed(combined.ci.hi, 3);
+    }
+    const auto [lo, hi] = std::minmax_element(logs.begin(), logs.end());
+    std::string verdict =
+        logs.size() < 2 ? "one run: no across-run estimate" : verdict_of(combined, o.margin, o.level);
+    if (logs.size() >= 2 && verdict.rfind("inconclusive", 0) == 0) {  // the runs that would decide
+      const double sd = std::sqrt(ss / (r - 1)), m = std::log1p(o.margin);
+      const std::size_t most = 1000;
+      const std::size_t runs = runs_to_decide(mean, sd, logs.size(), m, o.level, 0, most);
+      const std::size_t powered = runs_to_decide(mean, sd, logs.size(), m, o.level, 0.8, most);
+      verdict = runs > most ? "inconclusive: more than " + std::to_string(most) + " runs"
+                            : "inconclusive: about " + std::to_string(runs) + " runs (" +
+                                  (powered > most ? "over " + std::to_string(most) : std::to_string(powered)) +
+                                  " for 80% power)";
+    }
+    const bool holds = logs.size() >= 2 && words.size() == 1 && *words.begin() != "inconclusive";
+    t.rows.push_back({l.first->shape(), l.first->scope, l.first->configuration(), std::to_string(logs.size()),
+                      each, fixed(combined.ratio, 3), ci,
+                      fixed(std::exp(*lo), 3) + " to " + fixed(std::exp(*hi), 3), verdict,
+                      holds ? "yes: " + *words.begin() : "no"});
+  }
+  t.note =
+      std::string("Each run's speed-up and verdict as `compare` gives them (") +
+      (lines.empty() || !lines.begin()->second.est.front().paired ? "independent samples" : "paired trials") +
+      "); across runs: the geometric mean of the runs' speed-ups, its interval from Student's t over the "
+      "runs' log speed-ups (what another run would vary by), read against +-" +
+      fixed(100 * o.margin, 0) +
+      "%; where it is inconclusive, the runs at which such an interval would decide (Student's t at that many "
+      "runs), and those that would decide with 80% chance. A claim holds across runs when every run gives the "
+      "same decided verdict.";
+  return t;
+}
+
+}  // namespace mmlab::analysis

@@ -132,12 +132,8 @@ std::set<std::string> axis_names(const Registry& registry) {
 
 std::string value_of(const Settings& s, const std::string& key) {
   auto it = s.find(key);
-  return it == s.end() ? std::string() : it->second;
+  return it == s.end() ? std::string() : it->second.value;
 }
-
-// The value of `key` by precedence; `fallback` when nobody set it.
-std::string resolve(const Settings& cli, const Settings& file, const std::string& key,
-                    const std::string& fallback);
 
 // The option names of a run, compared with '-' and '_' alike (`--l2_flush` is `--l2-flush`,
 // `--comm-ctas` is `--comm_ctas`), and the nearest one to a name that is none of them.
@@ -193,9 +189,9 @@ Settings to_settings(const po::variables_map& vm) {
   for (const auto& [key, value] : vm) {
     if (value.defaulted() || key == "experiment") continue;
     if (const auto* s = boost::any_cast<std::string>(&value.value()))
-      out[key] = *s;
+      out[key] = Setting(*s, "--" + key);
     else if (const auto* b = boost::any_cast<bool>(&value.value())) {
-      if (*b) out[key] = "1";
+      if (*b) out[key] = Setting("1", "--" + key);
     }
   }
   return out;
@@ -309,46 +305,44 @@ Settings parse_command_line(int argc, const char* const* argv, const Registry& r
     throw UsageError(e.what());
   }
   Settings s = to_settings(vm);
-  if (vm.count("experiment")) s["experiment"] = vm["experiment"].as<std::string>();
-  if (vm["help"].as<bool>()) s["help"] = "1";
+  if (vm.count("experiment")) s["experiment"] = Setting(vm["experiment"].as<std::string>(), "the experiment file");
+  if (vm["help"].as<bool>()) s["help"] = Setting("1", "--help");
   return s;
 }
 
 namespace {
 
-// Where each key of the experiment file was set ("file:line"), for the errors about its value.
-std::map<std::string, std::string>& experiment_origins() {
-  static std::map<std::string, std::string> origins;
-  return origins;
+// What a plan is reading now: the setting it took last (its key, text and origin), so that an error
+// about a value names where it was given. One per make_plan call.
+struct Reading {
+  std::string key;
+  const Setting* last = nullptr;
+};
+
+const std::string& take(Reading& r, const Settings& s, const std::string& key) {
+  r.key = key, r.last = &s.at(key);
+  return r.last->value;
 }
 
-// The key whose value is being read (set by `take`); an error while reading it names its origin.
-const Settings* g_source = nullptr;
-std::string g_key;
-
-const std::string& take(const Settings& s, const std::string& key) {
-  g_source = &s, g_key = key;
-  return s.at(key);
-}
-
-std::string resolve(const Settings& cli, const Settings& file, const std::string& key,
+// The value of `key` by precedence; `fallback` when nobody set it.
+std::string resolve(Reading& r, const Settings& cli, const Settings& file, const std::string& key,
                     const std::string& fallback) {
-  if (cli.count(key)) return take(cli, key);
-  if (file.count(key)) return take(file, key);
-  g_source = nullptr;
+  if (cli.count(key)) return take(r, cli, key);
+  if (file.count(key)) return take(r, file, key);
+  r.last = nullptr;
   return fallback;
 }
 
 // A key of the option table, by precedence, else its default; typed as the table says.
-std::string setting(const Settings& cli, const Settings& file, const std::string& key) {
-  return resolve(cli, file, key, option(key).default_value);
+std::string setting(Reading& r, const Settings& cli, const Settings& file, const std::string& key) {
+  return resolve(r, cli, file, key, option(key).default_value);
 }
-unsigned long long count_setting(const Settings& cli, const Settings& file, const std::string& key) {
+unsigned long long count_setting(Reading& r, const Settings& cli, const Settings& file, const std::string& key) {
   const Option& o = option(key);
-  return parse_bounded(setting(cli, file, key), key, o.lo, o.hi);
+  return parse_bounded(setting(r, cli, file, key), key, o.lo, o.hi);
 }
-double fraction_setting(const Settings& cli, const Settings& file, const std::string& key) {
-  return parse_fraction(setting(cli, file, key), key, double(option(key).hi));
+double fraction_setting(Reading& r, const Settings& cli, const Settings& file, const std::string& key) {
+  return parse_fraction(setting(r, cli, file, key), key, double(option(key).hi));
 }
 
 constexpr std::size_t kMaxExperimentBytes = 1 << 20;
@@ -361,7 +355,9 @@ std::string trimmed(const std::string& s) {
 // The file's settings as `section.key = value` lines, each key in its declared spelling (at most 1
 // MiB, a regular file, without a UTF-8 byte-order mark), and where each key is set: `key = value`
 // lines, under `[section]` headers (section.key).
-std::string experiment_text(const std::string& path, const KeyNames& names) {
+// The file's settings as Boost's config syntax reads them, each key's "file:line" into `origins`.
+std::string experiment_text(const std::string& path, const KeyNames& names,
+                            std::map<std::string, std::string>& origins) {
   require_regular_file(path, "an experiment file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(path + ": cannot read the experiment file");
@@ -375,8 +371,6 @@ std::string experiment_text(const std::string& path, const KeyNames& names) {
   if (text.find('\0') != std::string::npos)
     throw UsageError(path +
                      ": contains NUL bytes; not an experiment file (a text file of `key = value` lines)");
-  auto& origins = experiment_origins();
-  origins.clear();
   std::istringstream lines(text);
   std::string line, section, settings;
   for (int number = 1; std::getline(lines, line); ++number) {
@@ -404,8 +398,8 @@ std::string experiment_text(const std::string& path, const KeyNames& names) {
   return settings;
 }
 
-std::string origin_of(const std::string& key, const std::string& path) {
-  const auto& origins = experiment_origins();
+std::string origin_of(const std::map<std::string, std::string>& origins, const std::string& key,
+                      const std::string& path) {
   const auto it = origins.find(key);
   return it == origins.end() ? path : it->second;
 }
@@ -421,24 +415,27 @@ Settings parse_experiment_file(const std::string& path, const Registry& registry
     if (!flag) file_options.add(opt);
   }
   const KeyNames names(file_options);
-  std::istringstream in(experiment_text(path, names));
+  std::map<std::string, std::string> origins;
+  std::istringstream in(experiment_text(path, names, origins));
   po::variables_map vm;
   try {
     po::store(po::parse_config_file(in, file_options, false), vm);
   } catch (const po::unknown_option& e) {
-    throw UsageError(origin_of(e.get_option_name(), path) + ": unknown key '" + e.get_option_name() + "'" +
+    throw UsageError(origin_of(origins, e.get_option_name(), path) + ": unknown key '" + e.get_option_name() + "'" +
                      names.suggestion(e.get_option_name(), "") +
                      " (`mmlab run --help` lists every key, `mmlab list` every algorithm's axes)");
   } catch (const po::error& e) {
     throw UsageError(path + ": " + e.what());
   }
-  return to_settings(vm);
+  Settings out = to_settings(vm);
+  for (auto& [key, value] : out) value.origin = origin_of(origins, key, path);
+  return out;
 }
 
-static std::vector<AlgorithmChoice> choose_algorithms(const Settings& cli, const Settings& file,
+static std::vector<AlgorithmChoice> choose_algorithms(Reading& r, const Settings& cli, const Settings& file,
                                                       const Registry& registry) {
   std::vector<AlgorithmChoice> out;
-  const std::string list = setting(cli, file, "algorithms");
+  const std::string list = setting(r, cli, file, "algorithms");
   std::vector<const Algorithm*> algorithms;
   if (list == "all") {
     algorithms = registry.all();
@@ -455,7 +452,7 @@ static std::vector<AlgorithmChoice> choose_algorithms(const Settings& cli, const
     const std::string specific = a->name + ".variant";
     const bool own = cli.count(specific) || file.count(specific);
     const std::string variants =
-        own ? resolve(cli, file, specific, option("variant").default_value) : setting(cli, file, "variant");
+        own ? resolve(r, cli, file, specific, option("variant").default_value) : setting(r, cli, file, "variant");
     if (variants == "all") {
       for (const Variant& v : a->variants)
         if (!v.on_request) c.variants.push_back(v.name);
@@ -482,13 +479,13 @@ static std::vector<AlgorithmChoice> choose_algorithms(const Settings& cli, const
       const std::string specific = a->name + "." + axis.name;
       std::string text;
       if (cli.count(specific))
-        text = take(cli, specific);
+        text = take(r, cli, specific);
       else if (cli.count(axis.name))
-        text = take(cli, axis.name);
+        text = take(r, cli, axis.name);
       else if (file.count(specific))
-        text = take(file, specific);
+        text = take(r, file, specific);
       else if (file.count(axis.name))
-        text = take(file, axis.name);
+        text = take(r, file, axis.name);
       else
         continue;  // the default
       std::vector<std::string> values;
@@ -503,20 +500,20 @@ static std::vector<AlgorithmChoice> choose_algorithms(const Settings& cli, const
 
 // The problems one source gives under `prefix` ("" for the sweep, "alg." or "alg.variant."): size
 // and shape lists, and (for the sweep) the m x n x k cross product. Empty when none is given.
-static std::vector<Problem> problems_from(const Settings& src, const std::string& prefix) {
+static std::vector<Problem> problems_from(Reading& r, const Settings& src, const std::string& prefix) {
   std::vector<Problem> out;
   if (src.count(prefix + "size"))
-    for (long n : parse_int_list(take(src, prefix + "size"), prefix + "size")) out.push_back({n, n, n});
+    for (long n : parse_int_list(take(r, src, prefix + "size"), prefix + "size")) out.push_back({n, n, n});
   if (src.count(prefix + "shape"))
-    for (const Problem& p : parse_shapes(take(src, prefix + "shape"))) out.push_back(p);
+    for (const Problem& p : parse_shapes(take(r, src, prefix + "shape"))) out.push_back(p);
   if (!prefix.empty()) return out;
   const int given = int(src.count("m") + src.count("n") + src.count("k"));
   if (given != 0 && given != 3)
     throw UsageError("m, n and k go together: give all three (or use size / shape)");
   if (given == 3)
-    for (long m : parse_int_list(take(src, "m"), "m"))
-      for (long n : parse_int_list(take(src, "n"), "n"))
-        for (long k : parse_int_list(take(src, "k"), "k")) out.push_back({m, n, k});
+    for (long m : parse_int_list(take(r, src, "m"), "m"))
+      for (long n : parse_int_list(take(r, src, "n"), "n"))
+        for (long k : parse_int_list(take(r, src, "k"), "k")) out.push_back({m, n, k});
   return out;
 }
 
@@ -534,14 +531,14 @@ static bool names_problems(const Settings& s) {
 
 // The command line's problems replace the file's as a whole, so `--size 64` means "just 64".
 // Within one source: <alg>.<variant>.size/shape > <alg>.size/shape > size/shape/m,n,k > the default size.
-static std::vector<Problem> choose_problems(const Settings& cli, const Settings& file,
+static std::vector<Problem> choose_problems(Reading& r, const Settings& cli, const Settings& file,
                                             std::vector<AlgorithmChoice>& choices) {
   const Settings& src = names_problems(cli) ? cli : file;
-  std::vector<Problem> sweep = problems_from(src, "");
+  std::vector<Problem> sweep = problems_from(r, src, "");
   for (AlgorithmChoice& c : choices) {
-    const std::vector<Problem> own = problems_from(src, c.algorithm->name + ".");
+    const std::vector<Problem> own = problems_from(r, src, c.algorithm->name + ".");
     for (const std::string& v : c.variants) {
-      std::vector<Problem> mine = problems_from(src, c.algorithm->name + "." + v + ".");
+      std::vector<Problem> mine = problems_from(r, src, c.algorithm->name + "." + v + ".");
       if (mine.empty()) mine = own;
       if (!mine.empty()) c.problems[v] = mine;
     }
@@ -555,73 +552,74 @@ static std::vector<Problem> choose_problems(const Settings& cli, const Settings&
   return sweep;
 }
 
-static RunPlan make_plan_unlocated(const Settings& cli, const Settings& file, const Registry& registry);
+static RunPlan make_plan_unlocated(Reading& r, const Settings& cli, const Settings& file, const Registry& registry);
 
 // A value error names where the value came from: the experiment file's line, or the option.
 RunPlan make_plan(const Settings& cli, const Settings& file, const Registry& registry) {
-  g_source = nullptr;
+  Reading r;
   try {
-    return make_plan_unlocated(cli, file, registry);
+    return make_plan_unlocated(r, cli, file, registry);
   } catch (const UsageError& e) {
-    if (g_source == &file && file.count(g_key))
-      throw UsageError(origin_of(g_key, "the experiment file") + ": " + g_key + " = " + file.at(g_key) +
-                       ": " + e.what());
-    if (g_source == &cli && cli.count(g_key) && std::string(e.what()).find(g_key) == std::string::npos)
-      throw UsageError("--" + g_key + " " + cli.at(g_key) + ": " + e.what());
+    if (!r.last) throw;
+    const bool option = r.last->origin.rfind("--", 0) == 0;
+    if (!option)
+      throw UsageError(r.last->origin + ": " + r.key + " = " + r.last->value + ": " + e.what());
+    if (std::string(e.what()).find(r.key) == std::string::npos)
+      throw UsageError("--" + r.key + " " + r.last->value + ": " + e.what());
     throw;
   }
 }
 
-static RunPlan make_plan_unlocated(const Settings& cli, const Settings& file, const Registry& registry) {
+static RunPlan make_plan_unlocated(Reading& r, const Settings& cli, const Settings& file, const Registry& registry) {
   RunPlan plan;
   plan.experiment = value_of(cli, "experiment");
-  auto algorithms = choose_algorithms(cli, file, registry);
-  const auto problems = choose_problems(cli, file, algorithms);
+  auto algorithms = choose_algorithms(r, cli, file, registry);
+  const auto problems = choose_problems(r, cli, file, algorithms);
 
   std::vector<Scope> scopes;
-  for (const std::string& s : split_list(setting(cli, file, "scope"), "scope"))
+  for (const std::string& s : split_list(setting(r, cli, file, "scope"), "scope"))
     scopes.push_back(parse_scope(s));
   std::vector<bool> l2;
-  for (const std::string& s : split_list(setting(cli, file, "l2-flush"), "l2-flush")) {
+  for (const std::string& s : split_list(setting(r, cli, file, "l2-flush"), "l2-flush")) {
     if (s != "on" && s != "off") throw UsageError("l2-flush: '" + s + "' must be on or off");
     l2.push_back(s == "on");
   }
   std::vector<Inputs> inputs;  // in the order given, each kind once
-  for (const std::string& s : split_list(setting(cli, file, "inputs"), "inputs"))
+  for (const std::string& s : split_list(setting(r, cli, file, "inputs"), "inputs"))
     if (const Inputs x = parse_inputs(s); std::find(inputs.begin(), inputs.end(), x) == inputs.end())
       inputs.push_back(x);
   plan.configurations = with_inputs(expand(algorithms, problems, scopes, l2, &plan.not_compiled), inputs);
 
   TimingOptions& t = plan.timing;
-  const std::string order = setting(cli, file, "order");
+  const std::string order = setting(r, cli, file, "order");
   if (order != "interleaved" && order != "sequential")
     throw UsageError("order: '" + order + "' must be interleaved or sequential");
   plan.interleaved = order == "interleaved";
-  const std::string trials = setting(cli, file, "trials");
+  const std::string trials = setting(r, cli, file, "trials");
   t.stop.adaptive = trials == "auto";
   if (t.stop.adaptive) {
-    t.stop.min_trials = count_setting(cli, file, "min-trials");
-    t.stop.max_trials = count_setting(cli, file, "max-trials");
+    t.stop.min_trials = count_setting(r, cli, file, "min-trials");
+    t.stop.max_trials = count_setting(r, cli, file, "max-trials");
     if (t.stop.max_trials < t.stop.min_trials) throw UsageError("max-trials must be >= min-trials");
-    t.stop.rel_width = fraction_setting(cli, file, "ci-width");
-    t.max_seconds = fraction_setting(cli, file, "max-seconds");
+    t.stop.rel_width = fraction_setting(r, cli, file, "ci-width");
+    t.max_seconds = fraction_setting(r, cli, file, "max-seconds");
   } else {
     t.stop.min_trials = t.stop.max_trials =
         parse_bounded(trials, "trials", option("trials").lo, option("trials").hi);
   }
-  t.warmup = int(count_setting(cli, file, "warmup"));
-  t.repeats = int(count_setting(cli, file, "repeats"));
-  t.block_timeout_s = fraction_setting(cli, file, "block-timeout");
-  const std::string timer = setting(cli, file, "timer");
+  t.warmup = int(count_setting(r, cli, file, "warmup"));
+  t.repeats = int(count_setting(r, cli, file, "repeats"));
+  t.block_timeout_s = fraction_setting(r, cli, file, "block-timeout");
+  const std::string timer = setting(r, cli, file, "timer");
   if (timer != "blocked" && timer != "events") throw UsageError("timer: '" + timer + "' must be blocked or events");
   t.blocking = timer == "blocked";
-  plan.rank_timeout_s = fraction_setting(cli, file, "rank-timeout");
-  plan.seed = count_setting(cli, file, "seed");
-  plan.device = int(count_setting(cli, file, "device"));
+  plan.rank_timeout_s = fraction_setting(r, cli, file, "rank-timeout");
+  plan.seed = count_setting(r, cli, file, "seed");
+  plan.device = int(count_setting(r, cli, file, "device"));
 
   const std::string stem =
       plan.experiment.empty() ? "mmlab" : std::filesystem::path(plan.experiment).stem().string();
-  std::string output = setting(cli, file, "output");
+  std::string output = setting(r, cli, file, "output");
   if (const auto at = output.find("<experiment>");
       at != std::string::npos && !cli.count("output") && !file.count("output"))
     output.replace(at, std::string("<experiment>").size(), stem);
@@ -676,19 +674,22 @@ std::vector<std::string> take_plugin_paths(std::vector<std::string>& args) {
     }
   }
   args = rest;
-  // The experiment file's `plugin = A, B` (its parser takes the key, and checks the rest later).
+  // The experiment file's `plugin = A, B`, read by the experiment reader every key goes through (its
+  // general keys: the algorithms' own keys are not known before their plugins are loaded).
   std::error_code ec;
   if (!experiment.empty() && std::filesystem::is_regular_file(experiment, ec)) {
-    std::ifstream in(experiment);
-    for (std::string line; std::getline(in, line);) {
-      line = line.substr(0, line.find('#'));
-      const auto eq = line.find('=');
-      if (eq == std::string::npos) continue;
-      std::string key = line.substr(0, eq);
-      key.erase(std::remove_if(key.begin(), key.end(), [](unsigned char c) { return std::isspace(c); }), key.end());
-      if (key == "plugin") add(line.substr(eq + 1));
-      if (!key.empty() && key[0] == '[') break;  // an algorithm's section: plugins are general keys
+    const po::options_description general = run_options(Registry{});
+    std::map<std::string, std::string> origins;
+    std::istringstream text(experiment_text(experiment, KeyNames(general), origins));
+    po::options_description plugin_only;
+    plugin_only.add_options()("plugin", po::value<std::string>());
+    po::variables_map vm;
+    try {
+      po::store(po::parse_config_file(text, plugin_only, true), vm);
+    } catch (const po::error& e) {
+      throw UsageError(origin_of(origins, "plugin", experiment) + ": " + e.what());
     }
+    if (vm.count("plugin")) add(vm["plugin"].as<std::string>());
   }
   return paths;
 }

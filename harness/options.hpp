@@ -6,6 +6,7 @@
 
 #include <boost/program_options/options_description.hpp>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,18 @@
 
 namespace mmlab {
 
-using Settings = std::map<std::string, std::string>;  // option name -> text as given
+// A setting as given, and where it was given ("--size", "experiments/x.ini:3"), so that an error about
+// its value says where to look.
+struct Setting {
+  std::string value, origin;
+  Setting(std::string v = {}, std::string o = {}) : value(std::move(v)), origin(std::move(o)) {}
+  Setting(const char* v) : value(v) {}  // a value whose origin does not matter (tests, fuzzing)
+  operator const std::string&() const { return value; }
+  bool operator==(const std::string& s) const { return value == s; }
+  bool operator==(const char* s) const { return value == s; }
+};
+inline std::ostream& operator<<(std::ostream& o, const Setting& s) { return o << s.value; }
+using Settings = std::map<std::string, Setting>;  // option name -> its text and origin
 
 // What make_plan reads from the options (their defaults are in options.cpp's table; a
 // default-constructed one times one trial, without warm-up).

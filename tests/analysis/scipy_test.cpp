@@ -96,21 +96,26 @@ TEST(Scipy, ShiftAndPairedIntervalsMatchTheEnumeratedDistributions) {
   EXPECT_EQ(paired_interval({1, 2, 3, 4, 5}).coverage, 0.0);      // 5 pairs reach 93.75%: none
 }
 
-// The verdict of paired trials at a 2% margin, through compare(): trial i of the baseline takes
-// exp(d_i), of the other 1, so each round's log speed-up is d_i.
+// compare() of two configurations whose interleaved rounds have the log speed-ups d: trial i of the
+// baseline takes exp(d_i), of the other 1.
+Table compare_rounds(const std::vector<double>& d, const test::TempDir& dir) {
+  std::vector<double> base;
+  for (double x : d) base.push_back(std::exp(x));
+  std::vector<test::Row> rows = {
+      {"cublas", "default", "", 64, 64, 64, "kernel", base},
+      {"other", "default", "", 64, 64, 64, "kernel", std::vector<double>(base.size(), 1.0)}};
+  for (test::Row& row : rows) row.order = "interleaved", row.interleave_group = "run-0";
+  test::write_results(dir / "rounds.csv", rows);
+  CompareOptions o;
+  o.baseline = "cublas";
+  return compare(load_results({dir / "rounds.csv"}, true), o);
+}
+
+// The verdict of paired trials at a 2% margin, through compare().
 TEST(Scipy, PairedVerdictsAgainstTheMargin) {
   test::TempDir dir;
   for (const Record& r : records("verdict")) {
-    std::vector<double> base;
-    for (double d : r.values[0]) base.push_back(std::exp(d));
-    std::vector<test::Row> rows = {
-        {"cublas", "default", "", 64, 64, 64, "kernel", base},
-        {"other", "default", "", 64, 64, 64, "kernel", std::vector<double>(base.size(), 1.0)}};
-    for (test::Row& row : rows) row.order = "interleaved", row.interleave_group = "run-0";
-    test::write_results(dir / "v.csv", rows);
-    CompareOptions o;
-    o.baseline = "cublas";
-    const Table t = compare(load_results({dir / "v.csv"}, true), o);
+    const Table t = compare_rounds(r.values[0], dir);
     ASSERT_EQ(t.rows.size(), 1u);
     const std::string verdict = t.rows[0][7];
     EXPECT_EQ(verdict.substr(0, verdict.find_first_of(" :")), r.head[1]) << verdict;
@@ -144,16 +149,7 @@ TEST(Scipy, TrialsNeededFromTheIntervalsOwnCentreAgreeWithResampling) {
     EXPECT_EQ(std::size_t(std::ceil(std::max(n, double(d.size()) + 1))), expected);
     EXPECT_LT(std::fabs(std::log(double(expected) / double(resampled))), std::log(1.6))
         << expected << " against " << resampled << " by resampling";
-    std::vector<double> base;
-    for (double x : d) base.push_back(std::exp(x));
-    std::vector<test::Row> rows = {
-        {"cublas", "default", "", 64, 64, 64, "kernel", base},
-        {"other", "default", "", 64, 64, 64, "kernel", std::vector<double>(base.size(), 1.0)}};
-    for (test::Row& row : rows) row.order = "interleaved", row.interleave_group = "run-0";
-    test::write_results(dir / "t.csv", rows);
-    CompareOptions o;
-    o.baseline = "cublas";
-    const Table t = compare(load_results({dir / "t.csv"}, true), o);
+    const Table t = compare_rounds(d, dir);
     EXPECT_EQ(t.rows[0][7], "inconclusive: about " + std::to_string(expected) + " trials");
   }
 }

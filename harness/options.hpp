@@ -13,6 +13,7 @@
 #include "core/csv.hpp"  // samples_path_for
 #include "core/stats.hpp"
 #include "harness/sweep.hpp"
+#include "runtime/timing.hpp"  // kDefaultBlockTimeoutSeconds
 
 namespace mmlab {
 
@@ -36,7 +37,7 @@ struct TimingOptions {
   int warmup = 0;
   int repeats = 1;             // launches per trial in the batched scope
   double max_seconds = 1e300;  // per configuration, for adaptive trials
-  double block_timeout_s = 1;  // the blocking kernel's hold on the stream, at most (runtime/timing.hpp)
+  double block_timeout_s = kDefaultBlockTimeoutSeconds;  // the blocking kernel's hold on the stream, at most
   bool blocking = true;        // false: GPU trials timed with events on an idle stream (--timer events)
 };
 

@@ -104,7 +104,7 @@ TEST(Options, TimingAndOutput) {
   EXPECT_EQ(samples_path_for("noext"), "noext.samples.csv");
   // The clock: blocked behind a 1 s blocking kernel unless asked otherwise.
   EXPECT_TRUE(f.timing.blocking);
-  EXPECT_DOUBLE_EQ(f.timing.block_timeout_s, 1.0);
+  EXPECT_DOUBLE_EQ(f.timing.block_timeout_s, kDefaultBlockTimeoutSeconds);  // the table says the same
   const RunPlan e = make_plan({{"timer", "events"}}, {{"block-timeout", "0.25"}});
   EXPECT_FALSE(e.timing.blocking);
   EXPECT_DOUBLE_EQ(e.timing.block_timeout_s, 0.25);

@@ -17,6 +17,7 @@
   X(tma_tiled)                             \
   X(streamk)                               \
   X(skinny)                                \
+  X(small)                                 \
   X(tf32x3)                                \
   X(flagship)                              \
   X(cannon)                                \

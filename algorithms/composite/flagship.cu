@@ -1,8 +1,10 @@
 // flagship: one dispatcher per accuracy class, over the lab's own kernels. For each problem it
 // prices every candidate with a cost model and runs the cheapest; the row's `resolved` column names
 // what ran (algorithm:variant:parameters).
-//   cuda_cores    FP32 on CUDA cores: register_tiled's tuned choice (its own fitted model), streamk
-//                 (pure and hybrid, three tile shapes), skinny where m or n is at most 64.
+//   cuda_cores    FP32 on CUDA cores: register_tiled's tuned choice (its own fitted model), tma_tiled's
+//                 data-parallel TMA kernel, streamk (pure and hybrid, three tile shapes), skinny where m
+//                 or n is at most 64, and small (one launch, k split over a cluster: three tiles, each
+//                 priced at every split) for the problems of a few microseconds.
 //   tensor_cores  FP32-accurate on tensor cores: tf32x3 half3 (a split pass, then FP16 products) or
 //                 wgmma3 (split inside the k loop: no pass, no extra launches), or the cuda_cores
 //                 choice where neither pays (small work) or where their error would exceed SGEMM's
@@ -19,6 +21,9 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
 
 #include "algorithms/launch/common.cuh"
 #include "core/invocation.hpp"
@@ -28,11 +33,10 @@ namespace mmlab {
 namespace {
 
 enum class Kind { cuda_cores, tensor_cores };  // in the order of kVariants
+// Their descriptions name every candidate (candidate_list, below), added when the descriptor is made.
 const std::vector<Variant> kVariants = {
-    {"cuda_cores",
-     "FP32 on CUDA cores: the cheapest of register_tiled, streamk and skinny by their cost models"},
-    {"tensor_cores",
-     "FP32-accurate on tensor cores: tf32x3 half3 or wgmma3, or cuda_cores where they do not pay"}};
+    {"cuda_cores", "FP32 on CUDA cores, the cheapest by fitted cost models of: "},
+    {"tensor_cores", "FP32-accurate on tensor cores, the cheapest of: "}};
 
 // How a candidate's time is modelled: ms = c0 + c1 f1 + c2 f2 + c3 f3 (scripts/fit-flagship
 // mirrors these features).
@@ -47,6 +51,8 @@ enum class Model {
   cols,      // skinny with n <= 64 < m: the same, A streamed, n rounded up, B staged
   tensor,    // f1: GFLOP of the busiest SM's blocks times the SMs (waves); f2: elements of A and B the
              // split pass reads (M)
+  cluster_k,  // small, at every split of kClusterSplits: f1 k of the busiest SM's blocks (K);
+              // f2 partial elements those blocks sum through DSMEM (M); f3 MB of A and B the blocks read
 };
 
 struct Candidate {
@@ -71,11 +77,28 @@ const Candidate kCandidates[] = {
   {algorithms::skinny, "default", "", Kind::cuda_cores, Model::cols, 0.0155151, 0.000446037, 0, 0.00270771},
   {algorithms::tf32x3, "half3", "stages=3;split=auto", Kind::tensor_cores, Model::tensor, 0.0449879, 0.00522229, 0.00423031, 0},
   {algorithms::tf32x3, "wgmma3", "stages=3", Kind::tensor_cores, Model::tensor, 0.0219877, 0.00972635, 0.00277715, 0},
+  {algorithms::small, "default", "tile=64x64;split=auto", Kind::cuda_cores, Model::cluster_k, 0.005, 0.0001, 0.001, 0.0002},
+  {algorithms::small, "default", "tile=32x64;split=auto", Kind::cuda_cores, Model::cluster_k, 0.005, 0.0001, 0.001, 0.0002},
+  {algorithms::small, "default", "tile=32x32;split=auto", Kind::cuda_cores, Model::cluster_k, 0.005, 0.0001, 0.001, 0.0002},
 };
 // clang-format on
 
 // Below this k the three-product split's error exceeds SGEMM's (short sums): FP32 instead.
 constexpr long kShortestAccurateK = 128;
+
+// The splits a cluster_k candidate is priced at (its `split=auto` replaced by each).
+const char* const kClusterSplits[] = {"1", "2", "4", "8", "16"};
+
+// "register_tiled tuned, tma_tiled tma (tile=...), ...": the candidates of a dispatcher of `kind`.
+std::string candidate_list(Kind kind) {
+  std::string out;
+  for (const Candidate& c : kCandidates) {
+    if (c.kind != kind) continue;
+    const std::string one = c.algorithm().name + " " + c.variant + (*c.params ? " (" + std::string(c.params) + ")" : "");
+    if (out.find(one) == std::string::npos) out += (out.empty() ? "" : ", ") + one;
+  }
+  return out;
+}
 
 Params parse_params(const char* variant, const std::string& canonical) {
   Params q(variant);
@@ -88,9 +111,20 @@ Params parse_params(const char* variant, const std::string& canonical) {
   return q;
 }
 
-// A candidate's parameters as its algorithm resolves them for the problem.
-Params candidate_params(const Candidate& c, const Problem& p, const DeviceInfo& d) {
-  return Invocation(c.algorithm(), d).resolve(p, parse_params(c.variant, c.params));
+// A candidate's parameters (`canonical`: its own, or a cluster_k split of them) as its algorithm
+// resolves them for the problem.
+Params candidate_params(const Candidate& c, const std::string& canonical, const Problem& p, const DeviceInfo& d) {
+  return Invocation(c.algorithm(), d).resolve(p, parse_params(c.variant, canonical));
+}
+
+// The parameter sets a candidate is priced at: its own, or for cluster_k each split of kClusterSplits.
+std::vector<std::string> priced_params(const Candidate& c) {
+  if (c.model != Model::cluster_k) return {c.params};
+  std::vector<std::string> out;
+  const std::string own = c.params, key = "split=auto";
+  for (const char* split : kClusterSplits)
+    out.push_back(own.substr(0, own.find(key)) + "split=" + split + own.substr(own.find(key) + key.size()));
+  return out;
 }
 
 double predict(const Candidate& c, const Problem& p, const Params& q, const DeviceInfo& d) {
@@ -137,6 +171,16 @@ double predict(const Candidate& c, const Problem& p, const Params& q, const Devi
       f2 = (m * k + k * n) / 1e6;
       break;
     }
+    case Model::cluster_k: {
+      const Shape2 tile = q.shape("tile");
+      const LaunchConfig lc = a.launch_config(p, q, d);
+      const double sms = d.sm_count > 0 ? d.sm_count : 132, split = lc.cluster.x;
+      const double per_sm = std::ceil(double(lc.grid.x) * lc.grid.y / sms);  // blocks of the busiest SM
+      f1 = per_sm * std::ceil(k / split) / 1e3;
+      f2 = split > 1 ? per_sm * tile.x * tile.y / 1e6 : 0;
+      f3 = 4 * (m * k * std::ceil(n / tile.y) + k * n * std::ceil(m / tile.x)) / 1e6;
+      break;
+    }
     case Model::own:
       if (!a.predict_ms) return std::numeric_limits<double>::infinity();
       f1 = a.predict_ms(p, q, d);
@@ -160,10 +204,12 @@ Params choose(const Problem& p, const Params& q, const DeviceInfo& d, double* ms
     const bool allowed =
         c.kind == Kind::cuda_cores || (kind == Kind::tensor_cores && p.k >= kShortestAccurateK);
     if (!allowed) continue;
-    const Params cq = candidate_params(c, p, d);
-    if (Invocation(c.algorithm(), d).check(p, cq)) continue;  // it cannot run here
-    const double t = predict(c, p, cq, d);
-    if (t < best) best = t, pick = encode(c, cq);
+    for (const std::string& canonical : priced_params(c)) {
+      const Params cq = candidate_params(c, canonical, p, d);
+      if (Invocation(c.algorithm(), d).check(p, cq)) continue;  // it cannot run here
+      const double t = predict(c, p, cq, d);
+      if (t < best) best = t, pick = encode(c, cq);
+    }
   }
   if (ms) *ms = best;
   Params out = q;
@@ -177,6 +223,14 @@ Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) { return 
 struct Pick {
   const Algorithm* algorithm = nullptr;
   Params params;
+};
+// Its state: the states of the algorithms it has run (library handles, tensor maps), and each
+// resolved `kernel`'s pick with its invocation, made on a problem's first run, so a trial's host
+// cost is one lookup and the chosen kernel's launch.
+struct State {
+  StateCache states;
+  std::mutex lock;
+  std::map<std::pair<std::string, const DeviceInfo*>, std::pair<Pick, std::unique_ptr<Invocation>>> picks;
 };
 Pick pick_of(const Params& q) {
   const std::string text = q.text("kernel");
@@ -197,12 +251,21 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   return Invocation(*k.algorithm, d).check(p, k.params);
 }
 
-// Its state: the states of the algorithms it has run (library handles, tensor maps).
 void run(const RunArgs& r) {
-  const Pick k = pick_of(*r.params);
+  State& state = *static_cast<State*>(r.state);
+  const std::pair<Pick, std::unique_ptr<Invocation>>* picked;
+  {
+    std::lock_guard<std::mutex> hold(state.lock);
+    auto& slot = state.picks[{r.params->text("kernel"), r.device}];
+    if (!slot.second) {
+      slot.first = pick_of(*r.params);
+      slot.second = std::make_unique<Invocation>(*slot.first.algorithm, *r.device);
+    }
+    picked = &slot;  // std::map: the entry stays where it is
+  }
   RunArgs sub = r;
-  sub.params = &k.params;
-  Invocation(*k.algorithm, *r.device).run(sub, *static_cast<StateCache*>(r.state));
+  sub.params = &picked->first.params;
+  picked->second->run(sub, state.states);
 }
 
 }  // namespace
@@ -210,6 +273,10 @@ void run(const RunArgs& r) {
 MMLAB_ALGORITHM(flagship) {
   a.summary = "dispatchers, one per accuracy class: each problem's cheapest lab kernel by fitted cost models";
   a.variants = kVariants;
+  a.variants[0].summary += candidate_list(Kind::cuda_cores);
+  a.variants[1].summary += candidate_list(Kind::tensor_cores) +
+                               "; or the cuda_cores pick where those do not pay or k is below " +
+                               std::to_string(kShortestAccurateK);
   a.axes = {{"kernel",
              AxisKind::choice,
              "the kernel it runs: auto, the models' pick (the resolved column names it)",
@@ -233,7 +300,7 @@ MMLAB_ALGORITHM(flagship) {
     const Pick k = pick_of(q);
     return k.algorithm ? k.algorithm->workspace(p, k.params) : std::size_t(0);
   };
-  a.make_state = [] { return std::static_pointer_cast<void>(std::make_shared<StateCache>()); };
+  a.make_state = [] { return std::static_pointer_cast<void>(std::make_shared<State>()); };
   a.run = run;
   for (const Variant& v : kVariants)
     a.set_nondeterminism(v.name,

@@ -165,5 +165,17 @@ TEST(Registry, DistributedPlacementDecidesWhatRuns) {
   }
 }
 
+// `mmlab list flagship` names every kernel a dispatcher may run (#38: it used to omit tma_tiled):
+// each variant's summary lists its candidates, written from the dispatcher's own table.
+TEST(Registry, FlagshipListsEveryCandidate) {
+  const Algorithm& f = *test::lab().find("flagship");
+  ASSERT_EQ(f.variants.size(), 2u);
+  for (const char* name : {"register_tiled tuned", "tma_tiled tma", "streamk pure", "streamk hybrid", "skinny default",
+                           "small default (tile=64x64", "small default (tile=32x32"})
+    EXPECT_NE(f.variants[0].summary.find(name), std::string::npos) << name << " in: " << f.variants[0].summary;
+  for (const char* name : {"tf32x3 half3", "tf32x3 wgmma3", "cuda_cores"})
+    EXPECT_NE(f.variants[1].summary.find(name), std::string::npos) << name << " in: " << f.variants[1].summary;
+}
+
 }  // namespace
 }  // namespace mmlab

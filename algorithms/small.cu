@@ -1,0 +1,276 @@
+// small: the small-problem path, where cuBLAS takes tens of microseconds and a launch more, a pad or
+// transpose pass, or a memset before atomic split-k costs as much as the product. One launch, no
+// preparation, no workspace, deterministic:
+//   - small block tiles (64x64, 32x64 or 32x32; 4x4 outputs per thread), so a few hundred outputs
+//     already make many blocks;
+//   - operands copied as stored by cp.async into a 4-stage pipeline: 16-byte copies where k and n
+//     are multiples of 4, 4-byte copies otherwise (any m, n, k without a padded copy); rows and k
+//     past the edge are zero-filled by the copy itself;
+//   - k split over the blocks of a thread-block cluster (sm_90): each block multiplies one k range of
+//     the same output tile, leaves its partial tile in its shared memory, and after a cluster barrier
+//     each block sums 1/split of the tile's rows over the cluster's partials, in rank order, through
+//     distributed shared memory (DSMEM). The sum's order is fixed, so C is bit-identical run to run.
+// The product: A's tile as stored (rows padded to 20 floats), read four k at a time by 16-byte loads;
+// thread rows interleave (row = ty + i BM/4), so a warp's reads of A fall in different banks. The
+// same DSMEM reduction as cluster_dns (O'Neil 2013, sec. 2.2, the DNS reduction over the third
+// dimension), with tiles sized for problems of a few thousand outputs.
+// Axis `split`: blocks per cluster along k; `auto` resolves to the largest of 1, 2, 4, 8 that keeps
+// the blocks within two per SM and each block at least two k steps of 16.
+// Example: mmlab run --algorithms small,cublas --shape 64x64x64,202x422x2103,200x107x8855
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "algorithms/launch/clusters.cuh"
+#include "algorithms/launch/common.cuh"
+#include "algorithms/models/split_k.hpp"
+#include "algorithms/ptx/cp_async.cuh"
+
+namespace mmlab {
+namespace {
+namespace cg = cooperative_groups;
+
+constexpr int kDepth = 16;  // k per stage
+constexpr int kStages = 4;
+constexpr int kPitchA = kDepth + 4;  // A's rows in shared memory: 80 bytes, 16-byte aligned
+
+template <int BM, int BN>
+struct Tile {
+  static constexpr int kThreads = BM * BN / 16;  // 4x4 outputs each
+  static constexpr int kCols = BN / 4;           // threads along n
+  static constexpr int kRowStep = BM / 4;        // a thread's rows are ty + i kRowStep
+  static constexpr int kStageFloats = BM * kPitchA + kDepth * BN;
+  static constexpr int kSharedFloats = kStages * kStageFloats;
+  static_assert(kSharedFloats >= BM * BN, "the partial tile reuses the pipeline's shared memory");
+};
+
+// Copies the k tile at k0 (k < k_end; rows < m, columns < n) of A (BM x kDepth) and B (kDepth x BN)
+// into a stage; what lies outside is zero-filled.
+template <int BM, int BN, bool kVec>
+__device__ __forceinline__ void load_stage(float* stage, const float* __restrict__ a,
+                                           const float* __restrict__ b, int m, int n, int k, int row0,
+                                           int col0, int k0, int k_end) {
+  using T = Tile<BM, BN>;
+  const unsigned as = unsigned(__cvta_generic_to_shared(stage)), bs = as + 4u * BM * kPitchA;
+  if constexpr (kVec) {
+#pragma unroll
+    for (int e = threadIdx.x; e < BM * kDepth / 4; e += T::kThreads) {
+      const int r = e / (kDepth / 4), q = (e % (kDepth / 4)) * 4;
+      const bool in = row0 + r < m && k0 + q < k_end;
+      copy16(as + 4u * (r * kPitchA + q), in ? a + long(row0 + r) * k + k0 + q : a, in);
+    }
+#pragma unroll
+    for (int e = threadIdx.x; e < kDepth * BN / 4; e += T::kThreads) {
+      const int q = e / (BN / 4), c = (e % (BN / 4)) * 4;
+      const bool in = k0 + q < k_end && col0 + c < n;
+      copy16(bs + 4u * (q * BN + c), in ? b + long(k0 + q) * n + col0 + c : b, in);
+    }
+  } else {
+#pragma unroll
+    for (int e = threadIdx.x; e < BM * kDepth; e += T::kThreads) {
+      const int r = e / kDepth, q = e % kDepth;
+      const bool in = row0 + r < m && k0 + q < k_end;
+      copy4(as + 4u * (r * kPitchA + q), in ? a + long(row0 + r) * k + k0 + q : a, in);
+    }
+#pragma unroll
+    for (int e = threadIdx.x; e < kDepth * BN; e += T::kThreads) {
+      const int q = e / BN, c = e % BN;
+      const bool in = k0 + q < k_end && col0 + c < n;
+      copy4(bs + 4u * (q * BN + c), in ? b + long(k0 + q) * n + col0 + c : b, in);
+    }
+  }
+}
+
+// Stores four consecutive outputs of row `row` from column `col` (those inside C).
+__device__ __forceinline__ void store4(float* __restrict__ c, int m, int n, int row, int col, float4 v,
+                                      bool vec) {
+  if (row >= m) return;
+  float* out = c + long(row) * n + col;
+  if (vec && col + 3 < n) {
+    *reinterpret_cast<float4*>(out) = v;
+  } else {
+    const float s[4] = {v.x, v.y, v.z, v.w};
+    for (int u = 0; u < 4 && col + u < n; ++u) out[u] = s[u];
+  }
+}
+
+// Block (x, y): output tile (y, x / split), k range x % split (its rank in the cluster of `split`
+// blocks along x), `per` k (whole stages) each.
+template <int BM, int BN, bool kVec>
+__global__ void __launch_bounds__(Tile<BM, BN>::kThreads)
+    small_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+                 int n, int k, int split, int per) {
+  using T = Tile<BM, BN>;
+  __shared__ __align__(16) float smem[T::kSharedFloats];
+  const int part = blockIdx.x % split, row0 = blockIdx.y * BM, col0 = (blockIdx.x / split) * BN;
+  const int k_begin = part * per, k_end = min(k, k_begin + per);
+  const int steps = max(0, (k_end - k_begin + kDepth - 1) / kDepth);
+  const int tx = threadIdx.x % T::kCols, ty = threadIdx.x / T::kCols;
+  float acc[4][4] = {};
+
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < steps)
+      load_stage<BM, BN, kVec>(smem + s * T::kStageFloats, a, b, m, n, k, row0, col0, k_begin + s * kDepth,
+                               k_end);
+    commit();
+  }
+  for (int t = 0; t < steps; ++t) {
+    wait_for<kStages - 2>();
+    __syncthreads();  // stage t is in; every thread is done with the stage that t + kStages - 1 reuses
+    if (t + kStages - 1 < steps)
+      load_stage<BM, BN, kVec>(smem + ((t + kStages - 1) % kStages) * T::kStageFloats, a, b, m, n, k, row0,
+                               col0, k_begin + (t + kStages - 1) * kDepth, k_end);
+    commit();
+    const float* as = smem + (t % kStages) * T::kStageFloats;
+    const float* bs = as + BM * kPitchA;
+#pragma unroll
+    for (int q = 0; q < kDepth; q += 4) {
+      float4 av[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        av[i] = *reinterpret_cast<const float4*>(as + (ty + i * T::kRowStep) * kPitchA + q);
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const float4 bv = *reinterpret_cast<const float4*>(bs + (q + j) * BN + tx * 4);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const float x = j == 0 ? av[i].x : j == 1 ? av[i].y : j == 2 ? av[i].z : av[i].w;
+          acc[i][0] = fmaf(x, bv.x, acc[i][0]);
+          acc[i][1] = fmaf(x, bv.y, acc[i][1]);
+          acc[i][2] = fmaf(x, bv.z, acc[i][2]);
+          acc[i][3] = fmaf(x, bv.w, acc[i][3]);
+        }
+      }
+    }
+  }
+  const bool vec = kVec && (reinterpret_cast<std::uintptr_t>(c) % 16 == 0);
+  if (split == 1) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      store4(c, m, n, row0 + ty + i * T::kRowStep, col0 + tx * 4,
+             make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]), vec);
+    return;
+  }
+  wait_for<0>();
+  __syncthreads();  // the stages become this block's partial tile (BM x BN)
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+    *reinterpret_cast<float4*>(smem + (ty + i * T::kRowStep) * BN + tx * 4) =
+        make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+  cg::cluster_group cluster = cg::this_cluster();
+  cluster.sync();  // every partial of the cluster is complete
+  const int first = part * BM / split, last = (part + 1) * BM / split;  // this block's rows of the sum
+  for (int e = threadIdx.x; e < (last - first) * (BN / 4); e += T::kThreads) {
+    const int r = first + e / (BN / 4), q = (e % (BN / 4)) * 4;
+    float4 sum = *reinterpret_cast<const float4*>(cluster.map_shared_rank(smem, 0u) + r * BN + q);
+    for (int s = 1; s < split; ++s) {
+      const float4 v = *reinterpret_cast<const float4*>(cluster.map_shared_rank(smem, unsigned(s)) + r * BN + q);
+      sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+    }
+    store4(c, m, n, row0 + r, col0 + q, sum, vec);
+  }
+  cluster.sync();  // no block leaves while a peer still reads its partial
+}
+
+// The split as it runs: `asked` parts of whole stages, fewer where k has fewer stages.
+SplitK k_split(const Problem& p, const Params& q) { return split_k(p.k, kDepth, q.integer("split")); }
+
+LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
+  const Shape2 tile = q.shape("tile");
+  const SplitK s = k_split(p, q);
+  LaunchConfig lc;
+  lc.block = {unsigned(tile.x * tile.y / 16), 1, 1};
+  lc.grid = {ceil_div(p.n, tile.y) * unsigned(s.blocks), ceil_div(p.m, tile.x), 1};
+  lc.cluster = {unsigned(s.blocks), 1, 1};
+  lc.shared_bytes = 0;  // static
+  return lc;
+}
+
+struct SmallKernel {
+  void (*launch)(const RunArgs&, const LaunchConfig&, bool vec, int split, int per);
+  int (*fit)(const LaunchConfig&, bool vec);
+};
+
+template <int BM, int BN>
+void launch_kernel(const RunArgs& r, const LaunchConfig& lc, bool vec, int split, int per) {
+  const Problem& p = r.problem;
+  auto kernel = vec ? small_kernel<BM, BN, true> : small_kernel<BM, BN, false>;
+  if (split > 8) MMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  launch_in_clusters(kernel, lc, r.stream, r.a, r.b, r.c, int(p.m), int(p.n), int(p.k), split, per);
+}
+template <int BM, int BN>
+int fit(const LaunchConfig& lc, bool vec) {
+  return clusters_that_fit(vec ? small_kernel<BM, BN, true> : small_kernel<BM, BN, false>, lc);
+}
+
+// The compiled points: three tiles (one instance per copy width each; the split is a launch
+// parameter, any of kSplits).
+const std::vector<std::string> kSplits = {"auto", "1", "2", "4", "8", "16"};
+#define MMLAB_POINT(BM, BN) \
+  {{"default", {{"tile", #BM "x" #BN}}}, SmallKernel{launch_kernel<BM, BN>, fit<BM, BN>}},
+const KernelTable<SmallKernel> kKernels = {MMLAB_POINT(64, 64) MMLAB_POINT(32, 64) MMLAB_POINT(32, 32)};
+#undef MMLAB_POINT
+
+// Whether the 16-byte copies apply: rows of A and B start 16-byte aligned (k and n multiples of 4).
+bool vectorized(const Problem& p) { return p.k % 4 == 0 && p.n % 4 == 0; }
+
+// `auto`: the largest split of 1, 2, 4, 8 whose blocks stay within two per SM and give each block at
+// least two stages of k.
+Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) {
+  if (q.text("split") != "auto") return q;
+  const Shape2 tile = q.shape("tile");
+  const long tiles = long(ceil_div(p.m, tile.x)) * long(ceil_div(p.n, tile.y));
+  const long sms = d.sm_count > 0 ? d.sm_count : 132, stages = (p.k + kDepth - 1) / kDepth;
+  long split = 1;
+  while (split < 8 && tiles * (2 * split) <= 2 * sms && stages >= 2 * (2 * split)) split *= 2;
+  Params out = q;
+  out.set("split", std::to_string(split));
+  return out;
+}
+
+Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
+  if (q.text("split") == "auto") return std::nullopt;  // resolved before it runs
+  if (Reason r = fits_int(p)) return r;
+  const Shape2 tile = q.shape("tile");
+  if (ceil_div(p.m, tile.x) > 65535) return "m / tile rows must be at most 65535 (the grid's y)";
+  const LaunchConfig lc = launch(p, q, d);
+  if (double(lc.grid.x) > double(INT_MAX)) return "n / tile columns x split exceeds the grid's x";
+  return cluster_supports(p, d, "small", std::to_string(lc.cluster.x) + "-block",
+                          [&] { return kKernels.at(q).fit(lc, vectorized(p)); });
+}
+
+void run(const RunArgs& r) {
+  const Problem& p = r.problem;
+  const LaunchConfig lc = launch(p, *r.params, *r.device);
+  const SplitK s = k_split(p, *r.params);
+  const bool vec = vectorized(p) && reinterpret_cast<std::uintptr_t>(r.a) % 16 == 0 &&
+                   reinterpret_cast<std::uintptr_t>(r.b) % 16 == 0;
+  kKernels.at(*r.params).launch(r, lc, vec, int(s.blocks), int(s.k_per_block(kDepth)));
+  MMLAB_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+MMLAB_ALGORITHM(small) {
+  a.summary =
+      "small problems in one launch: small tiles, cp.async as stored, k split over a cluster and summed "
+      "through DSMEM (deterministic)";
+  a.variants = {{"default", "4x4 outputs per thread, 4 stages of 16 k, no pad, no memset, no workspace"}};
+  a.axes = {{"tile", AxisKind::shape, "block tile: 64x64 (256 threads), 32x64 (128) or 32x32 (64)", "64x64"},
+            {"split",
+             AxisKind::choice,
+             "blocks of a cluster along k, reduced through DSMEM; auto: up to 8, two blocks per SM at most",
+             "auto",
+             kSplits,
+             {}}};
+  a.resolve = resolve;
+  a.constraints =
+      "compute capability 9.0 (clusters); m, n, k below 2^31; any alignment (4-byte copies where k or n "
+      "is not a multiple of 4); a split of more blocks than k stages runs one block per stage";
+  a.supports = supports;
+  use_kernels(a, kKernels, launch, run);
+}
+
+}  // namespace mmlab

@@ -1,9 +1,9 @@
 // small: the small-problem path, where cuBLAS takes tens of microseconds and a launch more, a pad or
 // transpose pass, or a memset before atomic split-k costs as much as the product. One launch, no
 // preparation, no workspace, deterministic:
-//   - small block tiles (64x64, 32x64 or 32x32; 4x4 outputs per thread), so a few hundred outputs
-//     already make many blocks;
-//   - operands copied as stored by cp.async into a 4-stage pipeline: 16-byte copies where k and n
+//   - small block tiles (128x64, 64x64, 32x64 or 32x32; 8x4 or 4x4 outputs per thread), so a few
+//     hundred outputs already make many blocks;
+//   - operands copied as stored by cp.async into a 4-stage pipeline (3 for 128-row tiles): 16-byte copies where k and n
 //     are multiples of 4, 4-byte copies otherwise (any m, n, k without a padded copy); rows and k
 //     past the edge are zero-filled by the copy itself;
 //   - k split over the blocks of a thread-block cluster (sm_90): each block multiplies one k range of
@@ -14,7 +14,7 @@
 // thread rows interleave (row = ty + i BM/4), so a warp's reads of A fall in different banks. The
 // same DSMEM reduction as cluster_dns (O'Neil 2013, sec. 2.2, the DNS reduction over the third
 // dimension), with tiles sized for problems of a few thousand outputs.
-// Axis `split`: blocks per cluster along k; `auto` resolves to the largest of 1, 2, 4, 8 that keeps
+// Axis `split`: blocks per cluster along k; `auto` resolves to the largest of 1, 2, 4, 8, 16 that keeps
 // the blocks within two per SM and each block at least two k steps of 16.
 // Example: mmlab run --algorithms small,cublas --shape 64x64x64,202x422x2103,200x107x8855
 #include <cooperative_groups.h>
@@ -32,26 +32,26 @@ namespace {
 namespace cg = cooperative_groups;
 
 constexpr int kDepth = 16;  // k per stage
-constexpr int kStages = 4;
 constexpr int kPitchA = kDepth + 4;  // A's rows in shared memory: 80 bytes, 16-byte aligned
 
-template <int BM, int BN>
+template <int BM, int BN, int TM>
 struct Tile {
-  static constexpr int kThreads = BM * BN / 16;  // 4x4 outputs each
-  static constexpr int kCols = BN / 4;           // threads along n
-  static constexpr int kRowStep = BM / 4;        // a thread's rows are ty + i kRowStep
+  static constexpr int kThreads = BM * BN / (4 * TM);  // TM x 4 outputs each
+  static constexpr int kCols = BN / 4;                 // threads along n
+  static constexpr int kRowStep = BM / TM;             // a thread's rows are ty + i kRowStep
   static constexpr int kStageFloats = BM * kPitchA + kDepth * BN;
+  static constexpr int kStages = BM >= 128 ? 3 : 4;  // within the 48 KiB of static shared memory
   static constexpr int kSharedFloats = kStages * kStageFloats;
   static_assert(kSharedFloats >= BM * BN, "the partial tile reuses the pipeline's shared memory");
 };
 
 // Copies the k tile at k0 (k < k_end; rows < m, columns < n) of A (BM x kDepth) and B (kDepth x BN)
 // into a stage; what lies outside is zero-filled.
-template <int BM, int BN, bool kVec>
+template <int BM, int BN, int TM, bool kVec>
 __device__ __forceinline__ void load_stage(float* stage, const float* __restrict__ a,
                                            const float* __restrict__ b, int m, int n, int k, int row0,
                                            int col0, int k0, int k_end) {
-  using T = Tile<BM, BN>;
+  using T = Tile<BM, BN, TM>;
   const unsigned as = unsigned(__cvta_generic_to_shared(stage)), bs = as + 4u * BM * kPitchA;
   if constexpr (kVec) {
 #pragma unroll
@@ -97,45 +97,45 @@ __device__ __forceinline__ void store4(float* __restrict__ c, int m, int n, int 
 
 // Block (x, y): output tile (y, x / split), k range x % split (its rank in the cluster of `split`
 // blocks along x), `per` k (whole stages) each.
-template <int BM, int BN, bool kVec>
-__global__ void __launch_bounds__(Tile<BM, BN>::kThreads)
+template <int BM, int BN, int TM, bool kVec>
+__global__ void __launch_bounds__(Tile<BM, BN, TM>::kThreads)
     small_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
                  int n, int k, int split, int per) {
-  using T = Tile<BM, BN>;
+  using T = Tile<BM, BN, TM>;
   __shared__ __align__(16) float smem[T::kSharedFloats];
   const int part = blockIdx.x % split, row0 = blockIdx.y * BM, col0 = (blockIdx.x / split) * BN;
   const int k_begin = part * per, k_end = min(k, k_begin + per);
   const int steps = max(0, (k_end - k_begin + kDepth - 1) / kDepth);
   const int tx = threadIdx.x % T::kCols, ty = threadIdx.x / T::kCols;
-  float acc[4][4] = {};
+  float acc[TM][4] = {};
 
 #pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
+  for (int s = 0; s < T::kStages - 1; ++s) {
     if (s < steps)
-      load_stage<BM, BN, kVec>(smem + s * T::kStageFloats, a, b, m, n, k, row0, col0, k_begin + s * kDepth,
+      load_stage<BM, BN, TM, kVec>(smem + s * T::kStageFloats, a, b, m, n, k, row0, col0, k_begin + s * kDepth,
                                k_end);
     commit();
   }
   for (int t = 0; t < steps; ++t) {
-    wait_for<kStages - 2>();
-    __syncthreads();  // stage t is in; every thread is done with the stage that t + kStages - 1 reuses
-    if (t + kStages - 1 < steps)
-      load_stage<BM, BN, kVec>(smem + ((t + kStages - 1) % kStages) * T::kStageFloats, a, b, m, n, k, row0,
-                               col0, k_begin + (t + kStages - 1) * kDepth, k_end);
+    wait_for<T::kStages - 2>();
+    __syncthreads();  // stage t is in; every thread is done with the stage that t + T::kStages - 1 reuses
+    if (t + T::kStages - 1 < steps)
+      load_stage<BM, BN, TM, kVec>(smem + ((t + T::kStages - 1) % T::kStages) * T::kStageFloats, a, b, m, n, k, row0,
+                               col0, k_begin + (t + T::kStages - 1) * kDepth, k_end);
     commit();
-    const float* as = smem + (t % kStages) * T::kStageFloats;
+    const float* as = smem + (t % T::kStages) * T::kStageFloats;
     const float* bs = as + BM * kPitchA;
 #pragma unroll
     for (int q = 0; q < kDepth; q += 4) {
-      float4 av[4];
+      float4 av[TM];
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
+      for (int i = 0; i < TM; ++i)
         av[i] = *reinterpret_cast<const float4*>(as + (ty + i * T::kRowStep) * kPitchA + q);
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         const float4 bv = *reinterpret_cast<const float4*>(bs + (q + j) * BN + tx * 4);
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
+        for (int i = 0; i < TM; ++i) {
           const float x = j == 0 ? av[i].x : j == 1 ? av[i].y : j == 2 ? av[i].z : av[i].w;
           acc[i][0] = fmaf(x, bv.x, acc[i][0]);
           acc[i][1] = fmaf(x, bv.y, acc[i][1]);
@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(Tile<BM, BN>::kThreads)
   const bool vec = kVec && (reinterpret_cast<std::uintptr_t>(c) % 16 == 0);
   if (split == 1) {
 #pragma unroll
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < TM; ++i)
       store4(c, m, n, row0 + ty + i * T::kRowStep, col0 + tx * 4,
              make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]), vec);
     return;
@@ -156,7 +156,7 @@ __global__ void __launch_bounds__(Tile<BM, BN>::kThreads)
   wait_for<0>();
   __syncthreads();  // the stages become this block's partial tile (BM x BN)
 #pragma unroll
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < TM; ++i)
     *reinterpret_cast<float4*>(smem + (ty + i * T::kRowStep) * BN + tx * 4) =
         make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
   cg::cluster_group cluster = cg::this_cluster();
@@ -181,7 +181,7 @@ LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   const Shape2 tile = q.shape("tile");
   const SplitK s = k_split(p, q);
   LaunchConfig lc;
-  lc.block = {unsigned(tile.x * tile.y / 16), 1, 1};
+  lc.block = {unsigned(tile.x * tile.y / (4 * q.shape("thread").x)), 1, 1};
   lc.grid = {ceil_div(p.n, tile.y) * unsigned(s.blocks), ceil_div(p.m, tile.x), 1};
   lc.cluster = {unsigned(s.blocks), 1, 1};
   lc.shared_bytes = 0;  // static
@@ -193,40 +193,44 @@ struct SmallKernel {
   int (*fit)(const LaunchConfig&, bool vec);
 };
 
-template <int BM, int BN>
+template <int BM, int BN, int TM>
 void launch_kernel(const RunArgs& r, const LaunchConfig& lc, bool vec, int split, int per) {
   const Problem& p = r.problem;
-  auto kernel = vec ? small_kernel<BM, BN, true> : small_kernel<BM, BN, false>;
+  auto kernel = vec ? small_kernel<BM, BN, TM, true> : small_kernel<BM, BN, TM, false>;
   if (split > 8) MMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   launch_in_clusters(kernel, lc, r.stream, r.a, r.b, r.c, int(p.m), int(p.n), int(p.k), split, per);
 }
-template <int BM, int BN>
+template <int BM, int BN, int TM>
 int fit(const LaunchConfig& lc, bool vec) {
-  return clusters_that_fit(vec ? small_kernel<BM, BN, true> : small_kernel<BM, BN, false>, lc);
+  return clusters_that_fit(vec ? small_kernel<BM, BN, TM, true> : small_kernel<BM, BN, TM, false>, lc);
 }
 
-// The compiled points: three tiles (one instance per copy width each; the split is a launch
-// parameter, any of kSplits).
+// The compiled points: block tile x outputs per thread (one instance per copy width each; the split
+// is a launch parameter, any of kSplits).
 const std::vector<std::string> kSplits = {"auto", "1", "2", "4", "8", "16"};
-#define MMLAB_POINT(BM, BN) \
-  {{"default", {{"tile", #BM "x" #BN}}}, SmallKernel{launch_kernel<BM, BN>, fit<BM, BN>}},
-const KernelTable<SmallKernel> kKernels = {MMLAB_POINT(64, 64) MMLAB_POINT(32, 64) MMLAB_POINT(32, 32)};
+#define MMLAB_POINT(BM, BN, TM)                                       \
+  {{"default", {{"tile", #BM "x" #BN}, {"thread", #TM "x4"}}}, \
+   SmallKernel{launch_kernel<BM, BN, TM>, fit<BM, BN, TM>}},
+const KernelTable<SmallKernel> kKernels = {MMLAB_POINT(64, 64, 4) MMLAB_POINT(64, 64, 8) MMLAB_POINT(32, 64, 4)
+                                               MMLAB_POINT(32, 64, 8) MMLAB_POINT(32, 32, 4)
+                                                   MMLAB_POINT(128, 64, 8)};
 #undef MMLAB_POINT
 
 // Whether the 16-byte copies apply: rows of A and B start 16-byte aligned (k and n multiples of 4).
 bool vectorized(const Problem& p) { return p.k % 4 == 0 && p.n % 4 == 0; }
 
-// `auto`: the largest split of 1, 2, 4, 8 whose blocks stay within two per SM and give each block at
-// least two stages of k.
+// `auto`: the largest split of 1, 2, 4, 8, 16 whose blocks stay within two per SM and give each block
+// at least two stages of k (8 where a cluster of 16 does not fit).
 Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) {
   if (q.text("split") != "auto") return q;
   const Shape2 tile = q.shape("tile");
   const long tiles = long(ceil_div(p.m, tile.x)) * long(ceil_div(p.n, tile.y));
   const long sms = d.sm_count > 0 ? d.sm_count : 132, stages = (p.k + kDepth - 1) / kDepth;
   long split = 1;
-  while (split < 8 && tiles * (2 * split) <= 2 * sms && stages >= 2 * (2 * split)) split *= 2;
+  while (split < 16 && tiles * (2 * split) <= 2 * sms && stages >= 2 * (2 * split)) split *= 2;
   Params out = q;
   out.set("split", std::to_string(split));
+  if (split == 16 && d.present && kKernels.at(out).fit(launch(p, out, d), vectorized(p)) == 0) out.set("split", "8");
   return out;
 }
 
@@ -257,11 +261,12 @@ MMLAB_ALGORITHM(small) {
   a.summary =
       "small problems in one launch: small tiles, cp.async as stored, k split over a cluster and summed "
       "through DSMEM (deterministic)";
-  a.variants = {{"default", "4x4 outputs per thread, 4 stages of 16 k, no pad, no memset, no workspace"}};
-  a.axes = {{"tile", AxisKind::shape, "block tile: 64x64 (256 threads), 32x64 (128) or 32x32 (64)", "64x64"},
+  a.variants = {{"default", "4 stages of 16 k, no pad, no memset, no workspace"}};
+  a.axes = {{"tile", AxisKind::shape, "block tile: 128x64, 64x64, 32x64 or 32x32", "64x64"},
+            {"thread", AxisKind::shape, "outputs per thread, rows x columns: 4x4 or 8x4", "8x4"},
             {"split",
              AxisKind::choice,
-             "blocks of a cluster along k, reduced through DSMEM; auto: up to 8, two blocks per SM at most",
+             "blocks of a cluster along k, reduced through DSMEM; auto: up to 16, two blocks per SM at most",
              "auto",
              kSplits,
              {}}};

@@ -77,9 +77,12 @@ const Candidate kCandidates[] = {
   {algorithms::skinny, "default", "", Kind::cuda_cores, Model::cols, 0.0155151, 0.000446037, 0, 0.00270771},
   {algorithms::tf32x3, "half3", "stages=3;split=auto", Kind::tensor_cores, Model::tensor, 0.0449879, 0.00522229, 0.00423031, 0},
   {algorithms::tf32x3, "wgmma3", "stages=3", Kind::tensor_cores, Model::tensor, 0.0219877, 0.00972635, 0.00277715, 0},
-  {algorithms::small, "default", "tile=64x64;split=auto", Kind::cuda_cores, Model::cluster_k, 0.005, 0.0001, 0.001, 0.0002},
-  {algorithms::small, "default", "tile=32x64;split=auto", Kind::cuda_cores, Model::cluster_k, 0.005, 0.0001, 0.001, 0.0002},
-  {algorithms::small, "default", "tile=32x32;split=auto", Kind::cuda_cores, Model::cluster_k, 0.005, 0.0001, 0.001, 0.0002},
+  {algorithms::small, "default", "tile=128x64;thread=8x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.005, 0.0001, 0.001, 0.0002},
+  {algorithms::small, "default", "tile=64x64;thread=8x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.005, 0.0001, 0.001, 0.0002},
+  {algorithms::small, "default", "tile=64x64;thread=4x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.005, 0.0001, 0.001, 0.0002},
+  {algorithms::small, "default", "tile=32x64;thread=8x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.005, 0.0001, 0.001, 0.0002},
+  {algorithms::small, "default", "tile=32x64;thread=4x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.005, 0.0001, 0.001, 0.0002},
+  {algorithms::small, "default", "tile=32x32;thread=4x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.005, 0.0001, 0.001, 0.0002},
 };
 // clang-format on
 

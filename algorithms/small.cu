@@ -45,42 +45,59 @@ struct Tile {
   static_assert(kSharedFloats >= BM * BN, "the partial tile reuses the pipeline's shared memory");
 };
 
-// Copies the k tile at k0 (k < k_end; rows < m, columns < n) of A (BM x kDepth) and B (kDepth x BN)
-// into a stage; what lies outside is zero-filled.
+// A thread's share of each stage's copies, fixed for the whole k loop: its copies of A are rows
+// r0 + i kARowStep at the same k offset qa, its copies of B k offsets qb + i kBRowStep of the same
+// column cb (V = 4 floats per copy, 16 bytes, or 1 float). The row pointers and the bounds of m and n
+// are worked out once; a stage adds its k and checks k_end.
 template <int BM, int BN, int TM, bool kVec>
-__device__ __forceinline__ void load_stage(float* stage, const float* __restrict__ a,
-                                           const float* __restrict__ b, int m, int n, int k, int row0,
-                                           int col0, int k0, int k_end) {
+struct Loader {
   using T = Tile<BM, BN, TM>;
-  const unsigned as = unsigned(__cvta_generic_to_shared(stage)), bs = as + 4u * BM * kPitchA;
-  if constexpr (kVec) {
+  static constexpr int V = kVec ? 4 : 1;
+  static constexpr int kAPerRow = kDepth / V, kBPerRow = BN / V;  // copies per row of A, of B
+  static constexpr int kACopies = BM * kAPerRow / T::kThreads, kBCopies = kDepth * kBPerRow / T::kThreads;
+  static constexpr int kARowStep = T::kThreads / kAPerRow, kBRowStep = T::kThreads / kBPerRow;
+  static_assert(kACopies >= 1 && kBCopies >= 1 && T::kThreads % kAPerRow == 0 && T::kThreads % kBPerRow == 0,
+                "each thread copies whole strided rows");
+  const float* a_row;  // A(row0 + r0, k_begin + qa)
+  const float* b_col;  // B(k_begin + qb, col0 + cb)
+  unsigned a_dst, b_dst;  // shared-window offsets within a stage
+  unsigned a_rows;        // bit i: row r0 + i kARowStep is inside A
+  bool b_inside;          // column col0 + cb is inside B
+  int qa, qb;             // k offsets within a stage
+
+  __device__ Loader(const float* a, const float* b, int m, int n, int k, int row0, int col0, int k_begin) {
+    const int t = threadIdx.x, r0 = t / kAPerRow, cb = (t % kBPerRow) * V;
+    qa = (t % kAPerRow) * V, qb = t / kBPerRow;
+    a_row = a + long(row0 + r0) * k + k_begin + qa;
+    b_col = b + long(k_begin + qb) * n + col0 + cb;
+    a_dst = 4u * (r0 * kPitchA + qa), b_dst = 4u * (BM * kPitchA + qb * BN + cb);
+    a_rows = 0;
 #pragma unroll
-    for (int e = threadIdx.x; e < BM * kDepth / 4; e += T::kThreads) {
-      const int r = e / (kDepth / 4), q = (e % (kDepth / 4)) * 4;
-      const bool in = row0 + r < m && k0 + q < k_end;
-      copy16(as + 4u * (r * kPitchA + q), in ? a + long(row0 + r) * k + k0 + q : a, in);
+    for (int i = 0; i < kACopies; ++i) a_rows |= unsigned(row0 + r0 + i * kARowStep < m) << i;
+    b_inside = col0 + cb < n;
+  }
+
+  // Stage `s` of this block's k range (k0 = k_begin + s kDepth, ks = s kDepth) into `stage`.
+  __device__ __forceinline__ void load(unsigned stage, int ks, int k_left, int k, int n) const {
+    const bool a_k = qa < k_left;  // k_left = k_end - k0 (a 16-byte copy is all inside or all outside)
+#pragma unroll
+    for (int i = 0; i < kACopies; ++i) {
+      const bool in = a_k && (a_rows >> i & 1u);
+      const float* src = a_row + long(i * kARowStep) * k + ks;
+      const unsigned dst = stage + a_dst + 4u * (i * kARowStep * kPitchA);
+      if constexpr (kVec) copy16(dst, in ? src : a_row, in);
+      else copy4(dst, in ? src : a_row, in);
     }
 #pragma unroll
-    for (int e = threadIdx.x; e < kDepth * BN / 4; e += T::kThreads) {
-      const int q = e / (BN / 4), c = (e % (BN / 4)) * 4;
-      const bool in = k0 + q < k_end && col0 + c < n;
-      copy16(bs + 4u * (q * BN + c), in ? b + long(k0 + q) * n + col0 + c : b, in);
-    }
-  } else {
-#pragma unroll
-    for (int e = threadIdx.x; e < BM * kDepth; e += T::kThreads) {
-      const int r = e / kDepth, q = e % kDepth;
-      const bool in = row0 + r < m && k0 + q < k_end;
-      copy4(as + 4u * (r * kPitchA + q), in ? a + long(row0 + r) * k + k0 + q : a, in);
-    }
-#pragma unroll
-    for (int e = threadIdx.x; e < kDepth * BN; e += T::kThreads) {
-      const int q = e / BN, c = e % BN;
-      const bool in = k0 + q < k_end && col0 + c < n;
-      copy4(bs + 4u * (q * BN + c), in ? b + long(k0 + q) * n + col0 + c : b, in);
+    for (int i = 0; i < kBCopies; ++i) {
+      const bool in = b_inside && qb + i * kBRowStep < k_left;
+      const float* src = b_col + long(ks + i * kBRowStep) * n;
+      const unsigned dst = stage + b_dst + 4u * (i * kBRowStep * BN);
+      if constexpr (kVec) copy16(dst, in ? src : b_col, in);
+      else copy4(dst, in ? src : b_col, in);
     }
   }
-}
+};
 
 // Stores four consecutive outputs of row `row` from column `col` (those inside C).
 __device__ __forceinline__ void store4(float* __restrict__ c, int m, int n, int row, int col, float4 v,
@@ -108,20 +125,20 @@ __global__ void __launch_bounds__(Tile<BM, BN, TM>::kThreads)
   const int steps = max(0, (k_end - k_begin + kDepth - 1) / kDepth);
   const int tx = threadIdx.x % T::kCols, ty = threadIdx.x / T::kCols;
   float acc[TM][4] = {};
+  const Loader<BM, BN, TM, kVec> loader(a, b, m, n, k, row0, col0, k_begin);
+  const unsigned base = unsigned(__cvta_generic_to_shared(smem));
 
 #pragma unroll
   for (int s = 0; s < T::kStages - 1; ++s) {
-    if (s < steps)
-      load_stage<BM, BN, TM, kVec>(smem + s * T::kStageFloats, a, b, m, n, k, row0, col0, k_begin + s * kDepth,
-                               k_end);
+    if (s < steps) loader.load(base + 4u * s * T::kStageFloats, s * kDepth, k_end - k_begin - s * kDepth, k, n);
     commit();
   }
   for (int t = 0; t < steps; ++t) {
     wait_for<T::kStages - 2>();
     __syncthreads();  // stage t is in; every thread is done with the stage that t + T::kStages - 1 reuses
-    if (t + T::kStages - 1 < steps)
-      load_stage<BM, BN, TM, kVec>(smem + ((t + T::kStages - 1) % T::kStages) * T::kStageFloats, a, b, m, n, k, row0,
-                               col0, k_begin + (t + T::kStages - 1) * kDepth, k_end);
+    const int next = t + T::kStages - 1;
+    if (next < steps)
+      loader.load(base + 4u * (next % T::kStages) * T::kStageFloats, next * kDepth, k_end - k_begin - next * kDepth, k, n);
     commit();
     const float* as = smem + (t % T::kStages) * T::kStageFloats;
     const float* bs = as + BM * kPitchA;

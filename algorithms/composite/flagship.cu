@@ -51,8 +51,9 @@ enum class Model {
   cols,      // skinny with n <= 64 < m: the same, A streamed, n rounded up, B staged
   tensor,    // f1: GFLOP of the busiest SM's blocks times the SMs (waves); f2: elements of A and B the
              // split pass reads (M)
-  cluster_k,  // small, at every split of kClusterSplits: f1 k of the busiest SM's blocks (K);
-              // f2 partial elements those blocks sum through DSMEM (M); f3 MB of A and B the blocks read
+  cluster_k,  // small, at every split of kClusterSplits: f1 k of the busiest SM's blocks (K); f2 partial
+              // elements those blocks sum through DSMEM (M); f3 a block's k (K), doubled where the copies
+              // are 4-byte (k or n not a multiple of 4): the latency of a lone block per SM
 };
 
 struct Candidate {
@@ -66,23 +67,22 @@ struct Candidate {
 
 // clang-format off
 const Candidate kCandidates[] = {
-  {algorithms::register_tiled, "tuned", "", Kind::cuda_cores, Model::own, 0.00427038, 1.01624, 0, 0},
-  {algorithms::tma_tiled, "tma", "tile=128x256;warp=32x128;depth=32;stages=3;split=1", Kind::cuda_cores, Model::data_parallel, 0.0358167, 0.00512544, 0.00398221, 0},
-  {algorithms::streamk, "pure", "tile=128x128;warp=32x64;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0473218, 0.0055729, 0.00397068, 0.0157329},
-  {algorithms::streamk, "hybrid", "tile=128x128;warp=32x64;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0455879, 0.00582944, 0.00353492, 0.0165393},
-  {algorithms::streamk, "pure", "tile=128x256;warp=32x128;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0662725, 0.00678056, 0.00305587, 0.0090295},
-  {algorithms::streamk, "hybrid", "tile=128x256;warp=32x128;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0668559, 0.00656621, 0.00311511, 0.00932177},
-  {algorithms::streamk, "pure", "tile=64x64;warp=32x64;depth=32;stages=4", Kind::cuda_cores, Model::stream_k, 0.044563, 0.00296483, 0.00400455, 0.0483625},
-  {algorithms::skinny, "default", "", Kind::cuda_cores, Model::rows, 0.0177567, 0, 0, 0.012544},
-  {algorithms::skinny, "default", "", Kind::cuda_cores, Model::cols, 0.0155151, 0.000446037, 0, 0.00270771},
-  {algorithms::tf32x3, "half3", "stages=3;split=auto", Kind::tensor_cores, Model::tensor, 0.0449879, 0.00522229, 0.00423031, 0},
-  {algorithms::tf32x3, "wgmma3", "stages=3", Kind::tensor_cores, Model::tensor, 0.0219877, 0.00972635, 0.00277715, 0},
-  {algorithms::small, "default", "tile=128x64;thread=8x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.005, 0.0001, 0.001, 0.0002},
-  {algorithms::small, "default", "tile=64x64;thread=8x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.005, 0.0001, 0.001, 0.0002},
-  {algorithms::small, "default", "tile=64x64;thread=4x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.005, 0.0001, 0.001, 0.0002},
-  {algorithms::small, "default", "tile=32x64;thread=8x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.005, 0.0001, 0.001, 0.0002},
-  {algorithms::small, "default", "tile=32x64;thread=4x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.005, 0.0001, 0.001, 0.0002},
-  {algorithms::small, "default", "tile=32x32;thread=4x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.005, 0.0001, 0.001, 0.0002},
+  {algorithms::register_tiled, "tuned", "", Kind::cuda_cores, Model::own, -0.0118269, 1.02175, 0, 0},
+  {algorithms::tma_tiled, "tma", "tile=128x256;warp=32x128;depth=32;stages=3;split=1", Kind::cuda_cores, Model::data_parallel, 0.0130055, 0.00521364, 0.00464277, 0},
+  {algorithms::streamk, "pure", "tile=128x128;warp=32x64;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0145739, 0.00589196, 0.00416441, 0.0194556},
+  {algorithms::streamk, "hybrid", "tile=128x128;warp=32x64;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0141408, 0.00615928, 0.00351667, 0.0197146},
+  {algorithms::streamk, "pure", "tile=128x256;warp=32x128;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0252504, 0.00726228, 0.00315762, 0.0127663},
+  {algorithms::streamk, "hybrid", "tile=128x256;warp=32x128;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0254444, 0.00702468, 0.00334692, 0.0140385},
+  {algorithms::streamk, "pure", "tile=64x64;warp=32x64;depth=32;stages=4", Kind::cuda_cores, Model::stream_k, 0.0156728, 0.00311718, 0.0038691, 0.0631208},
+  {algorithms::skinny, "default", "", Kind::cuda_cores, Model::rows, 0.0138812, 0, 0, 0.0125658},
+  {algorithms::skinny, "default", "", Kind::cuda_cores, Model::cols, 0.0113877, 0.00040222, 0.00666148, 0.00271739},
+  {algorithms::tf32x3, "half3", "stages=3;split=auto", Kind::tensor_cores, Model::tensor, 0.0278351, 0.00518165, 0.00416371, 0},
+  {algorithms::tf32x3, "wgmma3", "stages=3", Kind::tensor_cores, Model::tensor, 0.0103683, 0.00962559, 0.00319386, 0},
+  {algorithms::small, "default", "tile=128x64;thread=8x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.00435666, 0.0599723, 0.31241, 0.00405777},
+  {algorithms::small, "default", "tile=64x64;thread=8x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.00543511, 0.0311085, 0.207398, 0.00650276},
+  {algorithms::small, "default", "tile=32x64;thread=8x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.00548643, 0.0155899, 0.234699, 0.013597},
+  {algorithms::small, "default", "tile=32x64;thread=4x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.00508523, 0.0169006, 0.231817, 0.00531542},
+  {algorithms::small, "default", "tile=32x32;thread=4x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.00481018, 0.00907583, 0.402087, 0.00892811},
 };
 // clang-format on
 
@@ -179,9 +179,10 @@ double predict(const Candidate& c, const Problem& p, const Params& q, const Devi
       const LaunchConfig lc = a.launch_config(p, q, d);
       const double sms = d.sm_count > 0 ? d.sm_count : 132, split = lc.cluster.x;
       const double per_sm = std::ceil(double(lc.grid.x) * lc.grid.y / sms);  // blocks of the busiest SM
-      f1 = per_sm * std::ceil(k / split) / 1e3;
+      const double per_block = std::ceil(k / split) / 1e3;  // a block's k (K)
+      f1 = per_sm * per_block;
       f2 = split > 1 ? per_sm * tile.x * tile.y / 1e6 : 0;
-      f3 = 4 * (m * k * std::ceil(n / tile.y) + k * n * std::ceil(m / tile.x)) / 1e6;
+      f3 = per_block * (p.k % 4 || p.n % 4 ? 2 : 1);  // the 4-byte copies' latency
       break;
     }
     case Model::own:

@@ -83,18 +83,18 @@ struct Loader {
 #pragma unroll
     for (int i = 0; i < kACopies; ++i) {
       const bool in = a_k && (a_rows >> i & 1u);
-      const float* src = a_row + long(i * kARowStep) * k + ks;
+      const float* src = a_row + long(i * kARowStep) * k + ks;  // not read where !in (a zero-size copy)
       const unsigned dst = stage + a_dst + 4u * (i * kARowStep * kPitchA);
-      if constexpr (kVec) copy16(dst, in ? src : a_row, in);
-      else copy4(dst, in ? src : a_row, in);
+      if constexpr (kVec) copy16(dst, src, in);
+      else copy4(dst, src, in);
     }
 #pragma unroll
     for (int i = 0; i < kBCopies; ++i) {
       const bool in = b_inside && qb + i * kBRowStep < k_left;
       const float* src = b_col + long(ks + i * kBRowStep) * n;
       const unsigned dst = stage + b_dst + 4u * (i * kBRowStep * BN);
-      if constexpr (kVec) copy16(dst, in ? src : b_col, in);
-      else copy4(dst, in ? src : b_col, in);
+      if constexpr (kVec) copy16(dst, src, in);
+      else copy4(dst, src, in);
     }
   }
 };

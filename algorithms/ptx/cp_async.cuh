@@ -5,7 +5,8 @@
 namespace mmlab {
 namespace {
 
-// Asynchronous 16-byte global -> shared copy (sm_80+). A source size of 0 writes zeros.
+// Asynchronous 16-byte global -> shared copy (sm_80+). A source size of 0 writes zeros and reads nothing
+// (the address need not be inside any allocation).
 __device__ inline void copy16(unsigned dst, const float* src, bool valid) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
 }

@@ -188,6 +188,7 @@ __global__ void __launch_bounds__(Tile<BM, BN, TM>::kThreads)
     }
     store4(c, m, n, row0 + r, col0 + q, sum, vec);
   }
+  __syncwarp();    // the loop's lanes ran different counts: the cluster barrier is warp-aligned
   cluster.sync();  // no block leaves while a peer still reads its partial
 }
 

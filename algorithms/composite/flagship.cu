@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "algorithms/launch/common.cuh"
@@ -237,10 +238,28 @@ struct Pick {
 // Its state: the states of the algorithms it has run (library handles, tensor maps), and each
 // resolved `kernel`'s pick with its invocation, made on a problem's first run, so a trial's host
 // cost is one lookup and the chosen kernel's launch.
+// With launch=graph, each problem's pick is captured once (per stream, operands and workspace) into
+// a CUDA graph and replayed: one launch's host cost per call, whatever the pick enqueues (a transpose
+// or split pass, a memset, the kernel). Inside a capture of the caller's (the harness's batched
+// scope) the pick is enqueued as it is.
+struct Replay {
+  cudaGraphExec_t exec = nullptr;
+  bool capturable = true;  // false once a capture of this pick failed: it runs directly
+};
+using ReplayKey = std::tuple<std::string, const DeviceInfo*, cudaStream_t, const float*, const float*, float*,
+                             void*, long, long, long>;
+constexpr std::size_t kMostReplays = 1024;  // graphs kept at once; all are dropped past it
 struct State {
   StateCache states;
   std::mutex lock;
   std::map<std::pair<std::string, const DeviceInfo*>, std::pair<Pick, std::unique_ptr<Invocation>>> picks;
+  std::map<ReplayKey, Replay> replays;
+  void drop_replays() {
+    for (auto& [key, r] : replays)
+      if (r.exec) cudaGraphExecDestroy(r.exec);
+    replays.clear();
+  }
+  ~State() { drop_replays(); }
 };
 Pick pick_of(const Params& q) {
   const std::string text = q.text("kernel");
@@ -275,7 +294,38 @@ void run(const RunArgs& r) {
   }
   RunArgs sub = r;
   sub.params = &picked->first.params;
-  picked->second->run(sub, state.states);
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  MMLAB_CHECK(cudaStreamIsCapturing(r.stream, &capturing));
+  if (r.params->text("launch") != "graph" || capturing != cudaStreamCaptureStatusNone)
+    return picked->second->run(sub, state.states);
+  std::lock_guard<std::mutex> hold(state.lock);
+  if (state.replays.size() >= kMostReplays) state.drop_replays();
+  const Problem& p = r.problem;
+  Replay& replay = state.replays[{r.params->text("kernel"), r.device, r.stream, r.a, r.b, r.c, r.workspace,
+                                  p.m, p.n, p.k}];
+  if (!replay.exec && replay.capturable) {
+    MMLAB_CHECK(cudaStreamBeginCapture(r.stream, cudaStreamCaptureModeThreadLocal));
+    cudaGraph_t graph = nullptr;
+    try {
+      picked->second->run(sub, state.states);
+    } catch (...) {
+      cudaStreamEndCapture(r.stream, &graph);
+      if (graph) cudaGraphDestroy(graph);
+      (void)cudaGetLastError();
+      replay.capturable = false;  // e.g. a pick that synchronizes: run it directly from now on
+    }
+    if (replay.capturable) {
+      if (cudaStreamEndCapture(r.stream, &graph) != cudaSuccess || !graph) {
+        (void)cudaGetLastError();  // the capture was invalidated (a call a graph cannot hold)
+        replay.capturable = false;
+      } else {
+        MMLAB_CHECK(cudaGraphInstantiate(&replay.exec, graph, 0));
+      }
+      if (graph) MMLAB_CHECK(cudaGraphDestroy(graph));
+    }
+  }
+  if (!replay.exec) return picked->second->run(sub, state.states);
+  MMLAB_CHECK(cudaGraphLaunch(replay.exec, r.stream));
 }
 
 }  // namespace
@@ -292,6 +342,13 @@ MMLAB_ALGORITHM(flagship) {
              "the kernel it runs: auto, the models' pick (the resolved column names it)",
              "auto",
              {"auto"},
+             {}},
+            {"launch",
+             AxisKind::choice,
+             "graph: the pick captured once per problem and operands, then replayed (one launch of host "
+             "time); direct: enqueued anew each call",
+             "graph",
+             {"graph", "direct"},
              {}}};
   a.constraints = "any m, n, k that one of its candidates runs";
   a.resolve = resolve;

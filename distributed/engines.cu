@@ -51,7 +51,7 @@ __global__ void add_kernel(float* __restrict__ c, const float* __restrict__ t, l
 class LabEngine final : public Engine {
  public:
   LabEngine(cudaStream_t* stream, const DeviceInfo& device, const Algorithm& alg, const std::string& variant)
-      : stream_(stream), device_(device), invocation_(alg, device_), asked_(variant) {}
+      : stream_(stream), device_(device), invocation_(alg, device_), asked_(default_params(alg, variant)) {}
   void gemm(const float* a, long lda, const float* b, long ldb, float* c, long ldc, long m, long n, long k,
             bool accumulate) override {
     if (lda != k || ldb != n || ldc != n)

@@ -177,5 +177,27 @@ TEST(Registry, FlagshipListsEveryCandidate) {
     EXPECT_NE(f.variants[1].summary.find(name), std::string::npos) << name << " in: " << f.variants[1].summary;
 }
 
+// The dispatchers' fitted models, on an H100's description: a problem of a few microseconds goes to the
+// one-launch `small` kernel in both classes, a large one to a tiled kernel, and tensor_cores takes a
+// tensor-core kernel where the work is large (docs/flagship-notes.md, round five).
+TEST(Registry, FlagshipModelsPickByProblemSize) {
+  DeviceInfo h100;
+  h100.sm_count = 132, h100.cc_major = 9, h100.max_threads_per_block = 1024;
+  h100.shared_per_block_optin = 227 * 1024, h100.max_grid_y = 65535, h100.max_grid_z = 65535;
+  const Algorithm& f = *test::lab().find("flagship");
+  const auto pick = [&](const char* variant, Problem p) {
+    Params q(variant);
+    for (const Axis& x : f.axes) q.set(x.name, x.default_value);
+    return f.resolve(p, q, h100).text("kernel");
+  };
+  for (const char* v : {"cuda_cores", "tensor_cores"}) {
+    EXPECT_EQ(pick(v, {64, 64, 64}).rfind("small:", 0), 0u) << v << ": " << pick(v, {64, 64, 64});
+    EXPECT_EQ(pick(v, {256, 256, 256}).rfind("small:", 0), 0u) << v << ": " << pick(v, {256, 256, 256});
+  }
+  EXPECT_NE(pick("cuda_cores", {8192, 8192, 8192}).rfind("small:", 0), 0u) << pick("cuda_cores", {8192, 8192, 8192});
+  EXPECT_EQ(pick("tensor_cores", {4096, 4096, 4096}).rfind("tf32x3:", 0), 0u) << pick("tensor_cores", {4096, 4096, 4096});
+  EXPECT_EQ(pick("tensor_cores", {4096, 4096, 64}).find("tf32x3"), std::string::npos) << "k below 128 stays FP32";
+}
+
 }  // namespace
 }  // namespace mmlab

@@ -1,6 +1,7 @@
 // small: the small-problem path, where cuBLAS takes tens of microseconds and a launch more, a pad or
 // transpose pass, or a memset before atomic split-k costs as much as the product. One launch, no
-// preparation, no workspace, deterministic:
+// preparation, no workspace, deterministic (a second launch and a workspace only for the 32- and
+// 64-way splits of very deep k, below):
 //   - small block tiles (128x64, 64x64, 32x64 or 32x32; 8x4 or 4x4 outputs per thread), so a few
 //     hundred outputs already make many blocks;
 //   - operands copied as stored by cp.async into a 4-stage pipeline (3 for 128-row tiles): 16-byte copies where k and n
@@ -15,7 +16,9 @@
 // same DSMEM reduction as cluster_dns (O'Neil 2013, sec. 2.2, the DNS reduction over the third
 // dimension), with tiles sized for problems of a few thousand outputs.
 // Axis `split`: blocks per cluster along k; `auto` resolves to the largest of 1, 2, 4, 8, 16 that keeps
-// the blocks within two per SM and each block at least two k steps of 16.
+// the blocks within two per SM and each block at least two k steps of 16. Where k is deeper still
+// (thousands of k per block at 16), 32 and 64 run groups of 8-block clusters along the grid's z, each
+// group's sum stored to the workspace and added in group order by a second kernel: deterministic too.
 // Example: mmlab run --algorithms small,cublas --shape 64x64x64,202x422x2103,200x107x8855
 #include <cooperative_groups.h>
 
@@ -120,7 +123,9 @@ __global__ void __launch_bounds__(Tile<BM, BN, TM>::kThreads)
                  int n, int k, int split, int per) {
   using T = Tile<BM, BN, TM>;
   __shared__ __align__(16) float smem[T::kSharedFloats];
-  const int part = blockIdx.x % split, row0 = blockIdx.y * BM, col0 = (blockIdx.x / split) * BN;
+  const int part = blockIdx.z * split + blockIdx.x % split, row0 = blockIdx.y * BM,
+            col0 = (blockIdx.x / split) * BN;
+  c += long(blockIdx.z) * m * n;  // with groups: this group's slice of the workspace
   const int k_begin = part * per, k_end = min(k, k_begin + per);
   const int steps = max(0, (k_end - k_begin + kDepth - 1) / kDepth);
   const int tx = threadIdx.x % T::kCols, ty = threadIdx.x / T::kCols;
@@ -193,15 +198,32 @@ __global__ void __launch_bounds__(Tile<BM, BN, TM>::kThreads)
 }
 
 // The split as it runs: `asked` parts of whole stages, fewer where k has fewer stages.
-SplitK k_split(const Problem& p, const Params& q) { return split_k(p.k, kDepth, q.integer("split")); }
+// How k is divided: up to 16 parts over one cluster's blocks; 32 and 64 as groups (grid z) of clusters
+// of 8, each group's sum stored to its slice of the workspace and the groups added in group order by a
+// second kernel. A group or block past the end of k multiplies nothing (its partial is zero).
+struct Division {
+  long cluster = 1, groups = 1, per = 0;  // blocks per cluster, clusters along k, k per block
+};
+Division division(const Problem& p, const Params& q) {
+  const long asked = q.integer("split");
+  Division d;
+  if (asked <= 16) {
+    const SplitK s = split_k(p.k, kDepth, asked);
+    d.cluster = s.blocks, d.per = s.k_per_block(kDepth);
+  } else {
+    d.cluster = 8, d.groups = asked / 8;
+    d.per = split_k(p.k, kDepth, asked).k_per_block(kDepth);
+  }
+  return d;
+}
 
 LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   const Shape2 tile = q.shape("tile");
-  const SplitK s = k_split(p, q);
+  const Division d = division(p, q);
   LaunchConfig lc;
   lc.block = {unsigned(tile.x * tile.y / (4 * q.shape("thread").x)), 1, 1};
-  lc.grid = {ceil_div(p.n, tile.y) * unsigned(s.blocks), ceil_div(p.m, tile.x), 1};
-  lc.cluster = {unsigned(s.blocks), 1, 1};
+  lc.grid = {ceil_div(p.n, tile.y) * unsigned(d.cluster), ceil_div(p.m, tile.x), unsigned(d.groups)};
+  lc.cluster = {unsigned(d.cluster), 1, 1};
   lc.shared_bytes = 0;  // static
   return lc;
 }
@@ -225,7 +247,7 @@ int fit(const LaunchConfig& lc, bool vec) {
 
 // The compiled points: block tile x outputs per thread (one instance per copy width each; the split
 // is a launch parameter, any of kSplits).
-const std::vector<std::string> kSplits = {"auto", "1", "2", "4", "8", "16"};
+const std::vector<std::string> kSplits = {"auto", "1", "2", "4", "8", "16", "32", "64"};
 #define MMLAB_POINT(BM, BN, TM)                                       \
   {{"default", {{"tile", #BM "x" #BN}, {"thread", #TM "x4"}}}, \
    SmallKernel{launch_kernel<BM, BN, TM>, fit<BM, BN, TM>}},
@@ -263,14 +285,38 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
                           [&] { return kKernels.at(q).fit(lc, vectorized(p)); });
 }
 
+// C = the groups' slices summed in group order (the same order on every run).
+__global__ void add_groups_kernel(const float* __restrict__ partial, float* __restrict__ c, long count,
+                                  int groups) {
+  for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < count; e += long(gridDim.x) * blockDim.x) {
+    float s = partial[e];
+    for (int g = 1; g < groups; ++g) s += partial[g * count + e];
+    c[e] = s;
+  }
+}
+
+std::size_t workspace(const Problem& p, const Params& q) {
+  if (q.text("split") == "auto") return 0;  // auto resolves to 16 at most: one cluster
+  const Division d = division(p, q);
+  return d.groups > 1 ? sizeof(float) * std::size_t(d.groups) * std::size_t(p.m * p.n) : 0;
+}
+
 void run(const RunArgs& r) {
   const Problem& p = r.problem;
   const LaunchConfig lc = launch(p, *r.params, *r.device);
-  const SplitK s = k_split(p, *r.params);
+  const Division d = division(p, *r.params);
   const bool vec = vectorized(p) && reinterpret_cast<std::uintptr_t>(r.a) % 16 == 0 &&
                    reinterpret_cast<std::uintptr_t>(r.b) % 16 == 0;
-  kKernels.at(*r.params).launch(r, lc, vec, int(s.blocks), int(s.k_per_block(kDepth)));
+  RunArgs out = r;
+  if (d.groups > 1) out.c = static_cast<float*>(r.workspace);
+  kKernels.at(*r.params).launch(out, lc, vec, int(d.cluster), int(d.per));
   MMLAB_CHECK_LAUNCH();
+  if (d.groups > 1) {
+    const long count = p.m * p.n;
+    add_groups_kernel<<<unsigned(std::min<long>(ceil_div(count, 256), 4L * r.device->sm_count)), 256, 0,
+                        r.stream>>>(out.c, r.c, count, int(d.groups));
+    MMLAB_CHECK_LAUNCH();
+  }
 }
 
 }  // namespace
@@ -279,20 +325,22 @@ MMLAB_ALGORITHM(small) {
   a.summary =
       "small problems in one launch: small tiles, cp.async as stored, k split over a cluster and summed "
       "through DSMEM (deterministic)";
-  a.variants = {{"default", "4 stages of 16 k, no pad, no memset, no workspace"}};
+  a.variants = {{"default", "4 stages of 16 k, no pad, no memset; a workspace only for split 32 and 64"}};
   a.axes = {{"tile", AxisKind::shape, "block tile: 128x64, 64x64, 32x64 or 32x32", "64x64"},
             {"thread", AxisKind::shape, "outputs per thread, rows x columns: 4x4 or 8x4", "8x4"},
             {"split",
              AxisKind::choice,
-             "blocks of a cluster along k, reduced through DSMEM; auto: up to 16, two blocks per SM at most",
+             "k parts: up to 16 blocks of a cluster, reduced through DSMEM; 32, 64: groups of 8-block clusters, "
+             "the groups added by a second kernel; auto: up to 16, two blocks per SM at most",
              "auto",
              kSplits,
              {}}};
   a.resolve = resolve;
   a.constraints =
       "compute capability 9.0 (clusters); m, n, k below 2^31; any alignment (4-byte copies where k or n "
-      "is not a multiple of 4); a split of more blocks than k stages runs one block per stage";
+      "is not a multiple of 4); a split of more blocks than k stages runs one block per stage (up to 16)";
   a.supports = supports;
+  a.workspace_bytes = workspace;
   use_kernels(a, kKernels, launch, run);
 }
 

@@ -53,8 +53,9 @@ enum class Model {
   tensor,    // f1: GFLOP of the busiest SM's blocks times the SMs (waves); f2: elements of A and B the
              // split pass reads (M)
   cluster_k,  // small, at every split of kClusterSplits: f1 k of the busiest SM's blocks (K); f2 partial
-              // elements those blocks sum through DSMEM (M); f3 a block's k (K), doubled where the copies
-              // are 4-byte (k or n not a multiple of 4): the latency of a lone block per SM
+              // elements those blocks sum through DSMEM, and per SM those the groups' add reads (M); f3 a
+              // block's k (K), doubled where the copies are 4-byte (k or n not a multiple of 4): the
+              // latency of a lone block per SM
 };
 
 struct Candidate {
@@ -97,7 +98,7 @@ constexpr long kShortestAccurateK = 128;
 constexpr double kTensorMargin = 0.9;
 
 // The splits a cluster_k candidate is priced at (its `split=auto` replaced by each).
-const char* const kClusterSplits[] = {"1", "2", "4", "8", "16"};
+const char* const kClusterSplits[] = {"1", "2", "4", "8", "16", "32", "64"};
 
 // "register_tiled tuned, tma_tiled tma (tile=...), ...": the candidates of a dispatcher of `kind`.
 std::string candidate_list(Kind kind) {
@@ -184,11 +185,11 @@ double predict(const Candidate& c, const Problem& p, const Params& q, const Devi
     case Model::cluster_k: {
       const Shape2 tile = q.shape("tile");
       const LaunchConfig lc = a.launch_config(p, q, d);
-      const double sms = d.sm_count > 0 ? d.sm_count : 132, split = lc.cluster.x;
-      const double per_sm = std::ceil(double(lc.grid.x) * lc.grid.y / sms);  // blocks of the busiest SM
+      const double sms = d.sm_count > 0 ? d.sm_count : 132, split = double(lc.cluster.x) * lc.grid.z;
+      const double per_sm = std::ceil(double(lc.grid.x) * lc.grid.y * lc.grid.z / sms);  // the busiest SM's blocks
       const double per_block = std::ceil(k / split) / 1e3;  // a block's k (K)
       f1 = per_sm * per_block;
-      f2 = split > 1 ? per_sm * tile.x * tile.y / 1e6 : 0;
+      f2 = (split > 1 ? per_sm * tile.x * tile.y : 0) / 1e6 + (lc.grid.z > 1 ? lc.grid.z * m * n / sms / 1e6 : 0);
       f3 = per_block * (p.k % 4 || p.n % 4 ? 2 : 1);  // the 4-byte copies' latency
       break;
     }

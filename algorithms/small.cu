@@ -123,8 +123,8 @@ __global__ void __launch_bounds__(Tile<BM, BN, TM>::kThreads)
                  int n, int k, int split, int per) {
   using T = Tile<BM, BN, TM>;
   __shared__ __align__(16) float smem[T::kSharedFloats];
-  const int part = blockIdx.z * split + blockIdx.x % split, row0 = blockIdx.y * BM,
-            col0 = (blockIdx.x / split) * BN;
+  const int rank = blockIdx.x % split, part = blockIdx.z * split + rank;  // rank in the cluster; k part
+  const int row0 = blockIdx.y * BM, col0 = (blockIdx.x / split) * BN;
   c += long(blockIdx.z) * m * n;  // with groups: this group's slice of the workspace
   const int k_begin = part * per, k_end = min(k, k_begin + per);
   const int steps = max(0, (k_end - k_begin + kDepth - 1) / kDepth);
@@ -183,7 +183,7 @@ __global__ void __launch_bounds__(Tile<BM, BN, TM>::kThreads)
         make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
   cg::cluster_group cluster = cg::this_cluster();
   cluster.sync();  // every partial of the cluster is complete
-  const int first = part * BM / split, last = (part + 1) * BM / split;  // this block's rows of the sum
+  const int first = rank * BM / split, last = (rank + 1) * BM / split;  // this block's rows of the sum
   for (int e = threadIdx.x; e < (last - first) * (BN / 4); e += T::kThreads) {
     const int r = first + e / (BN / 4), q = (e % (BN / 4)) * 4;
     float4 sum = *reinterpret_cast<const float4*>(cluster.map_shared_rank(smem, 0u) + r * BN + q);
@@ -197,7 +197,6 @@ __global__ void __launch_bounds__(Tile<BM, BN, TM>::kThreads)
   cluster.sync();  // no block leaves while a peer still reads its partial
 }
 
-// The split as it runs: `asked` parts of whole stages, fewer where k has fewer stages.
 // How k is divided: up to 16 parts over one cluster's blocks; 32 and 64 as groups (grid z) of clusters
 // of 8, each group's sum stored to its slice of the workspace and the groups added in group order by a
 // second kernel. A group or block past the end of k multiplies nothing (its partial is zero).

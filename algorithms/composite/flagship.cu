@@ -11,10 +11,11 @@
 //                 (k below 128: short sums, docs/tf32x3-notes.md).
 // The models (kCandidates below) take the device's SM count and each kernel's grid (occupancy
 // queried on the device); their coefficients were fitted by scripts/fit-flagship to the training
-// shapes of experiments/flagship-training.ini (skinny's: experiments/flagship-skinny.ini, after its
-// rewrite), not to the shapes the dispatchers are judged on
-// (experiments/random-shapes.ini and experiments/flagship-held-out.ini). docs/flagship-notes.md,
-// round three.
+// shapes of experiments/flagship-training.ini (skinny's: experiments/flagship-skinny.ini), timed on the
+// GPU's own clock, not to the shapes the dispatchers are judged on (experiments/random-shapes.ini,
+// experiments/flagship-held-out.ini, experiments/flagship-small-problems.ini). Each problem's pick is
+// made once and, with launch=graph, replayed as a captured graph. docs/flagship-notes.md, rounds three
+// and five.
 // Example: mmlab run --algorithms flagship,cublas --shape 439x401x939,16x4096x4096 --size 4096
 #include <algorithm>
 #include <cmath>

@@ -52,7 +52,8 @@ enum class Model {
              // f3 elements of A the blocks stage in shared memory (M): every block stages its k range
   cols,      // skinny with n <= 64 < m: the same, A streamed, n rounded up, B staged
   tensor,    // f1: GFLOP of the busiest SM's blocks times the SMs (waves); f2: elements of A and B the
-             // split pass reads (M)
+             // split pass reads (M); f3: elements of A and B whose rows are not 16-byte aligned (M): wgmma3
+             // copies them padded first, half3's split pass writes them aligned anyway
   cluster_k,  // small, at every split of kClusterSplits: f1 k of the busiest SM's blocks (K); f2 partial
               // elements those blocks sum through DSMEM, and per SM those the groups' add reads (M); f3 a
               // block's k (K), doubled where the copies are 4-byte (k or n not a multiple of 4): the
@@ -79,8 +80,8 @@ const Candidate kCandidates[] = {
   {algorithms::streamk, "pure", "tile=64x64;warp=32x64;depth=32;stages=4", Kind::cuda_cores, Model::stream_k, 0.0163811, 0.00312454, 0.00390489, 0.0607927},
   {algorithms::skinny, "default", "", Kind::cuda_cores, Model::rows, 0.0138812, 0, 0, 0.0125658},
   {algorithms::skinny, "default", "", Kind::cuda_cores, Model::cols, 0.0113877, 0.00040222, 0.00666148, 0.00271739},
-  {algorithms::tf32x3, "half3", "stages=3;split=auto", Kind::tensor_cores, Model::tensor, 0.0281113, 0.00529586, 0.00407495, 0},
-  {algorithms::tf32x3, "wgmma3", "stages=3", Kind::tensor_cores, Model::tensor, 0.0104283, 0.00960571, 0.00319259, 0},
+  {algorithms::tf32x3, "half3", "stages=3;split=auto", Kind::tensor_cores, Model::tensor, 0.0281133, 0.00530929, 0.00392894, 0.000174694},
+  {algorithms::tf32x3, "wgmma3", "stages=3", Kind::tensor_cores, Model::tensor, 0.0103967, 0.00981622, 2.84054e-05, 0.004067},
   {algorithms::small, "default", "tile=64x64;thread=8x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.00595743, 0.0287554, 0.229002, 0.00628394},
   {algorithms::small, "default", "tile=32x64;thread=8x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.00589546, 0.015011, 0.260568, 0.012564},
   {algorithms::small, "default", "tile=32x64;thread=4x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.00552771, 0.0163401, 0.263567, 0.00422917},
@@ -186,6 +187,7 @@ double predict(const Candidate& c, const Problem& p, const Params& q, const Devi
       const double blocks = double(g.volume()), sms = d.sm_count > 0 ? d.sm_count : 132;
       f1 = 2 * 128.0 * 128.0 * (k / g.z) * std::ceil(blocks / sms) * sms / 1e9;  // 128 x 128 tiles
       f2 = (m * k + k * n) / 1e6;
+      f3 = ((p.k % 4 ? m * k : 0) + (p.n % 4 ? k * n : 0)) / 1e6;  // rows off 16 bytes, copied padded
       break;
     }
     case Model::cluster_k: {

@@ -14,6 +14,7 @@
 // a second kernel adds the splits in split order: deterministic, no atomics.
 // Accepts any k; m <= 64 (rows) or n <= 64 (cols), the one that applies chosen per problem.
 // Example: mmlab run --algorithms skinny,cublas --shape 16x4096x4096,4096x16x4096,64x2000x30000
+#include "algorithms/kernels/reduce.cuh"
 #include "algorithms/launch/common.cuh"
 
 namespace mmlab {
@@ -122,16 +123,6 @@ __global__ void __launch_bounds__(kColThreads, 2)
     }
 }
 
-// C = the sum of `splits` slices, in slice order (the same order on every run).
-__global__ void add_splits_kernel(const float* __restrict__ partial, float* __restrict__ c, long count,
-                                  int splits) {
-  for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < count; e += long(gridDim.x) * blockDim.x) {
-    float s = partial[e];
-    for (int i = 1; i < splits; ++i) s += partial[i * count + e];
-    c[e] = s;
-  }
-}
-
 // The shape's path, its capacity (rows or columns, a multiple of 8) and its blocks per split.
 struct Plan {
   bool rows;
@@ -204,7 +195,7 @@ void run(const RunArgs& r) {
   launch_capacity(r, s, out);
   if (s.splits > 1) {
     const long count = p.m * p.n;
-    add_splits_kernel<<<unsigned(std::min<long>(ceil_div(count, 256), 4L * r.device->sm_count)), 256, 0,
+    add_slices_kernel<<<unsigned(std::min<long>(ceil_div(count, 256), 4L * r.device->sm_count)), 256, 0,
                         r.stream>>>(out, r.c, count, s.splits);
     MMLAB_CHECK_LAUNCH();
   }

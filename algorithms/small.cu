@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "algorithms/kernels/reduce.cuh"
 #include "algorithms/launch/clusters.cuh"
 #include "algorithms/launch/common.cuh"
 #include "algorithms/models/split_k.hpp"
@@ -284,16 +285,6 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
                           [&] { return kKernels.at(q).fit(lc, vectorized(p)); });
 }
 
-// C = the groups' slices summed in group order (the same order on every run).
-__global__ void add_groups_kernel(const float* __restrict__ partial, float* __restrict__ c, long count,
-                                  int groups) {
-  for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < count; e += long(gridDim.x) * blockDim.x) {
-    float s = partial[e];
-    for (int g = 1; g < groups; ++g) s += partial[g * count + e];
-    c[e] = s;
-  }
-}
-
 std::size_t workspace(const Problem& p, const Params& q) {
   if (q.text("split") == "auto") return 0;  // auto resolves to 16 at most: one cluster
   const Division d = division(p, q);
@@ -312,7 +303,7 @@ void run(const RunArgs& r) {
   MMLAB_CHECK_LAUNCH();
   if (d.groups > 1) {
     const long count = p.m * p.n;
-    add_groups_kernel<<<unsigned(std::min<long>(ceil_div(count, 256), 4L * r.device->sm_count)), 256, 0,
+    add_slices_kernel<<<unsigned(std::min<long>(ceil_div(count, 256), 4L * r.device->sm_count)), 256, 0,
                         r.stream>>>(out.c, r.c, count, int(d.groups));
     MMLAB_CHECK_LAUNCH();
   }

@@ -1,4 +1,5 @@
-// A block-wide sum in shared memory, shared by the kernels that reduce partial products (dns.cu).
+// Sums of partial products: a block-wide sum in shared memory (dns.cu), and the in-order sum of partial
+// C slices (skinny's k splits, small's groups of clusters).
 #pragma once
 
 namespace mmlab {
@@ -20,4 +21,18 @@ __device__ inline void tree_reduce(float* term, int lane, int count, int stride_
   }
 }
 
+namespace {
+
+// C = the sum of `slices` partial C's (count elements each, one after another), added in slice order:
+// the same sum on every run. Grid-stride over the elements.
+__global__ void add_slices_kernel(const float* __restrict__ partial, float* __restrict__ c, long count,
+                                  int slices) {
+  for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < count; e += long(gridDim.x) * blockDim.x) {
+    float s = partial[e];
+    for (int i = 1; i < slices; ++i) s += partial[i * count + e];
+    c[e] = s;
+  }
+}
+
+}  // namespace
 }  // namespace mmlab

@@ -8,14 +8,16 @@
 // warp takes R rows of A (R = 64 / n's capacity, so each lane keeps up to 64 sums) and a k chunk of
 // 128; each lane loads four consecutive k of each row (one 16-byte load where k % 4 == 0) before B's
 // chunk is staged, transposed and swizzled, in shared memory (shared by the block's 8 R rows), and a
-// shuffle tree adds the lanes' sums. The
-// capacity is n (or m) rounded up to a multiple of 8. Where the large operand's blocks alone cannot
+// shuffle tree adds the lanes' sums. Variant `staged`: the cols kernel with A's and B's chunks copied
+// by cp.async into two buffers, the next chunk's copies in flight while one is multiplied (the
+// same sums in the same order as `default`). The capacity is n (or m) rounded up to a multiple of 8. Where the large operand's blocks alone cannot
 // fill the device, k is split over blockIdx.y, each split writes its partial C to the workspace, and
 // a second kernel adds the splits in split order: deterministic, no atomics.
 // Accepts any k; m <= 64 (rows) or n <= 64 (cols), the one that applies chosen per problem.
-// Example: mmlab run --algorithms skinny,cublas --shape 16x4096x4096,4096x16x4096,64x2000x30000
+// Example: mmlab run --algorithms skinny,cublas --skinny.variant default,staged --shape 16x4096x4096,4096x16x4096
 #include "algorithms/kernels/reduce.cuh"
 #include "algorithms/launch/common.cuh"
+#include "algorithms/ptx/cp_async.cuh"
 
 namespace mmlab {
 namespace {
@@ -123,6 +125,91 @@ __global__ void __launch_bounds__(kColThreads, 2)
     }
 }
 
+// The cols kernel with both operands staged by cp.async into two buffers (variant `staged`): while a
+// chunk is multiplied, the next chunk's copies are in flight, so neither B's transposed staging nor
+// A's loads wait in the k loop. A warp's R rows of the chunk land in its own slice of shared memory
+// (16-byte copies where k % 4 == 0, else 4-byte ones), B's chunk as cols_kernel's (4-byte copies,
+// each to its transposed, swizzled place); a lane reads its four consecutive k of each row back
+// with one 16-byte load. Dynamic shared memory: 2 x (8 warps x R x 128 + kCols x 128) floats.
+constexpr int staged_floats(int cols) {  // one buffer, for a capacity of `cols`
+  return kWarps * rows_per_warp(cols) * kColChunk + cols * kColChunk;
+}
+template <int kCols>
+__global__ void __launch_bounds__(kColThreads, 2)
+    cols_staged_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ out,
+                       int m, int n, int k, int chunk) {
+  constexpr int R = rows_per_warp(kCols), kBCopies = kCols * kColChunk / kColThreads;
+  extern __shared__ __align__(16) float staged[];  // per buffer: A [warp][R][128], then B [kCols][128]
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int row0 = (blockIdx.x * kWarps + warp) * R;
+  const int kb = blockIdx.y * chunk, ke = min(k, kb + chunk);
+  const bool whole_rows = k % 4 == 0;  // rows (and kb: chunk % 32 == 0) start 16-byte aligned
+  auto a_part = [&](int buf) { return staged + buf * staged_floats(kCols) + warp * R * kColChunk; };
+  auto b_part = [&](int buf) { return staged + buf * staged_floats(kCols) + kWarps * R * kColChunk; };
+  auto stage = [&](int k0, int buf) {  // chunk k0's copies into buffer buf, one commit group
+    const int kq = k0 + 4 * lane;
+    float* as = a_part(buf);
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      const bool row_in = row0 + i < m;
+      const float* src = a + long(row0 + i) * k + kq;
+      const unsigned dst = unsigned(__cvta_generic_to_shared(as + i * kColChunk + 4 * lane));
+      if (whole_rows) {
+        copy16(dst, row_in && kq < ke ? src : a, row_in && kq < ke);  // ke - kq is a multiple of 4 here
+      } else {
+#pragma unroll
+        for (int u = 0; u < 4; ++u) copy4(dst + 4u * u, row_in && kq + u < ke ? src + u : a, row_in && kq + u < ke);
+      }
+    }
+    float* bs = b_part(buf);
+    int q = threadIdx.x / kCols, c = threadIdx.x % kCols;  // element threadIdx.x + i kColThreads, stepped
+#pragma unroll 2
+    for (int i = 0; i < kBCopies; ++i) {  // not unrolled whole: its addresses would stay live in the k loop
+      const bool in = c < n && k0 + q < ke;
+      copy4(unsigned(__cvta_generic_to_shared(&bs[c * kColChunk + swizzled(q, c)])),
+            in ? b + long(k0 + q) * n + c : b, in);
+      q += kColThreads / kCols, c += kColThreads % kCols;
+      if (c >= kCols) c -= kCols, ++q;
+    }
+    commit();
+  };
+  float acc[R][kCols] = {};
+  if (kb < ke) stage(kb, 0);
+  int buf = 0;
+  for (int k0 = kb; k0 < ke; k0 += kColChunk, buf ^= 1) {
+    if (k0 + kColChunk < ke) stage(k0 + kColChunk, buf ^ 1);
+    else commit();  // an empty group: the wait below counts the same either way
+    wait_for<1>();  // chunk k0's copies have landed; the next chunk's may still be in flight
+    __syncthreads();
+    const float* as = a_part(buf);
+    const float* bs = b_part(buf);
+    float4 v[R];
+#pragma unroll
+    for (int i = 0; i < R; ++i) v[i] = *reinterpret_cast<const float4*>(as + i * kColChunk + 4 * lane);
+#pragma unroll
+    for (int c = 0; c < kCols; ++c) {
+      const float4 w = *reinterpret_cast<const float4*>(&bs[c * kColChunk + swizzled(4 * lane, c)]);
+#pragma unroll
+      for (int i = 0; i < R; ++i) {
+        acc[i][c] = fmaf(v[i].x, w.x, acc[i][c]);
+        acc[i][c] = fmaf(v[i].y, w.y, acc[i][c]);
+        acc[i][c] = fmaf(v[i].z, w.z, acc[i][c]);
+        acc[i][c] = fmaf(v[i].w, w.w, acc[i][c]);
+      }
+    }
+    __syncthreads();  // every warp is done with this buffer before the next iteration restages it
+  }
+  float* slice = out + long(blockIdx.y) * m * n;
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+#pragma unroll
+    for (int c = 0; c < kCols; ++c) {
+#pragma unroll
+      for (int offset = 16; offset > 0; offset >>= 1) acc[i][c] += __shfl_xor_sync(0xffffffffu, acc[i][c], offset);
+      if (lane == c % 32 && c < n && row0 + i < m) slice[long(row0 + i) * n + c] = acc[i][c];
+    }
+}
+
 // The shape's path, its capacity (rows or columns, a multiple of 8) and its blocks per split.
 struct Plan {
   bool rows;
@@ -154,12 +241,23 @@ std::size_t workspace(const Problem& p, const Params&) {
   return s.splits > 1 ? sizeof(float) * std::size_t(s.splits) * std::size_t(p.m * p.n) : 0;
 }
 
-LaunchConfig launch(const Problem& p, const Params&, const DeviceInfo&) {
+enum class Kind { plain, staged };  // in the order of kVariants
+const std::vector<Variant> kVariants = {
+    {"default", "a column of B per thread (m <= 64) or rows of A per warp (n <= 64), B's chunk staged by the threads"},
+    {"staged", "as default, but the cols kernel's chunks (A's and B's) staged by cp.async into two buffers, the next "
+               "chunk's copies in flight while one is multiplied (rows: as default)"}};
+bool is_staged(const Params& q) { return variant_kind<Kind>(kVariants, q) == Kind::staged; }
+
+// The staged cols kernel's dynamic shared memory for a capacity `side` (two buffers).
+std::size_t staged_bytes(int side) { return 2 * sizeof(float) * std::size_t(staged_floats(side)); }
+
+LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   const Plan s = plan(p);
   LaunchConfig lc;
   lc.block = {unsigned(s.rows ? kRowThreads : kColThreads), 1, 1};
   lc.grid = {unsigned(s.blocks), unsigned(s.splits), 1};
-  lc.shared_bytes = sizeof(float) * std::size_t(s.side * (s.rows ? kRowChunk : kColChunk));
+  lc.shared_bytes = !s.rows && is_staged(q) ? staged_bytes(s.side)
+                                         : sizeof(float) * std::size_t(s.side * (s.rows ? kRowChunk : kColChunk));
   return lc;
 }
 
@@ -173,10 +271,16 @@ template <int kSide>
 void launch_side(const RunArgs& r, const Plan& s, float* out) {
   const Problem& p = r.problem;
   const dim3 grid(unsigned(s.blocks), unsigned(s.splits));
-  if (s.rows)
+  if (s.rows) {
     rows_kernel<kSide><<<grid, kRowThreads, 0, r.stream>>>(r.a, r.b, out, int(p.m), int(p.n), int(p.k), s.chunk);
-  else
+  } else if (is_staged(*r.params)) {
+    const std::size_t bytes = staged_bytes(kSide);
+    allow_shared_bytes(cols_staged_kernel<kSide>, bytes);
+    cols_staged_kernel<kSide>
+        <<<grid, kColThreads, bytes, r.stream>>>(r.a, r.b, out, int(p.m), int(p.n), int(p.k), s.chunk);
+  } else {
     cols_kernel<kSide><<<grid, kColThreads, 0, r.stream>>>(r.a, r.b, out, int(p.m), int(p.n), int(p.k), s.chunk);
+  }
   MMLAB_CHECK_LAUNCH();
 }
 
@@ -207,7 +311,7 @@ MMLAB_ALGORITHM(skinny) {
   a.summary =
       "GEMV-like shapes (m or n <= 64): the large operand streamed once, k split into a "
       "deterministic sum";
-  a.variants = {{"default", "a column of B per thread (m <= 64) or rows of A per warp (n <= 64)"}};
+  a.variants = kVariants;
   a.constraints = "m <= 64 or n <= 64; any k";
   a.supports = supports;
   a.workspace_bytes = workspace;

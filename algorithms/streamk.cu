@@ -9,8 +9,10 @@
 // are summed through the workspace in a fixed order, so C is bit-identical from run to run.
 // Variants: `pure` (every tile stream-K), `hybrid` (all but the last full wave data-parallel, the
 // rest stream-K: the paper's "DP + SK", fewer partial tiles on large problems).
-// A is transposed into the workspace as tma_tiled does; TMA zero-fills past m, n, k. Any m, n, k.
-// Example: mmlab run --algorithms streamk,tma_tiled,cublas --shape 256x256x65536,2000x3000x1000
+// Axis `a`: `transposed`, A transposed into the workspace as tma_tiled does (a pass over A before the
+// kernel); `k_major`, A read as stored, k-major, by TMA with the 128-byte swizzle (BK = 32; no pass,
+// but where k % 4 != 0 a padded copy, as B's where n % 4 != 0). TMA zero-fills past m, n, k. Any m, n, k.
+// Example: mmlab run --algorithms streamk,tma_tiled,cublas --streamk.a transposed,k_major --shape 256x256x65536
 #include "algorithms/launch/aligned.cuh"
 #include "algorithms/launch/tma_quads_axes.hpp"
 #include "algorithms/kernels/tma_streamk.cuh"
@@ -27,14 +29,16 @@ const std::vector<Variant> kVariants = {
 
 struct Choice {
   long bm, bn, bk, wm, wn, stages;
+  bool k_major;
 };
 Choice choice(const Params& q) {
   const Shape2 t = q.shape("tile"), w = q.shape("warp");
-  return {t.x, t.y, q.integer("depth"), w.x, w.y, q.integer("stages")};
+  return {t.x, t.y, q.integer("depth"), w.x, w.y, q.integer("stages"), q.text("a") == "k_major"};
 }
 long threads_of(const Choice& ch) { return 32 * (ch.bm / ch.wm) * (ch.bn / ch.wn); }
 std::size_t shared_bytes(const Choice& ch) {
-  return sizeof(float) * std::size_t(ch.stages * ch.bk * (ch.bm + ch.bn)) + sizeof(std::uint64_t) * ch.stages;
+  return sizeof(float) * std::size_t(ch.stages * ch.bk * (ch.bm + ch.bn)) + sizeof(std::uint64_t) * ch.stages +
+         (ch.k_major ? 1024 : 0);  // k_major: the stages start at a 1024-byte boundary
 }
 
 // At most this many blocks (and so workspace slots): the workspace is sized without the device.
@@ -61,9 +65,9 @@ struct Kernel {
   int min_blocks;  // its launch bounds' blocks per SM: the occupancy assumed without a GPU
 };
 
-template <int kBM, int kBN, int kBK, int kWN, int kStages>
+template <int kBM, int kBN, int kBK, int kWN, int kStages, bool kKMajor>
 int blocks_per_sm(std::size_t shared) {
-  const auto kernel = tma_streamk_kernel<kBM, kBN, kBK, kStages, kWN / 32>;
+  const auto kernel = tma_streamk_kernel<kBM, kBN, kBK, kStages, kWN / 32, kKMajor>;
   allow_shared_bytes(kernel, shared);
   int blocks = 0;
   MMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -71,27 +75,34 @@ int blocks_per_sm(std::size_t shared) {
   return std::max(blocks, 1);
 }
 
-template <int kBM, int kBN, int kBK, int kWN, int kStages>
+template <int kBM, int kBN, int kBK, int kWN, int kStages, bool kKMajor>
 void launch_kernel(const RunArgs& r, const CUtensorMap& at, const CUtensorMap& b, const LaunchConfig& lc,
                    const StreamKWork& w, float* partial, unsigned* flags) {
-  const auto kernel = tma_streamk_kernel<kBM, kBN, kBK, kStages, kWN / 32>;
+  const auto kernel = tma_streamk_kernel<kBM, kBN, kBK, kStages, kWN / 32, kKMajor>;
   allow_shared_bytes(kernel, lc.shared_bytes);
   kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(
       at, b, r.c, int(r.problem.n), int(r.problem.m), int(r.problem.n), w, partial, flags);
 }
 
-// The compiled points (BM, BN, BK, WN, stages), each for both variants.
-#define MMLAB_POINT(V, BM, BN, BK, WN, S)                                                             \
-  {{V, {{"tile", shape_text(BM, BN)}, {"warp", shape_text(32, WN)}, {"depth", #BK}, {"stages", #S}}}, \
-   {launch_kernel<BM, BN, BK, WN, S>, blocks_per_sm<BM, BN, BK, WN, S>,                               \
+// The compiled points (BM, BN, BK, WN, stages, A's layout), each for both variants; k_major for the
+// tiles of the deep-k, small-output shapes it is for.
+#define MMLAB_POINT(V, BM, BN, BK, WN, S, A, KM)                                                       \
+  {{V,                                                                                                  \
+    {{"tile", shape_text(BM, BN)}, {"warp", shape_text(32, WN)}, {"depth", #BK}, {"stages", #S}, {"a", A}}}, \
+   {launch_kernel<BM, BN, BK, WN, S, KM>, blocks_per_sm<BM, BN, BK, WN, S, KM>,                          \
     Quads<BM, BN, BK, WN / 32, 0>::kMinBlocks}},
-#define MMLAB_BOTH(BM, BN, BK, WN, S) \
-  MMLAB_POINT("pure", BM, BN, BK, WN, S) MMLAB_POINT("hybrid", BM, BN, BK, WN, S)
+#define MMLAB_BOTH(BM, BN, BK, WN, S, A, KM) \
+  MMLAB_POINT("pure", BM, BN, BK, WN, S, A, KM) MMLAB_POINT("hybrid", BM, BN, BK, WN, S, A, KM)
+#define MMLAB_T(BM, BN, BK, WN, S) MMLAB_BOTH(BM, BN, BK, WN, S, "transposed", false)
+#define MMLAB_K(BM, BN, BK, WN, S) MMLAB_BOTH(BM, BN, BK, WN, S, "k_major", true)
 // clang-format off
 const KernelTable<Kernel> kKernels = {
-  MMLAB_BOTH(128, 256, 32, 128, 3) MMLAB_BOTH(128, 128, 32, 128, 3) MMLAB_BOTH(128, 128, 32, 64, 3)
-  MMLAB_BOTH(64, 128, 32, 64, 4) MMLAB_BOTH(64, 64, 32, 64, 4)};
+  MMLAB_T(128, 256, 32, 128, 3) MMLAB_T(128, 128, 32, 128, 3) MMLAB_T(128, 128, 32, 64, 3)
+  MMLAB_T(64, 128, 32, 64, 4) MMLAB_T(64, 64, 32, 64, 4)
+  MMLAB_K(128, 128, 32, 64, 3) MMLAB_K(64, 64, 32, 64, 4)};
 // clang-format on
+#undef MMLAB_T
+#undef MMLAB_K
 #undef MMLAB_BOTH
 #undef MMLAB_POINT
 
@@ -121,25 +132,43 @@ std::size_t partial_floats(const Problem& p, const Choice& ch) {
       kMaxBlocks, long(ceil_div(p.m, ch.bm)) * long(ceil_div(p.n, ch.bn)) * long(ceil_div(p.k, ch.bk)));
   return std::size_t(blocks * ch.bm * ch.bn);
 }
+// k_major: A and B as stored, or their padded copies where rows are not 16-byte aligned (launch/aligned.cuh).
+std::size_t operand_floats(const Problem& p, const Choice& ch) {
+  return ch.k_major ? padding(p).a_floats + padding(p).b_floats : tma_operand_floats(p);
+}
 std::size_t workspace(const Problem& p, const Params& q) {
-  return sizeof(float) * (tma_operand_floats(p) + partial_floats(p, choice(q))) + sizeof(unsigned) * kMaxBlocks;
+  const Choice ch = choice(q);
+  return sizeof(float) * (operand_floats(p, ch) + partial_floats(p, ch)) + sizeof(unsigned) * kMaxBlocks;
 }
 
-Reason supports(const Problem& p, const Params&, const DeviceInfo& d) { return tma_operands_fit(p, d, "streamk"); }
+Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
+  if (!choice(q).k_major) return tma_operands_fit(p, d, "streamk");
+  if (d.present && d.cc_major < 9) return "streamk needs TMA and mbarrier transactions: compute capability 9.0";
+  return fits_aligned_int(p, "streamk");
+}
 
 void run(const RunArgs& r) {
   const Problem& p = r.problem;
   const Choice ch = choice(*r.params);
   const LaunchConfig lc = launch(p, *r.params, *r.device);
-  const TmaOperands o = tma_operands(r);
-  float* partial = o.after;
+  TensorMaps& maps = *static_cast<TensorMaps*>(r.state);
+  CUtensorMap a_map, b_map;
+  float* partial;
+  if (ch.k_major) {
+    const Operands o = aligned_operands(r);
+    a_map = maps.get(o.a, p.m, p.k, o.lda, int(ch.bm), int(ch.bk), CU_TENSOR_MAP_SWIZZLE_128B);
+    b_map = maps.get(o.b, p.k, p.n, o.ldb, int(ch.bk), int(ch.bn));
+    partial = static_cast<float*>(r.workspace) + operand_floats(p, ch);
+  } else {
+    const TmaOperands o = tma_operands(r);
+    a_map = maps.get(o.at, p.k, p.m, pitch_t(p), int(ch.bk), int(ch.bm));
+    b_map = maps.get(o.b, p.k, p.n, o.ldb, int(ch.bk), int(ch.bn));
+    partial = o.after;
+  }
   unsigned* flags = reinterpret_cast<unsigned*>(partial + partial_floats(p, ch));
   const StreamKWork w = work_of(p, *r.params, *r.device);
   MMLAB_CHECK(cudaMemsetAsync(flags, 0, sizeof(unsigned) * std::size_t(w.ctas), r.stream));
-  TensorMaps& maps = *static_cast<TensorMaps*>(r.state);
-  const CUtensorMap at_map = maps.get(o.at, p.k, p.m, pitch_t(p), int(ch.bk), int(ch.bm));
-  const CUtensorMap b_map = maps.get(o.b, p.k, p.n, o.ldb, int(ch.bk), int(ch.bn));
-  kKernels.at(*r.params).launch(r, at_map, b_map, lc, w, partial, flags);
+  kKernels.at(*r.params).launch(r, a_map, b_map, lc, w, partial, flags);
   MMLAB_CHECK_LAUNCH();
 }
 
@@ -149,8 +178,16 @@ MMLAB_ALGORITHM(streamk) {
   a.summary = "tma_tiled's TMA product on a persistent grid, k tiles split evenly (stream-K, deterministic)";
   a.variants = kVariants;
   a.axes = tma_quads_axes("128x128", "32x64");
+  a.axes.push_back({"a",
+                    AxisKind::choice,
+                    "A's layout for TMA: transposed (a pass first) or k_major (as stored, 128-byte swizzle; "
+                    "tiles 128x128/32x64 and 64x64)",
+                    "transposed",
+                    {"transposed", "k_major"},
+                    {}});
   a.constraints =
-      "compute capability 9.0; every matrix (A^T padded) under 2^31 elements; m <= 2097120; any m, n, k";
+      "compute capability 9.0; every matrix (A^T padded) under 2^31 elements; m <= 2097120 (transposed); any "
+      "m, n, k";
   a.supports = supports;
   a.workspace_bytes = workspace;
   a.make_state = TensorMaps::make;

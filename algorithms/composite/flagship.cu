@@ -2,13 +2,16 @@
 // prices every candidate with a cost model and runs the cheapest; the row's `resolved` column names
 // what ran (algorithm:variant:parameters).
 //   cuda_cores    FP32 on CUDA cores: register_tiled's tuned choice (its own fitted model), tma_tiled's
-//                 data-parallel TMA kernel, streamk (pure and hybrid, three tile shapes), skinny where m
-//                 or n is at most 64, and small (one launch, k split over a cluster: four block and
-//                 thread tiles, each priced at every split) for the problems of a few microseconds.
-//   tensor_cores  FP32-accurate on tensor cores: tf32x3 half3 (a split pass, then FP16 products) or
-//                 wgmma3 (split inside the k loop: no pass, no extra launches), or the cuda_cores
-//                 choice where neither pays (small work) or where their error would exceed SGEMM's
-//                 (k below 128: short sums, docs/tf32x3-notes.md).
+//                 data-parallel TMA kernel, streamk (pure and hybrid, three tile shapes, A transposed
+//                 first or, for two tiles, read k-major as stored), skinny where m or n is at most 64,
+//                 and small (one launch, k split over a cluster: four block and thread tiles, each
+//                 priced at every split) for the problems of a few microseconds.
+//   tensor_cores  FP32-accurate on tensor cores: tf32x3 half3 (a split pass, then FP16 products),
+//                 wgmma3 (split inside the k loop: no pass, no extra launches) or small's tf32x3
+//                 product (one launch, small tiles, k over a cluster) for small work; or the
+//                 cuda_cores choice where none pays, except the FP32 twins of its own candidates
+//                 (small's FFMA product), or where the split's error would exceed SGEMM's (k below
+//                 128: short sums, docs/tf32x3-notes.md).
 // The models (kCandidates below) take the device's SM count and each kernel's grid (occupancy
 // queried on the device); their coefficients were fitted by scripts/fit-flagship to the training
 // shapes of experiments/flagship-training.ini (skinny's: experiments/flagship-skinny.ini), timed on the
@@ -73,11 +76,14 @@ struct Candidate {
 const Candidate kCandidates[] = {
   {algorithms::register_tiled, "tuned", "", Kind::cuda_cores, Model::own, -0.0119334, 1.02696, 0, 0},
   {algorithms::tma_tiled, "tma", "tile=128x256;warp=32x128;depth=32;stages=3;split=1", Kind::cuda_cores, Model::data_parallel, 0.0135899, 0.00515711, 0.00513824, 0},
-  {algorithms::streamk, "pure", "tile=128x128;warp=32x64;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0150184, 0.00596055, 0.00395671, 0.0194129},
-  {algorithms::streamk, "hybrid", "tile=128x128;warp=32x64;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0146338, 0.0062306, 0.00326232, 0.0196053},
-  {algorithms::streamk, "pure", "tile=128x256;warp=32x128;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0264788, 0.00740375, 0.0021899, 0.0134956},
-  {algorithms::streamk, "hybrid", "tile=128x256;warp=32x128;depth=32;stages=3", Kind::cuda_cores, Model::stream_k, 0.0275434, 0.00704865, 0.00297389, 0.0135925},
-  {algorithms::streamk, "pure", "tile=64x64;warp=32x64;depth=32;stages=4", Kind::cuda_cores, Model::stream_k, 0.0163811, 0.00312454, 0.00390489, 0.0607927},
+  {algorithms::streamk, "pure", "tile=128x128;warp=32x64;depth=32;stages=3;a=transposed", Kind::cuda_cores, Model::stream_k, 0.0150184, 0.00596055, 0.00395671, 0.0194129},
+  {algorithms::streamk, "hybrid", "tile=128x128;warp=32x64;depth=32;stages=3;a=transposed", Kind::cuda_cores, Model::stream_k, 0.0146338, 0.0062306, 0.00326232, 0.0196053},
+  {algorithms::streamk, "pure", "tile=128x256;warp=32x128;depth=32;stages=3;a=transposed", Kind::cuda_cores, Model::stream_k, 0.0264788, 0.00740375, 0.0021899, 0.0134956},
+  {algorithms::streamk, "hybrid", "tile=128x256;warp=32x128;depth=32;stages=3;a=transposed", Kind::cuda_cores, Model::stream_k, 0.0275434, 0.00704865, 0.00297389, 0.0135925},
+  {algorithms::streamk, "pure", "tile=64x64;warp=32x64;depth=32;stages=4;a=transposed", Kind::cuda_cores, Model::stream_k, 0.0163811, 0.00312454, 0.00390489, 0.0607927},
+  {algorithms::streamk, "pure", "tile=128x128;warp=32x64;depth=32;stages=3;a=k_major", Kind::cuda_cores, Model::stream_k, 0.0150184, 0.00596055, 0.00395671, 0.0194129},
+  {algorithms::streamk, "hybrid", "tile=128x128;warp=32x64;depth=32;stages=3;a=k_major", Kind::cuda_cores, Model::stream_k, 0.0146338, 0.0062306, 0.00326232, 0.0196053},
+  {algorithms::streamk, "pure", "tile=64x64;warp=32x64;depth=32;stages=4;a=k_major", Kind::cuda_cores, Model::stream_k, 0.0163811, 0.00312454, 0.00390489, 0.0607927},
   {algorithms::skinny, "default", "", Kind::cuda_cores, Model::rows, 0.0138812, 0, 0, 0.0125658},
   {algorithms::skinny, "default", "", Kind::cuda_cores, Model::cols, 0.0113877, 0.00040222, 0.00666148, 0.00271739},
   {algorithms::tf32x3, "half3", "stages=3;split=auto", Kind::tensor_cores, Model::tensor, 0.0281133, 0.00530929, 0.00392894, 0.000174694},
@@ -86,6 +92,10 @@ const Candidate kCandidates[] = {
   {algorithms::small, "default", "tile=32x64;thread=8x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.00589546, 0.015011, 0.260568, 0.012564},
   {algorithms::small, "default", "tile=32x64;thread=4x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.00552771, 0.0163401, 0.263567, 0.00422917},
   {algorithms::small, "default", "tile=32x32;thread=4x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.00528391, 0.00949937, 0.38761, 0.00849971},
+  {algorithms::small, "tf32x3", "tile=64x64;thread=8x4;split=auto", Kind::tensor_cores, Model::cluster_k, 0.00595743, 0.0287554, 0.229002, 0.00628394},
+  {algorithms::small, "tf32x3", "tile=32x64;thread=8x4;split=auto", Kind::tensor_cores, Model::cluster_k, 0.00589546, 0.015011, 0.260568, 0.012564},
+  {algorithms::small, "tf32x3", "tile=32x64;thread=4x4;split=auto", Kind::tensor_cores, Model::cluster_k, 0.00552771, 0.0163401, 0.263567, 0.00422917},
+  {algorithms::small, "tf32x3", "tile=32x32;thread=4x4;split=auto", Kind::tensor_cores, Model::cluster_k, 0.00528391, 0.00949937, 0.38761, 0.00849971},
 };
 // clang-format on
 
@@ -105,6 +115,17 @@ constexpr double kTensorMargin = 0.9;
 // training shapes the picks were 0.928x cuBLAS with them everywhere, 0.938x from 8192, 0.931x never).
 const char* const kClusterSplits[] = {"1", "2", "4", "8", "16", "32", "64"};
 constexpr long kGroupedK = 8192;
+
+// Whether a cuda_cores candidate has an FP32-accurate twin among tensor_cores' (the same algorithm
+// and parameters, another product: small's): tensor_cores runs the twin instead where k allows
+// (the FP32 product's error is up to 2.7x SGEMM's on deep k, docs/flagship-notes.md, round five).
+bool has_accurate_twin(const Candidate& c) {
+  for (const Candidate& t : kCandidates)
+    if (c.kind == Kind::cuda_cores && t.kind == Kind::tensor_cores && t.algorithm == c.algorithm &&
+        std::string(t.params) == c.params)
+      return true;
+  return false;
+}
 
 // "register_tiled tuned, tma_tiled tma (tile=...), ...": the candidates of a dispatcher of `kind`.
 std::string candidate_list(Kind kind) {
@@ -221,8 +242,8 @@ Params choose(const Problem& p, const Params& q, const DeviceInfo& d, double* ms
   double best = std::numeric_limits<double>::infinity(), best_ms = best;  // best: with the margin
   std::string pick;
   for (const Candidate& c : kCandidates) {
-    const bool allowed =
-        c.kind == Kind::cuda_cores || (kind == Kind::tensor_cores && p.k >= kShortestAccurateK);
+    const bool accurate = kind == Kind::tensor_cores && p.k >= kShortestAccurateK;
+    const bool allowed = c.kind == Kind::cuda_cores ? !(accurate && has_accurate_twin(c)) : accurate;
     if (!allowed) continue;
     for (const std::string& canonical : priced_params(c, p)) {
       const Params cq = candidate_params(c, canonical, p, d);
@@ -344,7 +365,8 @@ MMLAB_ALGORITHM(flagship) {
   a.variants = kVariants;
   a.variants[0].summary += candidate_list(Kind::cuda_cores);
   a.variants[1].summary += candidate_list(Kind::tensor_cores) +
-                               "; or the cuda_cores pick where those do not pay or k is below " +
+                               "; or the cuda_cores pick (but its FP32 twins of these) where those do not pay, or "
+                               "where k is below " +
                                std::to_string(kShortestAccurateK);
   a.axes = {{"kernel",
              AxisKind::choice,

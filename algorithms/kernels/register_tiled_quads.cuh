@@ -106,6 +106,42 @@ struct Quads {
       }
     }
   }
+  // The same product with A's tile as stored, k-major: (BM, 32) rows of 128 bytes as TMA writes them
+  // with the 128-byte swizzle (16-byte chunk c of row r at chunk c ^ (r % 8)), so no transpose pass
+  // precedes the kernel (streamk's a=k_major). Per four k a thread reads its 8 rows' four k with one
+  // 16-byte load each (the transposed tile's two loads per k, the same count), then runs the four k
+  // steps from registers; the sums are the same, in the same order, as product()'s.
+  __device__ static void product_k_major(const float* as, const float* bs, Acc& acc) {
+    static_assert(kBK == 32 && kPadA == 0, "rows of one 128-byte swizzle span, as TMA writes them");
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wm = (warp % kWarpsM) * 32, wn = (warp / kWarpsM) * (32 * kQN);
+    const int tm = (lane / 8) * 4, tn = (lane % 8) * 4;
+#pragma unroll
+    for (int q = 0; q < kBK / 4; ++q) {
+      float4 av[8];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const int r = wm + (i < 4 ? tm + i : 16 + tm + i - 4);
+        av[i] = *reinterpret_cast<const float4*>(&as[r * kBK + 4 * (q ^ (r % 8))]);
+      }
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        const int p = 4 * q + u;
+        float bv[4 * kQN];
+#pragma unroll
+        for (int h = 0; h < kQN; ++h) {
+          const float4 v = *reinterpret_cast<const float4*>(&bs[p * kBN + wn + 32 * h + tn]);
+          bv[4 * h] = v.x, bv[4 * h + 1] = v.y, bv[4 * h + 2] = v.z, bv[4 * h + 3] = v.w;
+        }
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+          const float x = u == 0 ? av[i].x : u == 1 ? av[i].y : u == 2 ? av[i].z : av[i].w;
+#pragma unroll
+          for (int j = 0; j < 4 * kQN; ++j) acc[i][j] = fmaf(x, bv[j], acc[i][j]);
+        }
+      }
+    }
+  }
   // Row and column, within the block tile, of this thread's accumulator (i, j).
   __device__ static int row_of(int i) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;

@@ -1,5 +1,6 @@
 // The split of an FP32 value into two tensor-core values big + small, both rounded to nearest, never
-// truncated, for the split-precision kernels of algorithms/tf32x3.cu.
+// truncated, and the TF32 mma.sync product, for the split-precision kernels of algorithms/tf32x3.cu
+// and small.cu's tf32x3 variant.
 //   TF32: big = rn_tf32(x), small = rn_tf32(x - big) (`cvt.rna.tf32.f32`; x - big is exact in FP32).
 //   FP16: the same with FP16's 11 significant bits (TF32's) on x 2^e, e chosen per row of A and per
 //         column of B (half_scale) so that the largest |x| 2^e of the row lies in [2^14, 2^15): FP16's
@@ -33,6 +34,15 @@ __device__ inline void split_chunk(const float4 v, float* big, float* small) {
 // The TF32 split takes no scale (FP32's exponent range is TF32's).
 __device__ inline void split_chunk(const float4 v, int, float* big, float* small) {
   split_chunk(v, big, small);
+}
+
+// d += a (m16 x k8, TF32) b (k8 x n8, TF32), FP32 accumulators.
+__device__ inline void mma(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
 // The exponent e of the FP16 split's scale 2^e for a row (or column) whose largest |x| has the float

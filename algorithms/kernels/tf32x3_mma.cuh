@@ -10,15 +10,6 @@ namespace {
 constexpr int kBM = 128, kBN = 128, kBK = 16, kPitchA = kBK + 4, kPitchB = kBN + 8, kThreads = 256;
 constexpr int kStageFloats = kBM * kPitchA + kBK * kPitchB;
 
-// d += a (m16 x k8, TF32) b (k8 x n8, TF32), FP32 accumulators.
-__device__ inline void mma(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
 template <int kStages, int kProducts>
 __global__ void __launch_bounds__(kThreads, 1)
     tf32x3_kernel(const float* __restrict__ a, int lda, const float* __restrict__ b, int ldb,

@@ -46,43 +46,67 @@ __device__ inline void store_release(unsigned* p, unsigned v) {
 }
 
 // `partial`: ctas x (BM x BN) floats, slot c written only by block c; `flags`: ctas words, zero at launch.
-template <int kBM, int kBN, int kBK, int kStages, int kQN>
+// `a_map`: A^T (k x m), boxes (BK, BM); with kKMajor, A as stored (m x k), boxes (BM, 32) with the
+// 128-byte swizzle (Quads::product_k_major), and the stages from a 1024-byte boundary (one more KiB
+// of dynamic shared memory).
+template <int kBM, int kBN, int kBK, int kStages, int kQN, bool kKMajor = false>
 __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN, 0>::kThreads,
                                   Quads<kBM, kBN, kBK, kQN, 0>::kMinBlocks)
-    tma_streamk_kernel(const __grid_constant__ CUtensorMap at_map, const __grid_constant__ CUtensorMap b_map,
+    tma_streamk_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                        float* __restrict__ c, int ldc, int m, int n, StreamKWork work,
                        float* __restrict__ partial, unsigned* __restrict__ flags) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using S = Quads<kBM, kBN, kBK, kQN, 0>;         // A's tile as TMA writes it: (BK, BM), no pad
   constexpr int kElements = 8 * 4 * kQN;          // accumulators per thread
-  extern __shared__ __align__(128) float smem[];  // kStages x [A^T (BK, BM), B (BK, BN)], then the barriers
+  extern __shared__ __align__(128) float smem_raw[];  // kStages x [A^T (BK, BM), B (BK, BN)], then the barriers
+  float* smem = smem_raw;
+  if constexpr (kKMajor)  // the swizzle's pattern repeats every 1024 bytes: TMA wants the box there
+    smem = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
   std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(smem + kStages * S::kStage);
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) mbarrier_init(&landed[s], 1);
     mbarrier_init_fence();
   }
-  int done = 0;  // k tiles this block has consumed: tile j of a segment is stage (done + j) % kStages
-  auto stage = [&](int g) { return smem + (g % kStages) * S::kStage; };
-
-  // acc += the product over k tiles [kb, ke) of output tile `tile`, through the stages.
-  auto segment = [&](int tile, int kb, int ke, typename S::Acc& acc) {
-    const int row0 = (tile / work.tiles_n) * kBM, col0 = (tile % work.tiles_n) * kBN, count = ke - kb;
-    auto issue = [&](int j) {
-      std::uint64_t* bar = &landed[(done + j) % kStages];
-      mbarrier_expect_bytes(bar, sizeof(float) * S::kStage);
-      tma_load_2d(stage(done + j), at_map, row0, (kb + j) * kBK, bar);
-      tma_load_2d(stage(done + j) + S::kTileA, b_map, col0, (kb + j) * kBK, bar);
-    };
-    __syncthreads();  // every thread is done with the last segment's stages (and the barriers are set)
-    if (threadIdx.x == 0)
-      for (int j = 0; j < kStages - 1 && j < count; ++j) issue(j);
-    for (int j = 0; j < count; ++j) {
-      mbarrier_wait_cta(&landed[(done + j) % kStages], unsigned((done + j) / kStages) & 1u);
-      __syncthreads();  // every thread is done with tile j - 1: its stage may be overwritten
-      if (threadIdx.x == 0 && j + kStages - 1 < count) issue(j + kStages - 1);
-      S::product(stage(done + j), stage(done + j) + S::kTileA, acc);
+  // The block's k tiles as one sequence, g = 0 ... total - 1: its data-parallel tiles' (cta, cta +
+  // ctas, ...; iters each), then its stream-K iterations [begin(cta), begin(cta + 1)). k tile g sits
+  // in stage g % kStages. The loads run kStages - 1 tiles ahead along the sequence, across segment
+  // boundaries, so the next segment's first tiles are in flight while a segment's epilogue (its
+  // stores, or its partial's hand-off and the owner's adds) runs: the persistent loop's counterpart
+  // of the co-resident blocks a data-parallel grid overlaps its epilogues with.
+  const int cta = blockIdx.x;
+  const long long dp_own = cta < work.dp_tiles ? (work.dp_tiles - 1 - cta) / work.ctas + 1 : 0;
+  const long long dp_iters = dp_own * work.iters, sk_begin = work.begin(cta);
+  const long long total = dp_iters + work.begin(cta + 1) - sk_begin;
+  auto stage = [&](long long g) { return smem + int(g % kStages) * S::kStage; };
+  auto issue = [&](long long g) {  // thread 0: k tile g's TMA loads into its stage
+    int tile, kt;
+    if (g < dp_iters) {
+      tile = cta + int(g / work.iters) * work.ctas, kt = int(g % work.iters);
+    } else {
+      const long long i = sk_begin + (g - dp_iters);
+      tile = work.dp_tiles + int(i / work.iters), kt = int(i % work.iters);
     }
-    done += count;
+    std::uint64_t* bar = &landed[g % kStages];
+    mbarrier_expect_bytes(bar, sizeof(float) * S::kStage);
+    if constexpr (kKMajor) tma_load_2d(stage(g), a_map, kt * kBK, (tile / work.tiles_n) * kBM, bar);
+    else tma_load_2d(stage(g), a_map, (tile / work.tiles_n) * kBM, kt * kBK, bar);
+    tma_load_2d(stage(g) + S::kTileA, b_map, (tile % work.tiles_n) * kBN, kt * kBK, bar);
+  };
+  __syncthreads();  // the barriers are set
+  if (threadIdx.x == 0)
+    for (long long g = 0; g < kStages - 1 && g < total; ++g) issue(g);
+  long long g = 0;  // the next k tile to consume
+
+  // acc += the product over k tiles [kb, ke) of the segment's output tile (the next ke - kb of the
+  // block's sequence), through the stages.
+  auto segment = [&](int kb, int ke, typename S::Acc& acc) {
+    for (int j = kb; j < ke; ++j, ++g) {
+      mbarrier_wait_cta(&landed[g % kStages], unsigned(g / kStages) & 1u);
+      __syncthreads();  // every thread is done with tile g - 1: its stage may be overwritten
+      if (threadIdx.x == 0 && g + kStages - 1 < total) issue(g + kStages - 1);
+      if constexpr (kKMajor) S::product_k_major(stage(g), stage(g) + S::kTileA, acc);
+      else S::product(stage(g), stage(g) + S::kTileA, acc);
+    }
   };
   auto store = [&](const typename S::Acc& acc, int tile) {
     S::store(acc, c, ldc, (tile / work.tiles_n) * kBM, (tile % work.tiles_n) * kBN, m, n);
@@ -92,10 +116,9 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN, 0>::kThreads,
     return partial + (long(cta) * kElements + e) * S::kThreads + threadIdx.x;
   };
 
-  const int cta = blockIdx.x;
   for (int tile = cta; tile < work.dp_tiles; tile += work.ctas) {  // data-parallel: whole tiles
     typename S::Acc acc = {};
-    segment(tile, 0, work.iters, acc);
+    segment(0, work.iters, acc);
     store(acc, tile);
   }
   const long long end = work.begin(cta + 1);
@@ -104,7 +127,7 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN, 0>::kThreads,
     const int ke = int(min((long long)work.iters, kb + (end - i)));
     const long long tile_end = (long long)(t + 1) * work.iters;
     typename S::Acc acc = {};
-    segment(work.dp_tiles + t, kb, ke, acc);
+    segment(kb, ke, acc);
     if (kb != 0) {  // a later part of the tile: hand the partial to the tile's owner
 #pragma unroll
       for (int r = 0; r < 8; ++r)

@@ -173,13 +173,14 @@ TEST(Registry, FlagshipListsEveryCandidate) {
   for (const char* name : {"register_tiled tuned", "tma_tiled tma", "streamk pure", "streamk hybrid", "skinny default",
                            "small default (tile=64x64", "small default (tile=32x32"})
     EXPECT_NE(f.variants[0].summary.find(name), std::string::npos) << name << " in: " << f.variants[0].summary;
-  for (const char* name : {"tf32x3 half3", "tf32x3 wgmma3", "cuda_cores"})
+  for (const char* name : {"tf32x3 half3", "tf32x3 wgmma3", "small tf32x3 (tile=64x64", "cuda_cores"})
     EXPECT_NE(f.variants[1].summary.find(name), std::string::npos) << name << " in: " << f.variants[1].summary;
 }
 
 // The dispatchers' fitted models, on an H100's description: a problem of a few microseconds goes to the
-// one-launch `small` kernel in both classes, a large one to a tiled kernel, and tensor_cores takes a
-// tensor-core kernel where the work is large (docs/flagship-notes.md, round five).
+// one-launch `small` kernel in both classes (tensor_cores: its FP32-accurate product from k = 128, the
+// FP32 one below), a large one to a tiled kernel, and tensor_cores takes a tensor-core kernel where the
+// work is large (docs/flagship-notes.md, round five).
 TEST(Registry, FlagshipModelsPickByProblemSize) {
   DeviceInfo h100;
   h100.sm_count = 132, h100.cc_major = 9, h100.max_threads_per_block = 1024;
@@ -194,6 +195,9 @@ TEST(Registry, FlagshipModelsPickByProblemSize) {
     EXPECT_EQ(pick(v, {64, 64, 64}).rfind("small:", 0), 0u) << v << ": " << pick(v, {64, 64, 64});
     EXPECT_EQ(pick(v, {256, 256, 256}).rfind("small:", 0), 0u) << v << ": " << pick(v, {256, 256, 256});
   }
+  EXPECT_EQ(pick("cuda_cores", {256, 256, 256}).rfind("small:default:", 0), 0u);
+  EXPECT_EQ(pick("tensor_cores", {256, 256, 256}).rfind("small:tf32x3:", 0), 0u) << pick("tensor_cores", {256, 256, 256});
+  EXPECT_EQ(pick("tensor_cores", {64, 64, 64}).rfind("small:default:", 0), 0u) << "k below 128 stays FP32";
   EXPECT_NE(pick("cuda_cores", {8192, 8192, 8192}).rfind("small:", 0), 0u) << pick("cuda_cores", {8192, 8192, 8192});
   EXPECT_EQ(pick("tensor_cores", {4096, 4096, 4096}).rfind("tf32x3:", 0), 0u) << pick("tensor_cores", {4096, 4096, 4096});
   EXPECT_EQ(pick("tensor_cores", {4096, 4096, 64}).find("tf32x3"), std::string::npos) << "k below 128 stays FP32";

@@ -108,36 +108,47 @@ struct Quads {
   }
   // The same product with A's tile as stored, k-major: (BM, 32) rows of 128 bytes as TMA writes them
   // with the 128-byte swizzle (16-byte chunk c of row r at chunk c ^ (r % 8)), so no transpose pass
-  // precedes the kernel (streamk's a=k_major). Per four k a thread reads its 8 rows' four k with one
-  // 16-byte load each (the transposed tile's two loads per k, the same count), then runs the four k
-  // steps from registers; the sums are the same, in the same order, as product()'s.
+  // precedes the kernel (streamk's a=k_major). Per two k a thread reads its 8 rows' two k with one
+  // 8-byte load each, then runs the two k steps from registers (a whole 16-byte chunk per row, 32
+  // registers, spilled at 8x8's 128); the sums are the same, in the same order, as product()'s.
   __device__ static void product_k_major(const float* as, const float* bs, Acc& acc) {
     static_assert(kBK == 32 && kPadA == 0, "rows of one 128-byte swizzle span, as TMA writes them");
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int wm = (warp % kWarpsM) * 32, wn = (warp / kWarpsM) * (32 * kQN);
     const int tm = (lane / 8) * 4, tn = (lane % 8) * 4;
+    // Row r = wm + tm + i (+ 16) has r % 8 = sw + i % 4 with sw = tm % 8 (0 or 4), so chunk c lands at
+    // cc ^ sw with cc = c ^ (i % 4): 4 cc + 4 sw floats in where cc < 4, 4 cc - 4 sw where not.
+    const int sw = tm % 8;
+    const float* up = as + (wm + tm) * kBK + 4 * sw;
+    const float* down = as + (wm + tm) * kBK - 4 * sw;
+#pragma unroll 1  // unrolled whole, ptxas hoisted the loads of later chunks and spilled at 128 registers
+    for (int c = 0; c < kBK / 4; ++c) {
+      const float* row[4];  // chunk c of rows i % 4 (immediate offsets: + 16 rows, + the k pair)
 #pragma unroll
-    for (int q = 0; q < kBK / 4; ++q) {
-      float4 av[8];
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        const int r = wm + (i < 4 ? tm + i : 16 + tm + i - 4);
-        av[i] = *reinterpret_cast<const float4*>(&as[r * kBK + 4 * (q ^ (r % 8))]);
+      for (int i = 0; i < 4; ++i) {
+        const int cc = c ^ i;
+        row[i] = (cc < 4 ? up : down) + i * kBK + 4 * cc;
       }
 #pragma unroll
-      for (int u = 0; u < 4; ++u) {
-        const int p = 4 * q + u;
-        float bv[4 * kQN];
+      for (int h = 0; h < 4; h += 2) {
+        float2 av[8];
 #pragma unroll
-        for (int h = 0; h < kQN; ++h) {
-          const float4 v = *reinterpret_cast<const float4*>(&bs[p * kBN + wn + 32 * h + tn]);
-          bv[4 * h] = v.x, bv[4 * h + 1] = v.y, bv[4 * h + 2] = v.z, bv[4 * h + 3] = v.w;
-        }
+        for (int i = 0; i < 8; ++i) av[i] = *reinterpret_cast<const float2*>(row[i % 4] + (i < 4 ? 0 : 16 * kBK) + h);
 #pragma unroll
-        for (int i = 0; i < 8; ++i) {
-          const float x = u == 0 ? av[i].x : u == 1 ? av[i].y : u == 2 ? av[i].z : av[i].w;
+        for (int u = 0; u < 2; ++u) {
+          const int p = 4 * c + h + u;
+          float bv[4 * kQN];
 #pragma unroll
-          for (int j = 0; j < 4 * kQN; ++j) acc[i][j] = fmaf(x, bv[j], acc[i][j]);
+          for (int q = 0; q < kQN; ++q) {
+            const float4 v = *reinterpret_cast<const float4*>(&bs[p * kBN + wn + 32 * q + tn]);
+            bv[4 * q] = v.x, bv[4 * q + 1] = v.y, bv[4 * q + 2] = v.z, bv[4 * q + 3] = v.w;
+          }
+#pragma unroll
+          for (int i = 0; i < 8; ++i) {
+            const float x = u == 0 ? av[i].x : av[i].y;
+#pragma unroll
+            for (int j = 0; j < 4 * kQN; ++j) acc[i][j] = fmaf(x, bv[j], acc[i][j]);
+          }
         }
       }
     }

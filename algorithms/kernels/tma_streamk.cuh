@@ -77,25 +77,36 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN, 0>::kThreads,
   const long long dp_own = cta < work.dp_tiles ? (work.dp_tiles - 1 - cta) / work.ctas + 1 : 0;
   const long long dp_iters = dp_own * work.iters, sk_begin = work.begin(cta);
   const long long total = dp_iters + work.begin(cta + 1) - sk_begin;
-  auto stage = [&](long long g) { return smem + int(g % kStages) * S::kStage; };
-  auto issue = [&](long long g) {  // thread 0: k tile g's TMA loads into its stage
-    int tile, kt;
-    if (g < dp_iters) {
-      tile = cta + int(g / work.iters) * work.ctas, kt = int(g % work.iters);
-    } else {
-      const long long i = sk_begin + (g - dp_iters);
-      tile = work.dp_tiles + int(i / work.iters), kt = int(i % work.iters);
-    }
+  auto stage = [&](int g) { return smem + (g % kStages) * S::kStage; };
+  // Thread 0's cursor along the sequence, in shared memory (registers live across the k loop spilled
+  // the k-major product at 128): the output tile and k tile of the next load, and the loads issued,
+  // stepped by one per load (no division in the k loop: a 64-bit one per k tile cost the block ~5%).
+  __shared__ int cursor[3];  // next tile, next k tile, loads issued
+  auto issue = [&] {         // thread 0: the next k tile's TMA loads into its stage
+    int tile = cursor[0], kt = cursor[1];
+    const int g = cursor[2]++;
     std::uint64_t* bar = &landed[g % kStages];
     mbarrier_expect_bytes(bar, sizeof(float) * S::kStage);
-    if constexpr (kKMajor) tma_load_2d(stage(g), a_map, kt * kBK, (tile / work.tiles_n) * kBM, bar);
-    else tma_load_2d(stage(g), a_map, (tile / work.tiles_n) * kBM, kt * kBK, bar);
-    tma_load_2d(stage(g) + S::kTileA, b_map, (tile % work.tiles_n) * kBN, kt * kBK, bar);
+    const int row0 = (tile / work.tiles_n) * kBM, col0 = (tile % work.tiles_n) * kBN;
+    if constexpr (kKMajor) tma_load_2d(stage(g), a_map, kt * kBK, row0, bar);
+    else tma_load_2d(stage(g), a_map, row0, kt * kBK, bar);
+    tma_load_2d(stage(g) + S::kTileA, b_map, col0, kt * kBK, bar);
+    if (++kt == work.iters) {
+      kt = 0;
+      if (g + 1 < dp_iters) tile += work.ctas;  // the next data-parallel tile
+      else if (g + 1 == dp_iters) tile = work.dp_tiles + int(sk_begin / work.iters), kt = int(sk_begin % work.iters);
+      else ++tile;  // stream-K: the iterations run on into the next tile
+    }
+    cursor[0] = tile, cursor[1] = kt;
   };
+  if (threadIdx.x == 0) {
+    cursor[0] = cta, cursor[1] = 0, cursor[2] = 0;
+    if (dp_own == 0) cursor[0] = work.dp_tiles + int(sk_begin / work.iters), cursor[1] = int(sk_begin % work.iters);
+  }
   __syncthreads();  // the barriers are set
   if (threadIdx.x == 0)
-    for (long long g = 0; g < kStages - 1 && g < total; ++g) issue(g);
-  long long g = 0;  // the next k tile to consume
+    for (int j = 0; j < kStages - 1 && j < total; ++j) issue();
+  int g = 0;  // the next k tile to consume
 
   // acc += the product over k tiles [kb, ke) of the segment's output tile (the next ke - kb of the
   // block's sequence), through the stages.
@@ -103,7 +114,7 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN, 0>::kThreads,
     for (int j = kb; j < ke; ++j, ++g) {
       mbarrier_wait_cta(&landed[g % kStages], unsigned(g / kStages) & 1u);
       __syncthreads();  // every thread is done with tile g - 1: its stage may be overwritten
-      if (threadIdx.x == 0 && g + kStages - 1 < total) issue(g + kStages - 1);
+      if (threadIdx.x == 0 && g + kStages - 1 < total) issue();  // k tile g + kStages - 1
       if constexpr (kKMajor) S::product_k_major(stage(g), stage(g) + S::kTileA, acc);
       else S::product(stage(g), stage(g) + S::kTileA, acc);
     }

@@ -67,57 +67,47 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN, 0>::kThreads,
     for (int s = 0; s < kStages; ++s) mbarrier_init(&landed[s], 1);
     mbarrier_init_fence();
   }
-  // The block's k tiles as one sequence, g = 0 ... total - 1: its data-parallel tiles' (cta, cta +
-  // ctas, ...; iters each), then its stream-K iterations [begin(cta), begin(cta + 1)). k tile g sits
-  // in stage g % kStages. The loads run kStages - 1 tiles ahead along the sequence, across segment
-  // boundaries, so the next segment's first tiles are in flight while a segment's epilogue (its
-  // stores, or its partial's hand-off and the owner's adds) runs: the persistent loop's counterpart
-  // of the co-resident blocks a data-parallel grid overlaps its epilogues with.
+  // The block's work as segments, in order: its data-parallel tiles (cta, cta + ctas, ...; all k),
+  // then its stream-K iterations [begin(cta), begin(cta + 1)) cut at tile boundaries. A segment's
+  // k tiles pass through the stages as before (the loads kStages - 1 tiles ahead); when its last
+  // product is done, thread 0 issues the next segment's first kStages - 1 loads before the epilogue
+  // (its stores, or the partial's hand-off and the owner's adds), so they land meanwhile: the
+  // persistent loop's counterpart of the co-resident blocks a data-parallel grid overlaps its
+  // epilogues with. The next segment is found once per segment; the k loop's loads keep their
+  // per-segment coordinates (a cursor stepped per load, in the loop, cost up to 20% at 128x256).
   const int cta = blockIdx.x;
-  const long long dp_own = cta < work.dp_tiles ? (work.dp_tiles - 1 - cta) / work.ctas + 1 : 0;
-  const long long dp_iters = dp_own * work.iters, sk_begin = work.begin(cta);
-  const long long total = dp_iters + work.begin(cta + 1) - sk_begin;
-  auto stage = [&](int g) { return smem + (g % kStages) * S::kStage; };
-  // Thread 0's cursor along the sequence, in shared memory (registers live across the k loop spilled
-  // the k-major product at 128): the output tile and k tile of the next load, and the loads issued,
-  // stepped by one per load (no division in the k loop: a 64-bit one per k tile cost the block ~5%).
-  __shared__ int cursor[3];  // next tile, next k tile, loads issued
-  auto issue = [&] {         // thread 0: the next k tile's TMA loads into its stage
-    int tile = cursor[0], kt = cursor[1];
-    const int g = cursor[2]++;
-    std::uint64_t* bar = &landed[g % kStages];
-    mbarrier_expect_bytes(bar, sizeof(float) * S::kStage);
-    const int row0 = (tile / work.tiles_n) * kBM, col0 = (tile % work.tiles_n) * kBN;
-    if constexpr (kKMajor) tma_load_2d(stage(g), a_map, kt * kBK, row0, bar);
-    else tma_load_2d(stage(g), a_map, row0, kt * kBK, bar);
-    tma_load_2d(stage(g) + S::kTileA, b_map, col0, kt * kBK, bar);
-    if (++kt == work.iters) {
-      kt = 0;
-      if (g + 1 < dp_iters) tile += work.ctas;  // the next data-parallel tile
-      else if (g + 1 == dp_iters) tile = work.dp_tiles + int(sk_begin / work.iters), kt = int(sk_begin % work.iters);
-      else ++tile;  // stream-K: the iterations run on into the next tile
-    }
-    cursor[0] = tile, cursor[1] = kt;
+  const long long end = work.begin(cta + 1);
+  struct Segment {
+    int tile = -1, kb = 0, ke = 0;  // output tile (-1: none), k tiles [kb, ke)
   };
-  if (threadIdx.x == 0) {
-    cursor[0] = cta, cursor[1] = 0, cursor[2] = 0;
-    if (dp_own == 0) cursor[0] = work.dp_tiles + int(sk_begin / work.iters), cursor[1] = int(sk_begin % work.iters);
-  }
-  __syncthreads();  // the barriers are set
-  if (threadIdx.x == 0)
-    for (int j = 0; j < kStages - 1 && j < total; ++j) issue();
-  int g = 0;  // the next k tile to consume
-
-  // acc += the product over k tiles [kb, ke) of the segment's output tile (the next ke - kb of the
-  // block's sequence), through the stages.
-  auto segment = [&](int kb, int ke, typename S::Acc& acc) {
-    for (int j = kb; j < ke; ++j, ++g) {
-      mbarrier_wait_cta(&landed[g % kStages], unsigned(g / kStages) & 1u);
-      __syncthreads();  // every thread is done with tile g - 1: its stage may be overwritten
-      if (threadIdx.x == 0 && g + kStages - 1 < total) issue();  // k tile g + kStages - 1
-      if constexpr (kKMajor) S::product_k_major(stage(g), stage(g) + S::kTileA, acc);
-      else S::product(stage(g), stage(g) + S::kTileA, acc);
+  auto stream_k_at = [&](long long i) {  // the stream-K segment that begins at iteration i
+    Segment g;
+    if (i >= end) return g;
+    g.tile = work.dp_tiles + int(i / work.iters), g.kb = int(i % work.iters);
+    g.ke = int(min((long long)work.iters, g.kb + (end - i)));
+    return g;
+  };
+  auto after = [&](const Segment& g) {
+    if (g.tile < work.dp_tiles) {
+      Segment d;
+      if (g.tile + work.ctas < work.dp_tiles) d.tile = g.tile + work.ctas, d.ke = work.iters;
+      return d.tile >= 0 ? d : stream_k_at(work.begin(cta));
     }
+    return stream_k_at((long long)(g.tile - work.dp_tiles) * work.iters + g.ke);
+  };
+  int done = 0;  // k tiles this block has consumed: tile j of a segment is stage (done + j - kb) % kStages
+  auto stage = [&](int u) { return smem + (u % kStages) * S::kStage; };
+  // Thread 0: k tile j of segment g into stage u.
+  auto issue = [&](const Segment& g, int j, int u) {
+    std::uint64_t* bar = &landed[u % kStages];
+    const int row0 = (g.tile / work.tiles_n) * kBM, col0 = (g.tile % work.tiles_n) * kBN;
+    mbarrier_expect_bytes(bar, sizeof(float) * S::kStage);
+    if constexpr (kKMajor) tma_load_2d(stage(u), a_map, j * kBK, row0, bar);
+    else tma_load_2d(stage(u), a_map, row0, j * kBK, bar);
+    tma_load_2d(stage(u) + S::kTileA, b_map, col0, j * kBK, bar);
+  };
+  auto prologue = [&](const Segment& g) {  // thread 0: the segment's first kStages - 1 loads
+    for (int j = g.kb; j < g.kb + kStages - 1 && j < g.ke; ++j) issue(g, j, done + j - g.kb);
   };
   auto store = [&](const typename S::Acc& acc, int tile) {
     S::store(acc, c, ldc, (tile / work.tiles_n) * kBM, (tile % work.tiles_n) * kBN, m, n);
@@ -127,19 +117,35 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN, 0>::kThreads,
     return partial + (long(cta) * kElements + e) * S::kThreads + threadIdx.x;
   };
 
-  for (int tile = cta; tile < work.dp_tiles; tile += work.ctas) {  // data-parallel: whole tiles
+  Segment g = cta < work.dp_tiles ? Segment{cta, 0, work.iters} : stream_k_at(work.begin(cta));
+  __syncthreads();  // the barriers are set
+  if (threadIdx.x == 0 && g.tile >= 0) prologue(g);
+  while (g.tile >= 0) {
     typename S::Acc acc = {};
-    segment(0, work.iters, acc);
-    store(acc, tile);
-  }
-  const long long end = work.begin(cta + 1);
-  for (long long i = work.begin(cta); i < end;) {  // stream-K: this block's share of the iterations
-    const int t = int(i / work.iters), kb = int(i % work.iters);
-    const int ke = int(min((long long)work.iters, kb + (end - i)));
-    const long long tile_end = (long long)(t + 1) * work.iters;
-    typename S::Acc acc = {};
-    segment(kb, ke, acc);
-    if (kb != 0) {  // a later part of the tile: hand the partial to the tile's owner
+    const int row0 = (g.tile / work.tiles_n) * kBM, col0 = (g.tile % work.tiles_n) * kBN;
+    for (int j = g.kb; j < g.ke; ++j) {
+      const int u = done + j - g.kb;
+      mbarrier_wait_cta(&landed[u % kStages], unsigned(u / kStages) & 1u);
+      __syncthreads();  // every thread is done with tile j - 1: its stage may be overwritten
+      if (threadIdx.x == 0 && j + kStages - 1 < g.ke) {
+        const int v = u + kStages - 1;
+        std::uint64_t* bar = &landed[v % kStages];
+        mbarrier_expect_bytes(bar, sizeof(float) * S::kStage);
+        if constexpr (kKMajor) tma_load_2d(stage(v), a_map, (j + kStages - 1) * kBK, row0, bar);
+        else tma_load_2d(stage(v), a_map, row0, (j + kStages - 1) * kBK, bar);
+        tma_load_2d(stage(v) + S::kTileA, b_map, col0, (j + kStages - 1) * kBK, bar);
+      }
+      if constexpr (kKMajor) S::product_k_major(stage(u), stage(u) + S::kTileA, acc);
+      else S::product(stage(u), stage(u) + S::kTileA, acc);
+    }
+    done += g.ke - g.kb;
+    const Segment next = after(g);
+    // The stages the prologue fills held tiles every thread is done with (each passed the barrier of
+    // this segment's last k tile); the last tile's own stage is not among them.
+    if (threadIdx.x == 0 && next.tile >= 0) prologue(next);
+    if (g.tile < work.dp_tiles) {
+      store(acc, g.tile);
+    } else if (g.kb != 0) {  // a later part of the tile: hand the partial to the tile's owner
 #pragma unroll
       for (int r = 0; r < 8; ++r)
 #pragma unroll
@@ -148,6 +154,7 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN, 0>::kThreads,
       __syncthreads();
       if (threadIdx.x == 0) store_release(&flags[cta], 1u);
     } else {  // the tile's owner: its own part, then each later block's, in block order
+      const long long tile_end = (long long)(g.tile - work.dp_tiles + 1) * work.iters;
       for (int other = cta + 1; other < work.ctas && work.begin(other) < tile_end; ++other) {
         if (threadIdx.x == 0)
           while (load_acquire(&flags[other]) == 0) {
@@ -158,9 +165,9 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN, 0>::kThreads,
 #pragma unroll
           for (int q = 0; q < 4 * kQN; ++q) acc[r][q] += __ldcg(slot(other, r * 4 * kQN + q));
       }
-      store(acc, work.dp_tiles + t);
+      store(acc, g.tile);
     }
-    i += ke - kb;
+    g = next;
   }
 #endif
 }

@@ -2,10 +2,10 @@
 // prices every candidate with a cost model and runs the cheapest; the row's `resolved` column names
 // what ran (algorithm:variant:parameters).
 //   cuda_cores    FP32 on CUDA cores: register_tiled's tuned choice (its own fitted model), tma_tiled's
-//                 data-parallel TMA kernel, streamk (pure and hybrid, three tile shapes, A transposed
-//                 first or, for two tiles, read k-major as stored), skinny where m or n is at most 64,
-//                 and small (one launch, k split over a cluster: four block and thread tiles, each
-//                 priced at every split) for the problems of a few microseconds.
+//                 data-parallel TMA kernel, streamk (pure and hybrid, three tile shapes), skinny where
+//                 m or n is at most 64 (its cols kernel staged by the threads or by cp.async), and
+//                 small (one launch, k split over a cluster: four block and thread tiles, each priced
+//                 at every split) for the problems of a few microseconds.
 //   tensor_cores  FP32-accurate on tensor cores: tf32x3 half3 (a split pass, then FP16 products),
 //                 wgmma3 (split inside the k loop: no pass, no extra launches) or small's tf32x3
 //                 product (one launch, small tiles, k over a cluster) for small work; or the
@@ -76,26 +76,24 @@ struct Candidate {
 const Candidate kCandidates[] = {
   {algorithms::register_tiled, "tuned", "", Kind::cuda_cores, Model::own, -0.0119334, 1.02696, 0, 0},
   {algorithms::tma_tiled, "tma", "tile=128x256;warp=32x128;depth=32;stages=3;split=1", Kind::cuda_cores, Model::data_parallel, 0.0135899, 0.00515711, 0.00513824, 0},
-  {algorithms::streamk, "pure", "tile=128x128;warp=32x64;depth=32;stages=3;a=transposed", Kind::cuda_cores, Model::stream_k, 0.0150184, 0.00596055, 0.00395671, 0.0194129},
-  {algorithms::streamk, "hybrid", "tile=128x128;warp=32x64;depth=32;stages=3;a=transposed", Kind::cuda_cores, Model::stream_k, 0.0146338, 0.0062306, 0.00326232, 0.0196053},
-  {algorithms::streamk, "pure", "tile=128x256;warp=32x128;depth=32;stages=3;a=transposed", Kind::cuda_cores, Model::stream_k, 0.0264788, 0.00740375, 0.0021899, 0.0134956},
-  {algorithms::streamk, "hybrid", "tile=128x256;warp=32x128;depth=32;stages=3;a=transposed", Kind::cuda_cores, Model::stream_k, 0.0275434, 0.00704865, 0.00297389, 0.0135925},
-  {algorithms::streamk, "pure", "tile=64x64;warp=32x64;depth=32;stages=4;a=transposed", Kind::cuda_cores, Model::stream_k, 0.0163811, 0.00312454, 0.00390489, 0.0607927},
-  {algorithms::streamk, "pure", "tile=128x128;warp=32x64;depth=32;stages=3;a=k_major", Kind::cuda_cores, Model::stream_k, 0.0150184, 0.00596055, 0.00395671, 0.0194129},
-  {algorithms::streamk, "hybrid", "tile=128x128;warp=32x64;depth=32;stages=3;a=k_major", Kind::cuda_cores, Model::stream_k, 0.0146338, 0.0062306, 0.00326232, 0.0196053},
-  {algorithms::streamk, "pure", "tile=64x64;warp=32x64;depth=32;stages=4;a=k_major", Kind::cuda_cores, Model::stream_k, 0.0163811, 0.00312454, 0.00390489, 0.0607927},
-  {algorithms::skinny, "default", "", Kind::cuda_cores, Model::rows, 0.0138812, 0, 0, 0.0125658},
-  {algorithms::skinny, "default", "", Kind::cuda_cores, Model::cols, 0.0113877, 0.00040222, 0.00666148, 0.00271739},
+  {algorithms::streamk, "pure", "tile=128x128;warp=32x64;depth=32;stages=3;a=transposed", Kind::cuda_cores, Model::stream_k, 0.0120506, 0.00574405, 0.00461014, 0.0191395},
+  {algorithms::streamk, "hybrid", "tile=128x128;warp=32x64;depth=32;stages=3;a=transposed", Kind::cuda_cores, Model::stream_k, 0.0120809, 0.00573152, 0.00465592, 0.0190592},
+  {algorithms::streamk, "pure", "tile=128x256;warp=32x128;depth=32;stages=3;a=transposed", Kind::cuda_cores, Model::stream_k, 0.0183706, 0.00679292, 0.00165361, 0.0126796},
+  {algorithms::streamk, "hybrid", "tile=128x256;warp=32x128;depth=32;stages=3;a=transposed", Kind::cuda_cores, Model::stream_k, 0.018834, 0.00650051, 0.00258731, 0.0125298},
+  {algorithms::streamk, "pure", "tile=64x64;warp=32x64;depth=32;stages=4;a=transposed", Kind::cuda_cores, Model::stream_k, 0.0122844, 0.00300549, 0.00414029, 0.0580281},
+  {algorithms::skinny, "default", "", Kind::cuda_cores, Model::rows, 0.0140671, 0, 0, 0.0126934},
+  {algorithms::skinny, "default", "", Kind::cuda_cores, Model::cols, 0.0117629, 0.000327196, 0.0237552, 0.00226196},
+  {algorithms::skinny, "staged", "", Kind::cuda_cores, Model::cols, 0.0122677, 0, 0.0526431, 0.00208772},
   {algorithms::tf32x3, "half3", "stages=3;split=auto", Kind::tensor_cores, Model::tensor, 0.0281133, 0.00530929, 0.00392894, 0.000174694},
   {algorithms::tf32x3, "wgmma3", "stages=3", Kind::tensor_cores, Model::tensor, 0.0103967, 0.00981622, 2.84054e-05, 0.004067},
   {algorithms::small, "default", "tile=64x64;thread=8x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.00595743, 0.0287554, 0.229002, 0.00628394},
   {algorithms::small, "default", "tile=32x64;thread=8x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.00589546, 0.015011, 0.260568, 0.012564},
   {algorithms::small, "default", "tile=32x64;thread=4x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.00552771, 0.0163401, 0.263567, 0.00422917},
   {algorithms::small, "default", "tile=32x32;thread=4x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.00528391, 0.00949937, 0.38761, 0.00849971},
-  {algorithms::small, "tf32x3", "tile=64x64;thread=8x4;split=auto", Kind::tensor_cores, Model::cluster_k, 0.00595743, 0.0287554, 0.229002, 0.00628394},
-  {algorithms::small, "tf32x3", "tile=32x64;thread=8x4;split=auto", Kind::tensor_cores, Model::cluster_k, 0.00589546, 0.015011, 0.260568, 0.012564},
-  {algorithms::small, "tf32x3", "tile=32x64;thread=4x4;split=auto", Kind::tensor_cores, Model::cluster_k, 0.00552771, 0.0163401, 0.263567, 0.00422917},
-  {algorithms::small, "tf32x3", "tile=32x32;thread=4x4;split=auto", Kind::tensor_cores, Model::cluster_k, 0.00528391, 0.00949937, 0.38761, 0.00849971},
+  {algorithms::small, "tf32x3", "tile=64x64;thread=8x4;split=auto", Kind::tensor_cores, Model::cluster_k, 0.00594887, 0.027224, 0.296859, 0.0155971},
+  {algorithms::small, "tf32x3", "tile=32x64;thread=8x4;split=auto", Kind::tensor_cores, Model::cluster_k, 0.00581463, 0.0134332, 0.299509, 0.0166168},
+  {algorithms::small, "tf32x3", "tile=32x64;thread=4x4;split=auto", Kind::tensor_cores, Model::cluster_k, 0.00590854, 0.0178691, 0.269955, 0.00351462},
+  {algorithms::small, "tf32x3", "tile=32x32;thread=4x4;split=auto", Kind::tensor_cores, Model::cluster_k, 0.00541785, 0.00872469, 0.427753, 0.0114696},
 };
 // clang-format on
 

@@ -10,8 +10,8 @@
 //                 wgmma3 (split inside the k loop: no pass, no extra launches) or small's tf32x3
 //                 product (one launch, small tiles, k over a cluster) for small work; or the
 //                 cuda_cores choice where none pays, except the FP32 twins of its own candidates
-//                 (small's FFMA product), or where the split's error would exceed SGEMM's (k below
-//                 128: short sums, docs/tf32x3-notes.md).
+//                 (small's FFMA product); half3 and wgmma3 not below k = 128, where their error would
+//                 exceed SGEMM's (short sums, docs/tf32x3-notes.md).
 // The models (kCandidates below) take the device's SM count and each kernel's grid (occupancy
 // queried on the device); their coefficients were fitted by scripts/fit-flagship to the training
 // shapes of experiments/flagship-training.ini (skinny's: experiments/flagship-skinny.ini), timed on the
@@ -97,8 +97,12 @@ const Candidate kCandidates[] = {
 };
 // clang-format on
 
-// Below this k the three-product split's error exceeds SGEMM's (short sums): FP32 instead.
+// Below this k the error of tf32x3's kernels (half3, wgmma3) exceeds SGEMM's (short sums): FP32
+// instead. small's tf32x3 product adds each 16-k stage's products apart and runs at any k: at k = 35
+// ... 113 its error is at most 1.94x SGEMM's where small's FP32 product reaches 2.21x
+// (data/flagship/small/round6/short-k.csv; 12 shapes x 4 kinds of inputs x 12 configurations each).
 constexpr long kShortestAccurateK = 128;
+long shortest_accurate_k(const Candidate& c) { return c.model == Model::tensor ? kShortestAccurateK : 0; }
 
 // A tensor-core candidate runs only where its model says it is at least 10% cheaper than the FP32
 // pick: the models err by 5-10% (median), and the class promises never to be slower than cuda_cores
@@ -115,8 +119,8 @@ const char* const kClusterSplits[] = {"1", "2", "4", "8", "16", "32", "64"};
 constexpr long kGroupedK = 8192;
 
 // Whether a cuda_cores candidate has an FP32-accurate twin among tensor_cores' (the same algorithm
-// and parameters, another product: small's): tensor_cores runs the twin instead where k allows
-// (the FP32 product's error is up to 2.7x SGEMM's on deep k, docs/flagship-notes.md, round five).
+// and parameters, another product: small's): tensor_cores runs the twin instead, at any k (the FP32
+// product's error reached 2.0-2.7x SGEMM's, docs/flagship-notes.md, rounds five and six).
 bool has_accurate_twin(const Candidate& c) {
   for (const Candidate& t : kCandidates)
     if (c.kind == Kind::cuda_cores && t.kind == Kind::tensor_cores && t.algorithm == c.algorithm &&
@@ -240,8 +244,9 @@ Params choose(const Problem& p, const Params& q, const DeviceInfo& d, double* ms
   double best = std::numeric_limits<double>::infinity(), best_ms = best;  // best: with the margin
   std::string pick;
   for (const Candidate& c : kCandidates) {
-    const bool accurate = kind == Kind::tensor_cores && p.k >= kShortestAccurateK;
-    const bool allowed = c.kind == Kind::cuda_cores ? !(accurate && has_accurate_twin(c)) : accurate;
+    const bool accurate = kind == Kind::tensor_cores;
+    const bool allowed = c.kind == Kind::cuda_cores ? !(accurate && has_accurate_twin(c))
+                                                    : accurate && p.k >= shortest_accurate_k(c);
     if (!allowed) continue;
     for (const std::string& canonical : priced_params(c, p)) {
       const Params cq = candidate_params(c, canonical, p, d);
@@ -363,8 +368,8 @@ MMLAB_ALGORITHM(flagship) {
   a.variants = kVariants;
   a.variants[0].summary += candidate_list(Kind::cuda_cores);
   a.variants[1].summary += candidate_list(Kind::tensor_cores) +
-                               "; or the cuda_cores pick (but its FP32 twins of these) where those do not pay, or "
-                               "where k is below " +
+                               "; or the cuda_cores pick (but its FP32 twins of these) where those do not pay; no "
+                               "tf32x3 kernel where k is below " +
                                std::to_string(kShortestAccurateK);
   a.axes = {{"kernel",
              AxisKind::choice,

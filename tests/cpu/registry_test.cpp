@@ -178,9 +178,9 @@ TEST(Registry, FlagshipListsEveryCandidate) {
 }
 
 // The dispatchers' fitted models, on an H100's description: a problem of a few microseconds goes to the
-// one-launch `small` kernel in both classes (tensor_cores: its FP32-accurate product from k = 128, the
-// FP32 one below), a large one to a tiled kernel, and tensor_cores takes a tensor-core kernel where the
-// work is large (docs/flagship-notes.md, round five).
+// one-launch `small` kernel in both classes (tensor_cores: its FP32-accurate product, at any k), a large
+// one to a tiled kernel, and tensor_cores takes a tensor-core kernel where the work is large, but no
+// tf32x3 kernel below k = 128 (docs/flagship-notes.md, rounds five and six).
 TEST(Registry, FlagshipModelsPickByProblemSize) {
   DeviceInfo h100;
   h100.sm_count = 132, h100.cc_major = 9, h100.max_threads_per_block = 1024;
@@ -197,10 +197,10 @@ TEST(Registry, FlagshipModelsPickByProblemSize) {
   }
   EXPECT_EQ(pick("cuda_cores", {256, 256, 256}).rfind("small:default:", 0), 0u);
   EXPECT_EQ(pick("tensor_cores", {256, 256, 256}).rfind("small:tf32x3:", 0), 0u) << pick("tensor_cores", {256, 256, 256});
-  EXPECT_EQ(pick("tensor_cores", {64, 64, 64}).rfind("small:default:", 0), 0u) << "k below 128 stays FP32";
+  EXPECT_EQ(pick("tensor_cores", {64, 64, 64}).rfind("small:tf32x3:", 0), 0u) << pick("tensor_cores", {64, 64, 64});
   EXPECT_NE(pick("cuda_cores", {8192, 8192, 8192}).rfind("small:", 0), 0u) << pick("cuda_cores", {8192, 8192, 8192});
   EXPECT_EQ(pick("tensor_cores", {4096, 4096, 4096}).rfind("tf32x3:", 0), 0u) << pick("tensor_cores", {4096, 4096, 4096});
-  EXPECT_EQ(pick("tensor_cores", {4096, 4096, 64}).find("tf32x3"), std::string::npos) << "k below 128 stays FP32";
+  EXPECT_NE(pick("tensor_cores", {4096, 4096, 64}).rfind("tf32x3:", 0), 0u) << "no tf32x3 kernel below k = 128";
 }
 
 }  // namespace

@@ -67,6 +67,35 @@ __global__ void __launch_bounds__(kRowThreads)
 // four consecutive k stays conflict-free.
 __device__ __forceinline__ int swizzled(int q, int c) { return (((q >> 2) ^ (c & 31)) << 2) | (q & 3); }
 
+// The cols kernels' product of one staged chunk: acc(i, c) += this lane's four k of row i (v[i]) times
+// B's chunk column c (bs: kCols rows of kColChunk, transposed and swizzled).
+template <int kCols, int R>
+__device__ __forceinline__ void cols_chunk(const float4 (&v)[R], const float* bs, int lane, float (&acc)[R][kCols]) {
+#pragma unroll
+  for (int c = 0; c < kCols; ++c) {
+    const float4 w = *reinterpret_cast<const float4*>(&bs[c * kColChunk + swizzled(4 * lane, c)]);
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      acc[i][c] = fmaf(v[i].x, w.x, acc[i][c]);
+      acc[i][c] = fmaf(v[i].y, w.y, acc[i][c]);
+      acc[i][c] = fmaf(v[i].z, w.z, acc[i][c]);
+      acc[i][c] = fmaf(v[i].w, w.w, acc[i][c]);
+    }
+  }
+}
+// The lanes' sums added by a shuffle tree; the lanes share the stores of the warp's rows into `slice`.
+template <int kCols, int R>
+__device__ __forceinline__ void cols_store(float (&acc)[R][kCols], float* slice, int lane, int row0, int m, int n) {
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+#pragma unroll
+    for (int c = 0; c < kCols; ++c) {
+#pragma unroll
+      for (int offset = 16; offset > 0; offset >>= 1) acc[i][c] += __shfl_xor_sync(0xffffffffu, acc[i][c], offset);
+      if (lane == c % 32 && c < n && row0 + i < m) slice[long(row0 + i) * n + c] = acc[i][c];
+    }
+}
+
 // acc(row, c) over k in [kb, ke), for columns c < n <= kCols of B; a warp per R rows of A, each
 // lane four consecutive k of each row per chunk (one 16-byte load where k is a multiple of 4).
 template <int kCols>
@@ -101,28 +130,10 @@ __global__ void __launch_bounds__(kColThreads, 2)
       bs[c][swizzled(q, c)] = c < n && k0 + q < ke ? b[long(k0 + q) * n + c] : 0.f;
     }
     __syncthreads();
-#pragma unroll
-    for (int c = 0; c < kCols; ++c) {
-      const float4 w = *reinterpret_cast<const float4*>(&bs[c][swizzled(4 * lane, c)]);
-#pragma unroll
-      for (int i = 0; i < R; ++i) {
-        acc[i][c] = fmaf(v[i].x, w.x, acc[i][c]);
-        acc[i][c] = fmaf(v[i].y, w.y, acc[i][c]);
-        acc[i][c] = fmaf(v[i].z, w.z, acc[i][c]);
-        acc[i][c] = fmaf(v[i].w, w.w, acc[i][c]);
-      }
-    }
+    cols_chunk<kCols, R>(v, &bs[0][0], lane, acc);
     __syncthreads();
   }
-  float* slice = out + long(blockIdx.y) * m * n;
-#pragma unroll
-  for (int i = 0; i < R; ++i)
-#pragma unroll
-    for (int c = 0; c < kCols; ++c) {
-#pragma unroll
-      for (int offset = 16; offset > 0; offset >>= 1) acc[i][c] += __shfl_xor_sync(0xffffffffu, acc[i][c], offset);
-      if (lane == c % 32 && c < n && row0 + i < m) slice[long(row0 + i) * n + c] = acc[i][c];  // lanes share the stores
-    }
+  cols_store<kCols, R>(acc, out + long(blockIdx.y) * m * n, lane, row0, m, n);
 }
 
 // The cols kernel with both operands staged by cp.async into two buffers (variant `staged`): while a
@@ -186,28 +197,10 @@ __global__ void __launch_bounds__(kColThreads, 2)
     float4 v[R];
 #pragma unroll
     for (int i = 0; i < R; ++i) v[i] = *reinterpret_cast<const float4*>(as + i * kColChunk + 4 * lane);
-#pragma unroll
-    for (int c = 0; c < kCols; ++c) {
-      const float4 w = *reinterpret_cast<const float4*>(&bs[c * kColChunk + swizzled(4 * lane, c)]);
-#pragma unroll
-      for (int i = 0; i < R; ++i) {
-        acc[i][c] = fmaf(v[i].x, w.x, acc[i][c]);
-        acc[i][c] = fmaf(v[i].y, w.y, acc[i][c]);
-        acc[i][c] = fmaf(v[i].z, w.z, acc[i][c]);
-        acc[i][c] = fmaf(v[i].w, w.w, acc[i][c]);
-      }
-    }
+    cols_chunk<kCols, R>(v, bs, lane, acc);
     __syncthreads();  // every warp is done with this buffer before the next iteration restages it
   }
-  float* slice = out + long(blockIdx.y) * m * n;
-#pragma unroll
-  for (int i = 0; i < R; ++i)
-#pragma unroll
-    for (int c = 0; c < kCols; ++c) {
-#pragma unroll
-      for (int offset = 16; offset > 0; offset >>= 1) acc[i][c] += __shfl_xor_sync(0xffffffffu, acc[i][c], offset);
-      if (lane == c % 32 && c < n && row0 + i < m) slice[long(row0 + i) * n + c] = acc[i][c];
-    }
+  cols_store<kCols, R>(acc, out + long(blockIdx.y) * m * n, lane, row0, m, n);
 }
 
 // The shape's path, its capacity (rows or columns, a multiple of 8) and its blocks per split.

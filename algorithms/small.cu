@@ -189,25 +189,11 @@ struct Tf32x3 {
     for (int kk = 0; kk < kDepth; kk += 8) {
       unsigned a_big[kMi][4], a_small[kMi][4], b_big[kNj][2], b_small[kNj][2];
 #pragma unroll
-      for (int i = 0; i < kMi; ++i) {
-        const float* p = as + (wm + 16 * i + g) * kPitchA + kk + t;
-        const float v[4] = {p[0], p[8 * kPitchA], p[4], p[8 * kPitchA + 4]};
+      for (int i = 0; i < kMi; ++i)
+        split_a_fragment(as + (wm + 16 * i + g) * kPitchA + kk + t, kPitchA, a_big[i], a_small[i]);
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const Split x = split(v[e]);
-          a_big[i][e] = x.big, a_small[i][e] = x.small;
-        }
-      }
-#pragma unroll
-      for (int j = 0; j < kNj; ++j) {
-        const float* p = bs + (kk + t) * T::kPitchB + wn + 8 * j + g;
-        const float v[2] = {p[0], p[4 * T::kPitchB]};
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const Split x = split(v[e]);
-          b_big[j][e] = x.big, b_small[j][e] = x.small;
-        }
-      }
+      for (int j = 0; j < kNj; ++j)
+        split_b_fragment(bs + (kk + t) * T::kPitchB + wn + 8 * j + g, T::kPitchB, b_big[j], b_small[j]);
 #pragma unroll
       for (int i = 0; i < kMi; ++i)
 #pragma unroll

@@ -45,6 +45,26 @@ __device__ inline void mma(float (&d)[4], const unsigned (&a)[4], const unsigned
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// The m16n8k8 fragments of a thread (group g = lane / 4, t = lane % 4) read from shared memory and
+// split: A's (row-major, pitch `pitch`, from the tile's row 0 and k 0) rows g, g + 8 at k t, t + 4;
+// B's (k-major rows, pitch `pitch`, from k 0 and the fragment's column 0) column g at k t, t + 4.
+__device__ __forceinline__ void split_a_fragment(const float* p, int pitch, unsigned (&big)[4], unsigned (&small)[4]) {
+  const float v[4] = {p[0], p[8 * pitch], p[4], p[8 * pitch + 4]};
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    const Split x = split(v[e]);
+    big[e] = x.big, small[e] = x.small;
+  }
+}
+__device__ __forceinline__ void split_b_fragment(const float* p, int pitch, unsigned (&big)[2], unsigned (&small)[2]) {
+  const float v[2] = {p[0], p[4 * pitch]};
+#pragma unroll
+  for (int e = 0; e < 2; ++e) {
+    const Split x = split(v[e]);
+    big[e] = x.big, small[e] = x.small;
+  }
+}
+
 // The exponent e of the FP16 split's scale 2^e for a row (or column) whose largest |x| has the float
 // bits max_bits: max 2^e in [2^14, 2^15). 0 for a row of zeros, or one holding an Inf or a NaN.
 __device__ inline int half_scale(unsigned max_bits) {

@@ -7,6 +7,13 @@
 
 #include "core/algorithm.hpp"
 
+// `cutlass` exists where CMake found CUTLASS's headers (CMakeLists.txt: MMLAB_HAVE_CUTLASS).
+#ifdef MMLAB_HAVE_CUTLASS
+#define MMLAB_CUTLASS_ALGORITHMS(X) X(cutlass)
+#else
+#define MMLAB_CUTLASS_ALGORITHMS(X)
+#endif
+
 #define MMLAB_SINGLE_PROCESS_ALGORITHMS(X) \
   X(naive)                                 \
   X(tiled)                                 \
@@ -26,6 +33,7 @@
   X(cluster_dns)                           \
   X(cublas)                                \
   X(cublasxt)                              \
+  MMLAB_CUTLASS_ALGORITHMS(X)              \
   X(out_of_core)                           \
   X(eigen)
 

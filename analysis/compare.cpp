@@ -140,11 +140,23 @@ std::function<bool(const Result&)> baseline_test(const std::string& spec_text) {
   for (std::string part; std::getline(ss, part, ':');) spec.push_back(part);
   if (spec.empty() || spec.size() > 3 || spec[0].empty())
     throw AnalysisError(
-        "compare: --baseline must be ALG[:variant[:params]], e.g. cublas or tiled:default:tile=32");
+        "compare: --baseline must be ALG[:variant[:params]] or best:SPEC,SPEC..., e.g. cublas, "
+        "tiled:default:tile=32 or best:cublas,cutlass");
   return [spec](const Result& r) {
     return r.fp32() && r.algorithm == spec[0] && (spec.size() < 2 || r.variant == spec[1]) &&
            (spec.size() < 3 || r.params == spec[2]);
   };
+}
+
+// `best:SPEC,SPEC...`: several yardsticks; at each problem the fastest row any of them matches (by
+// median) is the baseline. Otherwise the one SPEC.
+std::vector<std::string> baseline_specs(const std::string& text) {
+  if (text.rfind("best:", 0) != 0) return {text};
+  std::vector<std::string> out;
+  std::stringstream ss(text.substr(5));
+  for (std::string part; std::getline(ss, part, ',');) out.push_back(part);
+  if (out.empty()) throw AnalysisError("compare: --baseline best: needs a list, e.g. best:cublas,cutlass");
+  return out;
 }
 
 std::string run_of(const Result& r) { return r.fields.at("run"); }
@@ -157,31 +169,39 @@ struct Pair {
 // Every ok configuration against the baseline's row at the same problem, scope and L2 setting (and
 // run, with `per_run`).
 std::vector<Pair> pair_with_baseline(const std::vector<Result>& rows, const CompareOptions& o, bool per_run) {
-  const auto is_baseline = baseline_test(o.baseline);
-  const std::string name = o.baseline.substr(0, o.baseline.find(':'));
+  const std::vector<std::string> specs = baseline_specs(o.baseline);
+  const bool best = specs.size() > 1 || o.baseline.rfind("best:", 0) == 0;
+  std::vector<std::function<bool(const Result&)>> tests;
+  for (const std::string& spec : specs) tests.push_back(baseline_test(spec));
+  const auto is_baseline = [&](const Result& r) {
+    return std::any_of(tests.begin(), tests.end(), [&](const auto& test) { return test(r); });
+  };
   std::set<std::string> algorithms;
-  std::size_t baseline_ok = 0, baseline_rows = 0;
-  std::map<std::string, std::size_t> why;  // skipped/failed reasons of the baseline
-  for (const Result& r : rows) {
-    algorithms.insert(r.algorithm);
-    if (r.algorithm != name) continue;
-    ++baseline_rows;
-    if (r.ok())
-      ++baseline_ok;
-    else
-      why[r.status + ": " + r.fields.at("reason")]++;
-  }
-  if (!algorithms.count(name)) {
-    std::string names;
-    for (const auto& a : algorithms) names += (names.empty() ? "" : ", ") + a;
-    throw AnalysisError("compare: baseline algorithm '" + name + "' is not in the files (present: " + names +
-                        ")");
-  }
-  if (baseline_ok == 0) {
-    std::string reasons;
-    for (const auto& [text, count] : why) reasons += (reasons.empty() ? "" : "; ") + text;
-    throw AnalysisError("compare: baseline " + name + " has no ok rows (" + std::to_string(baseline_rows) +
-                        " rows, " + reasons + ")");
+  for (const Result& r : rows) algorithms.insert(r.algorithm);
+  for (const std::string& spec : specs) {
+    const std::string name = spec.substr(0, spec.find(':'));
+    std::size_t baseline_ok = 0, baseline_rows = 0;
+    std::map<std::string, std::size_t> why;  // skipped/failed reasons of the baseline
+    for (const Result& r : rows) {
+      if (r.algorithm != name) continue;
+      ++baseline_rows;
+      if (r.ok())
+        ++baseline_ok;
+      else
+        why[r.status + ": " + r.fields.at("reason")]++;
+    }
+    if (!algorithms.count(name)) {
+      std::string names;
+      for (const auto& a : algorithms) names += (names.empty() ? "" : ", ") + a;
+      throw AnalysisError("compare: baseline algorithm '" + name + "' is not in the files (present: " + names +
+                          ")");
+    }
+    if (baseline_ok == 0) {
+      std::string reasons;
+      for (const auto& [text, count] : why) reasons += (reasons.empty() ? "" : "; ") + text;
+      throw AnalysisError("compare: baseline " + name + " has no ok rows (" + std::to_string(baseline_rows) +
+                          " rows, " + reasons + ")");
+    }
   }
   std::vector<Pair> pairs;
   std::map<std::string, const Result*> base_of;  // shape|scope|l2[|run] -> baseline row
@@ -196,19 +216,27 @@ std::vector<Pair> pair_with_baseline(const std::vector<Result>& rows, const Comp
         std::find(o.sizes.begin(), o.sizes.end(), r.dims()) == o.sizes.end())
       continue;
     auto [it, fresh] = base_of.emplace(group(r), &r);
+    if (best) {  // the fastest of the yardsticks' rows here
+      if (!fresh && r.median_ms < it->second->median_ms) it->second = &r;
+      continue;
+    }
     if (!fresh && it->second->configuration() != r.configuration())
       throw AnalysisError("compare: baseline '" + o.baseline + "' matches several configurations at " +
                           r.shape() + " (" + it->second->configuration() + "; " + r.configuration() +
-                          "): name one, as ALG:variant:params");
+                          "): name one, as ALG:variant:params, or take the fastest with best:" + o.baseline);
     if (!fresh)
       throw AnalysisError("compare: the baseline appears twice at " + r.shape() + " " + r.scope + " (" +
                           r.file + ":" + std::to_string(r.line) +
                           "); pick one run with --run latest or --run RUN");
   }
   for (const Result& r : rows) {
-    if (!r.ok() || (is_baseline(r) && (!any_scope || r.scope == o.baseline_scope))) continue;
+    if (!r.ok()) continue;
     auto it = base_of.find(group(r));
-    if (it != base_of.end()) pairs.push_back({it->second, &r});
+    if (it == base_of.end() || it->second == &r) continue;
+    // One baseline: its rows are the yardstick, not compared. best: the other yardsticks' rows are
+    // compared with the fastest (e.g. cuBLAS against CUTLASS where CUTLASS is faster).
+    if (!best && is_baseline(r) && (!any_scope || r.scope == o.baseline_scope)) continue;
+    pairs.push_back({it->second, &r});
   }
   if (pairs.empty())
     throw AnalysisError(

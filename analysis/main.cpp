@@ -66,7 +66,8 @@ po::options_description options() {
   add("sort", po::value<std::string>()->default_value(""), "summary: sort by these columns");
   add("all", po::bool_switch(), "summary: keep skipped and failed rows");
   add("baseline", po::value<std::string>(),
-      "compare: ALG[:variant[:params]]; headline: ALG (default cublas)");
+      "compare: ALG[:variant[:params]], or best:SPEC,SPEC... (at each problem the fastest FP32 row of "
+      "those yardsticks, e.g. best:cublas,cutlass); headline: ALG (default cublas)");
   add("run", po::value<std::string>()->default_value("latest"),
       "compare, summary, plot ratio: which run: latest (per configuration, its last row), all, or a run "
       "(the run_id without its -i)");

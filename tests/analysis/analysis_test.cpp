@@ -262,6 +262,35 @@ TEST(Compare, VerdictsAndErrors) {
             std::string::npos);
 }
 
+// --baseline best:cublas,cutlass: at each problem the fastest FP32 row of the yardsticks is the
+// baseline (any of their configurations: CUTLASS's several variants), and the other yardsticks' rows
+// are compared with it; a TF32 row is never a yardstick.
+TEST(Compare, TheBestOfSeveralBaselinesPerProblem) {
+  TempDir d;
+  write_results(d / "b.csv", {{"cublas", "default", "", 512, 512, 512, "kernel", around(1.0, 30)},
+                              {"cutlass", "simt", "", 512, 512, 512, "kernel", around(1.25, 30)},
+                              {"cutlass", "tf32x3", "", 512, 512, 512, "kernel", around(0.8, 30)},
+                              {"flagship", "cuda_cores", "", 512, 512, 512, "kernel", around(0.4, 30)},
+                              {"cublas", "default", "", 64, 64, 64, "kernel", around(1.0, 30)},
+                              {"cutlass", "simt", "", 64, 64, 64, "kernel", around(2.0, 30)},
+                              {"flagship", "cuda_cores", "", 64, 64, 64, "kernel", around(0.5, 30)}});
+  const auto rows = load_results({d / "b.csv"}, true);
+  CompareOptions o;
+  o.baseline = "best:cublas,cutlass";
+  const Table t = compare(rows, o);
+  std::map<std::string, std::string> speedup;  // "configuration size" -> x the best
+  for (const auto& r : t.rows) speedup[r[2] + " " + r[0]] = r[5];  // configuration, size
+  ASSERT_EQ(t.rows.size(), 5u) << "512: cublas, cutlass simt, flagship against tf32x3; 64: cutlass, flagship";
+  EXPECT_EQ(speedup.at("flagship cuda_cores 512"), "2.000");  // 0.8 / 0.4: CUTLASS's 3xTF32 the yardstick
+  EXPECT_EQ(speedup.at("cublas 512"), "0.800");
+  EXPECT_EQ(speedup.at("flagship cuda_cores 64"), "2.000");  // cuBLAS the faster there
+  EXPECT_EQ(speedup.at("cutlass simt 64"), "0.500");
+  o.baseline = "best:";
+  EXPECT_NE(error_of([&] { compare(rows, o); }).find("needs a list"), std::string::npos);
+  o.baseline = "best:cublas,nope";
+  EXPECT_NE(error_of([&] { compare(rows, o); }).find("not in the files"), std::string::npos);
+}
+
 // --baseline-scope: the baseline's kernel rows (in-core cuBLAS) against rows of every scope at the
 // same shape (out-of-core ones are end_to_end); without it, each scope against its own baseline.
 TEST(Compare, ABaselineScopeMeetsEveryScope) {

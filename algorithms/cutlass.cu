@@ -3,8 +3,10 @@
 // nvidia-cutlass 4.2.0.0, which scripts/setup fetches into build/deps (CMake: MMLAB_CUTLASS_DIR).
 // Without them the lab builds without this algorithm and says so once, at configure time.
 // Variants (instantiated once each, so the build stays a few minutes longer at most):
-//   simt          CUTLASS 2.x GemmUniversal, FP32 FFMA (OpClassSimt, Sm80): 128x128x8 block tiles of
-//                 32x64 warp tiles, 4 stages, any alignment; data-parallel (identity swizzle)
+//   simt          CUTLASS 2.x GemmUniversal, FP32 FFMA (OpClassSimt, Sm80), 4 stages, any alignment,
+//                 data-parallel (identity swizzle); axis `tile`: the block tiles of CUTLASS's SIMT SGEMM
+//                 kernels for Sm80 (its library generator): 256x128 (64x64 warps), 128x128 (32x64),
+//                 64x64 (32x32), each with k steps of 8
 //   simt_streamk  the same kernel decomposed stream-K (ThreadblockSwizzleStreamK: Osama, Merrill,
 //                 Cecka, Garland and Owens, PPoPP 2023), CUTLASS's own stream-K
 //   tf32x3        2.x GemmUniversal on TF32 tensor cores with OpMultiplyAddFastF32: each operand
@@ -39,7 +41,7 @@ namespace {
 enum class Kind { simt, simt_streamk, tf32x3, tf32, tf32_streamk };  // in the order of variants()
 const std::vector<Variant>& variants() {
   static const std::vector<Variant> v = {
-      {"simt", "CUTLASS 2.x FP32 SIMT GemmUniversal, 128x128x8 tiles, 4 stages, data-parallel"},
+      {"simt", "CUTLASS 2.x FP32 SIMT GemmUniversal, 4 stages, data-parallel"},
       {"simt_streamk", "the simt kernel with CUTLASS's stream-K swizzle (ThreadblockSwizzleStreamK)"},
       {"tf32x3", "CUTLASS 2.x 3xTF32 (OpMultiplyAddFastF32, example 27): FP32-accurate on TF32 tensor cores"},
       {"tf32", "CUTLASS 3.x sm_90a warp-specialized TMA + wgmma kernel (collective builder), TF32", Precision::tf32,
@@ -56,11 +58,13 @@ constexpr std::size_t kStreamKWorkspace = std::size_t(64) << 20;
 using Row = cutlass::layout::RowMajor;
 
 // ---- CUTLASS 2.x: GemmUniversal (SIMT FP32; 3xTF32 on tensor cores) ----
-template <class Swizzle>
+template <int BM, int BN, int WM, int WN, class Swizzle>
 using SimtGemm = cutlass::gemm::device::GemmUniversal<
     float, Row, float, Row, float, Row, float, cutlass::arch::OpClassSimt, cutlass::arch::Sm80,
-    cutlass::gemm::GemmShape<128, 128, 8>, cutlass::gemm::GemmShape<32, 64, 8>, cutlass::gemm::GemmShape<1, 1, 1>,
+    cutlass::gemm::GemmShape<BM, BN, 8>, cutlass::gemm::GemmShape<WM, WN, 8>, cutlass::gemm::GemmShape<1, 1, 1>,
     cutlass::epilogue::thread::LinearCombination<float, 1, float, float>, Swizzle, 4, 1, 1>;
+using Identity = cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<>;
+using StreamK = cutlass::gemm::threadblock::ThreadblockSwizzleStreamK;
 using Tf32x3Gemm = cutlass::gemm::device::GemmUniversal<
     float, Row, float, Row, float, Row, float, cutlass::arch::OpClassTensorOp, cutlass::arch::Sm80,
     cutlass::gemm::GemmShape<128, 128, 16>, cutlass::gemm::GemmShape<64, 64, 16>, cutlass::gemm::GemmShape<16, 8, 8>,
@@ -182,32 +186,30 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   return std::nullopt;
 }
 
-void run(const RunArgs& r) {
-  const std::size_t workspace = streamk(kind_of(*r.params)) ? kStreamKWorkspace : 0;
-  switch (kind_of(*r.params)) {
-    case Kind::simt:
-      return run_2x<SimtGemm<cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<>>, false>(r, workspace);
-    case Kind::simt_streamk:
-      return run_2x<SimtGemm<cutlass::gemm::threadblock::ThreadblockSwizzleStreamK>, true>(r, workspace);
-    case Kind::tf32x3:
-      return run_2x<Tf32x3Gemm, false>(r, workspace);
+// The compiled kernels: the SIMT variants at each block tile, the others at their one tile each.
+using Launcher = void (*)(const RunArgs&, std::size_t workspace_bytes);
+#define MMLAB_SIMT(BM, BN, WM, WN)                                                              \
+  {{"simt", {{"tile", #BM "x" #BN}}}, run_2x<SimtGemm<BM, BN, WM, WN, Identity>, false>},       \
+      {{"simt_streamk", {{"tile", #BM "x" #BN}}}, run_2x<SimtGemm<BM, BN, WM, WN, StreamK>, true>},
+const KernelTable<Launcher> kKernels = {
+    MMLAB_SIMT(256, 128, 64, 64) MMLAB_SIMT(128, 128, 32, 64) MMLAB_SIMT(64, 64, 32, 32)  //
+    {{"tf32x3", {}}, run_2x<Tf32x3Gemm, false>},
 #if defined(CUTLASS_ARCH_MMA_SM90_SUPPORTED)
-    case Kind::tf32:
-      return run_3x<sm90::Gemm<cutlass::gemm::PersistentScheduler>>(r, workspace);
-    case Kind::tf32_streamk:
-      return run_3x<sm90::Gemm<cutlass::gemm::StreamKScheduler>>(r, workspace);
-#else
-    default:
-      throw std::runtime_error("cutlass: built without sm_90a support");
+    {{"tf32", {}}, run_3x<sm90::Gemm<cutlass::gemm::PersistentScheduler>>},
+    {{"tf32_streamk", {}}, run_3x<sm90::Gemm<cutlass::gemm::StreamKScheduler>>},
 #endif
-  }
-}
+};
+#undef MMLAB_SIMT
+
+void run(const RunArgs& r) { kKernels.at(*r.params)(r, streamk(kind_of(*r.params)) ? kStreamKWorkspace : 0); }
 
 }  // namespace
 
 MMLAB_ALGORITHM(cutlass) {
   a.summary = "CUTLASS 4.2's kernels (PyPI nvidia-cutlass): FP32 SIMT and its stream-K, 3xTF32, sm_90a TF32";
   a.variants = variants();
+  a.axes = {{"tile", AxisKind::shape, "block tile of the SIMT kernels: 256x128, 128x128 or 64x64 (k step 8)", "128x128",
+             {}, {"simt", "simt_streamk"}}};
   a.constraints =
       "m, n, k below 2^31; tensor-core variants: k and n multiples of 4 (16-byte copies), tf32 and "
       "tf32_streamk on sm_90a only; a workspace for the stream-K variants";
@@ -216,6 +218,7 @@ MMLAB_ALGORITHM(cutlass) {
     return streamk(kind_of(q)) ? kStreamKWorkspace : std::size_t(0);
   };
   a.run = run;
+  a.set_compiled(kKernels.compiled());
 }
 
 }  // namespace mmlab

@@ -186,22 +186,35 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   return std::nullopt;
 }
 
-// The compiled kernels: the SIMT variants at each block tile, the others at their one tile each.
+// The SIMT kernels at each block tile (the compiled set: the other variants have one kernel each).
 using Launcher = void (*)(const RunArgs&, std::size_t workspace_bytes);
 #define MMLAB_SIMT(BM, BN, WM, WN)                                                              \
   {{"simt", {{"tile", #BM "x" #BN}}}, run_2x<SimtGemm<BM, BN, WM, WN, Identity>, false>},       \
       {{"simt_streamk", {{"tile", #BM "x" #BN}}}, run_2x<SimtGemm<BM, BN, WM, WN, StreamK>, true>},
-const KernelTable<Launcher> kKernels = {
-    MMLAB_SIMT(256, 128, 64, 64) MMLAB_SIMT(128, 128, 32, 64) MMLAB_SIMT(64, 64, 32, 32)  //
-    {{"tf32x3", {}}, run_2x<Tf32x3Gemm, false>},
-#if defined(CUTLASS_ARCH_MMA_SM90_SUPPORTED)
-    {{"tf32", {}}, run_3x<sm90::Gemm<cutlass::gemm::PersistentScheduler>>},
-    {{"tf32_streamk", {}}, run_3x<sm90::Gemm<cutlass::gemm::StreamKScheduler>>},
-#endif
-};
+const KernelTable<Launcher> kSimt = {MMLAB_SIMT(256, 128, 64, 64) MMLAB_SIMT(128, 128, 32, 64)
+                                         MMLAB_SIMT(64, 64, 32, 32)};
 #undef MMLAB_SIMT
 
-void run(const RunArgs& r) { kKernels.at(*r.params)(r, streamk(kind_of(*r.params)) ? kStreamKWorkspace : 0); }
+void run(const RunArgs& r) {
+  const Kind kind = kind_of(*r.params);
+  const std::size_t workspace = streamk(kind) ? kStreamKWorkspace : 0;
+  switch (kind) {
+    case Kind::simt:
+    case Kind::simt_streamk:
+      return kSimt.at(*r.params)(r, workspace);
+    case Kind::tf32x3:
+      return run_2x<Tf32x3Gemm, false>(r, workspace);
+#if defined(CUTLASS_ARCH_MMA_SM90_SUPPORTED)
+    case Kind::tf32:
+      return run_3x<sm90::Gemm<cutlass::gemm::PersistentScheduler>>(r, workspace);
+    case Kind::tf32_streamk:
+      return run_3x<sm90::Gemm<cutlass::gemm::StreamKScheduler>>(r, workspace);
+#else
+    default:
+      throw std::runtime_error("cutlass: built without sm_90a support");
+#endif
+  }
+}
 
 }  // namespace
 
@@ -218,7 +231,7 @@ MMLAB_ALGORITHM(cutlass) {
     return streamk(kind_of(q)) ? kStreamKWorkspace : std::size_t(0);
   };
   a.run = run;
-  a.set_compiled(kKernels.compiled());
+  a.set_compiled(kSimt.compiled());
 }
 
 }  // namespace mmlab

@@ -57,6 +57,21 @@ constexpr std::size_t kStreamKWorkspace = std::size_t(64) << 20;
 
 using Row = cutlass::layout::RowMajor;
 
+// Either API's device object (2.x GemmUniversal, 3.x GemmUniversalAdapter): checked, its workspace
+// within what the descriptor reserved, initialized and run on the run's stream.
+template <class Gemm>
+void launch(const typename Gemm::Arguments& args, const RunArgs& r, std::size_t workspace_bytes) {
+  Gemm gemm;
+  if (gemm.can_implement(args) != cutlass::Status::kSuccess)
+    throw std::runtime_error("cutlass: the kernel cannot run this problem (can_implement)");
+  if (Gemm::get_workspace_size(args) > workspace_bytes)
+    throw std::runtime_error("cutlass: stream-K needs " + std::to_string(Gemm::get_workspace_size(args)) +
+                             " bytes of workspace, more than the " + std::to_string(workspace_bytes) + " reserved");
+  if (gemm.initialize(args, r.workspace, r.stream) != cutlass::Status::kSuccess ||
+      gemm.run(r.stream) != cutlass::Status::kSuccess)
+    throw std::runtime_error("cutlass: the kernel failed to launch");
+}
+
 // ---- CUTLASS 2.x: GemmUniversal (SIMT FP32; 3xTF32 on tensor cores) ----
 template <int BM, int BN, int WM, int WN, class Swizzle>
 using SimtGemm = cutlass::gemm::device::GemmUniversal<
@@ -83,15 +98,7 @@ void run_2x(const RunArgs& r, std::size_t workspace_bytes) {
       return typename Gemm::Arguments(cutlass::gemm::GemmUniversalMode::kGemm, {m, n, k}, 1, {1.f, 0.f}, r.a, r.b,
                                       r.c, r.c, 0, 0, 0, 0, k, n, n, n);
   }();
-  Gemm gemm;
-  if (gemm.can_implement(args) != cutlass::Status::kSuccess)
-    throw std::runtime_error("cutlass: the kernel cannot run this problem (can_implement)");
-  if (Gemm::get_workspace_size(args) > workspace_bytes)
-    throw std::runtime_error("cutlass: stream-K needs " + std::to_string(Gemm::get_workspace_size(args)) +
-                             " bytes of workspace, more than the " + std::to_string(workspace_bytes) + " reserved");
-  if (gemm.initialize(args, r.workspace, r.stream) != cutlass::Status::kSuccess ||
-      gemm.run(r.stream) != cutlass::Status::kSuccess)
-    throw std::runtime_error("cutlass: the 2.x kernel failed to launch");
+  launch<Gemm>(args, r, workspace_bytes);
 }
 
 // ---- CUTLASS 3.x: sm_90a warp-specialized TF32 (TMA + wgmma) from the collective builders ----
@@ -133,15 +140,7 @@ void run_3x(const RunArgs& r, std::size_t workspace_bytes) {
                                 {r.b, stride_a, r.a, stride_b},
                                 {{1.f, 0.f}, r.c, stride_c, r.c, stride_c},
                                 hw};
-  Gemm gemm;
-  if (gemm.can_implement(args) != cutlass::Status::kSuccess)
-    throw std::runtime_error("cutlass: the kernel cannot run this problem (can_implement)");
-  if (Gemm::get_workspace_size(args) > workspace_bytes)
-    throw std::runtime_error("cutlass: stream-K needs " + std::to_string(Gemm::get_workspace_size(args)) +
-                             " bytes of workspace, more than the " + std::to_string(workspace_bytes) + " reserved");
-  if (gemm.initialize(args, r.workspace, r.stream) != cutlass::Status::kSuccess ||
-      gemm.run(r.stream) != cutlass::Status::kSuccess)
-    throw std::runtime_error("cutlass: the 3.x kernel failed to launch");
+  launch<Gemm>(args, r, workspace_bytes);
 }
 #endif
 

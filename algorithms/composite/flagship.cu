@@ -368,8 +368,8 @@ MMLAB_ALGORITHM(flagship) {
   a.variants = kVariants;
   a.variants[0].summary += candidate_list(Kind::cuda_cores);
   a.variants[1].summary += candidate_list(Kind::tensor_cores) +
-                               "; or the cuda_cores pick (but its FP32 twins of these) where those do not pay; no "
-                               "tf32x3 kernel where k is below " +
+                               "; or the cuda_cores pick (but its FP32 twins of these) where those do not pay; half3 and "
+                               "wgmma3 not where k is below " +
                                std::to_string(kShortestAccurateK);
   a.axes = {{"kernel",
              AxisKind::choice,

@@ -270,6 +270,9 @@ std::string compare_note(const std::vector<Pair>& pairs, const std::vector<Estim
   for (const Estimate& e : est) paired += e.paired;
   for (const auto& [key, size] : family_size) largest = std::max(largest, size);
   std::string note = "speed-up = baseline " + measure_of(o) + " / its own (above 1: faster); ";
+  if (o.baseline.rfind("best:", 0) == 0)
+    note += "the baseline at each problem: the fastest FP32 row of " + o.baseline.substr(5) +
+            " (its median; every configuration of each); ";
   if (paired)
     note +=
         "paired (" + std::to_string(paired) +

@@ -285,6 +285,7 @@ TEST(Compare, TheBestOfSeveralBaselinesPerProblem) {
   EXPECT_EQ(speedup.at("cublas 512"), "0.800");
   EXPECT_EQ(speedup.at("flagship cuda_cores 64"), "2.000");  // cuBLAS the faster there
   EXPECT_EQ(speedup.at("cutlass simt 64"), "0.500");
+  EXPECT_NE(t.note.find("the fastest FP32 row of cublas,cutlass"), std::string::npos) << t.note;
   o.baseline = "best:";
   EXPECT_NE(error_of([&] { compare(rows, o); }).find("needs a list"), std::string::npos);
   o.baseline = "best:cublas,nope";

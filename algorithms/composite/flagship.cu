@@ -31,6 +31,7 @@
 #include <utility>
 
 #include "algorithms/launch/common.cuh"
+#include "algorithms/launch/graph_replay.cuh"
 #include "core/invocation.hpp"
 #include "algorithms/registry.hpp"
 
@@ -275,24 +276,13 @@ struct Pick {
 // a CUDA graph and replayed: one launch's host cost per call, whatever the pick enqueues (a transpose
 // or split pass, a memset, the kernel). Inside a capture of the caller's (the harness's batched
 // scope) the pick is enqueued as it is.
-struct Replay {
-  cudaGraphExec_t exec = nullptr;
-  bool capturable = true;  // false once a capture of this pick failed: it runs directly
-};
 using ReplayKey = std::tuple<std::string, const DeviceInfo*, cudaStream_t, const float*, const float*, float*,
                              void*, long, long, long>;
-constexpr std::size_t kMostReplays = 1024;  // graphs kept at once; all are dropped past it
 struct State {
   StateCache states;
   std::mutex lock;
   std::map<std::pair<std::string, const DeviceInfo*>, std::pair<Pick, std::unique_ptr<Invocation>>> picks;
-  std::map<ReplayKey, Replay> replays;
-  void drop_replays() {
-    for (auto& [key, r] : replays)
-      if (r.exec) cudaGraphExecDestroy(r.exec);
-    replays.clear();
-  }
-  ~State() { drop_replays(); }
+  GraphReplays<ReplayKey> replays;  // launch/graph_replay.cuh
 };
 Pick pick_of(const Params& q) {
   const std::string text = q.text("kernel");
@@ -332,33 +322,9 @@ void run(const RunArgs& r) {
   if (r.params->text("launch") != "graph" || capturing != cudaStreamCaptureStatusNone)
     return picked->second->run(sub, state.states);
   std::lock_guard<std::mutex> hold(state.lock);
-  if (state.replays.size() >= kMostReplays) state.drop_replays();
   const Problem& p = r.problem;
-  Replay& replay = state.replays[{r.params->text("kernel"), r.device, r.stream, r.a, r.b, r.c, r.workspace,
-                                  p.m, p.n, p.k}];
-  if (!replay.exec && replay.capturable) {
-    MMLAB_CHECK(cudaStreamBeginCapture(r.stream, cudaStreamCaptureModeThreadLocal));
-    cudaGraph_t graph = nullptr;
-    try {
-      picked->second->run(sub, state.states);
-    } catch (...) {
-      cudaStreamEndCapture(r.stream, &graph);
-      if (graph) cudaGraphDestroy(graph);
-      (void)cudaGetLastError();
-      replay.capturable = false;  // e.g. a pick that synchronizes: run it directly from now on
-    }
-    if (replay.capturable) {
-      if (cudaStreamEndCapture(r.stream, &graph) != cudaSuccess || !graph) {
-        (void)cudaGetLastError();  // the capture was invalidated (a call a graph cannot hold)
-        replay.capturable = false;
-      } else {
-        MMLAB_CHECK(cudaGraphInstantiate(&replay.exec, graph, 0));
-      }
-      if (graph) MMLAB_CHECK(cudaGraphDestroy(graph));
-    }
-  }
-  if (!replay.exec) return picked->second->run(sub, state.states);
-  MMLAB_CHECK(cudaGraphLaunch(replay.exec, r.stream));
+  state.replays.run({r.params->text("kernel"), r.device, r.stream, r.a, r.b, r.c, r.workspace, p.m, p.n, p.k},
+                    r.stream, [&] { picked->second->run(sub, state.states); });
 }
 
 }  // namespace

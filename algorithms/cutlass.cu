@@ -34,6 +34,7 @@
 #include <string>
 
 #include "algorithms/launch/common.cuh"
+#include "algorithms/launch/sm90a.cuh"
 
 namespace mmlab {
 namespace {
@@ -144,32 +145,12 @@ void run_3x(const RunArgs& r, std::size_t workspace_bytes) {
 }
 #endif
 
-__global__ void sm90a_probe(int* built) {
-#ifdef __CUDA_ARCH_FEAT_SM90_ALL
-  *built = 1;
-#else
-  *built = 0;
-#endif
-}
-
-// Whether this build holds sm_90a code for the device (the 3.x kernels exist only there), asked once.
-bool built_for_sm90a() {
+// Whether CUTLASS compiled its sm_90 kernels here (its CUDA and architecture checks).
 #if defined(CUTLASS_ARCH_MMA_SM90_SUPPORTED)
-  static const bool built = [] {
-    int* flag = nullptr;
-    MMLAB_CHECK(cudaMalloc(&flag, sizeof(int)));
-    sm90a_probe<<<1, 1>>>(flag);
-    MMLAB_CHECK_LAUNCH();
-    int host = 0;
-    MMLAB_CHECK(cudaMemcpy(&host, flag, sizeof(int), cudaMemcpyDeviceToHost));
-    MMLAB_CHECK(cudaFree(flag));
-    return host == 1;
-  }();
-  return built;
+constexpr bool kSm90Kernels = true;
 #else
-  return false;
+constexpr bool kSm90Kernels = false;
 #endif
-}
 
 bool tensor_cores(Kind kind) { return kind >= Kind::tf32x3; }
 bool streamk(Kind kind) { return kind == Kind::simt_streamk || kind == Kind::tf32_streamk; }
@@ -178,7 +159,8 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   if (Reason r = fits_int(p)) return r;
   const Kind kind = kind_of(q);
   if (d.present && d.cc_major < 8) return "CUTLASS's Sm80 kernels need compute capability 8.0 or newer";
-  if ((kind == Kind::tf32 || kind == Kind::tf32_streamk) && d.present && (d.cc_major != 9 || !built_for_sm90a()))
+  if ((kind == Kind::tf32 || kind == Kind::tf32_streamk) && d.present &&
+      (d.cc_major != 9 || !kSm90Kernels || !built_for_sm90a()))
     return "CUTLASS's warp-specialized TMA + wgmma kernels exist on sm_90a only (Hopper, and a build for 90a)";
   if (tensor_cores(kind) && (p.k % 4 != 0 || p.n % 4 != 0))
     return "CUTLASS's tensor-core kernels copy 16 bytes at a time: k and n must be multiples of 4";

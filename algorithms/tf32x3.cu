@@ -18,6 +18,7 @@
 #include "algorithms/kernels/tf32x3_mma.cuh"
 #include "algorithms/kernels/tf32x3_presplit.cuh"
 #include "algorithms/kernels/tf32x3_wgmma.cuh"
+#include "algorithms/launch/sm90a.cuh"
 #include "algorithms/launch/tma_maps.cuh"
 #include "runtime/gpu.hpp"
 
@@ -101,27 +102,6 @@ LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   lc.grid = {ceil_div(p.n, kBN), ceil_div(p.m, kBM), unsigned(k_split(p, q).blocks)};  // 128 x 128 tiles
   lc.shared_bytes = shared_bytes(q);
   return lc;
-}
-
-__global__ void sm90a_probe(int* built) {
-#ifdef __CUDA_ARCH_FEAT_SM90_ALL
-  *built = 1;
-#else
-  *built = 0;
-#endif
-}
-
-// Whether this build holds sm_90a code for the device (wgmma exists only there), asked once.
-bool built_for_sm90a() {
-  static const bool built = [] {
-    Buffer flag(sizeof(int), Buffer::Kind::device);
-    sm90a_probe<<<1, 1>>>(flag.as<int>());
-    MMLAB_CHECK_LAUNCH();
-    int host = 0;
-    MMLAB_CHECK(cudaMemcpy(&host, flag.get(), sizeof(int), cudaMemcpyDeviceToHost));
-    return host == 1;
-  }();
-  return built;
 }
 
 Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {

@@ -14,6 +14,7 @@
 // Row-major: cuBLAS is column-major, and a row-major m x n matrix is its transpose in column-major,
 // so C = A B is computed as C^T = B^T A^T: cublasSgemm(N, N, n, m, k, B, n, A, k, C, n).
 // Constraints: m, n, k below 2^31.
+// Accumulates: RunArgs::accumulate and ldc are cuBLAS's beta = 1 and ldc (out_of_core's products into its panels).
 // tf32 and bf16x9 run on request (when named), so `--algorithms cublas` stays the FP32 baseline.
 // Example: mmlab run --algorithms cublas --variant default,tf32 --size 1024:16384:1024
 #include <memory>
@@ -64,19 +65,20 @@ void run(const RunArgs& r) {
   auto& h = *static_cast<Handles*>(r.state);
   const Kind kind = variant_kind<Kind>(variants(), *r.params);
   const int m = int(r.problem.m), n = int(r.problem.n), k = int(r.problem.k);
-  const float one = 1.f, zero = 0.f;
+  const float one = 1.f, beta = r.accumulate ? 1.f : 0.f;
+  const int ldc = int(r.ldc ? r.ldc : r.problem.n);
   cublasHandle_t handle = kind == Kind::sgemm ? h.pedantic : h.tensor;
   MMLAB_CHECK(cublasSetStream(handle, r.stream));
   // A workspace of our own, so cuBLAS allocates nothing while a CUDA graph is being captured.
   MMLAB_CHECK(cublasSetWorkspace(handle, r.workspace, kWorkspaceBytes));
   if (kind == Kind::sgemm) {
-    MMLAB_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, r.b, n, r.a, k, &zero, r.c, n));
+    MMLAB_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, r.b, n, r.a, k, &beta, r.c, ldc));
     return;
   }
   const cublasComputeType_t compute =
       kind == Kind::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F_EMULATED_16BFX9;
   MMLAB_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, r.b, CUDA_R_32F, n, r.a,
-                           CUDA_R_32F, k, &zero, r.c, CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT));
+                           CUDA_R_32F, k, &beta, r.c, CUDA_R_32F, ldc, compute, CUBLAS_GEMM_DEFAULT));
 }
 
 }  // namespace
@@ -91,6 +93,7 @@ MMLAB_ALGORITHM(cublas) {
   a.workspace_bytes = [](const Problem&, const Params&) { return kWorkspaceBytes; };
   a.make_state = [] { return std::shared_ptr<void>(std::make_shared<Handles>()); };
   a.run = run;
+  a.accumulates = true;  // beta and ldc are cuBLAS's own
 }
 
 }  // namespace mmlab

@@ -121,6 +121,10 @@ struct RunArgs {
   CUstream_st* stream = nullptr;
   void* state = nullptr;               // what make_state() returned, e.g. a library handle
   const DeviceInfo* device = nullptr;  // the GPU it runs on (SM count, limits)
+  // For an algorithm that `accumulates` (out_of_core's products into its panels): C's leading
+  // dimension (0: n) and C += A B instead of C = A B. The harness leaves both as they are.
+  long ldc = 0;
+  bool accumulate = false;
 };
 
 using Reason = std::optional<std::string>;  // nullopt: supported
@@ -153,6 +157,8 @@ struct Algorithm {
   // candidates by it). Optional.
   std::function<double(const Problem&, const Params&, const DeviceInfo&)> predict_ms;
   std::function<void(const RunArgs&)> run;
+  // run() honours RunArgs::ldc and RunArgs::accumulate (every variant). False: it writes C (m x n, dense).
+  bool accumulates = false;
   // Backend::streamed: its report of the last run() with these arguments. Optional: null means
   // the row has no phases (a library call).
   std::function<StreamedReport(const RunArgs&)> streamed_report;

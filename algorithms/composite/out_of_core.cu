@@ -8,16 +8,28 @@
 // every B tile of it. Per GPU three streams (copies in, products, copies out) and two buffers of
 // each kind; events order them: an A slice or B tile is refilled only after the product that read
 // it, a C panel is written only after its last copy out, so the next copies run under the current
-// product and a panel's copy out under the next panel's products. Each product runs on the engine (a lab algorithm: cuBLAS in pure FP32,
-// the flagship's FP32 dispatcher, or its FP32-accurate tensor-core one) into a tile, added into the
-// panel. With `gpus` > 1, GPU g takes every g-th panel (as cuBLASXt spreads its tiles).
+// product, and a panel's tiles go out (each as soon as its last product is done) under the next
+// ones. Each product runs on the engine (a lab algorithm: cuBLAS in pure FP32, the flagship's FP32
+// dispatcher, or its FP32-accurate tensor-core one): cuBLAS accumulates into the panel in place
+// (beta = 1, the panel's leading dimension); the flagship writes a tile that a pass adds in, or the
+// panel itself where one product covers it. With `gpus` > 1, GPU g takes every g-th panel (as
+// cuBLASXt spreads its tiles).
+// The plan is chosen by rates measured on this GPU once per process and engine (products by side,
+// copies each way by row length and both ways at once: written to the log), so a larger budget,
+// whose plans include a smaller one's, is never chosen into a plan its model says is slower.
 // Host memory must be pinned for the copies to overlap: pinned memory is used as it is, other
 // memory is registered (cudaHostRegister) for the run. The row records what it measured: products
-// and copies (compute_ms, comm_ms, overlap: the share of the copies hidden), and its model
-// (predicted_ms) from the link rate (link_gbs) and the engine's rate on one full tile
-// (local_gflops), both measured on this GPU.
+// and copies (compute_ms, comm_ms: the time any copy ran, overlap: the share of it hidden), what the
+// link carried meanwhile (link_gbs, in and out together), the engine's calibrated rate for the
+// plan's products (local_gflops) and the model's time (predicted_ms). MMLAB_OUT_OF_CORE_TIMELINE=DIR
+// writes each run's operations (start, end) there, a file per problem, engine and budget.
 // Example: mmlab run --algorithms out_of_core,cublasxt,cublas --size 32768 --out_of_core.budget 2G,8G
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <fstream>
+#include <map>
+#include <mutex>
 #include <thread>
 
 #include "algorithms/composite/out_of_core_worker.cuh"
@@ -37,22 +49,48 @@ EngineAlgorithm engine_of(const Params& q) {
   return {algorithms::flagship(), e == Engine::cuda_cores ? "cuda_cores" : "tensor_cores"};
 }
 
-// Nominal rates the plan is chosen by; the row's model takes the rates measured on the GPU.
-StreamRates nominal(const Params& q) {
-  const bool tensor = q.text("engine") == "tensor_cores";
-  return {tensor ? 190000.0 : 55000.0, 30, 30, 0.01, tensor ? 512.0 : 256.0};
+bool tensor(const Params& q) { return q.text("engine") == "tensor_cores"; }
+
+// The rates the plan is chosen by and the model predicts with: measured on the GPU on first use in
+// the process, once per GPU and engine, and written to the log (so every budget's plan is chosen
+// by the same rates); without a GPU, the nominal ones.
+const StreamRates& rates_of(const Params& q, const DeviceInfo& d) {
+  static std::mutex lock;
+  static std::map<std::pair<int, std::string>, StreamRates> measured;
+  static const StreamRates nominal[2] = {nominal_stream_rates(false), nominal_stream_rates(true)};
+  if (!d.present) return nominal[tensor(q)];
+  const std::lock_guard<std::mutex> hold(lock);
+  auto [it, fresh] = measured.try_emplace({d.ordinal, q.text("engine")});
+  if (fresh) {
+    it->second = calibrate(engine_of(q), d);
+    std::string line = "out_of_core: rates on GPU " + std::to_string(d.ordinal) + ", engine " + q.text("engine") +
+                       ": products GFLOP/s by side";
+    const auto list = [&](const RateCurve& c, double scale) {
+      for (const auto& [x, y] : c.points)
+        line += " " + (x >= kWholeRows ? std::string("whole") : std::to_string(long(x / scale))) + ":" +
+                std::to_string(long(y + 0.5));
+    };
+    list(it->second.gflops, 1), line += "; in GB/s by row KiB", list(it->second.in_gbs, 1024);
+    line += "; out", list(it->second.out_gbs, 1024);
+    line += "; both at once x" + std::to_string(it->second.both) + "; add pass " +
+            std::to_string(long(it->second.add_gbs)) + " GB/s\n";
+    std::fputs(line.c_str(), stderr);
+  }
+  return it->second;
 }
 
 StreamPlan plan_of(const Problem& p, const Params& q) {  // from the resolved parameters
   const Shape2 panel = q.shape("panel");
-  return make_plan(p.m, p.n, p.k, panel.x, panel.y, q.integer("depth"), q.integer("tile"), nullptr);
+  return make_plan(p.m, p.n, p.k, panel.x, panel.y, q.integer("depth"), q.integer("tile"),
+                   engine_of(q).algorithm.accumulates, nullptr);
 }
 
-std::optional<StreamPlan> plan_for(const Problem& p, const Params& q, const DeviceInfo& d, std::string* why) {
+std::optional<StreamPlan> plan_for(const Problem& p, const Params& q, const DeviceInfo& d, const StreamRates& rates,
+                                   std::string* why) {
   const EngineAlgorithm e = engine_of(q);
   const WorkspaceOf ws = [&](long m, long n, long k) { return engine_workspace(e, {m, n, k, p.inputs}, d); };
   return plan_stream(p.m, p.n, p.k, std::size_t(q.bytes("budget")), int(q.integer("gpus")), q.integer("max_side"),
-                     ws, nominal(q), why);
+                     e.algorithm.accumulates, ws, rates, why);
 }
 
 // The budget: as given, or (auto) what the GPU has free less a margin for the context and libraries.
@@ -63,12 +101,25 @@ Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) {
     const double free = double(free_device_bytes()) * 0.95 - double(std::size_t(512) << 20);
     out.set("budget", std::to_string(std::max(1L, long(free / (1 << 20)))) + "M");
   }
-  if (const auto plan = plan_for(p, out, d, nullptr)) {
+  if (!plan_for(p, out, d, nominal_stream_rates(tensor(q)), nullptr)) return out;  // supports() says why
+  if (const auto plan = plan_for(p, out, d, rates_of(q, d), nullptr)) {
     out.set("panel", std::to_string(plan->rows) + "x" + std::to_string(plan->cols));
     out.set("depth", std::to_string(plan->depth));
     out.set("tile", std::to_string(plan->tile));
   }
   return out;
+}
+
+// The last run's operations on its first GPU, for a timeline (docs/out-of-core-notes.md): a file
+// per problem, engine and budget in `dir`, overwritten by each trial.
+void write_timeline(const std::string& dir, const Problem& p, const Params& q, const Worker& w) {
+  const std::string path = dir + "/" + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) +
+                           "-" + q.text("engine") + "-" + q.text("budget") + ".csv";
+  std::ofstream f(path + ".part");
+  f << "# out_of_core panel " << q.text("panel") << " depth " << q.text("depth") << " tile " << q.text("tile")
+    << "\nkind,start_ms,end_ms\n" << w.timeline();
+  f.close();
+  if (f) std::rename((path + ".part").c_str(), path.c_str());
 }
 
 int device_count() {
@@ -84,8 +135,8 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   if (double(q.bytes("budget")) > free)
     return "a device budget of " + q.text("budget") + " exceeds the " + std::to_string(long(free / (1 << 20))) +
            " MiB free";
-  std::string why;
-  if (!plan_for(p, q, d, &why)) return why;
+  std::string why;  // whether any plan fits does not depend on the rates
+  if (!plan_for(p, q, d, nominal_stream_rates(tensor(q)), &why)) return why;
   return std::nullopt;
 }
 
@@ -116,21 +167,19 @@ void run(const RunArgs& r) {
   for (std::thread& t : threads) t.join();
   for (const std::exception_ptr& e : failed)
     if (e) std::rethrow_exception(e);
-  // The model's rates: measured once per GPU, plan and engine (the first run of a configuration is
-  // its verification run, untimed); then C is made again, as measure() overwrote part of it.
-  const std::string key = std::to_string(r.device->ordinal) + "|" + r.params->canonical();
-  auto [it, fresh] = state.rates.try_emplace(key);
-  if (fresh) {
-    it->second = workers[0]->measure();
-    it->second.launch_ms = 0;
-    totals[0] = workers[0]->run(0, gpus);
-  }
+  const StreamRates& rates = rates_of(*r.params, *r.device);
   StreamedReport& out = state.last;
   out = {};
+  double bytes = 0;
   for (const Totals& t : totals)  // the busiest GPU's
-    out.compute_ms = std::max(out.compute_ms, t.compute_ms), out.copy_ms = std::max(out.copy_ms, t.copy_ms);
-  out.link_gbs = it->second.in_gbs, out.local_gflops = it->second.gflops, out.gpus = gpus;
-  out.predicted_ms = predict_stream_ms(plan, p.m, p.n, p.k, gpus, it->second);
+    out.compute_ms = std::max(out.compute_ms, t.compute_ms), out.copy_ms = std::max(out.copy_ms, t.copy_ms),
+    bytes = std::max(bytes, t.bytes);
+  // What the link carried while copies ran (in and out at once), and the engine's calibrated rate
+  // for this plan's products.
+  out.link_gbs = bytes / std::max(out.copy_ms, 1e-9) * 1e-6, out.gpus = gpus;
+  out.local_gflops = rates.gflops.at(double(std::min({plan.rows, plan.tile, plan.depth, p.m, p.n, p.k})));
+  out.predicted_ms = predict_stream_ms(plan, p.m, p.n, p.k, gpus, rates);
+  if (const char* dir = std::getenv("MMLAB_OUT_OF_CORE_TIMELINE")) write_timeline(dir, p, *r.params, *workers[0]);
   MMLAB_CHECK(cudaSetDevice(r.device->ordinal));
 }
 
@@ -147,9 +196,9 @@ MMLAB_ALGORITHM(out_of_core) {
              "the tile product: cublas (pure FP32), cuda_cores (the FP32 flagship), tensor_cores (the "
              "FP32-accurate flagship)", "cublas", kEngines, {}},
             {"max_side", AxisKind::integer,
-             "the largest tile side and k step (panels up to four times taller); the plan picks at most it, "
-             "halving",
-             "8192", {"8192", "64"}, {}, 65536},
+             "the largest tile side and k step; the plan picks k whole, tiles as wide as the panel, or halves "
+             "of it down to 64",
+             "65536", {"65536", "64"}, {}, 1 << 20},
             {"gpus", AxisKind::integer, "GPUs from the chosen one on, each taking every gpus-th panel", "1", {"1"},
              {}, 64}};
   a.constraints = "m, n, k below 2^31; a budget that holds 64-row panels of 64 x 64 tiles; host memory for A, "

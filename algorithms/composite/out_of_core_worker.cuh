@@ -1,13 +1,18 @@
 // out_of_core's streaming pipeline (algorithms/composite/out_of_core.cu is the algorithm: its plan, its
 // checks and its run): on each GPU three streams (copies in, products, copies out), two buffers of
 // each kind and the events that order them; a tile product runs on the engine (a lab algorithm) into
-// a tile that a kernel adds into its C panel. Each operation is timed by events, read after the run.
+// its C panel in place where the engine accumulates (else into a tile that a kernel adds in). Each
+// operation is timed by events, read after the run.
 #pragma once
 
+#include <algorithm>
+#include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <tuple>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "algorithms/launch/common.cuh"
 #include "algorithms/models/out_of_core_plan.hpp"
@@ -29,7 +34,7 @@ std::size_t engine_workspace(const EngineAlgorithm& e, const Problem& tile, cons
   return engine.workspace(tile, engine.resolve(tile, default_params(e.algorithm, e.variant)));
 }
 
-// C(r, c0 + j) = (or +=) T(r, j): the tile product added into its panel.
+// C(r, c0 + j) = (or +=) T(r, j): a tile product added into its panel (engines that cannot accumulate).
 __global__ void add_tile(const float* __restrict__ t, float* __restrict__ panel, long ld, int rows, int cols,
                          bool accumulate) {
   const long count = long(rows) * cols;
@@ -39,21 +44,42 @@ __global__ void add_tile(const float* __restrict__ t, float* __restrict__ panel,
   }
 }
 
-// What one run measured, summed on one GPU; the state keeps each GPU's rates for the model.
+inline void launch_add_tile(const float* t, float* panel, long ld, long rows, long cols, bool accumulate,
+                            cudaStream_t s) {
+  add_tile<<<unsigned(std::min<long>(ceil_div(rows * cols, 256), 1024)), 256, 0, s>>>(t, panel, ld, int(rows),
+                                                                                      int(cols), accumulate);
+  MMLAB_CHECK_LAUNCH();
+}
+
+// Rows x cols floats between a matrix of leading dimension `ld_from` and one of `ld_to`, on `s`: one
+// copy of contiguous memory when both are dense rows of the same length.
+inline void copy_rows(float* to, long ld_to, const float* from, long ld_from, long rows, long cols,
+                      cudaMemcpyKind kind, cudaStream_t s) {
+  const std::size_t f = sizeof(float);
+  if (ld_to == cols && ld_from == cols)
+    MMLAB_CHECK(cudaMemcpyAsync(to, from, f * rows * cols, kind, s));
+  else
+    MMLAB_CHECK(cudaMemcpy2DAsync(to, f * ld_to, from, f * ld_from, f * cols, rows, kind, s));
+}
+
+// What one run measured on one GPU: the products' summed time, the copies' (the span of time in
+// which any copy ran: in and out overlap), and the bytes they moved.
 struct Totals {
-  double compute_ms = 0, copy_ms = 0;
+  double compute_ms = 0, copy_ms = 0, bytes = 0;
 };
 
-// The per-run state: the engines' states (per GPU), measured rates per (GPU, plan, engine), the last report.
+// The per-run state: the engines' states (per GPU), the calibrated rates per (GPU, engine), the last report.
 struct State {
   StateCache engines;
-  std::map<std::string, StreamRates> rates;
   StreamedReport last;
 };
 
-// Events timing each operation of a run, read once it is over.
+// Events timing each operation of a run, read once it is over, each as an interval from the run's start.
 class Stopwatch {
  public:
+  struct Interval {
+    double from = 0, to = 0;
+  };
   ~Stopwatch() {
     for (auto& [a, b] : pairs_) cudaEventDestroy(a), cudaEventDestroy(b);
   }
@@ -68,13 +94,26 @@ class Stopwatch {
     return used_++;
   }
   void stop(std::size_t i, cudaStream_t s) { MMLAB_CHECK(cudaEventRecord(pairs_[i].second, s)); }
+  Interval interval(std::size_t i) const {  // from the first event recorded
+    float from = 0, to = 0;
+    MMLAB_CHECK(cudaEventElapsedTime(&from, pairs_[0].first, pairs_[i].first));
+    MMLAB_CHECK(cudaEventElapsedTime(&to, pairs_[0].first, pairs_[i].second));
+    return {from, to};
+  }
   double total_ms(const std::vector<std::size_t>& which) const {
     double sum = 0;
     for (std::size_t i : which) {
-      float ms = 0;
-      MMLAB_CHECK(cudaEventElapsedTime(&ms, pairs_[i].first, pairs_[i].second));
-      sum += ms;
+      const Interval t = interval(i);
+      sum += t.to - t.from;
     }
+    return sum;
+  }
+  double span_ms(const std::vector<std::size_t>& which) const {  // the time in which any of them ran
+    std::vector<Interval> v;
+    for (std::size_t i : which) v.push_back(interval(i));
+    std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.from < b.from; });
+    double sum = 0, end = -1e300;
+    for (const Interval& t : v) sum += std::max(0.0, t.to - std::max(t.from, end)), end = std::max(end, t.to);
     return sum;
   }
 
@@ -91,15 +130,16 @@ class Worker {
         engine_(engine), invocation_(engine.algorithm, gpu_), asked_(default_params(engine.algorithm, engine.variant)) {
     MMLAB_CHECK(cudaSetDevice(device));
     for (cudaStream_t* s : {&in_, &compute_, &out_}) MMLAB_CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
-    for (auto* set : {&a_ready_, &a_free_, &b_ready_, &b_free_, &c_done_, &c_free_})
+    for (auto* set : {&a_ready_, &a_free_, &b_ready_, &b_free_, &c_free_})
       for (cudaEvent_t& e : *set) MMLAB_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    MMLAB_CHECK(cudaEventCreateWithFlags(&tile_done_, cudaEventDisableTiming));
     const std::size_t f = sizeof(float);
     for (int i = 0; i < 2; ++i) {
       MMLAB_CHECK(cudaMalloc(&c_[i], f * s_.rows * s_.cols));
       MMLAB_CHECK(cudaMalloc(&a_[i], f * s_.rows * s_.depth));
       MMLAB_CHECK(cudaMalloc(&b_[i], f * s_.depth * s_.tile));
     }
-    MMLAB_CHECK(cudaMalloc(&t_, f * s_.rows * s_.tile));
+    if (!s_.in_place) MMLAB_CHECK(cudaMalloc(&t_, f * s_.rows * s_.tile));
     std::size_t ws = 0;  // the largest any tile shape needs (edges may pick other kernels)
     for (long rows : {s_.rows, p_.m % s_.rows})
       for (long cols : {s_.tile, p_.n % s_.cols % s_.tile, s_.cols % s_.tile})
@@ -111,8 +151,9 @@ class Worker {
     cudaSetDevice(device_);
     for (float* b : {c_[0], c_[1], a_[0], a_[1], b_[0], b_[1], t_}) cudaFree(b);
     cudaFree(workspace_);
-    for (auto* set : {&a_ready_, &a_free_, &b_ready_, &b_free_, &c_done_, &c_free_})
+    for (auto* set : {&a_ready_, &a_free_, &b_ready_, &b_free_, &c_free_})
       for (cudaEvent_t e : *set) cudaEventDestroy(e);
+    cudaEventDestroy(tile_done_);
     for (cudaStream_t s : {in_, compute_, out_}) cudaStreamDestroy(s);
   }
 
@@ -120,101 +161,85 @@ class Worker {
   Totals run(long first, long step) {
     MMLAB_CHECK(cudaSetDevice(device_));
     const long across = (p_.n + s_.cols - 1) / s_.cols, panels = (p_.m + s_.rows - 1) / s_.rows * across;
+    watch_.start(in_);  // the run's start: every interval is read from it
     for (long i = first, n = 0; i < panels; i += step, ++n) panel(i / across * s_.rows, i % across * s_.cols, n % 2);
     for (cudaStream_t s : {in_, compute_, out_}) MMLAB_CHECK(cudaStreamSynchronize(s));
-    return {watch_.total_ms(products_), watch_.total_ms(copies_)};
+    std::vector<std::size_t> copies = ins_;
+    copies.insert(copies.end(), outs_.begin(), outs_.end());
+    return {watch_.total_ms(products_), watch_.span_ms(copies), bytes_};
   }
 
-  // The model's rates on this GPU: one full tile product, one A slice in and one panel out, timed.
-  StreamRates measure() {
-    MMLAB_CHECK(cudaSetDevice(device_));
-    const long rows = std::min(s_.rows, p_.m), cols = std::min(s_.cols, p_.n), depth = std::min(s_.depth, p_.k),
-               tile = std::min(s_.tile, p_.n);
-    Stopwatch w;  // each alone, the fastest of three
-    std::vector<std::size_t> in, product, out;
-    for (int i = 0; i < 3; ++i) {
-      in.push_back(w.start(in_));
-      copy_in(a_[0], r_.a, p_.k, 0, rows, depth);
-      w.stop(in.back(), in_);
-      MMLAB_CHECK(cudaStreamSynchronize(in_));
-      product.push_back(w.start(compute_));
-      multiply(0, 0, rows, tile, depth, 0, false);
-      w.stop(product.back(), compute_);
-      MMLAB_CHECK(cudaStreamSynchronize(compute_));
-      out.push_back(w.start(out_));
-      MMLAB_CHECK(cudaMemcpy2DAsync(r_.c, sizeof(float) * p_.n, c_[0], sizeof(float) * cols, sizeof(float) * cols,
-                                    rows, cudaMemcpyDeviceToHost, out_));
-      w.stop(out.back(), out_);
-      MMLAB_CHECK(cudaStreamSynchronize(out_));
-    }
-    const auto fastest = [&](const std::vector<std::size_t>& v) {
-      double best = 1e300;
-      for (std::size_t i : v) best = std::min(best, w.total_ms({i}));
-      return best;
-    };
-    StreamRates r;
-    r.in_gbs = 4e-6 * double(rows) * depth / fastest(in);
-    r.gflops = 2e-6 * double(rows) * tile * depth / fastest(product);
-    r.out_gbs = 4e-6 * double(rows) * cols / fastest(out);
-    return r;
+  // Each operation of the last run as "kind,start_ms,end_ms" from the run's start (kind: in, product, out).
+  std::string timeline() const {
+    std::string out;
+    for (const auto& [kind, which] : {std::pair{"in", &ins_}, {"product", &products_}, {"out", &outs_}})
+      for (std::size_t i : *which) {
+        const Stopwatch::Interval t = watch_.interval(i);
+        out += std::string(kind) + "," + std::to_string(t.from) + "," + std::to_string(t.to) + "\n";
+      }
+    return out;
   }
 
  private:
-  // Rows x cols of a row-major host matrix (leading dimension ld) from (row0, col0) into dense device rows.
   void copy_in(float* to, const float* from, long ld, long offset, long rows, long cols) {
-    MMLAB_CHECK(cudaMemcpy2DAsync(to, sizeof(float) * cols, from + offset, sizeof(float) * ld, sizeof(float) * cols,
-                                  rows, cudaMemcpyHostToDevice, in_));
+    const std::size_t i = watch_.start(in_);
+    copy_rows(to, cols, from + offset, ld, rows, cols, cudaMemcpyHostToDevice, in_);
+    watch_.stop(i, in_), ins_.push_back(i), bytes_ += 4.0 * rows * cols;
   }
 
-  // T = A slice (rows x depth) * B tile (depth x cols), added into panel slot `c` at column `at`.
-  void multiply(int a, int b, long rows, long cols, long depth, long at, bool accumulate, int c = 0,
-                long panel_cols = 0) {
+  // A slice (rows x depth) times B tile (depth x cols) into panel slot `c` at column `at` (leading
+  // dimension `width`): accumulated in place by an engine that can, else written into the panel
+  // when it is the panel's one product, else a tile added in.
+  void multiply(int a, int b, long rows, long cols, long depth, long at, bool accumulate, int c, long width) {
     const Problem tile{rows, cols, depth, p_.inputs};
     const Params q = invocation_.resolve(tile, asked_);
     RunArgs e = r_;
-    e.a = a_[a], e.b = b_[b], e.c = t_, e.problem = tile, e.params = &q;
+    e.a = a_[a], e.b = b_[b], e.problem = tile, e.params = &q;
     e.workspace = workspace_, e.stream = compute_;
+    if (s_.in_place) {  // an engine that cannot accumulate runs one product a panel (at 0, cols = width)
+      e.c = c_[c] + at;
+      if (engine_.algorithm.accumulates) e.ldc = width, e.accumulate = accumulate;
+      invocation_.run(e, state_.engines);
+      return;
+    }
+    e.c = t_;
     invocation_.run(e, state_.engines);
-    add_tile<<<unsigned(std::min<long>(ceil_div(rows * cols, 256), 1024)), 256, 0, compute_>>>(
-        t_, c_[c] + at, panel_cols ? panel_cols : cols, int(rows), int(cols), accumulate);
-    MMLAB_CHECK_LAUNCH();
+    launch_add_tile(t_, c_[c] + at, width, rows, cols, accumulate, compute_);
   }
 
-  // One C panel: for each k step its A slice in, then each B tile in and multiplied; then out.
+  // One C panel: for each k step its A slice in, then each B tile in and multiplied; at the last
+  // step each tile of C goes back to the host as soon as its product is done.
   void panel(long row0, long col0, int c) {
     const long rows = std::min(s_.rows, p_.m - row0), width = std::min(s_.cols, p_.n - col0);
     MMLAB_CHECK(cudaStreamWaitEvent(compute_, c_free_[c]));  // its last copy out is done
     for (long k0 = 0; k0 < p_.k; k0 += s_.depth) {
       const long depth = std::min(s_.depth, p_.k - k0);
+      const bool last = k0 + depth == p_.k;
       const int a = int(a_used_++ % 2);
       MMLAB_CHECK(cudaStreamWaitEvent(in_, a_free_[a]));
-      const std::size_t ca = watch_.start(in_);
       copy_in(a_[a], r_.a, p_.k, row0 * p_.k + k0, rows, depth);
-      watch_.stop(ca, in_), copies_.push_back(ca);
       MMLAB_CHECK(cudaEventRecord(a_ready_[a], in_));
       MMLAB_CHECK(cudaStreamWaitEvent(compute_, a_ready_[a]));
       for (long j = 0; j < width; j += s_.tile) {
         const long cols = std::min(s_.tile, width - j);
         const int b = int(b_used_++ % 2);
         MMLAB_CHECK(cudaStreamWaitEvent(in_, b_free_[b]));
-        const std::size_t cb = watch_.start(in_);
         copy_in(b_[b], r_.b, p_.n, k0 * p_.n + col0 + j, depth, cols);
-        watch_.stop(cb, in_), copies_.push_back(cb);
         MMLAB_CHECK(cudaEventRecord(b_ready_[b], in_));
         MMLAB_CHECK(cudaStreamWaitEvent(compute_, b_ready_[b]));
         const std::size_t m = watch_.start(compute_);
         multiply(a, b, rows, cols, depth, j, k0 > 0, c, width);
         watch_.stop(m, compute_), products_.push_back(m);
         MMLAB_CHECK(cudaEventRecord(b_free_[b], compute_));
+        if (!last) continue;
+        MMLAB_CHECK(cudaEventRecord(tile_done_, compute_));
+        MMLAB_CHECK(cudaStreamWaitEvent(out_, tile_done_));
+        const std::size_t co = watch_.start(out_);
+        copy_rows(r_.c + (row0 * p_.n + col0 + j), p_.n, c_[c] + j, width, rows, cols, cudaMemcpyDeviceToHost, out_);
+        watch_.stop(co, out_), outs_.push_back(co), bytes_ += 4.0 * rows * cols;
       }
       MMLAB_CHECK(cudaEventRecord(a_free_[a], compute_));
     }
-    MMLAB_CHECK(cudaEventRecord(c_done_[c], compute_));
-    MMLAB_CHECK(cudaStreamWaitEvent(out_, c_done_[c]));
-    const std::size_t co = watch_.start(out_);
-    MMLAB_CHECK(cudaMemcpy2DAsync(r_.c + row0 * p_.n + col0, sizeof(float) * p_.n, c_[c], sizeof(float) * width,
-                                  sizeof(float) * width, rows, cudaMemcpyDeviceToHost, out_));
-    watch_.stop(co, out_), copies_.push_back(co);
     MMLAB_CHECK(cudaEventRecord(c_free_[c], out_));
   }
 
@@ -234,13 +259,99 @@ class Worker {
   Invocation invocation_;  // the engine on gpu_: its choice per tile shape, checked and run
   Params asked_;
   cudaStream_t in_ = nullptr, compute_ = nullptr, out_ = nullptr;
-  cudaEvent_t a_ready_[2], a_free_[2], b_ready_[2], b_free_[2], c_done_[2], c_free_[2];
+  cudaEvent_t a_ready_[2], a_free_[2], b_ready_[2], b_free_[2], c_free_[2], tile_done_ = nullptr;
   float *c_[2] = {}, *a_[2] = {}, *b_[2] = {}, *t_ = nullptr;
   void* workspace_ = nullptr;
   unsigned long a_used_ = 0, b_used_ = 0;
   Stopwatch watch_;
-  std::vector<std::size_t> products_, copies_;
+  std::vector<std::size_t> products_, ins_, outs_;
+  double bytes_ = 0;
 };
+
+// The rates the plan and the model take, measured on this GPU once: the engine's products of square
+// sides 512 to 8192 (as far as half the free memory allows), copies in and out of 128 MiB with rows of
+// 2 to 64 KiB and whole, both directions at once, the add pass. Each the median of three after a warm-up.
+inline StreamRates calibrate(const EngineAlgorithm& engine, const DeviceInfo& gpu) {
+  MMLAB_CHECK(cudaSetDevice(gpu.ordinal));
+  cudaStream_t s, t;
+  MMLAB_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  MMLAB_CHECK(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking));
+  const auto median_ms = [&](const std::function<void()>& enqueue) {
+    Stopwatch w;
+    std::vector<double> ms;
+    enqueue();  // the warm-up
+    for (int i = 0; i < 3; ++i) {
+      const std::size_t at = w.start(s);
+      enqueue();
+      w.stop(at, s);
+    }
+    MMLAB_CHECK(cudaStreamSynchronize(s));
+    for (std::size_t i = 0; i < 3; ++i) ms.push_back(w.total_ms({i}));
+    std::sort(ms.begin(), ms.end());
+    return ms[1];
+  };
+  StreamRates r;
+  const std::size_t f = sizeof(float);
+  {  // the engine's products
+    const Invocation run(engine.algorithm, gpu);
+    const Params asked = default_params(engine.algorithm, engine.variant);
+    StateCache states;
+    for (long side = 512; side <= 8192; side *= 2) {
+      const Problem p{side, side, side, Inputs::uniform};
+      const Params q = run.resolve(p, asked);
+      const std::size_t ws = run.workspace(p, q), bytes = 3 * f * side * side + ws;
+      if (bytes > free_device_bytes() / 2 || run.check(p, q)) break;
+      Buffer a(f * side * side, Buffer::Kind::device), b(f * side * side, Buffer::Kind::device),
+          c(f * side * side, Buffer::Kind::device), w(std::max<std::size_t>(ws, 1), Buffer::Kind::device);
+      fill_input_device(a.as<float>(), side, side, Inputs::uniform, 1, kMatrixA, s);
+      fill_input_device(b.as<float>(), side, side, Inputs::uniform, 1, kMatrixB, s);
+      RunArgs e;
+      e.a = a.as<float>(), e.b = b.as<float>(), e.c = c.as<float>(), e.problem = p, e.params = &q;
+      e.workspace = w.get(), e.stream = s, e.device = &gpu;
+      const double ms = median_ms([&] { run.run(e, states); });
+      r.gflops.points.push_back({double(side), 2e-6 * double(side) * side * side / ms});
+    }
+  }
+  {  // copies of 128 MiB: pitched rows of 2 to 64 KiB (the host's rows twice as long), whole rows
+    const std::size_t bytes = std::size_t(128) << 20;
+    Buffer host(2 * bytes, Buffer::Kind::pinned_host), device(2 * bytes, Buffer::Kind::device);
+    float *h = host.as<float>(), *d = device.as<float>();
+    std::memset(h, 0, 2 * bytes);
+    for (double row = 2048; row <= 65536 * 2; row *= 2) {
+      const bool whole = row > 65536;
+      const long cols = whole ? long(bytes / f) : long(row / f), rows = long(bytes / f) / cols;
+      const long ld = whole ? cols : 2 * cols;
+      const double point = whole ? kWholeRows : row;
+      const double in = median_ms([&] { copy_rows(d, cols, h, ld, rows, cols, cudaMemcpyHostToDevice, s); });
+      const double out = median_ms([&] { copy_rows(h, ld, d, cols, rows, cols, cudaMemcpyDeviceToHost, s); });
+      r.in_gbs.points.push_back({point, 1e-6 * double(bytes) / in});
+      r.out_gbs.points.push_back({point, 1e-6 * double(bytes) / out});
+    }
+    // Both at once, whole rows: 128 MiB in on one stream and 128 MiB out on another.
+    cudaEvent_t go, done;
+    MMLAB_CHECK(cudaEventCreateWithFlags(&go, cudaEventDisableTiming));
+    MMLAB_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+    const float* hf = h;
+    const double both = median_ms([&] {
+      MMLAB_CHECK(cudaEventRecord(go, s));
+      MMLAB_CHECK(cudaStreamWaitEvent(t, go));
+      MMLAB_CHECK(cudaMemcpyAsync(d, hf, bytes, cudaMemcpyHostToDevice, s));
+      MMLAB_CHECK(cudaMemcpyAsync(h + bytes / f, d + bytes / f, bytes, cudaMemcpyDeviceToHost, t));
+      MMLAB_CHECK(cudaEventRecord(done, t));
+      MMLAB_CHECK(cudaStreamWaitEvent(s, done));
+    });
+    cudaEventDestroy(go), cudaEventDestroy(done);
+    r.both = std::max(1.0, 2e-6 * double(bytes) / both /
+                               std::max(r.in_gbs.at(kWholeRows), r.out_gbs.at(kWholeRows)));
+    // The add pass over 8192 x 4096 floats: read the tile and the panel, write the panel.
+    const long rows = 8192, cols = long(bytes / f) / rows / 2;
+    const double add = median_ms([&] { launch_add_tile(d, d + bytes / f, cols, rows, cols, true, s); });
+    r.add_gbs = 12e-6 * double(rows) * cols / add;
+  }
+  MMLAB_CHECK(cudaStreamDestroy(s));
+  MMLAB_CHECK(cudaStreamDestroy(t));
+  return r;
+}
 
 // Host memory the copies can overlap: pinned already, or registered for the run.
 class Pinned {

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <set>
+#include <tuple>
 
 namespace mmlab {
 
@@ -12,9 +15,18 @@ constexpr long kSmallest = 64;  // the smallest panel height and tile side a pla
 
 long ceil_div(long a, long b) { return (a + b - 1) / b; }
 
-// Device bytes: two C panels, two A slices, two B tiles, the product's own tile, the engine's workspace.
-std::size_t device_bytes(long rows, long cols, long depth, long tile, const WorkspaceOf& workspace) {
-  const double floats = 2.0 * rows * cols + 2.0 * rows * depth + 2.0 * depth * tile + double(rows) * tile;
+bool writes_in_place(long k, long cols, long depth, long tile, bool accumulates) {
+  return accumulates || (depth >= k && tile >= cols);
+}
+
+// Device floats that grow with the panel's height, and those that do not: two C panels, two A
+// slices, the product's own tile unless it writes in place; two B tiles.
+double floats_per_row(long cols, long depth, long tile, bool in_place) {
+  return 2.0 * cols + 2.0 * depth + (in_place ? 0.0 : double(tile));
+}
+
+std::size_t device_bytes(long rows, long cols, long depth, long tile, bool in_place, const WorkspaceOf& workspace) {
+  const double floats = double(rows) * floats_per_row(cols, depth, tile, in_place) + 2.0 * depth * tile;
   return std::size_t(4 * floats) + (workspace ? workspace(rows, tile, depth) : 0);
 }
 
@@ -23,79 +35,146 @@ long tiles_across(long n, long cols, long tile) {
   return (n / cols) * ceil_div(cols, tile) + (n % cols ? ceil_div(n % cols, tile) : 0);
 }
 
+// The heights a panel may take up to `tallest`: it, and a ladder of eight steps an octave from 64
+// (64, 72, 80, ..., 128, 144, ...; each a multiple of 64 above 512) below it.
+std::vector<long> heights(long tallest) {
+  std::vector<long> out = {tallest};
+  for (long octave = kSmallest; octave < tallest; octave *= 2)
+    for (long step = 0; step < 8; ++step) {
+      const long h = octave + octave / 8 * step;
+      if (h < tallest && (h <= 512 || h % kSmallest == 0)) out.push_back(h);
+    }
+  return out;
+}
+
+std::string mib(double bytes) { return std::to_string(long(std::ceil(bytes / (1 << 20)))) + " MiB"; }
+
 }  // namespace
 
-StreamPlan make_plan(long m, long n, long k, long rows, long cols, long depth, long tile, const WorkspaceOf& ws) {
+double RateCurve::at(double x) const {
+  if (points.empty()) return 0;
+  if (x <= points.front().first) return points.front().second;
+  if (x >= points.back().first) return points.back().second;
+  const auto hi = std::lower_bound(points.begin(), points.end(), x,
+                                   [](const std::pair<double, double>& p, double v) { return p.first < v; });
+  const auto lo = hi - 1;
+  const double t = std::log2(x / lo->first) / std::log2(hi->first / lo->first);
+  return lo->second + t * (hi->second - lo->second);
+}
+
+StreamPlan make_plan(long m, long n, long k, long rows, long cols, long depth, long tile, bool accumulates,
+                     const WorkspaceOf& ws) {
   StreamPlan p;
   p.rows = rows, p.cols = cols, p.depth = depth, p.tile = tile;
-  p.device_bytes = device_bytes(rows, cols, depth, tile, ws);
+  p.in_place = writes_in_place(k, cols, depth, tile, accumulates);
+  p.device_bytes = device_bytes(rows, cols, depth, tile, p.in_place, ws);
   p.bytes_in = 4.0 * (double(m) * k * ceil_div(n, cols) + double(k) * n * ceil_div(m, rows));
   p.bytes_out = 4.0 * double(m) * n;
   p.products = ceil_div(m, rows) * ceil_div(k, depth) * tiles_across(n, cols, tile);
   return p;
 }
 
-namespace {
-
-std::string mib(double bytes) { return std::to_string(long(std::ceil(bytes / (1 << 20)))) + " MiB"; }
-
-}  // namespace
-
-double predict_stream_ms(const StreamPlan& p, long m, long n, long k, int gpus, const StreamRates& r) {
+StreamModel model_stream(const StreamPlan& p, long m, long n, long k, int gpus, const StreamRates& r) {
   const double panels = double(ceil_div(m, p.rows) * ceil_div(n, p.cols));
   const double share = std::ceil(panels / std::max(gpus, 1)) / panels;  // the busiest GPU's panels
-  const double side = double(std::min(p.tile, p.depth)), rate = r.gflops * side / (side + r.side_cost);
-  const double products = (2.0 * m * n * k / (rate * 1e6) + p.products * r.launch_ms) * share;
-  // The first A slice and B tile come in before any product, the last panel goes out after all of
-  // them; the other copies run under the products.
-  const double first_bytes = 4.0 * (double(std::min(p.rows, m)) * std::min(p.depth, k) +
-                                    double(std::min(p.depth, k)) * std::min(p.tile, n)),
-               last_bytes = 4.0 * double(std::min(p.rows, m)) * std::min(p.cols, n);
-  const double copies = (std::max(0.0, p.bytes_in * share - first_bytes) / (r.in_gbs * 1e6) +
-                         std::max(0.0, p.bytes_out * share - last_bytes) / (r.out_gbs * 1e6));
-  return first_bytes / (r.in_gbs * 1e6) + std::max(products, copies) + last_bytes / (r.out_gbs * 1e6);
+  const long rows = std::min(p.rows, m), tile = std::min(p.tile, n), depth = std::min(p.depth, k);
+  const double rate = r.gflops.at(double(std::min({rows, tile, depth})));
+  StreamModel out;
+  out.products_ms = 2.0 * m * n * k / (rate * 1e6);
+  if (!p.in_place)  // per k step, the add pass reads each tile and panel entry and writes it back
+    out.products_ms += 12.0 * m * n * ceil_div(k, p.depth) / (r.add_gbs * 1e6);
+  out.products_ms *= share;
+  // A slice rows are `depth` long in host memory unless depth is all of k; B's and C's tiles `tile`.
+  const double a_row = depth >= k ? kWholeRows : 4.0 * depth, b_row = tile >= n ? kWholeRows : 4.0 * tile;
+  const double in_a = r.in_gbs.at(a_row) * 1e6, in_b = r.in_gbs.at(b_row) * 1e6, out_c = r.out_gbs.at(b_row) * 1e6;
+  const double in_ms = (4.0 * m * k * ceil_div(n, p.cols) / in_a + 4.0 * k * n * ceil_div(m, p.rows) / in_b) * share;
+  const double out_ms = p.bytes_out / out_c * share;
+  // The first A slice and B tile come in before any product, the last tile goes out after all of
+  // them; the other copies run under the products, in both directions at once.
+  out.first_ms = 4.0 * rows * depth / in_a + 4.0 * depth * tile / in_b;
+  out.last_ms = 4.0 * rows * tile / out_c;
+  const double other_in = std::max(0.0, in_ms - out.first_ms), other_out = std::max(0.0, out_ms - out.last_ms);
+  out.copies_ms = std::max({other_in, other_out, (other_in + other_out) / std::max(r.both, 1.0)});
+  out.ms = out.first_ms + std::max(out.products_ms, out.copies_ms) + out.last_ms;
+  return out;
 }
 
 std::optional<StreamPlan> plan_stream(long m, long n, long k, std::size_t budget, int gpus, long max_side,
-                                      const WorkspaceOf& workspace, const StreamRates& nominal, std::string* why) {
+                                      bool accumulates, const WorkspaceOf& workspace, const StreamRates& rates,
+                                      std::string* why) {
+  std::map<std::tuple<long, long, long>, std::size_t> known;  // the engine's workspace, asked once a shape
+  const WorkspaceOf ws = [&](long rows, long tile, long depth) -> std::size_t {
+    if (!workspace) return 0;
+    auto [it, fresh] = known.try_emplace({rows, tile, depth});
+    if (fresh) it->second = workspace(rows, tile, depth);
+    return it->second;
+  };
+  std::set<long> depths, tiles;  // max_side and its halves, capped by k and n
+  for (long side = std::max(max_side, kSmallest); side >= kSmallest; side /= 2)
+    depths.insert(std::min(side, k)), tiles.insert(std::min(side, n));
   std::optional<StreamPlan> best;
   double best_ms = std::numeric_limits<double>::infinity();
-  for (long side = std::max(max_side, kSmallest); side >= kSmallest; side /= 2) {
-    const long tallest = std::min(m, 4 * side);
-    const long tile = std::min(side, n), depth = std::min(side, k);
-    // Panel widths: all of n, then halves (whole tiles), down to one tile.
-    for (long tiles = ceil_div(n, tile);; tiles = ceil_div(tiles, 2)) {
-      const long cols = std::min(n, tiles * tile);
-      const auto fits = [&](long rows) { return device_bytes(rows, cols, depth, tile, workspace) <= budget; };
-      const long lowest = std::min(m, kSmallest);
-      if (fits(lowest)) {
-        long rows = lowest;  // the tallest panel that fits: `tallest`, or a multiple of 64
-        if (fits(tallest)) {
-          rows = tallest;
-        } else {
-          long lo = 1, hi = tallest / kSmallest;  // multiples of 64: lo fits; above hi does not
-          while (lo < hi) {
-            const long mid = (lo + hi + 1) / 2;
-            if (fits(mid * kSmallest)) lo = mid; else hi = mid - 1;
-          }
-          rows = lo * kSmallest;
+  for (long depth : depths)
+    for (long tile : tiles)
+      // Panel widths: all of n, then halves (whole tiles), down to one tile.
+      for (long across = ceil_div(n, tile);; across = ceil_div(across, 2)) {
+        const long cols = std::min(n, across * tile);
+        const bool in_place = writes_in_place(k, cols, depth, tile, accumulates);
+        const auto fits = [&](long rows) {
+          return device_bytes(rows, cols, depth, tile, in_place, ws) <= budget;
+        };
+        // Panel heights: the tallest that fits (m, or a multiple of 64), and the heights of a fixed
+        // ladder below it (a smaller budget's tallest is near one of them, so a larger budget keeps its
+        // choices). The buffers grow linearly with the height; the workspace as the engine says, taken
+        // at the tallest height without it (an upper bound where it grows with the height), then
+        // lowered while it does not fit.
+        const double per_row = 4 * floats_per_row(cols, depth, tile, in_place), fixed = 8.0 * depth * tile;
+        const auto height = [&](double bytes) {
+          const long rows = long(std::max(0.0, (double(budget) - fixed - bytes) / per_row));
+          return rows >= m ? m : rows / kSmallest * kSmallest;
+        };
+        long tallest = height(0);
+        if (tallest > 0) tallest = height(double(ws(tallest, tile, depth)));
+        for (int lower = 0; lower < 16 && tallest >= kSmallest && !fits(tallest); ++lower)
+          tallest = (tallest - 1) / kSmallest * kSmallest;
+        if (tallest < std::min(m, kSmallest) || !fits(tallest)) {
+          if (across == 1) break;
+          continue;
         }
-        const StreamPlan p = make_plan(m, n, k, rows, cols, depth, tile, workspace);
-        // Within 1% of the best time (a compute-bound run), the plan that copies less.
-        const double ms = predict_stream_ms(p, m, n, k, gpus, nominal);
-        if (ms < best_ms * 0.99 || (ms <= best_ms * 1.01 && p.bytes_in < best->bytes_in))
-          best_ms = std::min(ms, best_ms), best = p;
+        const std::size_t most = ws(tallest, tile, depth);  // the workspace taken for every lower height
+        const WorkspaceOf bound = [&](long, long, long) { return most; };
+        for (long rows : heights(tallest)) {
+          const StreamPlan p = make_plan(m, n, k, rows, cols, depth, tile, accumulates, bound);
+          if (p.device_bytes > budget) continue;
+          const double ms = predict_stream_ms(p, m, n, k, gpus, rates);
+          // Within 1% of the best time (a compute-bound run), the plan that copies less.
+          if (ms < best_ms * 0.99 || (ms <= best_ms * 1.01 && p.bytes_in < best->bytes_in))
+            best_ms = std::min(ms, best_ms), best = p;
+        }
+        if (across == 1) break;
       }
-      if (tiles == 1) break;
-    }
+  if (!best && why) {
+    const long r = std::min(m, kSmallest), c = std::min(n, kSmallest), d = std::min(k, kSmallest);
+    *why = "a device budget of " + mib(double(budget)) + " holds no plan: the smallest (" + std::to_string(r) +
+           "-row panels of " + std::to_string(c) + " x " + std::to_string(d) + " tiles) needs " +
+           mib(double(device_bytes(r, c, d, c, writes_in_place(k, c, d, c, accumulates), ws)));
   }
-  if (!best && why)
-    *why = "a device budget of " + mib(double(budget)) + " holds no plan: the smallest (" +
-           std::to_string(std::min(m, kSmallest)) + "-row panels of " + std::to_string(std::min(n, kSmallest)) +
-           " x " + std::to_string(std::min(k, kSmallest)) + " tiles) needs " +
-           mib(double(device_bytes(std::min(m, kSmallest), std::min(n, kSmallest), std::min(k, kSmallest),
-                                   std::min(n, kSmallest), workspace)));
   return best;
+}
+
+StreamRates nominal_stream_rates(bool tensor) {
+  StreamRates r;
+  // Products (GFLOP/s by smallest side): cuBLAS pure FP32 and the FP32-accurate flagship on the H100.
+  r.gflops.points = tensor ? std::vector<std::pair<double, double>>{{512, 40000}, {1024, 90000}, {2048, 130000},
+                                                                    {4096, 165000}, {8192, 185000}}
+                           : std::vector<std::pair<double, double>>{{512, 25000}, {1024, 38000}, {2048, 44000},
+                                                                    {4096, 48000}, {8192, 51000}};
+  // Pitched copies by row bytes (16 KB rows at 32.7 GB/s, 32 KB at 48), whole rows at 55 GB/s.
+  r.in_gbs.points = {{2048, 10}, {8192, 22}, {16384, 32.7}, {32768, 48}, {kWholeRows, 55}};
+  r.out_gbs = r.in_gbs;
+  r.both = 1.0;  // assumed shared until measured
+  r.add_gbs = 2500;
+  return r;
 }
 
 }  // namespace mmlab

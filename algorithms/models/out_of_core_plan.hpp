@@ -4,59 +4,83 @@
 //
 // The schedule: C in panels of `rows` x `cols` (a panel stays on the device while it is computed);
 // k in steps of `depth`; for each step, the panel's slice of A (rows x depth) comes in once and is
-// used by every B tile of the step (depth x `tile`), each product C(panel, tile) += A B added into
-// the panel. Two buffers of each kind, so the next copies overlap the current product and a panel
-// goes back to the host while the next one computes. A is read ceil(n / cols) times, B ceil(m /
-// rows) times, C written once:
-//   bytes in  = 4 (m k ceil(n / cols) + k n ceil(m / rows)),   bytes out = 4 m n,
-// and the model of a run is its first copies, then the slower of products and copies, then the last
-// panel's copy out:
-//   ms = first in + max(products, the other bytes in / rate in + out / rate out) + last out.
-// The copies are summed, not overlapped with each other: measured on the H100 (PCIe 5), copies in and
-// out running at once shared ~31 GB/s between them (docs/out-of-core-notes.md).
-// With `rows` panels the traffic per FLOP falls as 1 / rows (A resident, B streamed): the panel is
-// chosen as tall as the budget allows (homework report, question 6: blocks that fit, double-buffered).
+// used by every B tile of the step (depth x `tile`). Each product accumulates into the panel in
+// place (C(panel, tile) += A B, the panel as C with its leading dimension) where the engine can;
+// otherwise it writes a tile that a pass adds into the panel, unless one product covers the panel
+// (depth = k, tile = cols) and writes it directly. At the last k step each tile of C goes back to
+// the host as soon as its product is done. Two buffers of each kind, so the next copies overlap the
+// current product and a panel goes back while the next one computes. A is read ceil(n / cols)
+// times, B ceil(m / rows) times, C written once:
+//   bytes in  = 4 (m k ceil(n / cols) + k n ceil(m / rows)),   bytes out = 4 m n.
+// The model of a run is its first copies, then the slower of products and copies, then the last
+// tile's copy out:
+//   ms = first in + max(products, other copies) + last out,
+//   other copies = max(in / rate in, out / rate out, (in / rate in + out / rate out) / both),
+// where a copy's rate depends on its rows' length (a pitched copy of short rows is slower than one of
+// whole rows) and `both` is how much faster copies in both directions at once move the same bytes.
+// Products run at the engine's rate for the product's smallest side. Every rate is measured on the GPU
+// (out_of_core's calibration, once per process, GPU and engine), so with a larger budget, whose plans
+// include every plan of a smaller one, the chosen plan is never modelled slower.
 #pragma once
 
 #include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mmlab {
 
 struct StreamPlan {
   long rows = 0, cols = 0, depth = 0, tile = 0;
+  bool in_place = false;  // products write into the panel: no tile buffer, no add pass
   std::size_t device_bytes = 0;  // the buffers and the engine's workspace
   double bytes_in = 0, bytes_out = 0;
   long products = 0;  // engine calls over the whole product
 };
 
-// The engine's workspace for one product (m x n x k); and the rates the model takes.
-using WorkspaceOf = std::function<std::size_t(long m, long n, long k)>;
-struct StreamRates {
-  double gflops = 0;      // the engine on a full tile, in device memory
-  double in_gbs = 0;      // host to device
-  double out_gbs = 0;     // device to host
-  double launch_ms = 0;   // the cost of one engine call beyond its FLOPs
-  // Nominal rates only: products of side s = min(tile, depth) run at gflops s / (s + side_cost).
-  // On the H100 cuBLAS ran 2048-wide, 2048-deep tiles at 44 TFLOP/s and 4096 ones at 48-50
-  // (side_cost ~ 256); the FP32-accurate flagship 118 and 166-170 (~ 512).
-  double side_cost = 0;
+// A rate measured at several points and read between them: linear in log2 of the point, the ends held.
+struct RateCurve {
+  std::vector<std::pair<double, double>> points;  // (point, rate), ascending points
+  double at(double x) const;
 };
 
-// The plan of least modelled time (with `nominal` rates; within 1% of it, the one that copies
-// least) among those whose buffers fit `budget`
-// bytes per GPU, each of `gpus` taking every gpus-th panel; tiles and k steps of max_side, or its
-// halves down to 64, panels at most four times that tall. Empty, with `why`, when not even
-// 64-row panels of 64 x 64 tiles fit.
+// The engine's workspace for one product (m x n x k); and the rates the model takes.
+using WorkspaceOf = std::function<std::size_t(long m, long n, long k)>;
+constexpr double kWholeRows = 1e15;  // the row length of a copy of contiguous memory, as a point of in, out
+struct StreamRates {
+  RateCurve gflops;   // the engine's product, by the product's smallest side
+  RateCurve in_gbs;   // host to device, by the bytes of a row (kWholeRows: contiguous)
+  RateCurve out_gbs;  // device to host, likewise
+  double both = 1;    // copies in and out at once: their summed rate over each alone (1: they share the link)
+  double add_gbs = 0; // the add pass's device memory rate (read the tile and the panel, write the panel)
+};
+
+// The plan of least modelled time (within 1% of it, the one that copies least) among those whose
+// buffers fit `budget` bytes per GPU, each of `gpus` taking every gpus-th panel: tiles and k steps
+// of max_side or its halves down to 64, k whole, tiles as wide as the panel; panels as tall as fit.
+// `accumulates`: the engine adds into a panel in place. Empty, with `why`, when not even 64-row
+// panels of 64 x 64 tiles fit.
 std::optional<StreamPlan> plan_stream(long m, long n, long k, std::size_t budget, int gpus, long max_side,
-                                      const WorkspaceOf& workspace, const StreamRates& nominal, std::string* why);
+                                      bool accumulates, const WorkspaceOf& workspace, const StreamRates& rates,
+                                      std::string* why);
 
 // A plan of these pieces, its bytes and products counted (`workspace` may be null).
-StreamPlan make_plan(long m, long n, long k, long rows, long cols, long depth, long tile, const WorkspaceOf& workspace);
+StreamPlan make_plan(long m, long n, long k, long rows, long cols, long depth, long tile, bool accumulates,
+                     const WorkspaceOf& workspace);
 
-// The model above for a plan, in ms.
-double predict_stream_ms(const StreamPlan& plan, long m, long n, long k, int gpus, const StreamRates& rates);
+// The model above for a plan, in ms; `phases` (if given) receives products and copies alone.
+struct StreamModel {
+  double ms = 0, products_ms = 0, copies_ms = 0, first_ms = 0, last_ms = 0;
+};
+StreamModel model_stream(const StreamPlan& plan, long m, long n, long k, int gpus, const StreamRates& rates);
+inline double predict_stream_ms(const StreamPlan& plan, long m, long n, long k, int gpus, const StreamRates& rates) {
+  return model_stream(plan, m, n, k, gpus, rates).ms;
+}
+
+// The rates of the H100 PCIe machine the lab was measured on (docs/out-of-core-notes.md), for a plan
+// chosen without a GPU (a dry run) and the tests; `tensor`: the FP32-accurate engine's products.
+StreamRates nominal_stream_rates(bool tensor);
 
 }  // namespace mmlab

@@ -15,6 +15,7 @@
 #include "core/random.hpp"
 #include "core/schema.hpp"
 #include "harness/runner.hpp"
+#include "runtime/cuda_check.hpp"
 #include "runtime/timing.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 #include "tests/gpu/planted_bugs.hpp"
@@ -129,23 +130,25 @@ TEST(Limits, OversizedBlocksAndProblemsAreSkippedWithAReason) {
 }
 
 // out_of_core with panels and tiles far smaller than the problem: many panels, k steps and tiles
-// through the double buffers, each engine; verified whole (a small problem), its phases and model
-// recorded; timed from host to host.
+// through the double buffers, each engine (cuBLAS accumulating in place, the flagship's tiles added
+// in); verified, its phases and model recorded; timed from host to host. Then a panel that one
+// product covers (k whole, the tile the panel's width): written in place by every engine.
 TEST(Streamed, OutOfCoreStreamsManyTilesAndReportsItsPhases) {
   const Algorithm& ooc = *test::lab().find("out_of_core");
   TimingOptions t;
   t.stop.min_trials = t.stop.max_trials = 3;
   for (const char* engine : {"cublas", "cuda_cores", "tensor_cores"}) {
-    const Problem p{600, 500, 200};  // small enough to verify every entry
+    const Problem p{2000, 1500, 300};
     const std::vector<Params> points = parameter_points(
         ooc, "default", {{"budget", {"48M"}}, {"engine", {engine}}, {"max_side", {"128"}}, {"gpus", {"1"}}});
     ASSERT_EQ(points.size(), 1u);
     const Outcome o = run_once(ooc, p, points[0], &t, Scope::end_to_end);
     ASSERT_EQ(o.status, Status::ok) << engine << ": " << o.reason;
-    EXPECT_NE(o.resolved.text("panel"), "600x500") << engine << ": not streamed in pieces";
+    EXPECT_NE(o.resolved.text("panel"), "2000x1500") << engine << ": one panel";
+    EXPECT_LE(o.resolved.integer("depth"), 128) << engine;
     ASSERT_TRUE(o.distributed.has_value());
     const DistributedOutcome& d = *o.distributed;
-    EXPECT_EQ(d.verified_entries, double(p.m * p.n)) << engine;
+    EXPECT_GE(d.verified_entries, 2048) << engine;
     EXPECT_GT(d.compute_ms, 0) << engine;
     EXPECT_GT(d.comm_ms, 0) << engine;
     EXPECT_GT(d.predicted_ms, 0) << engine;
@@ -154,7 +157,49 @@ TEST(Streamed, OutOfCoreStreamsManyTilesAndReportsItsPhases) {
     EXPECT_GE(d.overlap, 0) << engine;
     EXPECT_LE(d.overlap, 1) << engine;
     EXPECT_EQ(o.samples.size(), 3u);
+
+    const Problem one{600, 200, 200};  // every entry verified
+    const Params whole = parameter_points(
+        ooc, "default", {{"budget", {"48M"}}, {"engine", {engine}}, {"max_side", {"256"}}, {"gpus", {"1"}}})[0];
+    const Outcome w = run_once(ooc, one, whole, &t, Scope::end_to_end);
+    ASSERT_EQ(w.status, Status::ok) << engine << ": " << w.reason;
+    EXPECT_EQ(w.resolved.text("depth"), "200") << engine;
+    EXPECT_EQ(w.resolved.text("tile"), "200") << engine;
+    EXPECT_EQ(w.distributed->verified_entries, double(one.m * one.n)) << engine;
   }
+}
+
+// cuBLAS as out_of_core's engine: C += A B into a block of a larger matrix (its leading dimension),
+// the entries around the block untouched.
+TEST(Streamed, CublasAccumulatesIntoABlock) {
+  const Algorithm& cublas = *test::lab().find("cublas");
+  ASSERT_TRUE(cublas.accumulates);
+  const long m = 70, n = 50, k = 90, ldc = 64;
+  std::vector<float> a(m * k), b(k * n), c(m * ldc, 2.f);
+  fill_input_host(a.data(), m, k, Inputs::uniform, 3, kMatrixA);
+  fill_input_host(b.data(), k, n, Inputs::uniform, 3, kMatrixB);
+  Buffer da(a.size() * 4, Buffer::Kind::device), db(b.size() * 4, Buffer::Kind::device),
+      dc(c.size() * 4, Buffer::Kind::device), ws(cublas.workspace({m, n, k}, Params("default")), Buffer::Kind::device);
+  ASSERT_EQ(cudaMemcpy(da.get(), a.data(), a.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(db.get(), b.data(), b.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dc.get(), c.data(), c.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  StateCache states;
+  const DeviceInfo d = device();
+  const Invocation run(cublas, d);
+  const Params q("default");
+  RunArgs r;
+  r.a = da.as<float>(), r.b = db.as<float>(), r.c = dc.as<float>(), r.problem = {m, n, k}, r.params = &q;
+  r.workspace = ws.get(), r.device = &d, r.ldc = ldc, r.accumulate = true;
+  run.run(r, states);
+  synchronize_device();
+  copy_to_host(c.data(), dc.get(), c.size() * 4);
+  for (long i = 0; i < m; ++i)
+    for (long j = 0; j < ldc; ++j) {
+      double want = 2;
+      if (j < n)
+        for (long l = 0; l < k; ++l) want += double(a[i * k + l]) * b[l * n + j];
+      ASSERT_NEAR(c[i * ldc + j], want, 1e-4 * (1 + std::abs(want))) << i << ", " << j;
+    }
 }
 
 // What cannot run is a skipped row with the reason: a budget that holds no tile, a problem larger

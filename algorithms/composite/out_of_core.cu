@@ -64,13 +64,16 @@ const StreamRates& rates_of(const Params& q, const DeviceInfo& d) {
   if (fresh) {
     it->second = calibrate(engine_of(q), d);
     std::string line = "out_of_core: rates on GPU " + std::to_string(d.ordinal) + ", engine " + q.text("engine") +
-                       ": products GFLOP/s by side";
+                       ": products GFLOP/s by output side at depth " + std::to_string(kRateDepth);
     const auto list = [&](const RateCurve& c, double scale) {
       for (const auto& [x, y] : c.points)
         line += " " + (x >= kWholeRows ? std::string("whole") : std::to_string(long(x / scale))) + ":" +
                 std::to_string(long(y + 0.5));
     };
-    list(it->second.gflops, 1), line += "; in GB/s by row KiB", list(it->second.in_gbs, 1024);
+    list(it->second.gflops, 1), line += "; gain by depth (x1000)";
+    for (const auto& [depth, gain] : it->second.depth_gain.points)
+      line += " " + std::to_string(long(depth)) + ":" + std::to_string(long(1000 * gain + 0.5));
+    line += "; beside products, in GB/s by row KiB", list(it->second.in_gbs, 1024);
     line += "; out", list(it->second.out_gbs, 1024);
     line += "; both at once x" + std::to_string(it->second.both) + "; add pass " +
             std::to_string(long(it->second.add_gbs)) + " GB/s\n";
@@ -177,7 +180,7 @@ void run(const RunArgs& r) {
   // What the link carried while copies ran (in and out at once), and the engine's calibrated rate
   // for this plan's products.
   out.link_gbs = bytes / std::max(out.copy_ms, 1e-9) * 1e-6, out.gpus = gpus;
-  out.local_gflops = rates.gflops.at(double(std::min({plan.rows, plan.tile, plan.depth, p.m, p.n, p.k})));
+  out.local_gflops = rates.product_gflops(std::min(plan.rows, p.m), std::min(plan.tile, p.n), std::min(plan.depth, p.k));
   out.predicted_ms = predict_stream_ms(plan, p.m, p.n, p.k, gpus, rates);
   if (const char* dir = std::getenv("MMLAB_OUT_OF_CORE_TIMELINE")) write_timeline(dir, p, *r.params, *workers[0]);
   MMLAB_CHECK(cudaSetDevice(r.device->ordinal));

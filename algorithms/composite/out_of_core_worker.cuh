@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -268,9 +269,12 @@ class Worker {
   double bytes_ = 0;
 };
 
-// The rates the plan and the model take, measured on this GPU once: the engine's products of square
-// sides 512 to 8192 (as far as half the free memory allows), copies in and out of 128 MiB with rows of
-// 2 to 64 KiB and whole, both directions at once, the add pass. Each the median of three after a warm-up.
+// The rates the plan and the model take, measured on this GPU once, each the median of three after a
+// warm-up: the engine's products with outputs of side 1024 to 16384 at depth kRateDepth, and of side
+// 8192 at depths 512 to 16384 (as far as half the free memory allows); then, while the engine's
+// products run on another stream (as in a run: measured on the H100, a copy of 16 KiB rows 128 KiB
+// apart moved 49 GB/s alone and 33 beside a product), copies in and out with rows of 2 to 64 KiB
+// 128 KiB apart and of whole rows, both directions at once, and the add pass.
 inline StreamRates calibrate(const EngineAlgorithm& engine, const DeviceInfo& gpu) {
   MMLAB_CHECK(cudaSetDevice(gpu.ordinal));
   cudaStream_t s, t;
@@ -290,62 +294,91 @@ inline StreamRates calibrate(const EngineAlgorithm& engine, const DeviceInfo& gp
     std::sort(ms.begin(), ms.end());
     return ms[1];
   };
-  StreamRates r;
+  const Invocation engine_run(engine.algorithm, gpu);
+  const Params asked = default_params(engine.algorithm, engine.variant);
+  StateCache states;
   const std::size_t f = sizeof(float);
-  {  // the engine's products
-    const Invocation run(engine.algorithm, gpu);
-    const Params asked = default_params(engine.algorithm, engine.variant);
-    StateCache states;
-    for (long side = 512; side <= 8192; side *= 2) {
-      const Problem p{side, side, side, Inputs::uniform};
-      const Params q = run.resolve(p, asked);
-      const std::size_t ws = run.workspace(p, q), bytes = 3 * f * side * side + ws;
-      if (bytes > free_device_bytes() / 2 || run.check(p, q)) break;
-      Buffer a(f * side * side, Buffer::Kind::device), b(f * side * side, Buffer::Kind::device),
-          c(f * side * side, Buffer::Kind::device), w(std::max<std::size_t>(ws, 1), Buffer::Kind::device);
-      fill_input_device(a.as<float>(), side, side, Inputs::uniform, 1, kMatrixA, s);
-      fill_input_device(b.as<float>(), side, side, Inputs::uniform, 1, kMatrixB, s);
-      RunArgs e;
-      e.a = a.as<float>(), e.b = b.as<float>(), e.c = c.as<float>(), e.problem = p, e.params = &q;
-      e.workspace = w.get(), e.stream = s, e.device = &gpu;
-      const double ms = median_ms([&] { run.run(e, states); });
-      r.gflops.points.push_back({double(side), 2e-6 * double(side) * side * side / ms});
-    }
-  }
-  {  // copies of 128 MiB: pitched rows of 2 to 64 KiB (the host's rows twice as long), whole rows
-    const std::size_t bytes = std::size_t(128) << 20;
-    Buffer host(2 * bytes, Buffer::Kind::pinned_host), device(2 * bytes, Buffer::Kind::device);
+  // A product of m x n x k on stream `on`, its operands made once: nullopt where it does not fit.
+  struct Operands {
+    Buffer a, b, c, w;
+    RunArgs args;
+    Params q;
+  };
+  const auto operands = [&](long m, long n, long k) -> std::unique_ptr<Operands> {
+    const Problem p{m, n, k, Inputs::uniform};
+    auto o = std::make_unique<Operands>();
+    o->q = engine_run.resolve(p, asked);
+    const std::size_t ws = engine_run.workspace(p, o->q);
+    if (f * (m * k + k * n + m * n) + ws > free_device_bytes() / 2 || engine_run.check(p, o->q)) return nullptr;
+    o->a = Buffer(f * m * k, Buffer::Kind::device), o->b = Buffer(f * k * n, Buffer::Kind::device);
+    o->c = Buffer(f * m * n, Buffer::Kind::device), o->w = Buffer(std::max<std::size_t>(ws, 1), Buffer::Kind::device);
+    fill_input_device(o->a.as<float>(), m, k, Inputs::uniform, 1, kMatrixA, s);
+    fill_input_device(o->b.as<float>(), k, n, Inputs::uniform, 1, kMatrixB, s);
+    RunArgs& e = o->args;
+    e.a = o->a.as<float>(), e.b = o->b.as<float>(), e.c = o->c.as<float>(), e.problem = p, e.params = &o->q;
+    e.workspace = o->w.get(), e.device = &gpu;
+    return o;
+  };
+  const auto product_gflops = [&](long m, long n, long k) -> std::optional<double> {
+    const auto o = operands(m, n, k);
+    if (!o) return std::nullopt;
+    o->args.stream = s;
+    return 2e-6 * double(m) * n * k / median_ms([&] { engine_run.run(o->args, states); });
+  };
+  StreamRates r;
+  for (long side = 1024; side <= 16384; side *= 2)
+    if (const auto g = product_gflops(side, side, kRateDepth)) r.gflops.points.push_back({double(side), *g});
+  const std::optional<double> at = product_gflops(8192, 8192, kRateDepth);
+  for (long depth = 512; depth <= 16384 && at; depth *= 2)
+    if (const auto g = depth == kRateDepth ? at : product_gflops(8192, 8192, depth))
+      r.depth_gain.points.push_back({double(depth), *g / *at});
+  {
+    // The load: the engine's products of 4096 on stream t, as many as cover the copies measured.
+    const auto load = operands(4096, 4096, 4096);
+    MMLAB_CHECK(load ? cudaSuccess : cudaErrorMemoryAllocation);
+    load->args.stream = t;
+    const double product_ms = 2e-6 * 4096.0 * 4096 * 4096 / r.gflops.at(4096);
+    const auto under_load = [&](double bytes, const std::function<void()>& enqueue) {
+      const long products = long(4 * bytes / 25e6 / product_ms) + 2;  // 4 copies at 25 GB/s or more
+      for (long i = 0; i < products; ++i) engine_run.run(load->args, states);
+      const double ms = median_ms(enqueue);
+      MMLAB_CHECK(cudaStreamSynchronize(t));
+      return ms;
+    };
+    const std::size_t pitch = std::size_t(128) << 10, span = 4096 * pitch;
+    Buffer host(span, Buffer::Kind::pinned_host), device(span, Buffer::Kind::device);
     float *h = host.as<float>(), *d = device.as<float>();
-    std::memset(h, 0, 2 * bytes);
-    for (double row = 2048; row <= 65536 * 2; row *= 2) {
-      const bool whole = row > 65536;
-      const long cols = whole ? long(bytes / f) : long(row / f), rows = long(bytes / f) / cols;
-      const long ld = whole ? cols : 2 * cols;
-      const double point = whole ? kWholeRows : row;
-      const double in = median_ms([&] { copy_rows(d, cols, h, ld, rows, cols, cudaMemcpyHostToDevice, s); });
-      const double out = median_ms([&] { copy_rows(h, ld, d, cols, rows, cols, cudaMemcpyDeviceToHost, s); });
-      r.in_gbs.points.push_back({point, 1e-6 * double(bytes) / in});
-      r.out_gbs.points.push_back({point, 1e-6 * double(bytes) / out});
+    std::memset(h, 0, span);
+    for (double row = 2048; row <= 2 * 65536; row *= 2) {
+      const bool whole = row > 65536;  // then 64 MiB of contiguous memory
+      const long cols = whole ? long((64 << 20) / f) : long(row / f), rows = whole ? 1 : std::min(4096L, (64L << 20) / long(row));
+      const long ld = whole ? cols : long(pitch / f);
+      const double bytes = double(f) * rows * cols, point = whole ? kWholeRows : row;
+      const double in = under_load(bytes, [&] { copy_rows(d, cols, h, ld, rows, cols, cudaMemcpyHostToDevice, s); });
+      const double out = under_load(bytes, [&] { copy_rows(h, ld, d, cols, rows, cols, cudaMemcpyDeviceToHost, s); });
+      r.in_gbs.points.push_back({point, 1e-6 * bytes / in});
+      r.out_gbs.points.push_back({point, 1e-6 * bytes / out});
     }
-    // Both at once, whole rows: 128 MiB in on one stream and 128 MiB out on another.
+    // Both at once, whole rows: 64 MiB in on s and 64 MiB out on a third stream.
+    cudaStream_t u;
     cudaEvent_t go, done;
+    MMLAB_CHECK(cudaStreamCreateWithFlags(&u, cudaStreamNonBlocking));
     MMLAB_CHECK(cudaEventCreateWithFlags(&go, cudaEventDisableTiming));
     MMLAB_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-    const float* hf = h;
-    const double both = median_ms([&] {
+    const std::size_t half = std::size_t(64) << 20;
+    const double both = under_load(2.0 * half, [&] {
       MMLAB_CHECK(cudaEventRecord(go, s));
-      MMLAB_CHECK(cudaStreamWaitEvent(t, go));
-      MMLAB_CHECK(cudaMemcpyAsync(d, hf, bytes, cudaMemcpyHostToDevice, s));
-      MMLAB_CHECK(cudaMemcpyAsync(h + bytes / f, d + bytes / f, bytes, cudaMemcpyDeviceToHost, t));
-      MMLAB_CHECK(cudaEventRecord(done, t));
+      MMLAB_CHECK(cudaStreamWaitEvent(u, go));
+      MMLAB_CHECK(cudaMemcpyAsync(d, h, half, cudaMemcpyHostToDevice, s));
+      MMLAB_CHECK(cudaMemcpyAsync(h + half / f, d + half / f, half, cudaMemcpyDeviceToHost, u));
+      MMLAB_CHECK(cudaEventRecord(done, u));
       MMLAB_CHECK(cudaStreamWaitEvent(s, done));
     });
-    cudaEventDestroy(go), cudaEventDestroy(done);
-    r.both = std::max(1.0, 2e-6 * double(bytes) / both /
-                               std::max(r.in_gbs.at(kWholeRows), r.out_gbs.at(kWholeRows)));
-    // The add pass over 8192 x 4096 floats: read the tile and the panel, write the panel.
-    const long rows = 8192, cols = long(bytes / f) / rows / 2;
-    const double add = median_ms([&] { launch_add_tile(d, d + bytes / f, cols, rows, cols, true, s); });
+    cudaEventDestroy(go), cudaEventDestroy(done), cudaStreamDestroy(u);
+    r.both = std::max(1.0, 2e-6 * double(half) / both / std::max(r.in_gbs.at(kWholeRows), r.out_gbs.at(kWholeRows)));
+    // The add pass over 4096 x 4096 floats: read the tile and the panel, write the panel.
+    const long rows = 4096, cols = 4096;
+    const double add = median_ms([&] { launch_add_tile(d, d + rows * cols, cols, rows, cols, true, s); });
     r.add_gbs = 12e-6 * double(rows) * cols / add;
   }
   MMLAB_CHECK(cudaStreamDestroy(s));

@@ -18,7 +18,7 @@
 //   other copies = max(in / rate in, out / rate out, (in / rate in + out / rate out) / both),
 // where a copy's rate depends on its rows' length (a pitched copy of short rows is slower than one of
 // whole rows) and `both` is how much faster copies in both directions at once move the same bytes.
-// Products run at the engine's rate for the product's smallest side. Every rate is measured on the GPU
+// Products run at the engine's rate for their output's side and depth. Every rate is measured on the GPU
 // (out_of_core's calibration, once per process, GPU and engine), so with a larger budget, whose plans
 // include every plan of a smaller one, the chosen plan is never modelled slower.
 #pragma once
@@ -49,15 +49,20 @@ struct RateCurve {
 // The engine's workspace for one product (m x n x k); and the rates the model takes.
 using WorkspaceOf = std::function<std::size_t(long m, long n, long k)>;
 constexpr double kWholeRows = 1e15;  // the row length of a copy of contiguous memory, as a point of in, out
+constexpr long kRateDepth = 4096;    // the depth `gflops` is measured at
 struct StreamRates {
-  RateCurve gflops;   // the engine's product, by the product's smallest side
+  // The engine's products, GFLOP/s: by the side of their output (the square root of rows x cols: cuBLAS
+  // loses the last wave's idle share on small outputs) at depth kRateDepth; and by depth, as the rate
+  // over the rate at kRateDepth (outputs of 8192 x 8192).
+  RateCurve gflops, depth_gain;
+  double product_gflops(long rows, long cols, long depth) const;
   RateCurve in_gbs;   // host to device, by the bytes of a row (kWholeRows: contiguous)
   RateCurve out_gbs;  // device to host, likewise
   double both = 1;    // copies in and out at once: their summed rate over each alone (1: they share the link)
   double add_gbs = 0; // the add pass's device memory rate (read the tile and the panel, write the panel)
 };
 
-// The plan of least modelled time (within 1% of it, the one that copies least) among those whose
+// The plan of least modelled time (within 0.1% of it, the one that copies least) among those whose
 // buffers fit `budget` bytes per GPU, each of `gpus` taking every gpus-th panel: tiles and k steps
 // of max_side or its halves down to 64, k whole, tiles as wide as the panel; panels as tall as fit.
 // `accumulates`: the engine adds into a panel in place. Empty, with `why`, when not even 64-row

@@ -28,7 +28,9 @@ TEST(OutOfCorePlan, FitsTheBudgetAndALargerOneIsNeverSlower) {
         ASSERT_TRUE(p) << why;
         EXPECT_LE(p->device_bytes, gib << 30);
         EXPECT_EQ(p->device_bytes, buffers(*p) + (std::size_t(32) << 20));
-        if (accumulates) EXPECT_TRUE(p->in_place);
+        if (accumulates) {
+          EXPECT_TRUE(p->in_place);
+        }
         const double ms = predict_stream_ms(*p, m, n, k, 1, kRates);
         EXPECT_LE(ms, last_ms * 1.01) << m << "x" << n << "x" << k << ", " << gib << " GiB";
         last_ms = std::min(ms, last_ms);

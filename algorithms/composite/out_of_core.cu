@@ -53,33 +53,34 @@ bool tensor(const Params& q) { return q.text("engine") == "tensor_cores"; }
 
 // The rates the plan is chosen by and the model predicts with: measured on the GPU on first use in
 // the process, once per GPU and engine, and written to the log (so every budget's plan is chosen
-// by the same rates); without a GPU, the nominal ones.
-const StreamRates& rates_of(const Params& q, const DeviceInfo& d) {
-  static std::mutex lock;
-  static std::map<std::pair<int, std::string>, StreamRates> measured;
-  static const StreamRates nominal[2] = {nominal_stream_rates(false), nominal_stream_rates(true)};
-  if (!d.present) return nominal[tensor(q)];
-  const std::lock_guard<std::mutex> hold(lock);
+// by the same rates), with the products of each plan's candidate shapes as they are asked for;
+// without a GPU, the nominal ones.
+struct Measured {
+  std::unique_ptr<RateProbe> probe;
+  StreamRates rates;
+};
+std::mutex rates_lock;
+
+Measured& measured_on(const Params& q, const DeviceInfo& d) {  // under rates_lock
+  static std::map<std::pair<int, std::string>, Measured> measured;
   auto [it, fresh] = measured.try_emplace({d.ordinal, q.text("engine")});
-  if (fresh) {
-    it->second = calibrate(engine_of(q), d);
-    std::string line = "out_of_core: rates on GPU " + std::to_string(d.ordinal) + ", engine " + q.text("engine") +
-                       ": products GFLOP/s by output side at depth " + std::to_string(kRateDepth);
-    const auto list = [&](const RateCurve& c, double scale) {
-      for (const auto& [x, y] : c.points)
-        line += " " + (x >= kWholeRows ? std::string("whole") : std::to_string(long(x / scale))) + ":" +
-                std::to_string(long(y + 0.5));
-    };
-    list(it->second.gflops, 1), line += "; gain by depth (x1000)";
-    for (const auto& [depth, gain] : it->second.depth_gain.points)
-      line += " " + std::to_string(long(depth)) + ":" + std::to_string(long(1000 * gain + 0.5));
-    line += "; beside products, in GB/s by row KiB", list(it->second.in_gbs, 1024);
-    line += "; out", list(it->second.out_gbs, 1024);
-    line += "; both at once x" + std::to_string(it->second.both) + "; add pass " +
-            std::to_string(long(it->second.add_gbs)) + " GB/s\n";
-    std::fputs(line.c_str(), stderr);
-  }
-  return it->second;
+  Measured& m = it->second;
+  if (!fresh) return m;
+  m.probe = std::make_unique<RateProbe>(engine_of(q), d);
+  m.rates = m.probe->calibrate();
+  std::string line = "out_of_core: rates on GPU " + std::to_string(d.ordinal) + ", engine " + q.text("engine") +
+                     ": products GFLOP/s by output side at depth " + std::to_string(kRateDepth);
+  const auto list = [&](const RateCurve& c, double scale, double factor) {
+    for (const auto& [x, y] : c.points)
+      line += " " + (x >= kWholeRows ? std::string("whole") : std::to_string(long(x / scale))) + ":" +
+              std::to_string(long(y * factor + 0.5));
+  };
+  list(m.rates.gflops, 1, 1), line += "; gain by depth (x1000)", list(m.rates.depth_gain, 1, 1000);
+  line += "; beside products, in GB/s by row KiB", list(m.rates.in_gbs, 1024, 1);
+  line += "; out", list(m.rates.out_gbs, 1024, 1), line += "; both at once (x1000)", list(m.rates.both, 1024, 1000);
+  line += "; add pass " + std::to_string(long(m.rates.add_gbs)) + " GB/s\n";
+  std::fputs(line.c_str(), stderr);
+  return m;
 }
 
 StreamPlan plan_of(const Problem& p, const Params& q) {  // from the resolved parameters
@@ -89,11 +90,11 @@ StreamPlan plan_of(const Problem& p, const Params& q) {  // from the resolved pa
 }
 
 std::optional<StreamPlan> plan_for(const Problem& p, const Params& q, const DeviceInfo& d, const StreamRates& rates,
-                                   std::string* why) {
+                                   std::string* why, const MeasureProduct& measure = nullptr) {
   const EngineAlgorithm e = engine_of(q);
   const WorkspaceOf ws = [&](long m, long n, long k) { return engine_workspace(e, {m, n, k, p.inputs}, d); };
   return plan_stream(p.m, p.n, p.k, std::size_t(q.bytes("budget")), int(q.integer("gpus")), q.integer("max_side"),
-                     e.algorithm.accumulates, ws, rates, why);
+                     e.algorithm.accumulates, ws, rates, why, measure);
 }
 
 // The budget: as given, or (auto) what the GPU has free less a margin for the context and libraries.
@@ -105,7 +106,14 @@ Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) {
     out.set("budget", std::to_string(std::max(1L, long(free / (1 << 20)))) + "M");
   }
   if (!plan_for(p, out, d, nominal_stream_rates(tensor(q)), nullptr)) return out;  // supports() says why
-  if (const auto plan = plan_for(p, out, d, rates_of(q, d), nullptr)) {
+  const std::lock_guard<std::mutex> hold(rates_lock);
+  Measured& m = measured_on(q, d);
+  const MeasureProduct measure = [&](long rows, long cols, long depth) {
+    const std::optional<double> g = m.probe->product_gflops(rows, cols, depth);
+    if (g) m.rates.shapes[{rows, cols, depth}] = *g;
+    return g;
+  };
+  if (const auto plan = plan_for(p, out, d, m.rates, nullptr, measure)) {
     out.set("panel", std::to_string(plan->rows) + "x" + std::to_string(plan->cols));
     out.set("depth", std::to_string(plan->depth));
     out.set("tile", std::to_string(plan->tile));
@@ -170,7 +178,8 @@ void run(const RunArgs& r) {
   for (std::thread& t : threads) t.join();
   for (const std::exception_ptr& e : failed)
     if (e) std::rethrow_exception(e);
-  const StreamRates& rates = rates_of(*r.params, *r.device);
+  const std::lock_guard<std::mutex> hold(rates_lock);
+  const StreamRates& rates = measured_on(*r.params, *r.device).rates;
   StreamedReport& out = state.last;
   out = {};
   double bytes = 0;

@@ -1,5 +1,5 @@
 // out_of_core's streaming pipeline (algorithms/composite/out_of_core.cu is the algorithm: its plan, its
-// checks and its run): on each GPU three streams (copies in, products, copies out), two buffers of
+// checks and its run): on each GPU four streams (A slices in, B tiles in, products, copies out), two buffers of
 // each kind and the events that order them; a tile product runs on the engine (a lab algorithm) into
 // its C panel in place where the engine accumulates (else into a tile that a kernel adds in). Each
 // operation is timed by events, read after the run.
@@ -95,6 +95,7 @@ class Stopwatch {
     return used_++;
   }
   void stop(std::size_t i, cudaStream_t s) { MMLAB_CHECK(cudaEventRecord(pairs_[i].second, s)); }
+  cudaEvent_t started() const { return pairs_[0].first; }  // the first event recorded
   Interval interval(std::size_t i) const {  // from the first event recorded
     float from = 0, to = 0;
     MMLAB_CHECK(cudaEventElapsedTime(&from, pairs_[0].first, pairs_[i].first));
@@ -130,7 +131,8 @@ class Worker {
       : r_(r), p_(r.problem), s_(plan), device_(device), gpu_(with_ordinal(*r.device, device)), state_(state),
         engine_(engine), invocation_(engine.algorithm, gpu_), asked_(default_params(engine.algorithm, engine.variant)) {
     MMLAB_CHECK(cudaSetDevice(device));
-    for (cudaStream_t* s : {&in_, &compute_, &out_}) MMLAB_CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
+    for (cudaStream_t* s : {&in_a_, &in_, &compute_, &out_})
+      MMLAB_CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
     for (auto* set : {&a_ready_, &a_free_, &b_ready_, &b_free_, &c_free_})
       for (cudaEvent_t& e : *set) MMLAB_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     MMLAB_CHECK(cudaEventCreateWithFlags(&tile_done_, cudaEventDisableTiming));
@@ -155,16 +157,26 @@ class Worker {
     for (auto* set : {&a_ready_, &a_free_, &b_ready_, &b_free_, &c_free_})
       for (cudaEvent_t e : *set) cudaEventDestroy(e);
     cudaEventDestroy(tile_done_);
-    for (cudaStream_t s : {in_, compute_, out_}) cudaStreamDestroy(s);
+    for (cudaStream_t s : {in_a_, in_, compute_, out_}) cudaStreamDestroy(s);
   }
 
-  // Panels first, first + step, ...; returns when their C is in host memory.
+  // Panels first, first + step, ...; returns when their C is in host memory. Each panel's k steps
+  // in order; the next step's A slice comes in on a stream of its own while this step's B tiles
+  // come in and are multiplied (it waits only for the products that read its buffer last).
   Totals run(long first, long step) {
     MMLAB_CHECK(cudaSetDevice(device_));
     const long across = (p_.n + s_.cols - 1) / s_.cols, panels = (p_.m + s_.rows - 1) / s_.rows * across;
+    std::vector<Step> steps;
+    for (long i = first, n = 0; i < panels; i += step, ++n)
+      for (long k0 = 0; k0 < p_.k; k0 += s_.depth) steps.push_back({i / across * s_.rows, i % across * s_.cols, k0, int(n % 2)});
     watch_.start(in_);  // the run's start: every interval is read from it
-    for (long i = first, n = 0; i < panels; i += step, ++n) panel(i / across * s_.rows, i % across * s_.cols, n % 2);
-    for (cudaStream_t s : {in_, compute_, out_}) MMLAB_CHECK(cudaStreamSynchronize(s));
+    MMLAB_CHECK(cudaStreamWaitEvent(in_a_, watch_.started()));
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      if (i == 0) load_a(steps[0], 0);
+      if (i + 1 < steps.size()) load_a(steps[i + 1], int((i + 1) % 2));
+      multiply_step(steps[i], int(i % 2));
+    }
+    for (cudaStream_t s : {in_a_, in_, compute_, out_}) MMLAB_CHECK(cudaStreamSynchronize(s));
     std::vector<std::size_t> copies = ins_;
     copies.insert(copies.end(), outs_.begin(), outs_.end());
     return {watch_.total_ms(products_), watch_.span_ms(copies), bytes_};
@@ -182,10 +194,10 @@ class Worker {
   }
 
  private:
-  void copy_in(float* to, const float* from, long ld, long offset, long rows, long cols) {
-    const std::size_t i = watch_.start(in_);
-    copy_rows(to, cols, from + offset, ld, rows, cols, cudaMemcpyHostToDevice, in_);
-    watch_.stop(i, in_), ins_.push_back(i), bytes_ += 4.0 * rows * cols;
+  void copy_in(float* to, const float* from, long ld, long offset, long rows, long cols, cudaStream_t on) {
+    const std::size_t i = watch_.start(on);
+    copy_rows(to, cols, from + offset, ld, rows, cols, cudaMemcpyHostToDevice, on);
+    watch_.stop(i, on), ins_.push_back(i), bytes_ += 4.0 * rows * cols;
   }
 
   // A slice (rows x depth) times B tile (depth x cols) into panel slot `c` at column `at` (leading
@@ -208,40 +220,48 @@ class Worker {
     launch_add_tile(t_, c_[c] + at, width, rows, cols, accumulate, compute_);
   }
 
-  // One C panel: for each k step its A slice in, then each B tile in and multiplied; at the last
-  // step each tile of C goes back to the host as soon as its product is done.
-  void panel(long row0, long col0, int c) {
-    const long rows = std::min(s_.rows, p_.m - row0), width = std::min(s_.cols, p_.n - col0);
-    MMLAB_CHECK(cudaStreamWaitEvent(compute_, c_free_[c]));  // its last copy out is done
-    for (long k0 = 0; k0 < p_.k; k0 += s_.depth) {
-      const long depth = std::min(s_.depth, p_.k - k0);
-      const bool last = k0 + depth == p_.k;
-      const int a = int(a_used_++ % 2);
-      MMLAB_CHECK(cudaStreamWaitEvent(in_, a_free_[a]));
-      copy_in(a_[a], r_.a, p_.k, row0 * p_.k + k0, rows, depth);
-      MMLAB_CHECK(cudaEventRecord(a_ready_[a], in_));
-      MMLAB_CHECK(cudaStreamWaitEvent(compute_, a_ready_[a]));
-      for (long j = 0; j < width; j += s_.tile) {
-        const long cols = std::min(s_.tile, width - j);
-        const int b = int(b_used_++ % 2);
-        MMLAB_CHECK(cudaStreamWaitEvent(in_, b_free_[b]));
-        copy_in(b_[b], r_.b, p_.n, k0 * p_.n + col0 + j, depth, cols);
-        MMLAB_CHECK(cudaEventRecord(b_ready_[b], in_));
-        MMLAB_CHECK(cudaStreamWaitEvent(compute_, b_ready_[b]));
-        const std::size_t m = watch_.start(compute_);
-        multiply(a, b, rows, cols, depth, j, k0 > 0, c, width);
-        watch_.stop(m, compute_), products_.push_back(m);
-        MMLAB_CHECK(cudaEventRecord(b_free_[b], compute_));
-        if (!last) continue;
-        MMLAB_CHECK(cudaEventRecord(tile_done_, compute_));
-        MMLAB_CHECK(cudaStreamWaitEvent(out_, tile_done_));
-        const std::size_t co = watch_.start(out_);
-        copy_rows(r_.c + (row0 * p_.n + col0 + j), p_.n, c_[c] + j, width, rows, cols, cudaMemcpyDeviceToHost, out_);
-        watch_.stop(co, out_), outs_.push_back(co), bytes_ += 4.0 * rows * cols;
-      }
-      MMLAB_CHECK(cudaEventRecord(a_free_[a], compute_));
+  // A C panel's k step: C(row0.., col0..) (+)= A(row0.., k0..) B(k0.., col0..) in panel slot c.
+  struct Step {
+    long row0, col0, k0;
+    int c;
+  };
+
+  // A step's A slice into buffer a, once the products that read it last are done.
+  void load_a(const Step& s, int a) {
+    const long rows = std::min(s_.rows, p_.m - s.row0), depth = std::min(s_.depth, p_.k - s.k0);
+    MMLAB_CHECK(cudaStreamWaitEvent(in_a_, a_free_[a]));
+    copy_in(a_[a], r_.a, p_.k, s.row0 * p_.k + s.k0, rows, depth, in_a_);
+    MMLAB_CHECK(cudaEventRecord(a_ready_[a], in_a_));
+  }
+
+  // A step's B tiles in and multiplied by its A slice (buffer a); at the panel's last step each tile
+  // of C goes back to the host as soon as its product is done.
+  void multiply_step(const Step& s, int a) {
+    const long rows = std::min(s_.rows, p_.m - s.row0), width = std::min(s_.cols, p_.n - s.col0);
+    const long depth = std::min(s_.depth, p_.k - s.k0);
+    const bool last = s.k0 + depth == p_.k;
+    if (s.k0 == 0) MMLAB_CHECK(cudaStreamWaitEvent(compute_, c_free_[s.c]));  // its last copy out is done
+    MMLAB_CHECK(cudaStreamWaitEvent(compute_, a_ready_[a]));
+    for (long j = 0; j < width; j += s_.tile) {
+      const long cols = std::min(s_.tile, width - j);
+      const int b = int(b_used_++ % 2);
+      MMLAB_CHECK(cudaStreamWaitEvent(in_, b_free_[b]));
+      copy_in(b_[b], r_.b, p_.n, s.k0 * p_.n + s.col0 + j, depth, cols, in_);
+      MMLAB_CHECK(cudaEventRecord(b_ready_[b], in_));
+      MMLAB_CHECK(cudaStreamWaitEvent(compute_, b_ready_[b]));
+      const std::size_t m = watch_.start(compute_);
+      multiply(a, b, rows, cols, depth, j, s.k0 > 0, s.c, width);
+      watch_.stop(m, compute_), products_.push_back(m);
+      MMLAB_CHECK(cudaEventRecord(b_free_[b], compute_));
+      if (!last) continue;
+      MMLAB_CHECK(cudaEventRecord(tile_done_, compute_));
+      MMLAB_CHECK(cudaStreamWaitEvent(out_, tile_done_));
+      const std::size_t co = watch_.start(out_);
+      copy_rows(r_.c + (s.row0 * p_.n + s.col0 + j), p_.n, c_[s.c] + j, width, rows, cols, cudaMemcpyDeviceToHost, out_);
+      watch_.stop(co, out_), outs_.push_back(co), bytes_ += 4.0 * rows * cols;
     }
-    MMLAB_CHECK(cudaEventRecord(c_free_[c], out_));
+    MMLAB_CHECK(cudaEventRecord(a_free_[a], compute_));
+    if (last) MMLAB_CHECK(cudaEventRecord(c_free_[s.c], out_));
   }
 
   // This worker's GPU as the engine sees it (the run's device description, this GPU's ordinal).
@@ -259,132 +279,146 @@ class Worker {
   EngineAlgorithm engine_;
   Invocation invocation_;  // the engine on gpu_: its choice per tile shape, checked and run
   Params asked_;
-  cudaStream_t in_ = nullptr, compute_ = nullptr, out_ = nullptr;
+  cudaStream_t in_a_ = nullptr, in_ = nullptr, compute_ = nullptr, out_ = nullptr;  // A slices, B tiles in
   cudaEvent_t a_ready_[2], a_free_[2], b_ready_[2], b_free_[2], c_free_[2], tile_done_ = nullptr;
   float *c_[2] = {}, *a_[2] = {}, *b_[2] = {}, *t_ = nullptr;
   void* workspace_ = nullptr;
-  unsigned long a_used_ = 0, b_used_ = 0;
+  unsigned long b_used_ = 0;
   Stopwatch watch_;
   std::vector<std::size_t> products_, ins_, outs_;
   double bytes_ = 0;
 };
 
-// The rates the plan and the model take, measured on this GPU once, each the median of three after a
-// warm-up: the engine's products with outputs of side 1024 to 16384 at depth kRateDepth, and of side
-// 8192 at depths 512 to 16384 (as far as half the free memory allows); then, while the engine's
-// products run on another stream (as in a run: measured on the H100, a copy of 16 KiB rows 128 KiB
-// apart moved 49 GB/s alone and 33 beside a product), copies in and out with rows of 2 to 64 KiB
-// 128 KiB apart and of whole rows, both directions at once, and the add pass.
-inline StreamRates calibrate(const EngineAlgorithm& engine, const DeviceInfo& gpu) {
-  MMLAB_CHECK(cudaSetDevice(gpu.ordinal));
-  cudaStream_t s, t;
-  MMLAB_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  MMLAB_CHECK(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking));
-  const auto median_ms = [&](const std::function<void()>& enqueue) {
-    Stopwatch w;
-    std::vector<double> ms;
-    enqueue();  // the warm-up
-    for (int i = 0; i < 3; ++i) {
-      const std::size_t at = w.start(s);
-      enqueue();
-      w.stop(at, s);
+// The rates the plan and the model take, measured on one GPU for one engine, each the median of three
+// after a warm-up. calibrate(): the engine's products with outputs of side 1024 to 16384 at depth
+// kRateDepth, and of side 8192 at depths 512 to 16384 (as far as half the free memory allows); then,
+// while the engine's products run on another stream (as in a run: measured on the H100, a copy of
+// 16 KiB rows 128 KiB apart moved 49 GB/s alone and 33 beside a product), copies in and out with rows
+// of 2 to 64 KiB 128 KiB apart and of whole rows, each alone and both directions at once, and the add
+// pass. product_gflops(): the engine's product of one shape (a plan's candidate tile).
+class RateProbe {
+ public:
+  RateProbe(const EngineAlgorithm& engine, const DeviceInfo& gpu)
+      : gpu_(gpu), run_(engine.algorithm, gpu_), asked_(default_params(engine.algorithm, engine.variant)) {
+    MMLAB_CHECK(cudaSetDevice(gpu_.ordinal));
+    for (cudaStream_t* s : {&s_, &t_, &u_}) MMLAB_CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
+  }
+  ~RateProbe() {
+    cudaSetDevice(gpu_.ordinal);
+    for (cudaStream_t s : {s_, t_, u_}) cudaStreamDestroy(s);
+  }
+
+  std::optional<double> product_gflops(long m, long n, long k) {
+    MMLAB_CHECK(cudaSetDevice(gpu_.ordinal));
+    const auto o = operands(m, n, k);
+    if (!o) return std::nullopt;
+    o->args.stream = s_;
+    return 2e-6 * double(m) * n * k / median_ms([&] { run_.run(o->args, states_); });
+  }
+
+  StreamRates calibrate() {
+    MMLAB_CHECK(cudaSetDevice(gpu_.ordinal));
+    StreamRates r;
+    for (long side = 1024; side <= 16384; side *= 2)
+      if (const auto g = product_gflops(side, side, kRateDepth)) r.gflops.points.push_back({double(side), *g});
+    const std::optional<double> at = product_gflops(8192, 8192, kRateDepth);
+    for (long depth = 512; depth <= 16384 && at; depth *= 2)
+      if (const auto g = depth == kRateDepth ? at : product_gflops(8192, 8192, depth))
+        r.depth_gain.points.push_back({double(depth), *g / *at});
+    // The load: the engine's products of 4096 on stream t_, as many as cover the copies measured.
+    const auto load = operands(4096, 4096, 4096);
+    MMLAB_CHECK(load ? cudaSuccess : cudaErrorMemoryAllocation);
+    load->args.stream = t_;
+    const double product_ms = 2e-6 * 4096.0 * 4096 * 4096 / r.gflops.at(4096);
+    const auto under_load = [&](double bytes, const std::function<void()>& enqueue) {
+      const long products = long(4 * bytes / 20e6 / product_ms) + 2;  // 4 copies at 20 GB/s or more
+      for (long i = 0; i < products; ++i) run_.run(load->args, states_);
+      const double ms = median_ms(enqueue);
+      MMLAB_CHECK(cudaStreamSynchronize(t_));
+      return ms;
+    };
+    const std::size_t f = sizeof(float), pitch = std::size_t(128) << 10, span = 4096 * pitch;
+    Buffer host(2 * span, Buffer::Kind::pinned_host), device(2 * span, Buffer::Kind::device);
+    float *h = host.as<float>(), *d = device.as<float>(), *h2 = h + span / f, *d2 = d + span / f;
+    std::memset(h, 0, 2 * span);
+    cudaEvent_t go, done;
+    MMLAB_CHECK(cudaEventCreateWithFlags(&go, cudaEventDisableTiming));
+    MMLAB_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+    for (double row = 2048; row <= 2 * 65536; row *= 2) {
+      const bool whole = row > 65536;  // then 64 MiB of contiguous memory
+      const long cols = whole ? long((64 << 20) / f) : long(row / f);
+      const long rows = whole ? 1 : std::min(4096L, (64L << 20) / long(row)), ld = whole ? cols : long(pitch / f);
+      const double bytes = double(f) * rows * cols, point = whole ? kWholeRows : row;
+      const double in = under_load(bytes, [&] { copy_rows(d, cols, h, ld, rows, cols, cudaMemcpyHostToDevice, s_); });
+      const double out = under_load(bytes, [&] { copy_rows(h, ld, d, cols, rows, cols, cudaMemcpyDeviceToHost, s_); });
+      const double both = under_load(2 * bytes, [&] {  // in on s_, out on u_ (other buffers), at once
+        MMLAB_CHECK(cudaEventRecord(go, s_));
+        MMLAB_CHECK(cudaStreamWaitEvent(u_, go));
+        copy_rows(d, cols, h, ld, rows, cols, cudaMemcpyHostToDevice, s_);
+        copy_rows(h2, ld, d2, cols, rows, cols, cudaMemcpyDeviceToHost, u_);
+        MMLAB_CHECK(cudaEventRecord(done, u_));
+        MMLAB_CHECK(cudaStreamWaitEvent(s_, done));
+      });
+      r.in_gbs.points.push_back({point, 1e-6 * bytes / in});
+      r.out_gbs.points.push_back({point, 1e-6 * bytes / out});
+      // Both at once as the model takes it: (in alone + out alone) / together; 1 when they share the link.
+      r.both.points.push_back({point, std::max(1.0, (in + out) / both)});
     }
-    MMLAB_CHECK(cudaStreamSynchronize(s));
-    for (std::size_t i = 0; i < 3; ++i) ms.push_back(w.total_ms({i}));
-    std::sort(ms.begin(), ms.end());
-    return ms[1];
-  };
-  const Invocation engine_run(engine.algorithm, gpu);
-  const Params asked = default_params(engine.algorithm, engine.variant);
-  StateCache states;
-  const std::size_t f = sizeof(float);
-  // A product of m x n x k on stream `on`, its operands made once: nullopt where it does not fit.
-  struct Operands {
+    cudaEventDestroy(go), cudaEventDestroy(done);
+    // The add pass over 4096 x 4096 floats: read the tile and the panel, write the panel.
+    const long rows = 4096, cols = 4096;
+    const double add = median_ms([&] { launch_add_tile(d, d + rows * cols, cols, rows, cols, true, s_); });
+    r.add_gbs = 12e-6 * double(rows) * cols / add;
+    return r;
+  }
+
+ private:
+  struct Operands {  // a product's operands, made once
     Buffer a, b, c, w;
     RunArgs args;
     Params q;
   };
-  const auto operands = [&](long m, long n, long k) -> std::unique_ptr<Operands> {
+
+  // Operands of an m x n x k product; null where they take more than half the free memory.
+  std::unique_ptr<Operands> operands(long m, long n, long k) {
     const Problem p{m, n, k, Inputs::uniform};
+    const std::size_t f = sizeof(float);
     auto o = std::make_unique<Operands>();
-    o->q = engine_run.resolve(p, asked);
-    const std::size_t ws = engine_run.workspace(p, o->q);
-    if (f * (m * k + k * n + m * n) + ws > free_device_bytes() / 2 || engine_run.check(p, o->q)) return nullptr;
+    o->q = run_.resolve(p, asked_);
+    const std::size_t ws = run_.workspace(p, o->q);
+    if (f * (m * k + k * n + m * n) + ws > free_device_bytes() / 2 || run_.check(p, o->q)) return nullptr;
     o->a = Buffer(f * m * k, Buffer::Kind::device), o->b = Buffer(f * k * n, Buffer::Kind::device);
     o->c = Buffer(f * m * n, Buffer::Kind::device), o->w = Buffer(std::max<std::size_t>(ws, 1), Buffer::Kind::device);
-    fill_input_device(o->a.as<float>(), m, k, Inputs::uniform, 1, kMatrixA, s);
-    fill_input_device(o->b.as<float>(), k, n, Inputs::uniform, 1, kMatrixB, s);
+    fill_input_device(o->a.as<float>(), m, k, Inputs::uniform, 1, kMatrixA, s_);
+    fill_input_device(o->b.as<float>(), k, n, Inputs::uniform, 1, kMatrixB, s_);
     RunArgs& e = o->args;
     e.a = o->a.as<float>(), e.b = o->b.as<float>(), e.c = o->c.as<float>(), e.problem = p, e.params = &o->q;
-    e.workspace = o->w.get(), e.device = &gpu;
+    e.workspace = o->w.get(), e.device = &gpu_;
     return o;
-  };
-  const auto product_gflops = [&](long m, long n, long k) -> std::optional<double> {
-    const auto o = operands(m, n, k);
-    if (!o) return std::nullopt;
-    o->args.stream = s;
-    return 2e-6 * double(m) * n * k / median_ms([&] { engine_run.run(o->args, states); });
-  };
-  StreamRates r;
-  for (long side = 1024; side <= 16384; side *= 2)
-    if (const auto g = product_gflops(side, side, kRateDepth)) r.gflops.points.push_back({double(side), *g});
-  const std::optional<double> at = product_gflops(8192, 8192, kRateDepth);
-  for (long depth = 512; depth <= 16384 && at; depth *= 2)
-    if (const auto g = depth == kRateDepth ? at : product_gflops(8192, 8192, depth))
-      r.depth_gain.points.push_back({double(depth), *g / *at});
-  {
-    // The load: the engine's products of 4096 on stream t, as many as cover the copies measured.
-    const auto load = operands(4096, 4096, 4096);
-    MMLAB_CHECK(load ? cudaSuccess : cudaErrorMemoryAllocation);
-    load->args.stream = t;
-    const double product_ms = 2e-6 * 4096.0 * 4096 * 4096 / r.gflops.at(4096);
-    const auto under_load = [&](double bytes, const std::function<void()>& enqueue) {
-      const long products = long(4 * bytes / 25e6 / product_ms) + 2;  // 4 copies at 25 GB/s or more
-      for (long i = 0; i < products; ++i) engine_run.run(load->args, states);
-      const double ms = median_ms(enqueue);
-      MMLAB_CHECK(cudaStreamSynchronize(t));
-      return ms;
-    };
-    const std::size_t pitch = std::size_t(128) << 10, span = 4096 * pitch;
-    Buffer host(span, Buffer::Kind::pinned_host), device(span, Buffer::Kind::device);
-    float *h = host.as<float>(), *d = device.as<float>();
-    std::memset(h, 0, span);
-    for (double row = 2048; row <= 2 * 65536; row *= 2) {
-      const bool whole = row > 65536;  // then 64 MiB of contiguous memory
-      const long cols = whole ? long((64 << 20) / f) : long(row / f), rows = whole ? 1 : std::min(4096L, (64L << 20) / long(row));
-      const long ld = whole ? cols : long(pitch / f);
-      const double bytes = double(f) * rows * cols, point = whole ? kWholeRows : row;
-      const double in = under_load(bytes, [&] { copy_rows(d, cols, h, ld, rows, cols, cudaMemcpyHostToDevice, s); });
-      const double out = under_load(bytes, [&] { copy_rows(h, ld, d, cols, rows, cols, cudaMemcpyDeviceToHost, s); });
-      r.in_gbs.points.push_back({point, 1e-6 * bytes / in});
-      r.out_gbs.points.push_back({point, 1e-6 * bytes / out});
-    }
-    // Both at once, whole rows: 64 MiB in on s and 64 MiB out on a third stream.
-    cudaStream_t u;
-    cudaEvent_t go, done;
-    MMLAB_CHECK(cudaStreamCreateWithFlags(&u, cudaStreamNonBlocking));
-    MMLAB_CHECK(cudaEventCreateWithFlags(&go, cudaEventDisableTiming));
-    MMLAB_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-    const std::size_t half = std::size_t(64) << 20;
-    const double both = under_load(2.0 * half, [&] {
-      MMLAB_CHECK(cudaEventRecord(go, s));
-      MMLAB_CHECK(cudaStreamWaitEvent(u, go));
-      MMLAB_CHECK(cudaMemcpyAsync(d, h, half, cudaMemcpyHostToDevice, s));
-      MMLAB_CHECK(cudaMemcpyAsync(h + half / f, d + half / f, half, cudaMemcpyDeviceToHost, u));
-      MMLAB_CHECK(cudaEventRecord(done, u));
-      MMLAB_CHECK(cudaStreamWaitEvent(s, done));
-    });
-    cudaEventDestroy(go), cudaEventDestroy(done), cudaStreamDestroy(u);
-    r.both = std::max(1.0, 2e-6 * double(half) / both / std::max(r.in_gbs.at(kWholeRows), r.out_gbs.at(kWholeRows)));
-    // The add pass over 4096 x 4096 floats: read the tile and the panel, write the panel.
-    const long rows = 4096, cols = 4096;
-    const double add = median_ms([&] { launch_add_tile(d, d + rows * cols, cols, rows, cols, true, s); });
-    r.add_gbs = 12e-6 * double(rows) * cols / add;
   }
-  MMLAB_CHECK(cudaStreamDestroy(s));
-  MMLAB_CHECK(cudaStreamDestroy(t));
-  return r;
-}
+
+  // What `enqueue` takes on s_: the median of three after a warm-up.
+  double median_ms(const std::function<void()>& enqueue) {
+    Stopwatch w;
+    enqueue();
+    for (int i = 0; i < 3; ++i) {
+      const std::size_t at = w.start(s_);
+      enqueue();
+      w.stop(at, s_);
+    }
+    MMLAB_CHECK(cudaStreamSynchronize(s_));
+    std::vector<double> ms;
+    for (std::size_t i = 0; i < 3; ++i) ms.push_back(w.total_ms({i}));
+    std::sort(ms.begin(), ms.end());
+    return ms[1];
+  }
+
+  DeviceInfo gpu_;
+  Invocation run_;
+  Params asked_;
+  StateCache states_;
+  cudaStream_t s_ = nullptr, t_ = nullptr, u_ = nullptr;
+};
 
 // Host memory the copies can overlap: pinned already, or registered for the run.
 class Pinned {

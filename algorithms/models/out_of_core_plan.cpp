@@ -63,6 +63,7 @@ double RateCurve::at(double x) const {
 }
 
 double StreamRates::product_gflops(long rows, long cols, long depth) const {
+  if (const auto it = shapes.find({rows, cols, depth}); it != shapes.end()) return it->second;
   const double gain = depth_gain.points.empty() ? 1.0 : depth_gain.at(double(depth));
   return gflops.at(std::sqrt(double(rows) * double(cols))) * gain;
 }
@@ -99,14 +100,16 @@ StreamModel model_stream(const StreamPlan& p, long m, long n, long k, int gpus, 
   out.first_ms = 4.0 * rows * depth / in_a + 4.0 * depth * tile / in_b;
   out.last_ms = 4.0 * rows * tile / out_c;
   const double other_in = std::max(0.0, in_ms - out.first_ms), other_out = std::max(0.0, out_ms - out.last_ms);
-  out.copies_ms = std::max({other_in, other_out, (other_in + other_out) / std::max(r.both, 1.0)});
+  const double both = r.both.points.empty() ? 1.0 : std::max(1.0, r.both.at(std::min(a_row, b_row)));
+  out.copies_ms = std::max({other_in, other_out, (other_in + other_out) / both});
   out.ms = out.first_ms + std::max(out.products_ms, out.copies_ms) + out.last_ms;
   return out;
 }
 
 std::optional<StreamPlan> plan_stream(long m, long n, long k, std::size_t budget, int gpus, long max_side,
-                                      bool accumulates, const WorkspaceOf& workspace, const StreamRates& rates,
-                                      std::string* why) {
+                                      bool accumulates, const WorkspaceOf& workspace, const StreamRates& given,
+                                      std::string* why, const MeasureProduct& measure) {
+  StreamRates rates = given;
   std::map<std::tuple<long, long, long>, std::size_t> known;  // the engine's workspace, asked once a shape
   const WorkspaceOf ws = [&](long rows, long tile, long depth) -> std::size_t {
     if (!workspace) return 0;
@@ -150,14 +153,32 @@ std::optional<StreamPlan> plan_stream(long m, long n, long k, std::size_t budget
         for (long rows : heights(tallest)) {
           const StreamPlan p = make_plan(m, n, k, rows, cols, depth, tile, accumulates, bound);
           if (p.device_bytes > budget) continue;
-          candidates.push_back({predict_stream_ms(p, m, n, k, gpus, rates), p});
+          candidates.push_back({0.0, p});
         }
         if (across == 1) break;
       }
-  // The least modelled time; among plans within 0.1% of it, the one that copies least.
-  std::optional<StreamPlan> best;
+  // The least modelled time; among plans within 0.1% of it, the one that copies least. With
+  // `measure`, the products of the plans nearest the best measured first and every plan weighed again.
   double least = std::numeric_limits<double>::infinity();
-  for (const auto& [ms, p] : candidates) least = std::min(least, ms);
+  const auto weigh = [&] {
+    least = std::numeric_limits<double>::infinity();
+    for (auto& [ms, p] : candidates) least = std::min(least, ms = predict_stream_ms(p, m, n, k, gpus, rates));
+  };
+  weigh();
+  if (measure && !candidates.empty()) {
+    std::vector<std::pair<double, StreamPlan>> order = candidates;
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    int measured = 0;
+    for (const auto& [ms, p] : order) {
+      if (ms > least * 1.1 || measured == 6) break;
+      const std::array<long, 3> shape = {std::min(p.rows, m), std::min(p.tile, n), std::min(p.depth, k)};
+      if (rates.shapes.count(shape)) continue;
+      ++measured;
+      if (const auto g = measure(shape[0], shape[1], shape[2])) rates.shapes[shape] = *g;
+    }
+    weigh();
+  }
+  std::optional<StreamPlan> best;
   for (const auto& [ms, p] : candidates)
     if (ms <= least * 1.001 && (!best || p.bytes_in < best->bytes_in)) best = p;
   if (!best && why) {
@@ -179,10 +200,10 @@ StreamRates nominal_stream_rates(bool tensor) {
                                                                     {8192, 52000}, {16384, 52500}};
   r.depth_gain.points = {{512, 0.8}, {1024, 0.9}, {4096, 1.0}, {16384, 1.01}};
   // Copies beside products, by row bytes (rows 128 KiB apart; 16 KiB rows at 33 GB/s, 32 KiB at 48),
-  // whole rows at 54 GB/s; both directions at once 1.5 times one.
+  // whole rows at 54 GB/s; both directions at once: short rows share the link, whole rows 1.6 times one.
   r.in_gbs.points = {{2048, 10}, {8192, 22}, {16384, 33}, {32768, 48}, {kWholeRows, 54}};
   r.out_gbs = r.in_gbs;
-  r.both = 1.5;
+  r.both.points = {{16384, 1.0}, {kWholeRows, 1.6}};
   r.add_gbs = 2500;
   return r;
 }

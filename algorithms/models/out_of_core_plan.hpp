@@ -23,8 +23,10 @@
 // include every plan of a smaller one, the chosen plan is never modelled slower.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -55,10 +57,14 @@ struct StreamRates {
   // loses the last wave's idle share on small outputs) at depth kRateDepth; and by depth, as the rate
   // over the rate at kRateDepth (outputs of 8192 x 8192).
   RateCurve gflops, depth_gain;
+  // Products measured at their exact shape (rows, cols, depth): a plan's candidate tiles.
+  std::map<std::array<long, 3>, double> shapes;
   double product_gflops(long rows, long cols, long depth) const;
   RateCurve in_gbs;   // host to device, by the bytes of a row (kWholeRows: contiguous)
   RateCurve out_gbs;  // device to host, likewise
-  double both = 1;    // copies in and out at once: their summed rate over each alone (1: they share the link)
+  // Copies in and out at once, by the bytes of a row: (time in alone + time out alone) / time together
+  // (1: they share the link; 2: each runs as fast as alone).
+  RateCurve both;
   double add_gbs = 0; // the add pass's device memory rate (read the tile and the panel, write the panel)
 };
 
@@ -67,9 +73,12 @@ struct StreamRates {
 // of max_side or its halves down to 64, k whole, tiles as wide as the panel; panels as tall as fit.
 // `accumulates`: the engine adds into a panel in place. Empty, with `why`, when not even 64-row
 // panels of 64 x 64 tiles fit.
+// `measure` (may be null): the engine's rate for a product shape, or nullopt; the shapes of the
+// plans nearest the best (within 10%, at most 6) are measured and the plans weighed again with them.
+using MeasureProduct = std::function<std::optional<double>(long m, long n, long k)>;
 std::optional<StreamPlan> plan_stream(long m, long n, long k, std::size_t budget, int gpus, long max_side,
                                       bool accumulates, const WorkspaceOf& workspace, const StreamRates& rates,
-                                      std::string* why);
+                                      std::string* why, const MeasureProduct& measure = nullptr);
 
 // A plan of these pieces, its bytes and products counted (`workspace` may be null).
 StreamPlan make_plan(long m, long n, long k, long rows, long cols, long depth, long tile, bool accumulates,

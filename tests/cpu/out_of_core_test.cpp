@@ -1,6 +1,8 @@
 // out_of_core's plan and model (algorithms/models/out_of_core_plan.hpp), without a GPU.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include "algorithms/models/out_of_core_plan.hpp"
 
 namespace mmlab {
@@ -84,6 +86,29 @@ TEST(OutOfCorePlan, ABudgetTooSmallSaysWhy) {
   EXPECT_FALSE(plan_stream(4096, 4096, 4096, std::size_t(1) << 30, 1, 8192, true, huge, kRates, &why));
 }
 
+// The products of the plans nearest the best are measured at their exact shapes (at most six), and
+// the plans weighed again: a shape measured slow is not chosen.
+TEST(OutOfCorePlan, CandidateShapesAreMeasured) {
+  const long n = 32768;
+  const auto first = plan_stream(n, n, n, std::size_t(8) << 30, 1, 65536, true, kNoWorkspace, kRates, nullptr);
+  ASSERT_TRUE(first);
+  const std::array<long, 3> slow = {first->rows, first->tile, first->depth};
+  int calls = 0;
+  const MeasureProduct measure = [&](long r, long c, long d) -> std::optional<double> {
+    ++calls;
+    if (std::array<long, 3>{r, c, d} == slow) return 1000.0;
+    return kRates.product_gflops(r, c, d);
+  };
+  const auto again = plan_stream(n, n, n, std::size_t(8) << 30, 1, 65536, true, kNoWorkspace, kRates, nullptr, measure);
+  ASSERT_TRUE(again);
+  EXPECT_GE(calls, 1);
+  EXPECT_LE(calls, 6);
+  EXPECT_NE((std::array<long, 3>{again->rows, again->tile, again->depth}), slow);
+  StreamRates known = kRates;
+  known.shapes[slow] = 1000;
+  EXPECT_DOUBLE_EQ(known.product_gflops(slow[0], slow[1], slow[2]), 1000);
+}
+
 // Rates between measured points: linear in log2 of the point, the ends held.
 TEST(OutOfCorePlan, RateCurves) {
   const RateCurve c{{{1024, 10}, {4096, 30}}};
@@ -119,7 +144,7 @@ TEST(OutOfCorePlan, TheModel) {
   // The other copies: in, A 4 ms and B 8 ms less the first 8; out, 4 ms less the last 2; sharing
   // the link (both = 1) they take 4 + 2 ms; twice as fast both ways at once, the longer one, 4.
   EXPECT_NEAR(tm.copies_ms, 6, 1e-9);
-  r.both = 2;
+  r.both.points = {{kWholeRows, 2}};
   EXPECT_NEAR(model_stream(t, 1000, 1000, 1000, 1, r).copies_ms, 4, 1e-9);
   // Not in place: each k step's add pass reads the tile and panel, writes the panel (12 bytes an entry).
   const StreamPlan add = make_plan(1000, 1000, 1000, 1000, 1000, 500, 1000, false, nullptr);

@@ -97,11 +97,15 @@ StreamModel model_stream(const StreamPlan& p, long m, long n, long k, int gpus, 
   const double out_ms = p.bytes_out / out_c * share;
   // The first A slice and B tile come in before any product, the last tile goes out after all of
   // them; the other copies run under the products, in both directions at once.
+  // The last panel's tiles go out one by one as their products finish: when a tile goes out slower
+  // than the next is multiplied, the queue of copies out grows over the panel's width.
   out.first_ms = 4.0 * rows * depth / in_a + 4.0 * depth * tile / in_b;
-  out.last_ms = 4.0 * rows * tile / out_c;
+  const double tile_out = 4.0 * rows * tile / out_c, tile_product = out.products_ms / share / double(p.products);
+  const double across = double(ceil_div(std::min(p.cols, n), tile));
+  out.last_ms = std::max(tile_out, across * tile_out - (across - 1) * tile_product);
   const double other_in = std::max(0.0, in_ms - out.first_ms), other_out = std::max(0.0, out_ms - out.last_ms);
   const double both = r.both.points.empty() ? 1.0 : std::max(1.0, r.both.at(std::min(a_row, b_row)));
-  out.copies_ms = std::max({other_in, other_out, (other_in + other_out) / both});
+  out.copies_ms = kCopySlack * std::max({other_in, other_out, (other_in + other_out) / both});
   out.ms = out.first_ms + std::max(out.products_ms, out.copies_ms) + out.last_ms;
   return out;
 }

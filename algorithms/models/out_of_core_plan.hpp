@@ -13,9 +13,9 @@
 // times, B ceil(m / rows) times, C written once:
 //   bytes in  = 4 (m k ceil(n / cols) + k n ceil(m / rows)),   bytes out = 4 m n.
 // The model of a run is its first copies, then the slower of products and copies, then the last
-// tile's copy out:
+// panel's tiles out (one, or the queue that builds when a tile goes out slower than the next is made):
 //   ms = first in + max(products, other copies) + last out,
-//   other copies = max(in / rate in, out / rate out, (in / rate in + out / rate out) / both),
+//   other copies = slack x max(in / rate in, out / rate out, (in / rate in + out / rate out) / both),
 // where a copy's rate depends on its rows' length (a pitched copy of short rows is slower than one of
 // whole rows) and `both` is how much faster copies in both directions at once move the same bytes.
 // Products run at the engine's rate for their output's side and depth. Every rate is measured on the GPU
@@ -52,6 +52,10 @@ struct RateCurve {
 using WorkspaceOf = std::function<std::size_t(long m, long n, long k)>;
 constexpr double kWholeRows = 1e15;  // the row length of a copy of contiguous memory, as a point of in, out
 constexpr long kRateDepth = 4096;    // the depth `gflops` is measured at
+// The copies beside the products take this much longer than their rates say: in the pipeline the
+// A slices, the B tiles and C's tiles share the link in bursts (on the H100 a cuBLAS plan whose
+// copies were modelled at 95% of its products ran 1.2x its model, its products waiting 28 ms).
+constexpr double kCopySlack = 1.15;
 struct StreamRates {
   // The engine's products, GFLOP/s: by the side of their output (the square root of rows x cols: cuBLAS
   // loses the last wave's idle share on small outputs) at depth kRateDepth; and by depth, as the rate

@@ -1,5 +1,5 @@
 // out_of_core's streaming pipeline (algorithms/composite/out_of_core.cu is the algorithm: its plan, its
-// checks and its run): on each GPU four streams (A slices in, B tiles in, products, copies out), two buffers of
+// checks and its run): on each GPU three streams (copies in, products, copies out), two buffers of
 // each kind and the events that order them; a tile product runs on the engine (a lab algorithm) into
 // its C panel in place where the engine accumulates (else into a tile that a kernel adds in). Each
 // operation is timed by events, read after the run.
@@ -131,8 +131,7 @@ class Worker {
       : r_(r), p_(r.problem), s_(plan), device_(device), gpu_(with_ordinal(*r.device, device)), state_(state),
         engine_(engine), invocation_(engine.algorithm, gpu_), asked_(default_params(engine.algorithm, engine.variant)) {
     MMLAB_CHECK(cudaSetDevice(device));
-    for (cudaStream_t* s : {&in_a_, &in_, &compute_, &out_})
-      MMLAB_CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
+    for (cudaStream_t* s : {&in_, &compute_, &out_}) MMLAB_CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
     for (auto* set : {&a_ready_, &a_free_, &b_ready_, &b_free_, &c_free_})
       for (cudaEvent_t& e : *set) MMLAB_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     MMLAB_CHECK(cudaEventCreateWithFlags(&tile_done_, cudaEventDisableTiming));
@@ -146,7 +145,7 @@ class Worker {
     std::size_t ws = 0;  // the largest any tile shape needs (edges may pick other kernels)
     for (long rows : {s_.rows, p_.m % s_.rows})
       for (long cols : {s_.tile, p_.n % s_.cols % s_.tile, s_.cols % s_.tile})
-        for (long depth : {s_.depth, p_.k % s_.depth})
+        for (long depth : {s_.depth, p_.k % s_.depth, s_.ramp, std::min(s_.depth, p_.k) - s_.ramp})
           if (rows && cols && depth) ws = std::max(ws, engine_workspace(engine_, {rows, cols, depth, p_.inputs}, gpu_));
     if (ws) MMLAB_CHECK(cudaMalloc(&workspace_, ws));
   }
@@ -157,26 +156,25 @@ class Worker {
     for (auto* set : {&a_ready_, &a_free_, &b_ready_, &b_free_, &c_free_})
       for (cudaEvent_t e : *set) cudaEventDestroy(e);
     cudaEventDestroy(tile_done_);
-    for (cudaStream_t s : {in_a_, in_, compute_, out_}) cudaStreamDestroy(s);
+    for (cudaStream_t s : {in_, compute_, out_}) cudaStreamDestroy(s);
   }
 
   // Panels first, first + step, ...; returns when their C is in host memory. Each panel's k steps
-  // in order; the next step's A slice comes in on a stream of its own while this step's B tiles
-  // come in and are multiplied (it waits only for the products that read its buffer last).
+  // in order (the first panel's first step split at the plan's ramp, so the first product starts
+  // after a shallower A slice and B tile); the next step's A slice comes in in pieces between this
+  // step's B tiles, once the products that read its buffer last are done.
   Totals run(long first, long step) {
     MMLAB_CHECK(cudaSetDevice(device_));
     const long across = (p_.n + s_.cols - 1) / s_.cols, panels = (p_.m + s_.rows - 1) / s_.rows * across;
     std::vector<Step> steps;
     for (long i = first, n = 0; i < panels; i += step, ++n)
-      for (long k0 = 0; k0 < p_.k; k0 += s_.depth) steps.push_back({i / across * s_.rows, i % across * s_.cols, k0, int(n % 2)});
+      for (const auto& [k0, depth] : k_steps(s_, p_.k, n == 0))
+        steps.push_back({i / across * s_.rows, i % across * s_.cols, k0, depth, int(n % 2)});
     watch_.start(in_);  // the run's start: every interval is read from it
-    MMLAB_CHECK(cudaStreamWaitEvent(in_a_, watch_.started()));
-    for (std::size_t i = 0; i < steps.size(); ++i) {
-      if (i == 0) load_a(steps[0], 0);
-      if (i + 1 < steps.size()) load_a(steps[i + 1], int((i + 1) % 2));
-      multiply_step(steps[i], int(i % 2));
-    }
-    for (cudaStream_t s : {in_a_, in_, compute_, out_}) MMLAB_CHECK(cudaStreamSynchronize(s));
+    load_a(steps[0], 0, 0, 1);
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      multiply_step(steps[i], int(i % 2), i + 1 < steps.size() ? &steps[i + 1] : nullptr);
+    for (cudaStream_t s : {in_, compute_, out_}) MMLAB_CHECK(cudaStreamSynchronize(s));
     std::vector<std::size_t> copies = ins_;
     copies.insert(copies.end(), outs_.begin(), outs_.end());
     return {watch_.total_ms(products_), watch_.span_ms(copies), bytes_};
@@ -194,10 +192,10 @@ class Worker {
   }
 
  private:
-  void copy_in(float* to, const float* from, long ld, long offset, long rows, long cols, cudaStream_t on) {
-    const std::size_t i = watch_.start(on);
-    copy_rows(to, cols, from + offset, ld, rows, cols, cudaMemcpyHostToDevice, on);
-    watch_.stop(i, on), ins_.push_back(i), bytes_ += 4.0 * rows * cols;
+  void copy_in(float* to, const float* from, long ld, long offset, long rows, long cols) {
+    const std::size_t i = watch_.start(in_);
+    copy_rows(to, cols, from + offset, ld, rows, cols, cudaMemcpyHostToDevice, in_);
+    watch_.stop(i, in_), ins_.push_back(i), bytes_ += 4.0 * rows * cols;
   }
 
   // A slice (rows x depth) times B tile (depth x cols) into panel slot `c` at column `at` (leading
@@ -220,37 +218,40 @@ class Worker {
     launch_add_tile(t_, c_[c] + at, width, rows, cols, accumulate, compute_);
   }
 
-  // A C panel's k step: C(row0.., col0..) (+)= A(row0.., k0..) B(k0.., col0..) in panel slot c.
+  // A C panel's k step: C(row0.., col0..) (+)= A(row0.., k0..k0 + depth) B(k0.., col0..) in panel slot c.
   struct Step {
-    long row0, col0, k0;
+    long row0, col0, k0, depth;
     int c;
   };
 
-  // A step's A slice into buffer a, once the products that read it last are done.
-  void load_a(const Step& s, int a) {
-    const long rows = std::min(s_.rows, p_.m - s.row0), depth = std::min(s_.depth, p_.k - s.k0);
-    MMLAB_CHECK(cudaStreamWaitEvent(in_a_, a_free_[a]));
-    copy_in(a_[a], r_.a, p_.k, s.row0 * p_.k + s.k0, rows, depth, in_a_);
-    MMLAB_CHECK(cudaEventRecord(a_ready_[a], in_a_));
+  // Piece `piece` of `pieces` (by rows) of a step's A slice into buffer a: the first waits until the
+  // products that read the buffer last are done, the last says the slice is ready.
+  void load_a(const Step& s, int a, long piece, long pieces) {
+    const long rows = std::min(s_.rows, p_.m - s.row0), from = rows * piece / pieces, to = rows * (piece + 1) / pieces;
+    if (piece == 0) MMLAB_CHECK(cudaStreamWaitEvent(in_, a_free_[a]));
+    if (to > from) copy_in(a_[a] + from * s.depth, r_.a, p_.k, (s.row0 + from) * p_.k + s.k0, to - from, s.depth);
+    if (piece == pieces - 1) MMLAB_CHECK(cudaEventRecord(a_ready_[a], in_));
   }
 
-  // A step's B tiles in and multiplied by its A slice (buffer a); at the panel's last step each tile
-  // of C goes back to the host as soon as its product is done.
-  void multiply_step(const Step& s, int a) {
+  // A step's B tiles in (each followed by a piece of the next step's A slice) and multiplied by its A
+  // slice (buffer a); at the panel's last step each tile of C goes back to the host as soon as its
+  // product is done.
+  void multiply_step(const Step& s, int a, const Step* next) {
     const long rows = std::min(s_.rows, p_.m - s.row0), width = std::min(s_.cols, p_.n - s.col0);
-    const long depth = std::min(s_.depth, p_.k - s.k0);
-    const bool last = s.k0 + depth == p_.k;
+    const bool last = s.k0 + s.depth == p_.k;
+    const long tiles = (width + s_.tile - 1) / s_.tile;
     if (s.k0 == 0) MMLAB_CHECK(cudaStreamWaitEvent(compute_, c_free_[s.c]));  // its last copy out is done
     MMLAB_CHECK(cudaStreamWaitEvent(compute_, a_ready_[a]));
-    for (long j = 0; j < width; j += s_.tile) {
-      const long cols = std::min(s_.tile, width - j);
+    for (long t = 0; t < tiles; ++t) {
+      const long j = t * s_.tile, cols = std::min(s_.tile, width - j);
       const int b = int(b_used_++ % 2);
       MMLAB_CHECK(cudaStreamWaitEvent(in_, b_free_[b]));
-      copy_in(b_[b], r_.b, p_.n, s.k0 * p_.n + s.col0 + j, depth, cols, in_);
+      copy_in(b_[b], r_.b, p_.n, s.k0 * p_.n + s.col0 + j, s.depth, cols);
       MMLAB_CHECK(cudaEventRecord(b_ready_[b], in_));
+      if (next) load_a(*next, 1 - a, t, tiles);
       MMLAB_CHECK(cudaStreamWaitEvent(compute_, b_ready_[b]));
       const std::size_t m = watch_.start(compute_);
-      multiply(a, b, rows, cols, depth, j, s.k0 > 0, s.c, width);
+      multiply(a, b, rows, cols, s.depth, j, s.k0 > 0, s.c, width);
       watch_.stop(m, compute_), products_.push_back(m);
       MMLAB_CHECK(cudaEventRecord(b_free_[b], compute_));
       if (!last) continue;
@@ -279,7 +280,7 @@ class Worker {
   EngineAlgorithm engine_;
   Invocation invocation_;  // the engine on gpu_: its choice per tile shape, checked and run
   Params asked_;
-  cudaStream_t in_a_ = nullptr, in_ = nullptr, compute_ = nullptr, out_ = nullptr;  // A slices, B tiles in
+  cudaStream_t in_ = nullptr, compute_ = nullptr, out_ = nullptr;
   cudaEvent_t a_ready_[2], a_free_[2], b_ready_[2], b_free_[2], c_free_[2], tile_done_ = nullptr;
   float *c_[2] = {}, *a_[2] = {}, *b_[2] = {}, *t_ = nullptr;
   void* workspace_ = nullptr;

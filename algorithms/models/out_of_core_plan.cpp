@@ -11,7 +11,8 @@ namespace mmlab {
 
 namespace {
 
-constexpr long kSmallest = 64;  // the smallest panel height and tile side a plan takes
+constexpr long kSmallest = 64;     // the smallest panel height and tile side a plan takes
+constexpr long kLongRows = 8192;  // the shortest tile and k step taken where longer ones fit
 
 long ceil_div(long a, long b) { return (a + b - 1) / b; }
 
@@ -77,7 +78,24 @@ StreamPlan make_plan(long m, long n, long k, long rows, long cols, long depth, l
   p.bytes_in = 4.0 * (double(m) * k * ceil_div(n, cols) + double(k) * n * ceil_div(m, rows));
   p.bytes_out = 4.0 * double(m) * n;
   p.products = ceil_div(m, rows) * ceil_div(k, depth) * tiles_across(n, cols, tile);
+  // The first step split at a quarter of it where products accumulate (not the one product of a panel).
+  const long step = std::min(depth, k);
+  if (!(p.in_place && !accumulates) && step >= 4 * kSmallest) p.ramp = step / 4 / kSmallest * kSmallest;
   return p;
+}
+
+std::vector<std::pair<long, long>> k_steps(const StreamPlan& plan, long k, bool first_panel) {
+  std::vector<std::pair<long, long>> out;
+  for (long k0 = 0; k0 < k; k0 += plan.depth) {
+    const long depth = std::min(plan.depth, k - k0);
+    if (k0 == 0 && first_panel && plan.ramp > 0 && plan.ramp < depth) {
+      out.push_back({0, plan.ramp});
+      out.push_back({plan.ramp, depth - plan.ramp});
+    } else {
+      out.push_back({k0, depth});
+    }
+  }
+  return out;
 }
 
 StreamModel model_stream(const StreamPlan& p, long m, long n, long k, int gpus, const StreamRates& r) {
@@ -99,7 +117,8 @@ StreamModel model_stream(const StreamPlan& p, long m, long n, long k, int gpus, 
   // them; the other copies run under the products, in both directions at once.
   // The last panel's tiles go out one by one as their products finish: when a tile goes out slower
   // than the next is multiplied, the queue of copies out grows over the panel's width.
-  out.first_ms = 4.0 * rows * depth / in_a + 4.0 * depth * tile / in_b;
+  const double first_depth = p.ramp > 0 && p.ramp < depth ? double(p.ramp) : double(depth);
+  out.first_ms = 4.0 * rows * first_depth / in_a + 4.0 * first_depth * tile / in_b;
   const double tile_out = 4.0 * rows * tile / out_c, tile_product = out.products_ms / share / double(p.products);
   const double across = double(ceil_div(std::min(p.cols, n), tile));
   out.last_ms = std::max(tile_out, across * tile_out - (across - 1) * tile_product);
@@ -121,70 +140,72 @@ std::optional<StreamPlan> plan_stream(long m, long n, long k, std::size_t budget
     if (fresh) it->second = workspace(rows, tile, depth);
     return it->second;
   };
-  std::set<long> depths, tiles;  // max_side and its halves, capped by k and n
-  for (long side = std::max(max_side, kSmallest); side >= kSmallest; side /= 2)
-    depths.insert(std::min(side, k)), tiles.insert(std::min(side, n));
   std::vector<std::pair<double, StreamPlan>> candidates;  // modelled ms, plan
-  for (long depth : depths)
-    for (long tile : tiles)
-      // Panel widths: all of n, then halves (whole tiles), down to one tile.
-      for (long across = ceil_div(n, tile);; across = ceil_div(across, 2)) {
-        const long cols = std::min(n, across * tile);
-        const bool in_place = writes_in_place(k, cols, depth, tile, accumulates);
-        const auto fits = [&](long rows) {
-          return device_bytes(rows, cols, depth, tile, in_place, ws) <= budget;
-        };
-        // Panel heights: the tallest that fits (m, or a multiple of 64), and the heights of a fixed
-        // ladder below it (a smaller budget's tallest is near one of them, so a larger budget keeps its
-        // choices). The buffers grow linearly with the height; the workspace as the engine says, taken
-        // at the tallest height without it (an upper bound where it grows with the height), then
-        // lowered while it does not fit.
-        const double per_row = 4 * floats_per_row(cols, depth, tile, in_place), fixed = 8.0 * depth * tile;
-        const auto height = [&](double bytes) {
-          const long rows = long(std::max(0.0, (double(budget) - fixed - bytes) / per_row));
-          return rows >= m ? m : rows / kSmallest * kSmallest;
-        };
-        long tallest = height(0);
-        if (tallest > 0) tallest = height(double(ws(tallest, tile, depth)));
-        for (int lower = 0; lower < 16 && tallest >= kSmallest && !fits(tallest); ++lower)
-          tallest = (tallest - 1) / kSmallest * kSmallest;
-        if (tallest < std::min(m, kSmallest) || !fits(tallest)) {
+  // Tiles and k steps of max_side and its halves, capped by n and k, first down to kLongRows (a copy
+  // of shorter rows beside the products moved half the link's rate or less on the H100 and slowed
+  // the products); shorter, down to 64, only where nothing else fits.
+  const long top = std::max(max_side, kSmallest);
+  for (long shortest : {std::min(top, kLongRows), kSmallest}) {
+    if (!candidates.empty()) break;
+    std::set<long> depths, tiles;
+    for (long side = top; side >= shortest; side /= 2) depths.insert(std::min(side, k)), tiles.insert(std::min(side, n));
+    for (long depth : depths)
+      for (long tile : tiles)
+        // Panel widths: all of n, then halves (whole tiles), down to one tile.
+        for (long across = ceil_div(n, tile);; across = ceil_div(across, 2)) {
+          const long cols = std::min(n, across * tile);
+          const bool in_place = writes_in_place(k, cols, depth, tile, accumulates);
+          const auto fits = [&](long rows) {
+            return device_bytes(rows, cols, depth, tile, in_place, ws) <= budget;
+          };
+          // Panel heights: the tallest that fits (m, or a multiple of 64), and the heights of a fixed
+          // ladder below it (a smaller budget's tallest is near one of them, so a larger budget keeps its
+          // choices). The buffers grow linearly with the height; the workspace as the engine says, taken
+          // at the tallest height without it (an upper bound where it grows with the height), then
+          // lowered while it does not fit.
+          const double per_row = 4 * floats_per_row(cols, depth, tile, in_place), fixed = 8.0 * depth * tile;
+          const auto height = [&](double bytes) {
+            const long rows = long(std::max(0.0, (double(budget) - fixed - bytes) / per_row));
+            return rows >= m ? m : rows / kSmallest * kSmallest;
+          };
+          long tallest = height(0);
+          if (tallest > 0) tallest = height(double(ws(tallest, tile, depth)));
+          for (int lower = 0; lower < 16 && tallest >= kSmallest && !fits(tallest); ++lower)
+            tallest = (tallest - 1) / kSmallest * kSmallest;
+          if (tallest < std::min(m, kSmallest) || !fits(tallest)) {
+            if (across == 1) break;
+            continue;
+          }
+          const std::size_t most = ws(tallest, tile, depth);  // the workspace taken for every lower height
+          const WorkspaceOf bound = [&](long, long, long) { return most; };
+          for (long rows : heights(tallest)) {
+            const StreamPlan p = make_plan(m, n, k, rows, cols, depth, tile, accumulates, bound);
+            if (p.device_bytes > budget) continue;
+            candidates.push_back({0.0, p});
+          }
           if (across == 1) break;
-          continue;
         }
-        const std::size_t most = ws(tallest, tile, depth);  // the workspace taken for every lower height
-        const WorkspaceOf bound = [&](long, long, long) { return most; };
-        for (long rows : heights(tallest)) {
-          const StreamPlan p = make_plan(m, n, k, rows, cols, depth, tile, accumulates, bound);
-          if (p.device_bytes > budget) continue;
-          candidates.push_back({0.0, p});
-        }
-        if (across == 1) break;
-      }
-  // The least modelled time; among plans within 0.1% of it, the one that copies least. With
-  // `measure`, the products of the plans nearest the best measured first and every plan weighed again.
-  double least = std::numeric_limits<double>::infinity();
-  const auto weigh = [&] {
-    least = std::numeric_limits<double>::infinity();
-    for (auto& [ms, p] : candidates) least = std::min(least, ms = predict_stream_ms(p, m, n, k, gpus, rates));
-  };
-  weigh();
-  if (measure && !candidates.empty()) {
-    std::vector<std::pair<double, StreamPlan>> order = candidates;
-    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    int measured = 0;
-    for (const auto& [ms, p] : order) {
-      if (ms > least * 1.1 || measured == 6) break;
-      const std::array<long, 3> shape = {std::min(p.rows, m), std::min(p.tile, n), std::min(p.depth, k)};
-      if (rates.shapes.count(shape)) continue;
-      ++measured;
-      if (const auto g = measure(shape[0], shape[1], shape[2])) rates.shapes[shape] = *g;
-    }
-    weigh();
   }
-  std::optional<StreamPlan> best;
-  for (const auto& [ms, p] : candidates)
-    if (ms <= least * 1.001 && (!best || p.bytes_in < best->bytes_in)) best = p;
+  // The least modelled time; among plans within 1% of it, the one that copies least (the most slack
+  // for the copies; a larger budget is then modelled at most 1% slower than a smaller one). With
+  // `measure`, the chosen plan's product is measured at its shape and the plans weighed again, until
+  // the choice stands on a measured product (at most eight shapes).
+  const auto choose = [&] {
+    double least = std::numeric_limits<double>::infinity();
+    for (auto& [ms, p] : candidates) least = std::min(least, ms = predict_stream_ms(p, m, n, k, gpus, rates));
+    std::optional<StreamPlan> best;
+    for (const auto& [ms, p] : candidates)
+      if (ms <= least * 1.01 && (!best || p.bytes_in < best->bytes_in)) best = p;
+    return best;
+  };
+  std::optional<StreamPlan> best = choose();
+  for (int round = 0; measure && best && round < 8; ++round) {
+    const std::array<long, 3> shape = {std::min(best->rows, m), std::min(best->tile, n), std::min(best->depth, k)};
+    if (rates.shapes.count(shape)) break;
+    const std::optional<double> g = measure(shape[0], shape[1], shape[2]);
+    rates.shapes[shape] = g ? *g : rates.product_gflops(shape[0], shape[1], shape[2]);
+    best = choose();
+  }
   if (!best && why) {
     const long r = std::min(m, kSmallest), c = std::min(n, kSmallest), d = std::min(k, kSmallest);
     *why = "a device budget of " + mib(double(budget)) + " holds no plan: the smallest (" + std::to_string(r) +

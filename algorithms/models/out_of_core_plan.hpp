@@ -37,6 +37,7 @@ namespace mmlab {
 struct StreamPlan {
   long rows = 0, cols = 0, depth = 0, tile = 0;
   bool in_place = false;  // products write into the panel: no tile buffer, no add pass
+  long ramp = 0;          // the first panel's first k step split here (0: not), so the first copies are short
   std::size_t device_bytes = 0;  // the buffers and the engine's workspace
   double bytes_in = 0, bytes_out = 0;
   long products = 0;  // engine calls over the whole product
@@ -72,13 +73,14 @@ struct StreamRates {
   double add_gbs = 0; // the add pass's device memory rate (read the tile and the panel, write the panel)
 };
 
-// The plan of least modelled time (within 0.1% of it, the one that copies least) among those whose
+// The plan of least modelled time (within 1% of it, the one that copies least) among those whose
 // buffers fit `budget` bytes per GPU, each of `gpus` taking every gpus-th panel: tiles and k steps
 // of max_side or its halves down to 64, k whole, tiles as wide as the panel; panels as tall as fit.
 // `accumulates`: the engine adds into a panel in place. Empty, with `why`, when not even 64-row
 // panels of 64 x 64 tiles fit.
-// `measure` (may be null): the engine's rate for a product shape, or nullopt; the shapes of the
-// plans nearest the best (within 10%, at most 6) are measured and the plans weighed again with them.
+// `measure` (may be null): the engine's rate for a product shape, or nullopt; the chosen plan's
+// product is measured at its shape and the plans weighed again, until the choice stands on a measured
+// product (at most eight shapes).
 using MeasureProduct = std::function<std::optional<double>(long m, long n, long k)>;
 std::optional<StreamPlan> plan_stream(long m, long n, long k, std::size_t budget, int gpus, long max_side,
                                       bool accumulates, const WorkspaceOf& workspace, const StreamRates& rates,
@@ -87,6 +89,10 @@ std::optional<StreamPlan> plan_stream(long m, long n, long k, std::size_t budget
 // A plan of these pieces, its bytes and products counted (`workspace` may be null).
 StreamPlan make_plan(long m, long n, long k, long rows, long cols, long depth, long tile, bool accumulates,
                      const WorkspaceOf& workspace);
+
+// The k steps of a panel, (k0, depth) each: `depth` deep, the last what is left; the first panel's
+// first step split at the ramp.
+std::vector<std::pair<long, long>> k_steps(const StreamPlan& plan, long k, bool first_panel);
 
 // The model above for a plan, in ms; `phases` (if given) receives products and copies alone.
 struct StreamModel {

@@ -141,14 +141,16 @@ std::optional<StreamPlan> plan_stream(long m, long n, long k, std::size_t budget
     return it->second;
   };
   std::vector<std::pair<double, StreamPlan>> candidates;  // modelled ms, plan
-  // Tiles and k steps of max_side and its halves, capped by n and k, first down to kLongRows (a copy
-  // of shorter rows beside the products moved half the link's rate or less on the H100 and slowed
-  // the products); shorter, down to 64, only where nothing else fits.
+  // Tiles and k steps of max_side and its halves, capped by n and k, first tiles down to kLongRows and
+  // k steps down to a quarter of it (a copy of rows shorter than 8 KiB beside the products moved less
+  // than half the link's rate on the H100 and slowed the products); shorter, down to 64, only where
+  // nothing else fits.
   const long top = std::max(max_side, kSmallest);
   for (long shortest : {std::min(top, kLongRows), kSmallest}) {
     if (!candidates.empty()) break;
-    std::set<long> depths, tiles;
-    for (long side = top; side >= shortest; side /= 2) depths.insert(std::min(side, k)), tiles.insert(std::min(side, n));
+    std::set<long> depths, tiles;  // k steps from a quarter as long (A's slices are read far fewer times)
+    for (long side = top; side >= shortest; side /= 2) tiles.insert(std::min(side, n));
+    for (long side = top; side >= std::max(shortest / 4, kSmallest); side /= 2) depths.insert(std::min(side, k));
     for (long depth : depths)
       for (long tile : tiles)
         // Panel widths: all of n, then halves (whole tiles), down to one tile.
@@ -186,8 +188,8 @@ std::optional<StreamPlan> plan_stream(long m, long n, long k, std::size_t budget
           if (across == 1) break;
         }
   }
-  // The least modelled time; among plans within 1% of it, the one that copies least (the most slack
-  // for the copies; a larger budget is then modelled at most 1% slower than a smaller one). With
+  // The least modelled time; among plans within 0.3% of it, the one that copies least (the most slack
+  // for the copies; a larger budget is then modelled at most 0.3% slower than a smaller one). With
   // `measure`, the chosen plan's product is measured at its shape and the plans weighed again, until
   // the choice stands on a measured product (at most eight shapes).
   const auto choose = [&] {
@@ -195,7 +197,7 @@ std::optional<StreamPlan> plan_stream(long m, long n, long k, std::size_t budget
     for (auto& [ms, p] : candidates) least = std::min(least, ms = predict_stream_ms(p, m, n, k, gpus, rates));
     std::optional<StreamPlan> best;
     for (const auto& [ms, p] : candidates)
-      if (ms <= least * 1.01 && (!best || p.bytes_in < best->bytes_in)) best = p;
+      if (ms <= least * 1.003 && (!best || p.bytes_in < best->bytes_in)) best = p;
     return best;
   };
   std::optional<StreamPlan> best = choose();

@@ -73,7 +73,7 @@ struct StreamRates {
   double add_gbs = 0; // the add pass's device memory rate (read the tile and the panel, write the panel)
 };
 
-// The plan of least modelled time (within 1% of it, the one that copies least) among those whose
+// The plan of least modelled time (within 0.3% of it, the one that copies least) among those whose
 // buffers fit `budget` bytes per GPU, each of `gpus` taking every gpus-th panel: tiles and k steps
 // of max_side or its halves down to 64, k whole, tiles as wide as the panel; panels as tall as fit.
 // `accumulates`: the engine adds into a panel in place. Empty, with `why`, when not even 64-row

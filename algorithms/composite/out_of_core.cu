@@ -3,7 +3,8 @@
 // and B through the GPU, multiply, send the block of C back, and double-buffer" (homework report,
 // question 6).
 //
-// The plan and its model are models/out_of_core_plan.hpp, the pipeline composite/out_of_core_worker.cuh:
+// The plan and its model are models/out_of_core_plan.hpp, the pipeline composite/out_of_core_worker.cuh,
+// the rates measured on the GPU composite/out_of_core_rates.cuh:
 // C in panels that stay on the device while computed, k in steps, A's slice of a step reused by
 // every B tile of it. Per GPU three streams (copies in, products, copies out) and two buffers of
 // each kind; events order them: an A slice or B tile is refilled only after the product that read
@@ -32,6 +33,7 @@
 #include <mutex>
 #include <thread>
 
+#include "algorithms/composite/out_of_core_rates.cuh"
 #include "algorithms/composite/out_of_core_worker.cuh"
 #include "algorithms/registry.hpp"
 
@@ -122,10 +124,11 @@ Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) {
 }
 
 // The last run's operations on its first GPU, for a timeline (docs/out-of-core-notes.md): a file
-// per problem, engine and budget in `dir`, overwritten by each trial.
+// per problem, engine and budget in `dir`, overwritten by each trial; a line naming the plan, then
+// the table kind,start_ms,end_ms (text, not a CSV: scripts/out-of-core-timeline reads it).
 void write_timeline(const std::string& dir, const Problem& p, const Params& q, const Worker& w) {
   const std::string path = dir + "/" + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) +
-                           "-" + q.text("engine") + "-" + q.text("budget") + ".csv";
+                           "-" + q.text("engine") + "-" + q.text("budget") + ".timeline.txt";
   std::ofstream f(path + ".part");
   f << "# out_of_core panel " << q.text("panel") << " depth " << q.text("depth") << " tile " << q.text("tile")
     << "\nkind,start_ms,end_ms\n" << w.timeline();

@@ -102,6 +102,7 @@ __global__ void __launch_bounds__(Quads<kTile, kTile, kDepth, kQN>::kThreads,
         if (t + 1 >= kStages) {
           mbarrier_wait_cluster(free(t + 1), (free_parity >> ((t + 1) % kStages)) & 1);
           free_parity ^= 1u << ((t + 1) % kStages);
+          fence_async_shared_cluster();  // the peers' reads of that stage (generic proxy) before the copies
         }
         bulk_copy_to_peer(peer_address(stage_address(t + 1), left), stage_address(t), kBytesA,
                           peer_address(full(t + 1), left));

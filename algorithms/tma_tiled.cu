@@ -57,6 +57,7 @@ __global__ void __launch_bounds__(Tile<kBM, kBN, kBK, kQN>::kThreads + (kProduce
   const int tiles = (k_end - k_begin + kBK - 1) / kBK;
   auto stage = [&](int t) { return smem + (t % kStages) * S::kStage; };
   auto issue = [&](int t) {  // tile t (k_per_split is whole tiles: a tile never crosses into another split)
+    fence_async_shared();  // the threads' reads of the stage's last tile (generic proxy) before TMA's writes
     std::uint64_t* bar = &landed[t % kStages];
     mbarrier_expect_bytes(bar, sizeof(float) * S::kStage);
     tma_load_2d(stage(t), at_map, row0, k_begin + t * kBK, bar);

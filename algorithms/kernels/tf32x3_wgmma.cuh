@@ -80,6 +80,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
     if (tid == 0)
       for (int t = 0; t < tiles; ++t) {
         mbarrier_wait_cta(&drained[t % kRaw], ((t / kRaw) & 1) ^ 1);
+        fence_async_shared();  // the consumers' reads of the raw tile (generic proxy) before TMA's writes
         std::uint64_t* bar = &landed[t % kRaw];
         mbarrier_expect_bytes(bar, 2 * kTileBytes);
         tma_load_2d(raw_tile(t, 0), a_map, t * kWgDepth, row0, bar);  // A: 128 rows x 32 k

@@ -101,6 +101,7 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN, 0>::kThreads,
   auto issue = [&](const Segment& g, int j, int u) {
     std::uint64_t* bar = &landed[u % kStages];
     const int row0 = (g.tile / work.tiles_n) * kBM, col0 = (g.tile % work.tiles_n) * kBN;
+    fence_async_shared();  // the block's reads of the stage (generic proxy) before TMA's writes
     mbarrier_expect_bytes(bar, sizeof(float) * S::kStage);
     if constexpr (kKMajor) tma_load_2d(stage(u), a_map, j * kBK, row0, bar);
     else tma_load_2d(stage(u), a_map, row0, j * kBK, bar);
@@ -130,6 +131,7 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN, 0>::kThreads,
       if (threadIdx.x == 0 && j + kStages - 1 < g.ke) {
         const int v = u + kStages - 1;
         std::uint64_t* bar = &landed[v % kStages];
+        fence_async_shared();  // the block's reads of tile j - 1's stage (generic proxy) before TMA's writes
         mbarrier_expect_bytes(bar, sizeof(float) * S::kStage);
         if constexpr (kKMajor) tma_load_2d(stage(v), a_map, (j + kStages - 1) * kBK, row0, bar);
         else tma_load_2d(stage(v), a_map, row0, (j + kStages - 1) * kBK, bar);

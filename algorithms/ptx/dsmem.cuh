@@ -33,10 +33,6 @@ __device__ inline void cluster_arrive() {
 __device__ inline void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
 __device__ inline void cluster_sync() { cluster_arrive(), cluster_wait(); }
 
-// Orders this block's earlier generic-proxy writes to shared memory (st.shared, cp.async) before
-// later bulk copies (the async proxy) read them.
-__device__ inline void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
-
 // Bulk copy of `bytes` (a multiple of 16, both addresses 16-byte aligned) from this block's shared
 // memory into a peer's, completing `bytes` on the peer's mbarrier `peer_bar`.
 __device__ inline void bulk_copy_to_peer(unsigned peer_dst, unsigned src, unsigned bytes, unsigned peer_bar) {

@@ -47,6 +47,21 @@ __device__ inline void mbarrier_arrive_cluster(unsigned peer_bar) {
   asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(peer_bar) : "memory");
 }
 
+// Proxy fences. Shared memory is reached through two proxies: the generic one (ld/st.shared, cp.async,
+// mbarrier arrivals and waits) and the async one (TMA loads, bulk copies, wgmma's operand reads), and
+// a release/acquire pair (an mbarrier, a block barrier) orders accesses of one proxy only. Where a
+// buffer passes from one proxy to the other, a proxy fence must lie on the path between them:
+//   generic writes, then async reads   the writers fence before they release (wgmma's operands);
+//   generic reads, then async writes   the thread that issues the TMA load or bulk copy fences after
+//                                      its acquire (a stage the consumers have read and released).
+// Without the second, tma_tiled's `specialized` 128x128 kernel overwrote stages whose last shared
+// loads had not been served (issue #46; probes/tma_race_probe.cu).
+__device__ inline void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+// The same for a peer's shared memory (a bulk copy into a block of the cluster).
+__device__ inline void fence_async_shared_cluster() {
+  asm volatile("fence.proxy.async.shared::cluster;\n" ::: "memory");
+}
+
 // Waits until the phase of parity `parity` has completed (acquire at CTA scope).
 __device__ inline void mbarrier_wait_cta(std::uint64_t* bar, unsigned parity) {
   asm volatile(

@@ -49,9 +49,6 @@ __device__ inline void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
 #endif
 }
-// Generic-proxy shared stores made visible to the async proxy (wgmma's operand reads, TMA).
-__device__ inline void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
-
 // The 64 accumulators of an m64n128 wgmma, as the instruction names them (%0 ... %63) and as the asm
 // statement binds them (d[0] ... d[63], read and written).
 #define MMLAB_WGMMA_D64                                                                                   \

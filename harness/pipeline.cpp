@@ -9,6 +9,7 @@
 #include <random>
 
 #include "core/invocation.hpp"
+#include "runtime/audit.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/job.hpp"
 #include "runtime/timing.hpp"
@@ -130,6 +131,7 @@ void Prepared::warmup() { timer_->untimed(); }
 
 double Prepared::trial(ClockMonitor* clocks) {
   const TrialTime t = timer_->trial();
+  if (audit_) audit_->after_trial(args_.c, stream_);  // behind the trial's stop event: off the clock
   if (t.host_ms >= 0) outcome_.host_samples.push_back(t.host_ms);
   outcome_.timer = timer_->timer();
   outcome_.timer_note = timer_->unblocked_reason();
@@ -145,6 +147,16 @@ double Prepared::trial(ClockMonitor* clocks) {
 }
 
 void Prepared::finish() {
+  if (audit_ && !outcome_.samples.empty()) {
+    const OutputAudit::Result r = audit_->result(stream_);
+    if (r.differed > 0) {
+      outcome_.status = Status::failed;
+      outcome_.reason = OutputAudit::describe(r, audit_->deterministic());
+      outcome_.verdict->ok = false;
+      outcome_.samples.clear(), outcome_.host_samples.clear(), outcome_.clocks.clear();
+      return;
+    }
+  }
   if (!outcome_.samples.empty()) outcome_.stats = summarize(outcome_.samples);
   if (reports_.empty() || !outcome_.distributed) return;
   // Medians over the trials; the share of the copies hidden behind the products, as a distributed
@@ -196,6 +208,12 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
   out->stream_ = args.stream;
   out->args_ = args;
   out->timer_ = make_timer(bench, cfg, args, timing);
+  if (cfg.algorithm->backend == Backend::device) {  // the verified C is still in args.c
+    const Problem& p = cfg.problem;
+    out->audit_ = std::make_unique<OutputAudit>(
+        args.c, std::size_t(p.m) * p.n, cfg.algorithm->deterministic(p, o.resolved), bench.audit_samples(),
+        tolerance(p.k, cfg.algorithm->precision_of(o.resolved)), p.inputs == Inputs::uniform, args.stream);
+  }
   return out;
 }
 

@@ -21,6 +21,7 @@
 namespace mmlab {
 
 class TrialTimer;
+class OutputAudit;
 
 // A configuration checked, prepared and verified: its outcome so far, and what its trials need.
 class Prepared {
@@ -34,7 +35,9 @@ class Prepared {
   bool short_of_memory = false;
   void warmup();
   double trial(ClockMonitor* clocks);  // one timed trial (ms); the clock sampled after it goes to the outcome
-  void finish();                       // the statistics of the trials so far
+  // The statistics of the trials so far; a GPU configuration whose timed trials did not compute what
+  // was verified (runtime/audit.hpp) becomes `failed` here, without a time.
+  void finish();
 
  private:
   friend std::unique_ptr<Prepared> prepare(Workbench&, const Configuration&, const DeviceInfo&,
@@ -43,6 +46,7 @@ class Prepared {
   Outcome outcome_;
   Buffer workspace_;
   std::unique_ptr<TrialTimer> timer_;
+  std::unique_ptr<OutputAudit> audit_;  // device algorithms: each trial's C against the verified one
   CUstream_st* stream_ = nullptr;
   RunArgs args_;
   std::vector<StreamedReport> reports_;  // a streamed algorithm's, one per trial

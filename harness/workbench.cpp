@@ -112,11 +112,17 @@ void Workbench::ensure_reference() {
     reference_device(device_a(), device_b(), d_ref_.as<double>(), d_sumabs_.as<double>(), p.m, p.n, p.k,
                      stream_);
     MMLAB_CHECK(cudaStreamSynchronize(stream_));
+    if (!audit_samples_)
+      audit_samples_ = std::make_unique<AuditSamples>(audit_samples_device(
+          d_ref_.as<double>(), d_sumabs_.as<double>(), std::size_t(p.m) * p.n, seed_, stream_));
   } else {
     if (Reason why = prepare_host()) throw std::runtime_error("float64 reference: " + *why);
     h_ref_.resize(std::size_t(p.m) * p.n);
     h_sumabs_.resize(std::size_t(p.m) * p.n);
     reference_host(h_a_, h_b_, h_ref_.data(), h_sumabs_.data(), p.m, p.n, p.k);
+    if (!audit_samples_ && device_.present)
+      audit_samples_ = std::make_unique<AuditSamples>(
+          audit_samples_host(h_ref_.data(), h_sumabs_.data(), h_ref_.size(), seed_));
   }
   reference_ready_ = true;
 }
@@ -145,6 +151,12 @@ Verdict Workbench::verify_host_output(const float* c_host, Precision precision) 
     return judge(compare_host(c_host, h_ref_.data(), h_sumabs_.data(), count), p.k, p.inputs, precision);
   MMLAB_CHECK(cudaMemcpyAsync(device_c(), c_host, count * sizeof(float), cudaMemcpyHostToDevice, stream_));
   return verify_device_output(device_c(), precision);
+}
+
+const AuditSamples& Workbench::audit_samples() {
+  if (!audit_samples_) ensure_reference();
+  if (!audit_samples_) throw std::logic_error("audit samples need a GPU");
+  return *audit_samples_;
 }
 
 void Workbench::release_reference() {

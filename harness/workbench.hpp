@@ -7,6 +7,7 @@
 
 #include "core/algorithm.hpp"
 #include "core/verification.hpp"
+#include "runtime/audit.hpp"
 #include "runtime/gpu.hpp"
 
 namespace mmlab {
@@ -31,6 +32,9 @@ class Workbench {
   Reason prepare_host();
   Verdict verify_device_output(const float* c_device, Precision precision);
   Verdict verify_host_output(const float* c_host, Precision precision);
+  // Entries of the reference for the timed trials' sampled check (runtime/audit.hpp), drawn once per
+  // problem when the reference is first made, and kept when a large reference is freed.
+  const AuditSamples& audit_samples();
   const float* device_a() const { return d_a_.as<float>(); }
   const float* device_b() const { return d_b_.as<float>(); }
   float* device_c() const { return d_c_.as<float>(); }
@@ -57,6 +61,7 @@ class Workbench {
   float *h_a_ = nullptr, *h_b_ = nullptr, *h_c_ = nullptr;
   std::vector<double> h_ref_, h_sumabs_;
   bool reference_ready_ = false;
+  std::unique_ptr<AuditSamples> audit_samples_;
 };
 
 // Library handles and the like, made once per algorithm per run.

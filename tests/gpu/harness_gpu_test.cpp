@@ -83,6 +83,35 @@ TEST(Verification, FailsPlantedBugs) {
   EXPECT_NE(corner.reason.find("NaN"), std::string::npos) << corner.reason;
 }
 
+// What a timed trial computes is what was verified: a kernel right on its first call and wrong on
+// every third later one passes verification, and its row is `failed` once its trials are audited,
+// by the hash of C (declared deterministic) or by sampled entries (declared nondeterministic); timed
+// sequentially and interleaved with a correct configuration, which stays ok.
+TEST(Verification, TimedTrialsMustComputeWhatWasVerified) {
+  TimingOptions t;
+  t.stop.min_trials = t.stop.max_trials = 6;
+  t.warmup = 0;
+  for (const Problem p : {Problem{127, 129, 131}, Problem{1000, 1000, 1000}})
+    for (const Algorithm* bug : {&test::wrong_now_and_then(), &test::wrong_now_and_then_nondeterministic()}) {
+      const Outcome o = run_once(*bug, p, Params("default"), &t);
+      const std::string what = bug->name + " at " + std::to_string(p.m);
+      EXPECT_EQ(o.status, Status::failed) << what;
+      EXPECT_NE(o.reason.find("timed trials"), std::string::npos) << what << ": " << o.reason;
+      EXPECT_TRUE(o.samples.empty()) << what << ": a failed row has no time";
+    }
+  // Interleaved beside cuBLAS: only the planted one fails.
+  const Problem p{513, 257, 129};
+  StateCache states;
+  Workbench bench(p, device(), 777);
+  const Configuration bad{&test::wrong_now_and_then(), Params("default"), p, Scope::kernel, false};
+  const Configuration good{test::lab().find("cublas"), Params("default"), p, Scope::kernel, false};
+  auto pb = prepare(bench, bad, device(), states, t), pg = prepare(bench, good, device(), states, t);
+  ASSERT_TRUE(pb->ready() && pg->ready());
+  ASSERT_TRUE(time_interleaved({pb.get(), pg.get()}, t, nullptr, nullptr, 1));
+  EXPECT_EQ(pb->outcome().status, Status::failed) << pb->outcome().reason;
+  EXPECT_EQ(pg->outcome().status, Status::ok) << pg->outcome().reason;
+}
+
 TEST(Timing, EveryScopeAndTheL2FlushProduceSamples) {
   TimingOptions t;
   t.stop.min_trials = t.stop.max_trials = 7;

@@ -1,12 +1,14 @@
 // Deliberately wrong algorithms: verification must fail each of them (a test that can fail), and
 // one that kills the CUDA context, which the runner must record and stop at.
+#include <atomic>
+
 #include "algorithms/launch/common.cuh"
 #include "tests/gpu/planted_bugs.hpp"
 
 namespace mmlab::test {
 namespace {
 
-enum class Bug { skip_last_term, leave_corner, reduced_precision, trap };
+enum class Bug { none, skip_last_term, leave_corner, reduced_precision, trap };
 
 __device__ float round_to_10_bits(float x) {  // keep 10 explicit mantissa bits, as reduced-precision units do
   return __uint_as_float(__float_as_uint(x) & 0xFFFFE000u);
@@ -26,6 +28,20 @@ __global__ void buggy_kernel(const float* a, const float* b, float* c, int m, in
     acc = fmaf(x, y, acc);
   }
   c[long(row) * n + col] = acc;
+}
+
+// Right on its first call (the verification) and on most later ones, wrong on every third: as a
+// kernel that races now and then. Each algorithm made with it counts its own calls.
+template <int kTag>
+void now_and_then(const RunArgs& r) {
+  static std::atomic<long> calls{0};
+  const dim3 block(16, 16), grid(ceil_div(r.problem.n, 16), ceil_div(r.problem.m, 16));
+  const int m = int(r.problem.m), n = int(r.problem.n), k = int(r.problem.k);
+  if (++calls % 3 == 0)
+    buggy_kernel<Bug::skip_last_term><<<grid, block, 0, r.stream>>>(r.a, r.b, r.c, m, n, k);
+  else
+    buggy_kernel<Bug::none><<<grid, block, 0, r.stream>>>(r.a, r.b, r.c, m, n, k);
+  MMLAB_CHECK_LAUNCH();
 }
 
 template <Bug kBug>
@@ -60,6 +76,24 @@ const Algorithm& leaves_corner() {
 }
 const Algorithm& reduced_precision() {
   static const Algorithm a = make<Bug::reduced_precision>("reduced_precision");
+  return a;
+}
+const Algorithm& wrong_now_and_then() {
+  static const Algorithm a = [] {
+    Algorithm x = make<Bug::none>("wrong_now_and_then");
+    x.run = now_and_then<0>;
+    return x;
+  }();
+  return a;
+}
+const Algorithm& wrong_now_and_then_nondeterministic() {
+  static const Algorithm a = [] {
+    Algorithm x = make<Bug::none>("wrong_now_and_then_nondeterministic");
+    x.run = now_and_then<1>;
+    x.set_nondeterminism("default", "planted: judged by sampled entries, as split-k's atomics are");
+    x.is_nondeterministic = [](const Problem&, const Params&) { return true; };
+    return x;
+  }();
   return a;
 }
 const Algorithm& traps() {

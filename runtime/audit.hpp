@@ -1,0 +1,65 @@
+// What a timed trial computed, checked against what was verified, on the GPU and off the clock: a
+// kernel that races now and then can pass its one verification and be wrong while it is timed
+// (issue #46: tma_tiled's `specialized` 128x128 kernel was). After each trial the harness enqueues
+// one audit kernel on the configuration's stream, behind the trial's stop event:
+//   deterministic configurations   a hash of every element of C, which must equal the verified C's
+//                                  bit for bit (sum over i of a mix of i and C[i]'s bits, mod 2^64:
+//                                  the same whatever order the GPU adds it in);
+//   the others (split-k's atomics) C at `samples` entries against the float64 reference, judged as
+//                                  the verification judges (verification.hpp): error over max |C|
+//                                  on uniform inputs, over sum |a b| on the others.
+// The counts stay on the GPU until result() reads them (one synchronisation, after the trials).
+#pragma once
+
+#include <cstddef>
+
+#include "core/verification.hpp"
+#include "runtime/gpu.hpp"
+
+namespace mmlab {
+
+// Entries of the float64 reference that the sampled check compares with (device arrays), and the
+// largest |C| of the whole reference (the uniform inputs' scale).
+struct AuditSamples {
+  Buffer index, ref, sumabs;  // long long, double, double
+  std::size_t count = 0;
+  double max_abs_ref = 0;
+};
+// `count` entries of C (`elements` of them in all) drawn from `seed` (all of them when there are no
+// more), gathered from a reference on the device or on the host.
+inline constexpr std::size_t kAuditSamples = 4096;
+AuditSamples audit_samples_device(const double* ref, const double* sumabs, std::size_t elements,
+                                  unsigned long long seed, CUstream_st* stream);
+AuditSamples audit_samples_host(const double* ref, const double* sumabs, std::size_t elements,
+                                unsigned long long seed);
+
+class OutputAudit {
+ public:
+  // The verified C (`elements` floats on the device) is hashed now when `deterministic`; otherwise
+  // each trial's C is judged at `samples` against `tolerance` (relative to max |C| when `uniform`).
+  OutputAudit(const float* verified_c, std::size_t elements, bool deterministic, const AuditSamples& samples,
+              double tolerance, bool uniform, CUstream_st* stream);
+  ~OutputAudit();
+  OutputAudit(const OutputAudit&) = delete;
+  OutputAudit& operator=(const OutputAudit&) = delete;
+  void after_trial(const float* c, CUstream_st* stream);  // enqueued after a trial's work
+  struct Result {
+    long long trials = 0;   // trials audited
+    long long differed = 0;  // trials whose C was not the verified one (hash), or failed a sampled entry
+    long long entries = 0;   // sampled entries that failed, over all trials
+  };
+  Result result(CUstream_st* stream);  // synchronizes the stream
+  bool deterministic() const { return deterministic_; }
+  // Why the trials failed the audit, in words ("" when none did).
+  static std::string describe(const Result& r, bool deterministic);
+
+ private:
+  void launch(const float* c, int mode, CUstream_st* stream);
+  std::size_t elements_;
+  bool deterministic_, uniform_;
+  const AuditSamples& samples_;
+  double tolerance_;
+  Buffer state_;
+};
+
+}  // namespace mmlab

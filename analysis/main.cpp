@@ -124,10 +124,7 @@ using Args = std::vector<std::string>;
 bool problem_text(const std::string& text) {
   const auto slash = text.find('/');
   const std::string dims = text.substr(0, slash);
-  if (slash != std::string::npos &&
-      std::none_of(std::begin(mmlab::kAllInputs), std::end(mmlab::kAllInputs),
-                   [&](mmlab::Inputs x) { return text.substr(slash + 1) == mmlab::inputs_name(x); }))
-    return false;
+  if (slash != std::string::npos && !mmlab::parse_inputs_name(text.substr(slash + 1))) return false;
   std::size_t parts = 0;
   for (std::size_t at = 0; at <= dims.size(); ++parts) {
     const std::size_t x = std::min(dims.find('x', at), dims.size());

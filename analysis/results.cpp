@@ -390,8 +390,7 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         if (r.precision != "fp32" && r.precision != "tf32")
           throw AnalysisError(where(file, r.line, "precision") + ": '" + r.precision +
                               "' (valid: fp32, tf32)");
-        if (std::none_of(std::begin(kAllInputs), std::end(kAllInputs),
-                         [&](Inputs x) { return r.inputs == inputs_name(x); }))
+        if (!parse_inputs_name(r.inputs))
           throw AnalysisError(where(file, r.line, "inputs") + ": '" + r.inputs +
                               "' (valid: " + inputs_names() + ")");
         r.m = whole("m");

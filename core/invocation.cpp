@@ -36,7 +36,7 @@ Params default_params(const Algorithm& a, const std::string& variant) {
 
 Params Invocation::resolve(const Problem& p, const Params& asked) const {
   if (!a_->resolve) return asked;
-  const auto key = std::make_tuple(p.m, p.n, p.k, int(p.inputs), asked.variant() + "|" + asked.canonical());
+  const auto key = std::make_tuple(p.m, p.n, p.k, inputs_name(p.inputs), asked.variant() + "|" + asked.canonical());
   std::lock_guard<std::mutex> hold(resolved_->lock);
   auto it = resolved_->of.find(key);
   if (it == resolved_->of.end()) it = resolved_->of.emplace(key, a_->resolve(p, asked, *d_)).first;

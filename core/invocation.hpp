@@ -62,7 +62,7 @@ class Invocation {
   const DeviceInfo* d_;
   struct Resolved {  // for an algorithm that resolves: its choice per problem and configuration
     std::mutex lock;
-    std::map<std::tuple<long, long, long, int, std::string>, Params> of;
+    std::map<std::tuple<long, long, long, std::string, std::string>, Params> of;
   };
   std::shared_ptr<Resolved> resolved_;
 };

@@ -2,7 +2,11 @@
 // the GPU and the host make identical matrices without copying them, in any order.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <string>
 
 #if defined(__CUDACC__)
@@ -41,24 +45,94 @@ enum : std::uint64_t { kMatrixA = 1, kMatrixB = 2 };
 //   badly_scaled     U(-1, 1) with row i of A times 2^e_i and column j of B times 2^f_j, e and f uniform
 //                    in -40 ... 40: C(i, j) is scaled by 2^(e_i + f_j), each row and column alike inside;
 //                    a kernel that assumes one range for the whole matrix (FP16's, say) fails here.
-enum class Inputs { uniform, wide_exponent, ill_conditioned, badly_scaled };
-inline constexpr Inputs kAllInputs[] = {Inputs::uniform, Inputs::wide_exponent, Inputs::ill_conditioned,
-                                        Inputs::badly_scaled};
-inline const char* inputs_name(Inputs x) {
-  switch (x) {
-    case Inputs::uniform: return "uniform";
-    case Inputs::wide_exponent: return "wide_exponent";
-    case Inputs::ill_conditioned: return "ill_conditioned";
-    case Inputs::badly_scaled: return "badly_scaled";
+//   exp_spread:phi   (U(0, 1) - 0.5) exp(phi N(0, 1)), the test matrices of the Ozaki-scheme papers
+//                    (Ootomo, Ozaki and Yokota's ozIMMU; Uchino, Ozaki and Imamura's GEMMul8), so the
+//                    lab's errors sit beside theirs: phi = 0.5 is nearly uniform, 4 spreads the
+//                    magnitudes over e^(+-12), about 2^(+-17), within three deviations. N(0, 1) is
+//                    Irwin and Hall's sum of 12 uniforms minus
+//                    6 (|N| <= 6), exp a polynomial of correctly rounded operations: the host and the
+//                    GPU make the same bits.
+enum class InputKind { uniform, wide_exponent, ill_conditioned, badly_scaled, exp_spread };
+struct Inputs {
+  InputKind kind = InputKind::uniform;
+  double phi = 0;  // exp_spread's spread (0 for the other kinds)
+  static const Inputs uniform, wide_exponent, ill_conditioned, badly_scaled;
+  static Inputs exp_spread(double phi) { return {InputKind::exp_spread, phi}; }
+  MMLAB_HD bool operator==(const Inputs& o) const { return kind == o.kind && phi == o.phi; }
+  MMLAB_HD bool operator!=(const Inputs& o) const { return !(*this == o); }
+};
+inline const Inputs Inputs::uniform{InputKind::uniform, 0}, Inputs::wide_exponent{InputKind::wide_exponent, 0},
+    Inputs::ill_conditioned{InputKind::ill_conditioned, 0}, Inputs::badly_scaled{InputKind::badly_scaled, 0};
+// The kinds without a parameter, and exp_spread at the spreads the lab's reports use.
+inline const Inputs kAllInputs[] = {Inputs::uniform, Inputs::wide_exponent, Inputs::ill_conditioned,
+                                    Inputs::badly_scaled, Inputs::exp_spread(2)};
+inline constexpr double kMaxSpread = 8;  // exp(8 * 6): about 2^69 between the largest and the smallest
+
+// "uniform", "exp_spread:2": the name in CSV rows, options and tables.
+inline std::string inputs_name(const Inputs& x) {
+  switch (x.kind) {
+    case InputKind::uniform: return "uniform";
+    case InputKind::wide_exponent: return "wide_exponent";
+    case InputKind::ill_conditioned: return "ill_conditioned";
+    case InputKind::badly_scaled: return "badly_scaled";
+    case InputKind::exp_spread: {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "exp_spread:%g", x.phi);
+      return buf;
+    }
   }
   return "?";
 }
+// The inputs a name stands for (inputs_name's inverse), or nothing.
+inline std::optional<Inputs> parse_inputs_name(const std::string& text) {
+  for (const Inputs& x : {Inputs::uniform, Inputs::wide_exponent, Inputs::ill_conditioned, Inputs::badly_scaled})
+    if (text == inputs_name(x)) return x;
+  const std::string kind = "exp_spread:";
+  if (text.rfind(kind, 0) != 0 || text.size() == kind.size()) return std::nullopt;
+  const std::string number = text.substr(kind.size());
+  char* end = nullptr;
+  const double phi = std::strtod(number.c_str(), &end);
+  if (*end != '\0' || !(phi > 0 && phi <= kMaxSpread) || number.find_first_of("xXnN") != std::string::npos)
+    return std::nullopt;
+  return Inputs::exp_spread(phi);
+}
 
-// "uniform, wide_exponent, ill_conditioned": the valid values, for messages.
+// "uniform, wide_exponent, ...": the valid values, for messages.
 inline std::string inputs_names() {
-  std::string out;
-  for (Inputs x : kAllInputs) out += (out.empty() ? "" : ", ") + std::string(inputs_name(x));
-  return out;
+  return "uniform, wide_exponent, ill_conditioned, badly_scaled, exp_spread:PHI (0 < PHI <= 8, e.g. "
+         "exp_spread:0.5)";
+}
+
+// Products, sums and fused multiply-adds rounded once each, never contracted: the same bits on the
+// host and on the GPU (nvcc would otherwise fuse a product into a later sum).
+MMLAB_HD inline double exact_mul(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+MMLAB_HD inline double exact_add(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+MMLAB_HD inline double exact_fma(double a, double b, double c) {
+#ifdef __CUDA_ARCH__
+  return __fma_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+// 2^t for |t| < 1100: 2^floor(t) times 2^f (f in [0, 1)) by its Taylor series in f ln 2 to the 14th
+// power (relative error below 1e-15), Horner's rule in fused multiply-adds.
+MMLAB_HD inline double power_of_two_real(double t) {
+  const double i = floor(t), f = exact_add(t, -i), x = exact_mul(f, 0.6931471805599453);
+  double sum = 1.0;
+  for (int n = 14; n >= 1; --n) sum = exact_fma(sum, exact_mul(x, 1.0 / n), 1.0);
+  return ldexp(sum, int(i));
 }
 
 inline constexpr int kWideExponent = 16, kScaleExponent = 40;
@@ -69,16 +143,16 @@ MMLAB_HD inline float power_of_two(int e) { return e >= 0 ? float(1u << e) : 1.0
 
 // Element (r, c) of A (rows = m, cols = k; id kMatrixA) or B (rows = k, cols = n; id kMatrixB):
 // a pure function of its place, so any rank or thread makes any block of either matrix.
-MMLAB_HD inline float input_value(Inputs kind, std::uint64_t seed, std::uint64_t id, std::uint64_t r,
+MMLAB_HD inline float input_value(const Inputs& inputs, std::uint64_t seed, std::uint64_t id, std::uint64_t r,
                                   std::uint64_t c, std::uint64_t rows, std::uint64_t cols) {
   const std::uint64_t flat = r * cols + c;
-  switch (kind) {
-    case Inputs::uniform: break;
-    case Inputs::wide_exponent: {
+  switch (inputs.kind) {
+    case InputKind::uniform: break;
+    case InputKind::wide_exponent: {
       const int e = int(input_hash(seed, id + 16, flat) % (2 * kWideExponent + 1)) - kWideExponent;
       return random_input(seed, id, flat) * power_of_two(e);
     }
-    case Inputs::ill_conditioned: {
+    case InputKind::ill_conditioned: {
       // Along k, place p < h pairs with p + h (h = k / 2): A repeats its value, B negates it and adds d.
       const bool is_a = id == kMatrixA;
       const std::uint64_t p = is_a ? c : r, half = (is_a ? cols : rows) / 2;
@@ -90,10 +164,16 @@ MMLAB_HD inline float input_value(Inputs kind, std::uint64_t seed, std::uint64_t
       if (is_a || p < half) return x;
       return -x + kCancelledPart * random_input(seed, small, flat);
     }
-    case Inputs::badly_scaled: {  // A's row r, B's column c: one exponent each
+    case InputKind::badly_scaled: {  // A's row r, B's column c: one exponent each
       const std::uint64_t line = id == kMatrixA ? r : c;
       const int e = int(input_hash(seed, id + 48, line) % (2 * kScaleExponent + 1)) - kScaleExponent;
       return random_input(seed, id, flat) * power_of_two(e / 2) * power_of_two(e - e / 2);
+    }
+    case InputKind::exp_spread: {  // (U(0, 1) - 0.5) exp(phi N(0, 1)); U's 24 bits and the sums exact
+      double normal = -6.0;
+      for (std::uint64_t u = 0; u < 12; ++u) normal = exact_add(normal, 0.5 * (random_input(seed, id + 64 + u, flat) + 1.0));
+      const double t = exact_mul(exact_mul(inputs.phi, normal), 1.4426950408889634);  // phi N log2(e)
+      return float(exact_mul(0.5 * double(random_input(seed, id, flat)), power_of_two_real(t)));
     }
   }
   return random_input(seed, id, flat);

@@ -60,7 +60,8 @@ const Option kOptions[] = {
     {"inputs", Takes::list, "uniform",
      "what A and B are made of: uniform (U(-1, 1)), wide_exponent (U(-1, 1) x 2^(-16 ... 16)), "
      "ill_conditioned (sums that cancel to about 2^-10 of sum |a b|), badly_scaled (rows of A and columns of "
-     "B times 2^(-40 ... 40)); a list"},
+     "B times 2^(-40 ... 40)), exp_spread:PHI ((U(0, 1) - 0.5) exp(PHI N(0, 1)), the Ozaki-scheme papers' "
+     "inputs, 0 < PHI <= 8); a list"},
     {"order", Takes::text, "interleaved",
      "interleaved (the trials of a problem's configurations round-robin, each round shuffled, so drift "
      "hits all alike and trial i of each can be paired) or sequential (one configuration's trials, then the "

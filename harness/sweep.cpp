@@ -72,8 +72,7 @@ std::string configuration_key(const std::string& algorithm, const std::string& v
 }
 
 Inputs parse_inputs(const std::string& text) {
-  for (Inputs x : kAllInputs)
-    if (text == inputs_name(x)) return x;
+  if (const std::optional<Inputs> x = parse_inputs_name(text)) return *x;
   throw UsageError("inputs: unknown value '" + text + "' (valid: " + inputs_names() + ")");
 }
 

@@ -42,6 +42,42 @@ TEST(RandomInputs, WideExponentSpansTwoToThePlusMinus16) {
   EXPECT_LT(lo, 1.0f / 65536);  // close to 2^-16 or below (U(-1, 1) itself comes near 0)
 }
 
+// exp_spread:phi: (U(0, 1) - 0.5) exp(phi N(0, 1)). Its name round-trips; its spread grows with phi
+// as exp(phi N) does (the median of |log|x|| - its median| is phi times 0.674, N's, within 10%); the
+// values are made from correctly rounded operations only (the GPU test checks the device's bits).
+TEST(RandomInputs, ExpSpreadFollowsTheOzakiPapersDistribution) {
+  for (const char* text : {"exp_spread:0.5", "exp_spread:2", "exp_spread:4"}) {
+    const std::optional<Inputs> x = parse_inputs_name(text);
+    ASSERT_TRUE(x.has_value()) << text;
+    EXPECT_EQ(inputs_name(*x), text);
+  }
+  for (const char* bad : {"exp_spread", "exp_spread:", "exp_spread:0", "exp_spread:-1", "exp_spread:9",
+                          "exp_spread:nan", "exp_spread:2x", "exp_spread:inf", "spread:2"})
+    EXPECT_FALSE(parse_inputs_name(bad).has_value()) << bad;
+  const long rows = 400, cols = 500;
+  for (double phi : {0.5, 2.0, 4.0}) {
+    std::vector<float> a(rows * cols);
+    fill_input_host(a.data(), rows, cols, Inputs::exp_spread(phi), 11, kMatrixA);
+    std::vector<double> logs;
+    for (float v : a) {
+      ASSERT_TRUE(std::isfinite(v));
+      if (v != 0) logs.push_back(std::log(std::fabs(double(v))));
+    }
+    // log|x| = log|U - 0.5| + phi N: the spread of phi N dominates from phi = 2 on; at 0.5 U's share
+    // is large, so the check is that the spread grows, and is near phi 0.674 for the larger phi.
+    std::nth_element(logs.begin(), logs.begin() + logs.size() / 2, logs.end());
+    const double median = logs[logs.size() / 2];
+    std::vector<double> dev;
+    for (double l : logs) dev.push_back(std::fabs(l - median));
+    std::nth_element(dev.begin(), dev.begin() + dev.size() / 2, dev.end());
+    const double mad = dev[dev.size() / 2];
+    if (phi >= 2) {
+      EXPECT_NEAR(mad / (phi * 0.6745), 1.0, 0.15) << "phi " << phi;
+    }
+    EXPECT_GT(mad, 0.6745 * phi * 0.8) << "phi " << phi;
+  }
+}
+
 // Badly scaled inputs: one power of two per row of A and per column of B, spread over 2^(-40 ... 40).
 TEST(RandomInputs, BadlyScaledScalesRowsOfAAndColumnsOfB) {
   const long rows = 300, cols = 200;

@@ -49,15 +49,49 @@ long split_pitch(long k) {
   constexpr long per16 = 16 / sizeof(T);
   return (k + per16 - 1) / per16 * per16;
 }
-// Big and small A (m x kp) and B^T (n x kp); FP16 parts add the rows' and columns' largest |x| (bits).
+// Big and small A (m x kp) and B^T (n x kp).
 template <typename T>
 std::size_t split_bytes(const Problem& p) {
-  const std::size_t parts = sizeof(T) * std::size_t(2 * (p.m + p.n) * split_pitch<T>(p.k));
-  return sizeof(T) == 4 ? parts : parts + sizeof(unsigned) * std::size_t(p.m + p.n);
+  return sizeof(T) * std::size_t(2 * (p.m + p.n) * split_pitch<T>(p.k));
+}
+
+// The half variants' workspace: the parts (FP16, or TF32 where the split falls back: the same bytes,
+// as many as TF32's take), then the rows' and columns' largest |x| (bits), the lossy values' counts,
+// per-tile marks and fallback flag (zeroed together before each run), then their lists
+// (kernels/tf32x3_presplit.cuh).
+struct HalfWorkspace {
+  __half *a_big, *a_small, *b_big, *b_small;
+  float *a_big32, *a_small32, *b_big32, *b_small32;
+  unsigned *a_bits, *b_bits;  // b_bits ... fallback are zeroed together
+  HalfLossy lossy;
+  std::size_t zeroed_bytes, bytes;
+};
+HalfWorkspace half_workspace(const Problem& p, void* base) {
+  HalfWorkspace w{};
+  const long kp = split_pitch<__half>(p.k), kp32 = split_pitch<float>(p.k);
+  const long row_tiles = ceil_div(p.m, kWgTile), col_tiles = ceil_div(p.n, kWgTile);
+  char* at = static_cast<char*>(base);
+  w.a_big = reinterpret_cast<__half*>(at), w.a_small = w.a_big + p.m * kp;
+  w.b_big = w.a_small + p.m * kp, w.b_small = w.b_big + p.n * kp;
+  w.a_big32 = reinterpret_cast<float*>(at), w.a_small32 = w.a_big32 + p.m * kp32;
+  w.b_big32 = w.a_small32 + p.m * kp32, w.b_small32 = w.b_big32 + p.n * kp32;
+  at += std::max(split_bytes<__half>(p), split_bytes<float>(p));
+  w.a_bits = reinterpret_cast<unsigned*>(at), w.b_bits = w.a_bits + p.m;
+  int* counts = reinterpret_cast<int*>(w.b_bits + p.n);
+  w.lossy.a_count = counts, w.lossy.b_count = counts + p.m;
+  w.lossy.a_any = counts + p.m + p.n, w.lossy.b_any = w.lossy.a_any + row_tiles;
+  w.lossy.fallback = w.lossy.b_any + col_tiles;
+  w.zeroed_bytes = sizeof(int) * std::size_t(p.n + p.m + p.n + row_tiles + col_tiles + 1);
+  at = reinterpret_cast<char*>(w.lossy.fallback + 1);
+  at += (8 - reinterpret_cast<std::uintptr_t>(at) % 8) % 8;  // the lists' 8-byte entries
+  w.lossy.a_list = reinterpret_cast<Lossy*>(at), w.lossy.b_list = w.lossy.a_list + p.m * kLossyPerLine;
+  w.bytes = std::size_t(reinterpret_cast<char*>(w.lossy.b_list + p.n * kLossyPerLine) - static_cast<char*>(base));
+  w.lossy.k = int(p.k), w.lossy.n = int(p.n);
+  return w;
 }
 
 std::size_t workspace(const Problem& p, const Params& q) {
-  if (halves(q)) return split_bytes<__half>(p);
+  if (halves(q)) return half_workspace(p, nullptr).bytes + 8;  // + 8: the lists' alignment at any base
   return presplit(q) ? split_bytes<float>(p) : aligned_workspace(p, q);
 }
 
@@ -136,46 +170,78 @@ void launch_wgmma(const RunArgs& r, const LaunchConfig& lc) {
                                                                      int(p.n), int(p.k));
 }
 
-template <typename T, int kStages, int kProducts>
+// The split pass over A (rows) and B (transposed tiles) into parts of type T (kp = k rounded up), with
+// the FP16 parts' scales and lossy lists (`bits` null for TF32 parts).
+template <typename T>
+void split_pass(const RunArgs& r, long kp, unsigned* a_bits, unsigned* b_bits, T* a_big, T* a_small, T* b_big,
+                T* b_small, const HalfLossy& lossy) {
+  const Problem& p = r.problem;
+  split_rows<<<unsigned(std::min<long>(p.m, 65535)), 256, 0, r.stream>>>(r.a, p.m, p.k, kp, a_bits, a_big,
+                                                                         a_small, lossy);
+  const long tiles = long(ceil_div(p.n, 32)) * ceil_div(kp, 32);
+  split_transposed<<<unsigned(std::min<long>(tiles, 1L << 30)), 256, 0, r.stream>>>(
+      r.b, int(p.k), int(p.n), int(kp), b_bits, b_big, b_small, lossy);
+}
+
+template <typename T>
+CUtensorMap parts_map(const RunArgs& r, const T* parts, long rows, long kp) {
+  const auto type = sizeof(T) == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const int depth = 128 / sizeof(T);  // k of a 128-byte row of parts: a TMA box row
+  return static_cast<TensorMaps*>(r.state)->get(parts, rows, kp, kp, kWgTile, depth, CU_TENSOR_MAP_SWIZZLE_128B,
+                                                type);
+}
+
+template <int kStages, int kProducts>
 void launch_presplit(const RunArgs& r, const LaunchConfig& lc) {
   const Problem& p = r.problem;
   const SplitK split = k_split(p, *r.params);
   if (split.blocks > 1) zero_for_split_k(r);
-  const long kp = split_pitch<T>(p.k);
-  T* a_big = static_cast<T*>(r.workspace);
-  T* a_small = a_big + p.m * kp;
-  T* b_big = a_small + p.m * kp;
-  T* b_small = b_big + p.n * kp;
-  unsigned *a_bits = nullptr, *b_bits = nullptr;  // FP16 parts: the rows' and columns' largest |x|
-  if (sizeof(T) == 2) {
-    a_bits = reinterpret_cast<unsigned*>(b_small + p.n * kp), b_bits = a_bits + p.m;
-    MMLAB_CHECK(cudaMemsetAsync(b_bits, 0, sizeof(unsigned) * std::size_t(p.n), r.stream));
-    column_abs_max<<<dim3(ceil_div(p.n, 128), ceil_div(p.k, kMaxRows)), 128, 0, r.stream>>>(r.b, p.k, p.n,
-                                                                                            b_bits);
-  }
-  split_rows<<<unsigned(std::min<long>(p.m, 65535)), 256, 0, r.stream>>>(r.a, p.m, p.k, kp, a_bits, a_big,
-                                                                         a_small);
-  split_transposed<<<dim3(unsigned(ceil_div(p.n, 32)), unsigned(ceil_div(kp, 32))), dim3(32, 8), 0,
-                     r.stream>>>(r.b, int(p.k), int(p.n), int(kp), b_bits, b_big,
-                                 kProducts == 3 ? b_small : nullptr);
-  auto& maps = *static_cast<TensorMaps*>(r.state);
-  const auto swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
-  const auto type = sizeof(T) == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  const int depth = 128 / sizeof(T);  // k of a 128-byte row of parts: a TMA box row
-  auto map = [&](const T* parts, long rows) {
-    return maps.get(parts, rows, kp, kp, kWgTile, depth, swizzle, type);
-  };
-  const auto kernel = tf32x3_presplit_kernel<T, kStages, kProducts>;
+  const long kp = split_pitch<float>(p.k);
+  float* a_big = static_cast<float*>(r.workspace);
+  float *a_small = a_big + p.m * kp, *b_big = a_small + p.m * kp, *b_small = b_big + p.n * kp;
+  split_pass<float>(r, kp, nullptr, nullptr, a_big, a_small, b_big, kProducts == 3 ? b_small : nullptr, {});
+  const auto kernel = tf32x3_presplit_kernel<kStages, kProducts>;
   allow_shared_bytes(kernel, lc.shared_bytes);
   kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(
-      map(a_big, p.m), map(a_small, p.m), map(b_big, p.n), map(b_small, p.n), r.c, int(p.n), int(p.m),
-      int(p.n), int(kp), a_bits, b_bits, int(split.tiles));
+      parts_map(r, a_big, p.m, kp), parts_map(r, a_small, p.m, kp), parts_map(r, b_big, p.n, kp),
+      parts_map(r, b_small, p.n, kp), r.c, int(p.n), int(p.m), int(p.n), int(kp), int(split.tiles));
+}
+
+// half3, half2: the FP16 split (scales, parts, lossy lists), the TF32 one where it fell back (a launch
+// that returns at once otherwise), then one product kernel that takes whichever path the flag says.
+template <int kStages, int kProducts>
+void launch_half(const RunArgs& r, const LaunchConfig& lc) {
+  const Problem& p = r.problem;
+  const SplitK split = k_split(p, *r.params);
+  if (split.blocks > 1) zero_for_split_k(r);
+  const long kp = split_pitch<__half>(p.k), kp32 = split_pitch<float>(p.k);
+  void* base = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(r.workspace) + 7) & ~std::uintptr_t(7));
+  HalfWorkspace w = half_workspace(p, base);
+  w.lossy.a = r.a, w.lossy.b = r.b;
+  MMLAB_CHECK(cudaMemsetAsync(w.b_bits, 0, w.zeroed_bytes, r.stream));
+  column_abs_max<<<dim3(ceil_div(p.n, 128), ceil_div(p.k, kMaxRows)), 128, 0, r.stream>>>(r.b, p.k, p.n,
+                                                                                          w.b_bits);
+  split_pass<__half>(r, kp, w.a_bits, w.b_bits, w.a_big, w.a_small, w.b_big, kProducts == 3 ? w.b_small : nullptr,
+                     w.lossy);
+  split_fallback<<<unsigned(4 * std::max(r.device->sm_count, 1)), 256, 0, r.stream>>>(
+      r.a, r.b, p.m, p.n, p.k, kp32, w.a_big32, w.a_small32, w.b_big32, kProducts == 3 ? w.b_small32 : nullptr,
+      w.lossy.fallback);
+  const PartMaps halves{parts_map(r, w.a_big, p.m, kp), parts_map(r, w.a_small, p.m, kp),
+                        parts_map(r, w.b_big, p.n, kp), parts_map(r, w.b_small, p.n, kp)};
+  const PartMaps tf32{parts_map(r, w.a_big32, p.m, kp32), parts_map(r, w.a_small32, p.m, kp32),
+                      parts_map(r, w.b_big32, p.n, kp32), parts_map(r, w.b_small32, p.n, kp32)};
+  const int per32 = int(ceil_div(ceil_div(p.k, 32), split.blocks));  // the same blocks in z, TF32's k tiles
+  const auto kernel = tf32x3_half_kernel<kStages, kProducts>;
+  allow_shared_bytes(kernel, lc.shared_bytes);
+  kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(
+      halves, tf32, r.c, int(p.n), int(p.m), int(p.n), int(kp), int(kp32), w.a_bits, w.b_bits, int(split.tiles),
+      per32, w.lossy);
 }
 
 #define MMLAB_MMA(V, P, S) {{#V, {{"stages", #S}}}, launch_mma<S, P>},
 #define MMLAB_WGMMA(V, P, S) {{#V, {{"stages", #S}}}, launch_wgmma<S, P>},
-#define MMLAB_PRESPLIT(V, P, S) {{#V, {{"stages", #S}}}, launch_presplit<float, S, P>},
-#define MMLAB_HALF(V, P, S) {{#V, {{"stages", #S}}}, launch_presplit<__half, S, P>},
+#define MMLAB_PRESPLIT(V, P, S) {{#V, {{"stages", #S}}}, launch_presplit<S, P>},
+#define MMLAB_HALF(V, P, S) {{#V, {{"stages", #S}}}, launch_half<S, P>},
 const KernelTable<Launcher> kKernels = {
     MMLAB_MMA(split3, 3, 2) MMLAB_MMA(split3, 3, 3) MMLAB_MMA(split3, 3, 4)        //
     MMLAB_MMA(split2, 2, 2) MMLAB_MMA(split2, 2, 3) MMLAB_MMA(split2, 2, 4)        //

@@ -4,9 +4,12 @@
 //   TF32: big = rn_tf32(x), small = rn_tf32(x - big) (`cvt.rna.tf32.f32`; x - big is exact in FP32).
 //   FP16: the same with FP16's 11 significant bits (TF32's) on x 2^e, e chosen per row of A and per
 //         column of B (half_scale) so that the largest |x| 2^e of the row lies in [2^14, 2^15): FP16's
-//         5-bit exponent then holds the row's values down to 2^-17 of its largest as precisely as the
-//         TF32 split, and smaller ones to within 2^-39 of the largest (FP16's subnormals: 2^-25 absolute
-//         after scaling), an error no longer relative to each value.
+//         5-bit exponent then holds the row's values down to about 2^-17 of its largest as precisely as
+//         the TF32 split. Smaller ones it holds only to within 2^-25 absolute after scaling (FP16's
+//         subnormals), an error no longer relative to each value: on inputs whose exponents spread, a
+//         short sum dominated by such a value came out 75,000x SGEMM's error (issue #46). half_parts
+//         says which values the parts hold; the presplit pass lists the others, whose terms the product
+//         adds exactly (tf32x3_presplit.cuh).
 #pragma once
 
 #include <cuda_fp16.h>
@@ -31,9 +34,10 @@ __device__ inline void split_chunk(const float4 v, float* big, float* small) {
   *reinterpret_cast<uint4*>(big) = make_uint4(x.big, y.big, z.big, w.big);
   if (small) *reinterpret_cast<uint4*>(small) = make_uint4(x.small, y.small, z.small, w.small);
 }
-// The TF32 split takes no scale (FP32's exponent range is TF32's).
-__device__ inline void split_chunk(const float4 v, int, float* big, float* small) {
+// The TF32 split takes no scale (FP32's exponent range is TF32's) and holds every value.
+__device__ inline unsigned split_chunk(const float4 v, int, float* big, float* small) {
   split_chunk(v, big, small);
+  return 0;
 }
 
 // d += a (m16 x k8, TF32) b (k8 x n8, TF32), FP32 accumulators.
@@ -74,18 +78,38 @@ __device__ inline int half_scale(unsigned max_bits) {
   return 15 - e;
 }
 
-// Each float of v times 2^e, split into FP16 big and small parts, 8-byte stores (small when kept).
-__device__ inline void split_chunk(const float4 v, int e, __half* big, __half* small) {
+// The FP16 parts of y = x 2^e (exact: a power of two, into FP16's range by construction), and whether
+// they hold x as closely as the TF32 split holds any value: |y - big - small| <= 2^-22 |y|, or with the
+// big part alone (with_small false) |y - big| <= 2^-11 |y|. Each difference is exact in FP32. False for
+// a value far below its row's largest (|y| under about 2^-3), and for an Inf or a NaN.
+struct HalfParts {
+  __half big, small;
+  bool holds;
+};
+__device__ inline HalfParts half_parts(float x, int e, bool with_small) {
+  const float y = ldexpf(x, e);
+  const __half big = __float2half_rn(y);
+  const float rest = y - __half2float(big);
+  const __half small = __float2half_rn(rest);
+  const float left = with_small ? rest - __half2float(small) : rest;
+  return {big, small, fabsf(left) <= (with_small ? 0x1p-22f : 0x1p-11f) * fabsf(y)};
+}
+
+// Each float of v times 2^e, split into FP16 big and small parts, 8-byte stores (small when kept). The
+// values the parts cannot hold are stored as zeros and marked in the result (bit i for v's element i).
+__device__ inline unsigned split_chunk(const float4 v, int e, __half* big, __half* small) {
   const float x[4] = {v.x, v.y, v.z, v.w};
   __align__(8) __half b[4], s[4];
+  unsigned lost = 0;
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
-    const float y = ldexpf(x[i], e);  // exact: a power of two, into FP16's range by construction
-    b[i] = __float2half_rn(y);
-    s[i] = __float2half_rn(y - __half2float(b[i]));  // y - big is exact in FP32
+    const HalfParts h = half_parts(x[i], e, small != nullptr);
+    b[i] = h.holds ? h.big : __half(0.f), s[i] = h.holds ? h.small : __half(0.f);
+    lost |= unsigned(!h.holds) << i;
   }
   *reinterpret_cast<uint2*>(big) = *reinterpret_cast<const uint2*>(b);
   if (small) *reinterpret_cast<uint2*>(small) = *reinterpret_cast<const uint2*>(s);
+  return lost;
 }
 
 }  // namespace

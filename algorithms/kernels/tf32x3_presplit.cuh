@@ -3,6 +3,8 @@
 // algorithms/tf32x3.cu says how they split the work.
 #pragma once
 
+#include <climits>
+
 #include "algorithms/kernels/tf32x3_wgmma.cuh"
 
 namespace mmlab {
@@ -29,67 +31,181 @@ __global__ void column_abs_max(const float* __restrict__ b, long k, long cols, u
 // The scale exponent of output row r of a split (0 for TF32's parts, which take no scale).
 __device__ inline int scale_of(const unsigned* bits, long r) { return bits ? half_scale(bits[r]) : 0; }
 
-// A block per row (rows strided over the grid), 4 k per thread and step (kp is a multiple of 4): 16-byte
-// loads where k is a multiple of 4, 16-byte (TF32) or 8-byte (FP16) stores of both parts. FP16 parts first
-// need the row's largest |x|: the block finds it (written to bits[r] for the epilogue), then reads the row
-// again, from L1 or L2.
+// The values the FP16 parts cannot hold (tf32_split.cuh's half_parts): the split pass writes zero parts
+// for them and lists each (its k and value) under its row of A or column of B, at most kLossyPerLine a
+// line; the product's epilogue adds their terms in FP32 (lossy_terms). A line with more sets `fallback`:
+// the product then runs on TF32 parts of the whole of A and B instead (presplit3's, written by
+// split_fallback in the same bytes), and every kernel of the FP16 path returns at once. The counts, the
+// per-tile marks and the flag are zeroed before each run.
+struct Lossy {
+  int p;    // k
+  float x;  // the value, as given
+};
+constexpr int kLossyPerLine = 16;
+struct HalfLossy {
+  const float* a;  // A (m x k) and B (k x n) as given
+  const float* b;
+  int k, n;
+  int* a_count;  // per row of A, per column of B: values listed (more than kLossyPerLine: fallback set)
+  int* b_count;
+  Lossy* a_list;  // kLossyPerLine slots per row / column, in no order
+  Lossy* b_list;
+  int* a_any;  // per kWgTile rows of A, columns of B: any value listed there
+  int* b_any;
+  int* fallback;
+};
+
+__device__ inline void note_lossy(int* count, Lossy* list, int* any, int* fallback, int p, float x) {
+  const int slot = atomicAdd(count, 1);
+  if (slot < kLossyPerLine)
+    list[slot] = {p, x}, *any = 1;
+  else
+    *fallback = 1;
+}
+
+// Row r of A (k floats) into its parts (row r of big and small, kp wide, zeros past k): the block's
+// threads take 4 k each and step, 16-byte loads where the rows are 16-byte aligned. FP16 parts first
+// need the row's largest |x|: the block finds it (written to bits[r] for the epilogue), then reads the
+// row again, from L1 or L2, and lists what its parts cannot hold (`lossy`).
 template <typename T>
-__global__ void split_rows(const float* __restrict__ a, long rows, long k, long kp,
-                           unsigned* __restrict__ bits, T* __restrict__ big, T* __restrict__ small) {
+__device__ inline void split_row(const float* __restrict__ a, long r, long k, long kp, unsigned* __restrict__ bits,
+                                 T* __restrict__ big, T* __restrict__ small, const HalfLossy* lossy) {
   __shared__ unsigned warp_most[32];
   const long chunks = kp / 4;
-  for (long r = blockIdx.x; r < rows; r += gridDim.x) {
-    const float* row = a + r * k;
-    const bool vectors = k % 4 == 0 && reinterpret_cast<std::uintptr_t>(a) % 16 == 0;  // rows 16-byte aligned
-    // Chunk q of the row: k 4 q ... 4 q + 3, zeros past k.
-    auto chunk_at = [&](long q) {
-      if (vectors && 4 * q < k) return *reinterpret_cast<const float4*>(row + 4 * q);
-      float v[4];
+  const float* row = a + r * k;
+  const bool vectors = k % 4 == 0 && reinterpret_cast<std::uintptr_t>(a) % 16 == 0;  // rows 16-byte aligned
+  // Chunk q of the row: k 4 q ... 4 q + 3, zeros past k.
+  auto chunk_at = [&](long q) {
+    if (vectors && 4 * q < k) return *reinterpret_cast<const float4*>(row + 4 * q);
+    float v[4];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) v[i] = 4 * q + i < k ? row[4 * q + i] : 0.f;
-      return make_float4(v[0], v[1], v[2], v[3]);
-    };
-    int e = 0;
-    if (sizeof(T) == 2) {
-      unsigned most = 0;
-      for (long q = threadIdx.x; q < chunks; q += blockDim.x) {
-        const float4 v = chunk_at(q);
-        most = max(max(most, max(__float_as_uint(fabsf(v.x)), __float_as_uint(fabsf(v.y)))),
-                   max(__float_as_uint(fabsf(v.z)), __float_as_uint(fabsf(v.w))));
-      }
-      most = __reduce_max_sync(0xffffffffu, most);
-      if (threadIdx.x % 32 == 0) warp_most[threadIdx.x / 32] = most;
-      __syncthreads();
-      most = 0;
-      for (unsigned w = 0; w < blockDim.x / 32; ++w) most = max(most, warp_most[w]);
-      __syncthreads();  // warp_most is free for the next row
-      if (threadIdx.x == 0) bits[r] = most;
-      e = half_scale(most);
+    for (int i = 0; i < 4; ++i) v[i] = 4 * q + i < k ? row[4 * q + i] : 0.f;
+    return make_float4(v[0], v[1], v[2], v[3]);
+  };
+  int e = 0;
+  if (sizeof(T) == 2) {
+    unsigned most = 0;
+    for (long q = threadIdx.x; q < chunks; q += blockDim.x) {
+      const float4 v = chunk_at(q);
+      most = max(max(most, max(__float_as_uint(fabsf(v.x)), __float_as_uint(fabsf(v.y)))),
+                 max(__float_as_uint(fabsf(v.z)), __float_as_uint(fabsf(v.w))));
     }
-    for (long q = threadIdx.x; q < chunks; q += blockDim.x)
-      split_chunk(chunk_at(q), e, big + r * kp + 4 * q, small + r * kp + 4 * q);
+    most = __reduce_max_sync(0xffffffffu, most);
+    if (threadIdx.x % 32 == 0) warp_most[threadIdx.x / 32] = most;
+    __syncthreads();
+    most = 0;
+    for (unsigned w = 0; w < blockDim.x / 32; ++w) most = max(most, warp_most[w]);
+    __syncthreads();  // warp_most is free for the next row
+    if (threadIdx.x == 0) bits[r] = most;
+    e = half_scale(most);
+  }
+  for (long q = threadIdx.x; q < chunks; q += blockDim.x) {
+    const float4 v = chunk_at(q);
+    if (const unsigned lost = split_chunk(v, e, big + r * kp + 4 * q, small + r * kp + 4 * q); lost && lossy) {
+      const float x[4] = {v.x, v.y, v.z, v.w};
+      for (int i = 0; i < 4; ++i)
+        if (lost >> i & 1)
+          note_lossy(lossy->a_count + r, lossy->a_list + r * kLossyPerLine, lossy->a_any + r / kWgTile,
+                     lossy->fallback, int(4 * q + i), x[i]);
+    }
   }
 }
-// big^T, small^T (cols x kp) of b (k x cols), 32 x 32 tiles through shared memory (32 x 8 threads),
-// both sides coalesced; small may be null (not kept). (Tiles of 64 k for FP16, 128-byte rows of parts
-// as the product reads them, measured slower: 70 against 63 us at 4096.)
+// A block per row, rows strided over the grid.
 template <typename T>
-__global__ void split_transposed(const float* __restrict__ b, int k, int cols, int kp, const unsigned* bits,
-                                 T* __restrict__ big, T* __restrict__ small) {
+__global__ void split_rows(const float* __restrict__ a, long rows, long k, long kp, unsigned* __restrict__ bits,
+                           T* __restrict__ big, T* __restrict__ small, const __grid_constant__ HalfLossy lossy) {
+  for (long r = blockIdx.x; r < rows; r += gridDim.x)
+    split_row(a, r, k, kp, bits, big, small, sizeof(T) == 2 ? &lossy : nullptr);
+}
+
+// The 32 x 32 tile (tx, ty) of b (k x cols) into big^T, small^T (cols x kp) through shared memory, 256
+// threads (x = thread % 32, y = thread / 32), both sides coalesced; small may be null (not kept). (Tiles
+// of 64 k for FP16, 128-byte rows of parts as the product reads them, measured slower: 70 against 63 us
+// at 4096.)
+template <typename T>
+__device__ inline void split_tile(const float* __restrict__ b, int tx, int ty, int k, int cols, int kp,
+                                  const unsigned* bits, T* __restrict__ big, T* __restrict__ small,
+                                  const HalfLossy* lossy) {
   __shared__ float tile[32][33];
-  const int k0 = blockIdx.y * 32, c0 = blockIdx.x * 32;
-  for (int i = threadIdx.y; i < 32; i += blockDim.y) {
-    const int kk = k0 + i, c = c0 + threadIdx.x;
-    tile[i][threadIdx.x] = kk < k && c < cols ? b[long(kk) * cols + c] : 0.f;
+  const int x = threadIdx.x % 32, y = threadIdx.x / 32;
+  const int k0 = ty * 32, c0 = tx * 32;
+  for (int i = y; i < 32; i += 8) {
+    const int kk = k0 + i, c = c0 + x;
+    tile[i][x] = kk < k && c < cols ? b[long(kk) * cols + c] : 0.f;
   }
   __syncthreads();
   // 256 threads write 32 rows of B^T, 8 chunks of 4 k each.
-  const int tid = threadIdx.y * 32 + threadIdx.x, local = tid / 8, chunk = tid % 8;
+  const int local = threadIdx.x / 8, chunk = threadIdx.x % 8;
   const int c = c0 + local, kk = k0 + 4 * chunk;
-  if (c < cols && kk < kp)  // kp and kk are multiples of 4
-    split_chunk(make_float4(tile[4 * chunk][local], tile[4 * chunk + 1][local], tile[4 * chunk + 2][local],
-                            tile[4 * chunk + 3][local]),
-                scale_of(bits, c), big + long(c) * kp + kk, small ? small + long(c) * kp + kk : nullptr);
+  if (c < cols && kk < kp) {  // kp and kk are multiples of 4
+    const float4 v = make_float4(tile[4 * chunk][local], tile[4 * chunk + 1][local], tile[4 * chunk + 2][local],
+                                 tile[4 * chunk + 3][local]);
+    const unsigned lost = split_chunk(v, scale_of(bits, c), big + long(c) * kp + kk,
+                                      small ? small + long(c) * kp + kk : nullptr);
+    if (lost && lossy) {
+      const float xs[4] = {v.x, v.y, v.z, v.w};
+      for (int i = 0; i < 4; ++i)
+        if (lost >> i & 1)
+          note_lossy(lossy->b_count + c, lossy->b_list + long(c) * kLossyPerLine, lossy->b_any + c / kWgTile,
+                     lossy->fallback, kk + i, xs[i]);
+    }
+  }
+  __syncthreads();  // the tile is free for the block's next one
+}
+// One 256-thread block per tile, tiles strided over the grid (x fastest).
+template <typename T>
+__global__ void split_transposed(const float* __restrict__ b, int k, int cols, int kp, const unsigned* bits,
+                                 T* __restrict__ big, T* __restrict__ small, const __grid_constant__ HalfLossy lossy) {
+  const int tiles_x = (cols + 31) / 32;
+  const long tiles = long(tiles_x) * ((kp + 31) / 32);
+  for (long t = blockIdx.x; t < tiles; t += gridDim.x)
+    split_tile(b, int(t % tiles_x), int(t / tiles_x), k, cols, kp, bits, big, small,
+               sizeof(T) == 2 ? &lossy : nullptr);
+}
+
+// The TF32 parts of A and B^T (presplit3's, kp = k rounded up to 4) when the FP16 split set `fallback`,
+// in one launch of a few blocks per SM that return at once when it did not: split_rows' and
+// split_transposed's work, strided over the blocks. small_b may be null (half2).
+__global__ void split_fallback(const float* __restrict__ a, const float* __restrict__ b, long m, long n, long k,
+                               long kp, float* a_big, float* a_small, float* b_big, float* b_small,
+                               const int* fallback) {
+  if (!*fallback) return;
+  for (long r = blockIdx.x; r < m; r += gridDim.x) split_row<float>(a, r, k, kp, nullptr, a_big, a_small, nullptr);
+  const int tiles_x = int((n + 31) / 32);
+  const long tiles = long(tiles_x) * ((kp + 31) / 32);
+  for (long t = blockIdx.x; t < tiles; t += gridDim.x)
+    split_tile<float>(b, int(t % tiles_x), int(t / tiles_x), int(k), int(n), int(kp), nullptr, b_big, b_small,
+                      nullptr);
+}
+
+// The exact terms of the listed values in C(r, col): A's listed values of row r times B's column, then
+// B's listed values of column col times the row's values that A's parts hold (A's listed ones are in
+// the first sum), each list in increasing k (the lists are filled in no order; this keeps C
+// bit-identical from run to run). e_row: row r's scale.
+__device__ inline float lossy_terms(const HalfLossy& f, int r, int col, int e_row) {
+  float sum = 0.f;
+  const Lossy* la = f.a_list + long(r) * kLossyPerLine;
+  const int na = min(f.a_count[r], kLossyPerLine);
+  for (int i = 0, p = -1; i < na; ++i) {
+    int next = INT_MAX;
+    float x = 0.f;
+    for (int j = 0; j < na; ++j)
+      if (la[j].p > p && la[j].p < next) next = la[j].p, x = la[j].x;
+    sum = fmaf(x, f.b[long(next) * f.n + col], sum);
+    p = next;
+  }
+  const Lossy* lb = f.b_list + long(col) * kLossyPerLine;
+  const int nb = min(f.b_count[col], kLossyPerLine);
+  for (int i = 0, p = -1; i < nb; ++i) {
+    int next = INT_MAX;
+    float x = 0.f;
+    for (int j = 0; j < nb; ++j)
+      if (lb[j].p > p && lb[j].p < next) next = lb[j].p, x = lb[j].x;
+    const float a = f.a[long(r) * f.k + next];
+    sum = fmaf(half_parts(a, e_row, true).holds ? a : 0.f, x, sum);
+    p = next;
+  }
+  return sum;
 }
 
 // One instruction's k of the parts' type: d += a b (or d = a b), K-major tiles by descriptor.
@@ -102,18 +218,17 @@ __device__ inline void wgmma_parts(float (&d)[64], std::uint64_t a, std::uint64_
 }
 
 // The product. a_bits and b_bits (FP16 parts only, else null) give each row's and column's scale
-// exponents, undone in the epilogue: c = acc 2^-(e_row + e_column), exact short of FP32's underflow.
-// Block z of the grid multiplies k tiles z per ... (z + 1) per - 1 and, with more than one block in z,
-// adds its partial tile into C (zeroed first) atomically.
+// exponents, undone in the epilogue: c = acc 2^-(e_row + e_column), exact short of FP32's underflow,
+// plus the listed values' terms (`lossy`, FP16 parts only). Block z of the grid multiplies k tiles
+// z per ... (z + 1) per - 1 and, with more than one block in z, adds its partial tile into C (zeroed
+// first) atomically; the listed terms go with z = 0's.
 template <typename T, int kStages, int kProducts>
-__global__ void __launch_bounds__(kWgThreads, 1)
-    tf32x3_presplit_kernel(const __grid_constant__ CUtensorMap a_big_map,
-                           const __grid_constant__ CUtensorMap a_small_map,
-                           const __grid_constant__ CUtensorMap b_big_map,
-                           const __grid_constant__ CUtensorMap b_small_map, float* __restrict__ c, int ldc,
-                           int m, int n, int k, const unsigned* __restrict__ a_bits,
-                           const unsigned* __restrict__ b_bits, int per) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+__device__ __forceinline__ void presplit_product(const CUtensorMap& a_big_map, const CUtensorMap& a_small_map,
+                                                 const CUtensorMap& b_big_map, const CUtensorMap& b_small_map,
+                                                 float* __restrict__ c, int ldc, int m, int n, int k,
+                                                 const unsigned* __restrict__ a_bits,
+                                                 const unsigned* __restrict__ b_bits, int per,
+                                                 const HalfLossy* lossy) {
   constexpr int kDepth = 128 / sizeof(T);  // k per 128-byte tile row
   extern __shared__ unsigned char smem_bytes[];
   unsigned char* stages = reinterpret_cast<unsigned char*>(
@@ -172,15 +287,54 @@ __global__ void __launch_bounds__(kWgThreads, 1)
     for (int i = 0; i < 64; ++i) acc[i] += part[i];
   }
   const bool add = gridDim.z > 1;
-  if (a_bits)
+  if (!a_bits) {
+    store_accumulators(acc, c, ldc, m, n, row0, col0, half, Unscaled{}, add);
+    return;
+  }
+  auto unscaled = [&](int r, int col, float v) {
+    return ldexpf(v, -(half_scale(a_bits[r]) + half_scale(b_bits[col])));
+  };
+  if (lossy && blockIdx.z == 0 && (lossy->a_any[blockIdx.y] | lossy->b_any[blockIdx.x]))
     store_accumulators(
         acc, c, ldc, m, n, row0, col0, half,
-        [&](int r, int col, float v) {
-          return ldexpf(v, -(half_scale(a_bits[r]) + half_scale(b_bits[col])));
-        },
+        [&](int r, int col, float v) { return unscaled(r, col, v) + lossy_terms(*lossy, r, col, half_scale(a_bits[r])); },
         add);
   else
-    store_accumulators(acc, c, ldc, m, n, row0, col0, half, Unscaled{}, add);
+    store_accumulators(acc, c, ldc, m, n, row0, col0, half, unscaled, add);
+}
+
+// presplit3, presplit2: TF32 parts.
+template <int kStages, int kProducts>
+__global__ void __launch_bounds__(kWgThreads, 1)
+    tf32x3_presplit_kernel(const __grid_constant__ CUtensorMap a_big_map,
+                           const __grid_constant__ CUtensorMap a_small_map,
+                           const __grid_constant__ CUtensorMap b_big_map,
+                           const __grid_constant__ CUtensorMap b_small_map, float* __restrict__ c, int ldc,
+                           int m, int n, int k, int per) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  presplit_product<float, kStages, kProducts>(a_big_map, a_small_map, b_big_map, b_small_map, c, ldc, m, n, k,
+                                              nullptr, nullptr, per, nullptr);
+#endif
+}
+
+// half3, half2: FP16 parts with the listed values' terms, or, where the split pass fell back, TF32 parts
+// of the whole (`fallback`, read once by every block: the whole grid takes the same path).
+struct PartMaps {
+  CUtensorMap a_big, a_small, b_big, b_small;
+};
+template <int kStages, int kProducts>
+__global__ void __launch_bounds__(kWgThreads, 1)
+    tf32x3_half_kernel(const __grid_constant__ PartMaps halves, const __grid_constant__ PartMaps tf32,
+                       float* __restrict__ c, int ldc, int m, int n, int kp_half, int kp_tf32,
+                       const unsigned* __restrict__ a_bits, const unsigned* __restrict__ b_bits, int per_half,
+                       int per_tf32, const __grid_constant__ HalfLossy lossy) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (*lossy.fallback)
+    presplit_product<float, kStages, kProducts>(tf32.a_big, tf32.a_small, tf32.b_big, tf32.b_small, c, ldc, m,
+                                                n, kp_tf32, nullptr, nullptr, per_tf32, nullptr);
+  else
+    presplit_product<__half, kStages, kProducts>(halves.a_big, halves.a_small, halves.b_big, halves.b_small, c,
+                                                 ldc, m, n, kp_half, a_bits, b_bits, per_half, &lossy);
 #endif
 }
 

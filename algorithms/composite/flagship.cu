@@ -11,7 +11,8 @@
 //                 product (one launch, small tiles, k over a cluster) for small work; or the
 //                 cuda_cores choice where none pays, except the FP32 twins of its own candidates
 //                 (small's FFMA product); half3 and wgmma3 not below k = 128, where their error would
-//                 exceed SGEMM's (short sums, docs/tf32x3-notes.md).
+//                 exceed SGEMM's (short sums, docs/tf32x3-notes.md); below k = 32 cuda_cores' pick,
+//                 whose FP32 sums are as accurate as SGEMM's there.
 // The models (kCandidates below) take the device's SM count and each kernel's grid (occupancy
 // queried on the device); their coefficients were fitted by scripts/fit-flagship to the training
 // shapes of experiments/flagship-training.ini (skinny's: experiments/flagship-skinny.ini), timed on the
@@ -104,6 +105,12 @@ const Candidate kCandidates[] = {
 // (data/flagship/small/round6/short-k.csv; 12 shapes x 4 kinds of inputs x 12 configurations each).
 constexpr long kShortestAccurateK = 128;
 long shortest_accurate_k(const Candidate& c) { return c.model == Model::tensor ? kShortestAccurateK : 0; }
+
+// Below this k an FP32 sum's error is within 2x SGEMM's (1.0-1.4x at k = 8 and 24 on wide-exponent and
+// uniform inputs) and every split product's exceeds it (each term's parts carry 2^-22 of it, more than
+// a short FP32 sum gathers: up to 2.65x SGEMM's at k = 7, 2.17x at 17, 2.03x at 31; issue #46):
+// tensor_cores runs cuda_cores' pick there, from all of its candidates.
+constexpr long kFp32BelowK = 32;
 
 // A tensor-core candidate runs only where its model says it is at least 10% cheaper than the FP32
 // pick: the models err by 5-10% (median), and the class promises never to be slower than cuda_cores
@@ -245,9 +252,9 @@ Params choose(const Problem& p, const Params& q, const DeviceInfo& d, double* ms
   double best = std::numeric_limits<double>::infinity(), best_ms = best;  // best: with the margin
   std::string pick;
   for (const Candidate& c : kCandidates) {
-    const bool accurate = kind == Kind::tensor_cores;
-    const bool allowed = c.kind == Kind::cuda_cores ? !(accurate && has_accurate_twin(c))
-                                                    : accurate && p.k >= shortest_accurate_k(c);
+    const bool accurate = kind == Kind::tensor_cores, splits = accurate && p.k >= kFp32BelowK;
+    const bool allowed = c.kind == Kind::cuda_cores ? !(splits && has_accurate_twin(c))
+                                                    : splits && p.k >= shortest_accurate_k(c);
     if (!allowed) continue;
     for (const std::string& canonical : priced_params(c, p)) {
       const Params cq = candidate_params(c, canonical, p, d);
@@ -336,7 +343,8 @@ MMLAB_ALGORITHM(flagship) {
   a.variants[1].summary += candidate_list(Kind::tensor_cores) +
                                "; or the cuda_cores pick (but its FP32 twins of these) where those do not pay; half3 and "
                                "wgmma3 not where k is below " +
-                               std::to_string(kShortestAccurateK);
+                               std::to_string(kShortestAccurateK) + "; the cuda_cores pick where k is below " +
+                               std::to_string(kFp32BelowK);
   a.axes = {{"kernel",
              AxisKind::choice,
              "the kernel it runs: auto, the models' pick (the resolved column names it)",

@@ -78,6 +78,35 @@ TEST_P(EveryAlgorithm, MatchesFloat64OnHarderInputs) {
               alg.name.c_str(), verified);
 }
 
+// Short sums on inputs whose exponents spread: each variant's default point at k = 7 ... 129 on
+// wide-exponent, exp_spread and badly scaled inputs. Where a split product's parts cannot hold small
+// values (FP16's range after scaling) or a short sum is ruled by one term, the error relative to
+// sum |a b| shows it (tf32x3's half variants failed here at k <= 48 before issue #46).
+TEST_P(EveryAlgorithm, MatchesFloat64AtShortKOnSpreadExponents) {
+  const Algorithm& alg = *GetParam();
+  const DeviceInfo device = query_device(0);
+  StateCache states;
+  std::size_t verified = 0;
+  for (const Inputs kind : {Inputs::wide_exponent, Inputs::exp_spread(2), Inputs::exp_spread(4),
+                            Inputs::badly_scaled})
+    for (long k : {7L, 17L, 31L, 48L, 64L, 129L}) {
+      Problem p{515, 263, k};
+      p.inputs = kind;
+      Workbench bench(p, device, 4646);
+      for (const Variant& v : alg.variants) {
+        const std::vector<Params> points = parameter_points(alg, v.name, {});
+        Configuration cfg{&alg, points.front(), p, Scope::kernel, false};
+        const std::string what = alg.name + " " + v.name + " " + points.front().canonical() + " at k = " +
+                                 std::to_string(k) + " " + inputs_name(kind);
+        const Outcome o = run_configuration(bench, cfg, device, states, nullptr);
+        if (o.status == Status::skipped) continue;
+        EXPECT_EQ(o.status, Status::ok) << what << ": " << o.reason;
+        verified += o.status == Status::ok;
+      }
+    }
+  std::printf("%s: %zu configurations verified at short k on spread exponents\n", alg.name.c_str(), verified);
+}
+
 // A configuration its variant calls deterministic gives a bit-identical C when run again (`mmlab
 // list` marks the variants; split-k's atomics are not, and are left out here when they split).
 TEST_P(EveryAlgorithm, DeterministicConfigurationsRepeatBitForBit) {

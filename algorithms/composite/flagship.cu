@@ -6,13 +6,13 @@
 //                 m or n is at most 64 (its cols kernel staged by the threads or by cp.async), and
 //                 small (one launch, k split over a cluster: four block and thread tiles, each priced
 //                 at every split) for the problems of a few microseconds.
-//   tensor_cores  FP32-accurate on tensor cores: tf32x3 half3 (a split pass, then FP16 products),
-//                 wgmma3 (split inside the k loop: no pass, no extra launches) or small's tf32x3
-//                 product (one launch, small tiles, k over a cluster) for small work; or the
-//                 cuda_cores choice where none pays, except the FP32 twins of its own candidates
-//                 (small's FFMA product); half3 and wgmma3 not below k = 128, where their error would
-//                 exceed SGEMM's (short sums, docs/tf32x3-notes.md); below k = 32 cuda_cores' pick,
-//                 whose FP32 sums are as accurate as SGEMM's there.
+//   tensor_cores  FP32-accurate (error within 2x SGEMM's): tf32x3 half3 (a split pass, then FP16
+//                 products), wgmma3 (split inside the k loop: no pass, no extra launches) or small's
+//                 tf32x3 product (one launch, small tiles, k over a cluster) for small work; or
+//                 cuda_cores' candidates where none pays, but small's single k chain where the output
+//                 has fewer tiles than SMs (there cuBLAS splits k, and one chain of 31 reached 2.5x its
+//                 error); half3 and wgmma3 not below k = 128, small's tf32x3 not below 32, where a
+//                 split product's error exceeds SGEMM's (short sums, docs/tf32x3-notes.md).
 // The models (kCandidates below) take the device's SM count and each kernel's grid (occupancy
 // queried on the device); their coefficients were fitted by scripts/fit-flagship to the training
 // shapes of experiments/flagship-training.ini (skinny's: experiments/flagship-skinny.ini), timed on the
@@ -106,11 +106,21 @@ const Candidate kCandidates[] = {
 constexpr long kShortestAccurateK = 128;
 long shortest_accurate_k(const Candidate& c) { return c.model == Model::tensor ? kShortestAccurateK : 0; }
 
-// Below this k an FP32 sum's error is within 2x SGEMM's (1.0-1.4x at k = 8 and 24 on wide-exponent and
-// uniform inputs) and every split product's exceeds it (each term's parts carry 2^-22 of it, more than
-// a short FP32 sum gathers: up to 2.65x SGEMM's at k = 7, 2.17x at 17, 2.03x at 31; issue #46):
-// tensor_cores runs cuda_cores' pick there, from all of its candidates.
+// Below this k every split product's error approaches twice SGEMM's or exceeds it (each term's parts
+// carry 2^-22 of its size, more than a short FP32 sum gathers: small's tf32x3 1.67-1.88x at k = 7 and
+// 17, the dispatcher 2.65x at 7 before issue #46), while FP32 sums stay within 1.0-1.5x: tensor_cores
+// takes FP32 candidates only there (data/tf32x3/every-input/short-k.csv).
 constexpr long kFp32BelowK = 32;
+
+// Whether a candidate's FP32 sums run along one chain of all of k where cuBLAS splits k: small at
+// split 1, more than one 16-k stage, an output of fewer 64 x 64 tiles than SMs. There its error reached
+// 2.51x SGEMM's (257x511x31), and with split 2 1.51x; FP32 picks on larger outputs matched SGEMM's
+// error exactly (1.00x, short-k.csv).
+bool one_chain_where_cublas_splits(const Candidate& c, const Problem& p, const Params& q, const DeviceInfo& d) {
+  const double tiles = std::ceil(double(p.m) / 64) * std::ceil(double(p.n) / 64);
+  return c.kind == Kind::cuda_cores && c.model == Model::cluster_k && q.text("split") == "1" && p.k > 16 &&
+         tiles < (d.sm_count > 0 ? d.sm_count : 132);
+}
 
 // A tensor-core candidate runs only where its model says it is at least 10% cheaper than the FP32
 // pick: the models err by 5-10% (median), and the class promises never to be slower than cuda_cores
@@ -125,17 +135,6 @@ constexpr double kTensorMargin = 0.9;
 // training shapes the picks were 0.928x cuBLAS with them everywhere, 0.938x from 8192, 0.931x never).
 const char* const kClusterSplits[] = {"1", "2", "4", "8", "16", "32", "64"};
 constexpr long kGroupedK = 8192;
-
-// Whether a cuda_cores candidate has an FP32-accurate twin among tensor_cores' (the same algorithm
-// and parameters, another product: small's): tensor_cores runs the twin instead, at any k (the FP32
-// product's error reached 2.0-2.7x SGEMM's, docs/flagship-notes.md, rounds five and six).
-bool has_accurate_twin(const Candidate& c) {
-  for (const Candidate& t : kCandidates)
-    if (c.kind == Kind::cuda_cores && t.kind == Kind::tensor_cores && t.algorithm == c.algorithm &&
-        std::string(t.params) == c.params)
-      return true;
-  return false;
-}
 
 // "register_tiled tuned, tma_tiled tma (tile=...), ...": the candidates of a dispatcher of `kind`.
 std::string candidate_list(Kind kind) {
@@ -252,13 +251,14 @@ Params choose(const Problem& p, const Params& q, const DeviceInfo& d, double* ms
   double best = std::numeric_limits<double>::infinity(), best_ms = best;  // best: with the margin
   std::string pick;
   for (const Candidate& c : kCandidates) {
-    const bool accurate = kind == Kind::tensor_cores, splits = accurate && p.k >= kFp32BelowK;
-    const bool allowed = c.kind == Kind::cuda_cores ? !(splits && has_accurate_twin(c))
-                                                    : splits && p.k >= shortest_accurate_k(c);
+    const bool accurate = kind == Kind::tensor_cores;
+    const bool allowed = c.kind == Kind::cuda_cores ||
+                         (accurate && p.k >= kFp32BelowK && p.k >= shortest_accurate_k(c));
     if (!allowed) continue;
     for (const std::string& canonical : priced_params(c, p)) {
       const Params cq = candidate_params(c, canonical, p, d);
       if (Invocation(c.algorithm(), d).check(p, cq)) continue;  // it cannot run here
+      if (accurate && one_chain_where_cublas_splits(c, p, cq, d)) continue;
       const double t = predict(c, p, cq, d), rank = t / (c.kind == Kind::tensor_cores ? kTensorMargin : 1.0);
       if (rank < best) best = rank, best_ms = t, pick = encode(c, cq);
     }
@@ -341,9 +341,9 @@ MMLAB_ALGORITHM(flagship) {
   a.variants = kVariants;
   a.variants[0].summary += candidate_list(Kind::cuda_cores);
   a.variants[1].summary += candidate_list(Kind::tensor_cores) +
-                               "; or the cuda_cores pick (but its FP32 twins of these) where those do not pay; half3 and "
-                               "wgmma3 not where k is below " +
-                               std::to_string(kShortestAccurateK) + "; the cuda_cores pick where k is below " +
+                               "; or cuda_cores' candidates where those do not pay (small split over k where its output "
+                               "has fewer tiles than SMs); half3 and wgmma3 not where k is below " +
+                               std::to_string(kShortestAccurateK) + ", small's tf32x3 not below " +
                                std::to_string(kFp32BelowK);
   a.axes = {{"kernel",
              AxisKind::choice,

@@ -265,6 +265,8 @@ __device__ __forceinline__ void presplit_product(const CUtensorMap& a_big_map, c
   }
   claim_registers<232>();
   const int half = group - 1;
+  // Whether this tile holds listed values: read now, used after the k loop (its latency hidden).
+  const bool listed = lossy && blockIdx.z == 0 && (lossy->a_any[blockIdx.y] | lossy->b_any[blockIdx.x]);
   float acc[64] = {}, part[64] = {};
   for (int t = 0; t < tiles; ++t) {
     mbarrier_wait_cta(&landed[t % kStages], (t / kStages) & 1);
@@ -294,7 +296,7 @@ __device__ __forceinline__ void presplit_product(const CUtensorMap& a_big_map, c
   auto unscaled = [&](int r, int col, float v) {
     return ldexpf(v, -(half_scale(a_bits[r]) + half_scale(b_bits[col])));
   };
-  if (lossy && blockIdx.z == 0 && (lossy->a_any[blockIdx.y] | lossy->b_any[blockIdx.x]))
+  if (listed)
     store_accumulators(
         acc, c, ldc, m, n, row0, col0, half,
         [&](int r, int col, float v) { return unscaled(r, col, v) + lossy_terms(*lossy, r, col, half_scale(a_bits[r])); },

@@ -93,6 +93,7 @@ TEST(Verification, TimedTrialsMustComputeWhatWasVerified) {
   t.warmup = 0;
   for (const Problem p : {Problem{127, 129, 131}, Problem{1000, 1000, 1000}})
     for (const Algorithm* bug : {&test::wrong_now_and_then(), &test::wrong_now_and_then_nondeterministic()}) {
+      test::restart_now_and_then();
       const Outcome o = run_once(*bug, p, Params("default"), &t);
       const std::string what = bug->name + " at " + std::to_string(p.m);
       EXPECT_EQ(o.status, Status::failed) << what;
@@ -105,6 +106,7 @@ TEST(Verification, TimedTrialsMustComputeWhatWasVerified) {
   Workbench bench(p, device(), 777);
   const Configuration bad{&test::wrong_now_and_then(), Params("default"), p, Scope::kernel, false};
   const Configuration good{test::lab().find("cublas"), Params("default"), p, Scope::kernel, false};
+  test::restart_now_and_then();
   auto pb = prepare(bench, bad, device(), states, t), pg = prepare(bench, good, device(), states, t);
   ASSERT_TRUE(pb->ready() && pg->ready());
   ASSERT_TRUE(time_interleaved({pb.get(), pg.get()}, t, nullptr, nullptr, 1));

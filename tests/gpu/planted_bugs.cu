@@ -32,9 +32,10 @@ __global__ void buggy_kernel(const float* a, const float* b, float* c, int m, in
 
 // Right on its first call (the verification) and on most later ones, wrong on every third: as a
 // kernel that races now and then. Each algorithm made with it counts its own calls.
+std::atomic<long> g_calls[2];
 template <int kTag>
 void now_and_then(const RunArgs& r) {
-  static std::atomic<long> calls{0};
+  std::atomic<long>& calls = g_calls[kTag];
   const dim3 block(16, 16), grid(ceil_div(r.problem.n, 16), ceil_div(r.problem.m, 16));
   const int m = int(r.problem.m), n = int(r.problem.n), k = int(r.problem.k);
   if (++calls % 3 == 0)
@@ -96,6 +97,8 @@ const Algorithm& wrong_now_and_then_nondeterministic() {
   }();
   return a;
 }
+void restart_now_and_then() { g_calls[0] = 0, g_calls[1] = 0; }
+
 const Algorithm& traps() {
   static const Algorithm a = make<Bug::trap>("traps");
   return a;

@@ -10,4 +10,5 @@ const Algorithm& traps();              // the kernel traps: a sticky CUDA error
 // deterministic (its timed C is hashed), and declared nondeterministic (sampled entries are checked).
 const Algorithm& wrong_now_and_then();
 const Algorithm& wrong_now_and_then_nondeterministic();
+void restart_now_and_then();  // their next call counts as the first
 }  // namespace mmlab::test

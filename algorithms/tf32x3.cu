@@ -225,7 +225,7 @@ void launch_half(const RunArgs& r, const LaunchConfig& lc) {
                      w.lossy);
   split_fallback<<<unsigned(4 * std::max(r.device->sm_count, 1)), 256, 0, r.stream>>>(
       r.a, r.b, p.m, p.n, p.k, kp32, w.a_big32, w.a_small32, w.b_big32, kProducts == 3 ? w.b_small32 : nullptr,
-      w.lossy.fallback);
+      w.lossy);
   const PartMaps halves{parts_map(r, w.a_big, p.m, kp), parts_map(r, w.a_small, p.m, kp),
                         parts_map(r, w.b_big, p.n, kp), parts_map(r, w.b_small, p.n, kp)};
   const PartMaps tf32{parts_map(r, w.a_big32, p.m, kp32), parts_map(r, w.a_small32, p.m, kp32),

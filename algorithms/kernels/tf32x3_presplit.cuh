@@ -33,22 +33,24 @@ __device__ inline int scale_of(const unsigned* bits, long r) { return bits ? hal
 
 // The values the FP16 parts cannot hold (tf32_split.cuh's half_parts): the split pass writes zero parts
 // for them and lists each (its k and value) under its row of A or column of B, at most kLossyPerLine a
-// line; the product's epilogue adds their terms in FP32 (lossy_terms). A line with more sets `fallback`:
-// the product then runs on TF32 parts of the whole of A and B instead (presplit3's, written by
-// split_fallback in the same bytes), and every kernel of the FP16 path returns at once. The counts, the
-// per-tile marks and the flag are zeroed before each run.
+// line; split_fallback sorts each list by k, and the product's epilogue adds their terms in FP32
+// (add_lossy_terms). A line with more sets `fallback`: the product then runs on TF32 parts of the whole
+// of A and B instead (presplit3's, written by split_fallback in the same bytes), and every kernel of the
+// FP16 path returns at once. The counts, the per-tile marks and the flag are zeroed before each run.
+// Eight a line: each listed value costs every thread of its row or column a load in the epilogue (at
+// 16, exp_spread:2 inputs at k = 128 ran 8x slower than with none listed).
 struct Lossy {
   int p;    // k
   float x;  // the value, as given
 };
-constexpr int kLossyPerLine = 16;
+constexpr int kLossyPerLine = 8;
 struct HalfLossy {
   const float* a;  // A (m x k) and B (k x n) as given
   const float* b;
   int k, n;
   int* a_count;  // per row of A, per column of B: values listed (more than kLossyPerLine: fallback set)
   int* b_count;
-  Lossy* a_list;  // kLossyPerLine slots per row / column, in no order
+  Lossy* a_list;  // kLossyPerLine slots per row / column, filled in no order, then sorted by k
   Lossy* b_list;
   int* a_any;  // per kWgTile rows of A, columns of B: any value listed there
   int* b_any;
@@ -163,13 +165,30 @@ __global__ void split_transposed(const float* __restrict__ b, int k, int cols, i
                sizeof(T) == 2 ? &lossy : nullptr);
 }
 
-// The TF32 parts of A and B^T (presplit3's, kp = k rounded up to 4) when the FP16 split set `fallback`,
-// in one launch of a few blocks per SM that return at once when it did not: split_rows' and
-// split_transposed's work, strided over the blocks. small_b may be null (half2).
+// After the FP16 split: the TF32 parts of A and B^T (presplit3's, kp = k rounded up to 4) where it set
+// `fallback` (split_rows' and split_transposed's work, strided over the blocks), else each lossy list
+// sorted by k (a thread a line), so that the epilogue adds their terms in an order of their own and C
+// stays bit-identical from run to run. small_b may be null (half2).
 __global__ void split_fallback(const float* __restrict__ a, const float* __restrict__ b, long m, long n, long k,
                                long kp, float* a_big, float* a_small, float* b_big, float* b_small,
-                               const int* fallback) {
-  if (!*fallback) return;
+                               const __grid_constant__ HalfLossy lossy) {
+  if (!*lossy.fallback) {
+    for (long line = blockIdx.x * long(blockDim.x) + threadIdx.x; line < m + n; line += long(gridDim.x) * blockDim.x) {
+      const bool row = line < m;
+      const int count = min(row ? lossy.a_count[line] : lossy.b_count[line - m], kLossyPerLine);
+      if (count < 2) continue;
+      Lossy* list = row ? lossy.a_list + line * kLossyPerLine : lossy.b_list + (line - m) * kLossyPerLine;
+      Lossy e[kLossyPerLine];
+      for (int i = 0; i < count; ++i) e[i] = list[i];
+      for (int i = 1; i < count; ++i)  // insertion sort by k (each k is listed once)
+        for (int j = i; j > 0 && e[j - 1].p > e[j].p; --j) {
+          const Lossy t = e[j];
+          e[j] = e[j - 1], e[j - 1] = t;
+        }
+      for (int i = 0; i < count; ++i) list[i] = e[i];
+    }
+    return;
+  }
   for (long r = blockIdx.x; r < m; r += gridDim.x) split_row<float>(a, r, k, kp, nullptr, a_big, a_small, nullptr);
   const int tiles_x = int((n + 31) / 32);
   const long tiles = long(tiles_x) * ((kp + 31) / 32);
@@ -178,34 +197,48 @@ __global__ void split_fallback(const float* __restrict__ a, const float* __restr
                       nullptr);
 }
 
-// The exact terms of the listed values in C(r, col): A's listed values of row r times B's column, then
-// B's listed values of column col times the row's values that A's parts hold (A's listed ones are in
-// the first sum), each list in increasing k (the lists are filled in no order; this keeps C
-// bit-identical from run to run). e_row: row r's scale.
-__device__ inline float lossy_terms(const HalfLossy& f, int r, int col, int e_row) {
-  float sum = 0.f;
-  const Lossy* la = f.a_list + long(r) * kLossyPerLine;
-  const int na = min(f.a_count[r], kLossyPerLine);
-  for (int i = 0, p = -1; i < na; ++i) {
-    int next = INT_MAX;
-    float x = 0.f;
-    for (int j = 0; j < na; ++j)
-      if (la[j].p > p && la[j].p < next) next = la[j].p, x = la[j].x;
-    sum = fmaf(x, f.b[long(next) * f.n + col], sum);
-    p = next;
+// The listed values' terms, added into this thread's 64 elements of the tile (wgmma's fragment layout,
+// store_accumulators: rows r0 and r0 + 8, columns col0 + 8 j + 2 (lane % 4) + {0, 1}): A's listed values
+// of each row times B's columns (as given), then B's listed values of each column times the row's
+// values that A's parts hold (A's listed ones are in the first sum), each list in increasing k. The
+// loads of one list entry, across the thread's columns or rows, are issued together.
+__device__ inline void add_lossy_terms(const HalfLossy& f, const unsigned* a_bits, int r0, int col0, int m, int n,
+                                       float (&terms)[64]) {
+  const int lane = threadIdx.x % 32;
+  int na[2], nb[32], most_b = 0;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) na[h] = r0 + 8 * h < m ? min(f.a_count[r0 + 8 * h], kLossyPerLine) : 0;
+#pragma unroll
+  for (int q = 0; q < 32; ++q) {
+    const int col = col0 + 8 * (q / 2) + 2 * (lane % 4) + q % 2;
+    nb[q] = col < n ? min(f.b_count[col], kLossyPerLine) : 0;
+    most_b = max(most_b, nb[q]);
   }
-  const Lossy* lb = f.b_list + long(col) * kLossyPerLine;
-  const int nb = min(f.b_count[col], kLossyPerLine);
-  for (int i = 0, p = -1; i < nb; ++i) {
-    int next = INT_MAX;
-    float x = 0.f;
-    for (int j = 0; j < nb; ++j)
-      if (lb[j].p > p && lb[j].p < next) next = lb[j].p, x = lb[j].x;
-    const float a = f.a[long(r) * f.k + next];
-    sum = fmaf(half_parts(a, e_row, true).holds ? a : 0.f, x, sum);
-    p = next;
-  }
-  return sum;
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < na[h]; ++i) {
+      const Lossy e = f.a_list[long(r0 + 8 * h) * kLossyPerLine + i];
+#pragma unroll
+      for (int q = 0; q < 32; ++q) {
+        const int col = col0 + 8 * (q / 2) + 2 * (lane % 4) + q % 2, at = 4 * (q / 2) + 2 * h + q % 2;
+        if (col < n) terms[at] = fmaf(e.x, f.b[long(e.p) * f.n + col], terms[at]);
+      }
+    }
+  const int e_row[2] = {r0 < m ? half_scale(a_bits[r0]) : 0, r0 + 8 < m ? half_scale(a_bits[r0 + 8]) : 0};
+  for (int i = 0; i < most_b; ++i)
+#pragma unroll
+    for (int q = 0; q < 32; ++q) {
+      if (i >= nb[q]) continue;
+      const int col = col0 + 8 * (q / 2) + 2 * (lane % 4) + q % 2;
+      const Lossy e = f.b_list[long(col) * kLossyPerLine + i];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if (r0 + 8 * h >= m) continue;
+        const float a = f.a[long(r0 + 8 * h) * f.k + e.p];
+        const int at = 4 * (q / 2) + 2 * h + q % 2;
+        terms[at] = fmaf(half_parts(a, e_row[h], true).holds ? a : 0.f, e.x, terms[at]);
+      }
+    }
 }
 
 // One instruction's k of the parts' type: d += a b (or d = a b), K-major tiles by descriptor.
@@ -293,16 +326,21 @@ __device__ __forceinline__ void presplit_product(const CUtensorMap& a_big_map, c
     store_accumulators(acc, c, ldc, m, n, row0, col0, half, Unscaled{}, add);
     return;
   }
-  auto unscaled = [&](int r, int col, float v) {
+  auto unscaled = [&](int r, int col, float v, int) {
     return ldexpf(v, -(half_scale(a_bits[r]) + half_scale(b_bits[col])));
   };
-  if (listed)
+  if (listed) {
+    float (&terms)[64] = part;  // free after the k loop
+#pragma unroll
+    for (int i = 0; i < 64; ++i) terms[i] = 0.f;
+    const int r0 = row0 + half * 64 + (tid % 128 / 32) * 16 + (tid % 32) / 4;
+    add_lossy_terms(*lossy, a_bits, r0, col0, m, n, terms);
     store_accumulators(
         acc, c, ldc, m, n, row0, col0, half,
-        [&](int r, int col, float v) { return unscaled(r, col, v) + lossy_terms(*lossy, r, col, half_scale(a_bits[r])); },
-        add);
-  else
+        [&](int r, int col, float v, int i) { return unscaled(r, col, v, i) + terms[i]; }, add);
+  } else {
     store_accumulators(acc, c, ldc, m, n, row0, col0, half, unscaled, add);
+  }
 }
 
 // presplit3, presplit2: TF32 parts.

@@ -16,10 +16,11 @@ constexpr int kTileFloats = kWgTile * kWgDepth;
 constexpr unsigned kTileBytes = sizeof(float) * kTileFloats;
 
 struct Unscaled {
-  __device__ float operator()(int, int, float v) const { return v; }
+  __device__ float operator()(int, int, float v, int) const { return v; }
 };
 // Warpgroup `half`'s 64 x 128 accumulators (wgmma's fragment layout, wgmma.cuh) into C at
-// (row0 + 64 half, col0), rows below m and columns below n only, each as out(row, column, value);
+// (row0 + 64 half, col0), rows below m and columns below n only, each as out(row, column, value,
+// index in acc);
 // added atomically where `add` (a k split's partial tile into a zeroed C).
 template <typename Out = Unscaled>
 __device__ inline void store_accumulators(const float (&acc)[64], float* __restrict__ c, int ldc, int m,
@@ -33,7 +34,7 @@ __device__ inline void store_accumulators(const float (&acc)[64], float* __restr
     for (int e = 0; e < 4; ++e) {
       const int r = row + (e / 2) * 8, col = col0 + 8 * j + 2 * (lane % 4) + e % 2;
       if (r >= m || col >= n) continue;
-      const float v = out(r, col, acc[4 * j + e]);
+      const float v = out(r, col, acc[4 * j + e], 4 * j + e);
       if (add)
         atomicAdd(&c[long(r) * ldc + col], v);
       else

@@ -9,10 +9,12 @@
 //   tensor_cores  FP32-accurate (error within 2x SGEMM's): tf32x3 half3 (a split pass, then FP16
 //                 products), wgmma3 (split inside the k loop: no pass, no extra launches) or small's
 //                 tf32x3 product (one launch, small tiles, k over a cluster) for small work; or
-//                 cuda_cores' candidates where none pays, but small's single k chain where the output
-//                 has fewer tiles than SMs (there cuBLAS splits k, and one chain of 31 reached 2.5x its
-//                 error); half3 and wgmma3 not below k = 128, small's tf32x3 not below 32, where a
-//                 split product's error exceeds SGEMM's (short sums, docs/tf32x3-notes.md).
+//                 cuda_cores' candidates where none pays. Below k = 128 split products buy no accuracy
+//                 (short FP32 sums are within 1.0-1.5x SGEMM's error; a split product's terms carry
+//                 2^-22 of their size): there it runs cuda_cores' candidates only, but small's single k
+//                 chain at k 25-32 on outputs of fewer tiles than SMs (2.5x SGEMM's error, where cuBLAS
+//                 splits k); from 128 small's FP32 product gives way to its tf32x3 twin (at k = 512 on
+//                 few tiles its error reached 2.7x SGEMM's). docs/tf32x3-notes.md.
 // The models (kCandidates below) take the device's SM count and each kernel's grid (occupancy
 // queried on the device); their coefficients were fitted by scripts/fit-flagship to the training
 // shapes of experiments/flagship-training.ini (skinny's: experiments/flagship-skinny.ini), timed on the
@@ -108,18 +110,30 @@ long shortest_accurate_k(const Candidate& c) { return c.model == Model::tensor ?
 
 // Below this k every split product's error approaches twice SGEMM's or exceeds it (each term's parts
 // carry 2^-22 of its size, more than a short FP32 sum gathers: small's tf32x3 1.67-1.88x at k = 7 and
-// 17, the dispatcher 2.65x at 7 before issue #46), while FP32 sums stay within 1.0-1.5x: tensor_cores
-// takes FP32 candidates only there (data/tf32x3/every-input/short-k.csv).
-constexpr long kFp32BelowK = 32;
+// 17, the dispatcher 2.65x at 7 before issue #46), while FP32 sums stay within 1.0-1.5x of SGEMM's
+// (data/tf32x3/every-input/short-k.csv): tensor_cores takes cuda_cores' candidates only there.
+constexpr long kFp32BelowK = kShortestAccurateK;
 
-// Whether a candidate's FP32 sums run along one chain of all of k where cuBLAS splits k: small at
-// split 1, more than one 16-k stage, an output of fewer 64 x 64 tiles than SMs. There its error reached
-// 2.51x SGEMM's (257x511x31), and with split 2 1.51x; FP32 picks on larger outputs matched SGEMM's
-// error exactly (1.00x, short-k.csv).
+// Whether a candidate's FP32 sums run along one chain of all of k where cuBLAS splits them: small at
+// split 1 with 25 <= k <= 32 on an output of fewer 64 x 64 tiles than SMs. There its error reached
+// 2.51x SGEMM's (257x511x31; 1.16-1.49x at k = 17, 1.00x from 48 to 127), with split 2 1.51x; FP32
+// picks on larger outputs matched SGEMM's error exactly (short-k.csv).
 bool one_chain_where_cublas_splits(const Candidate& c, const Problem& p, const Params& q, const DeviceInfo& d) {
   const double tiles = std::ceil(double(p.m) / 64) * std::ceil(double(p.n) / 64);
-  return c.kind == Kind::cuda_cores && c.model == Model::cluster_k && q.text("split") == "1" && p.k > 16 &&
-         tiles < (d.sm_count > 0 ? d.sm_count : 132);
+  return c.kind == Kind::cuda_cores && c.model == Model::cluster_k && q.text("split") == "1" && p.k > 24 &&
+         p.k <= 32 && tiles < (d.sm_count > 0 ? d.sm_count : 132);
+}
+
+// Whether a cuda_cores candidate has an FP32-accurate twin among tensor_cores' (the same algorithm and
+// parameters, another product: small's): from kFp32BelowK tensor_cores runs the twin instead (the FP32
+// product's error reached 2.0-2.7x SGEMM's: 512^3 on cancelling inputs at split 2, issue #46;
+// docs/flagship-notes.md, rounds five and six).
+bool has_accurate_twin(const Candidate& c) {
+  for (const Candidate& t : kCandidates)
+    if (c.kind == Kind::cuda_cores && t.kind == Kind::tensor_cores && t.algorithm == c.algorithm &&
+        std::string(t.params) == c.params)
+      return true;
+  return false;
 }
 
 // A tensor-core candidate runs only where its model says it is at least 10% cheaper than the FP32
@@ -251,9 +265,9 @@ Params choose(const Problem& p, const Params& q, const DeviceInfo& d, double* ms
   double best = std::numeric_limits<double>::infinity(), best_ms = best;  // best: with the margin
   std::string pick;
   for (const Candidate& c : kCandidates) {
-    const bool accurate = kind == Kind::tensor_cores;
-    const bool allowed = c.kind == Kind::cuda_cores ||
-                         (accurate && p.k >= kFp32BelowK && p.k >= shortest_accurate_k(c));
+    const bool accurate = kind == Kind::tensor_cores, splits = accurate && p.k >= kFp32BelowK;
+    const bool allowed = c.kind == Kind::cuda_cores ? !(splits && has_accurate_twin(c))
+                                                    : splits && p.k >= shortest_accurate_k(c);
     if (!allowed) continue;
     for (const std::string& canonical : priced_params(c, p)) {
       const Params cq = candidate_params(c, canonical, p, d);
@@ -341,10 +355,10 @@ MMLAB_ALGORITHM(flagship) {
   a.variants = kVariants;
   a.variants[0].summary += candidate_list(Kind::cuda_cores);
   a.variants[1].summary += candidate_list(Kind::tensor_cores) +
-                               "; or cuda_cores' candidates where those do not pay (small split over k where its output "
-                               "has fewer tiles than SMs); half3 and wgmma3 not where k is below " +
-                               std::to_string(kShortestAccurateK) + ", small's tf32x3 not below " +
-                               std::to_string(kFp32BelowK);
+                               "; or cuda_cores' candidates where those do not pay (from k = " +
+                               std::to_string(kFp32BelowK) +
+                               " without small's FP32 product, whose tf32x3 twin runs instead); below k = " +
+                               std::to_string(kFp32BelowK) + " cuda_cores' candidates only";
   a.axes = {{"kernel",
              AxisKind::choice,
              "the kernel it runs: auto, the models' pick (the resolved column names it)",

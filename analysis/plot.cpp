@@ -36,6 +36,14 @@ std::string quote(const std::string& s) {
   return out + "\"";
 }
 
+// A file name for gnuplot: single quotes take every character as it is but a quote (doubled), where
+// quote() escapes underscores for the enhanced-text labels (a path with `tma_tiled` in it broke).
+std::string quote_path(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
 void run_gnuplot(const std::string& script, const std::string& data, const std::string& out, int height) {
   namespace fs = std::filesystem;
   const std::string ext = fs::path(out).extension().string();
@@ -51,8 +59,8 @@ void run_gnuplot(const std::string& script, const std::string& data, const std::
             ? "set terminal svg size 960," + std::to_string(height) +
                   " dynamic background rgb 'white' font 'Helvetica,12'\n"
             : "set terminal pngcairo size 1280," + std::to_string(height * 4 / 3) + " font 'Helvetica,12'\n")
-    << "set output " << quote(tmp_out) << "\n"
-    << "datafile = " << quote((dir / "data.txt").string()) << "\n"
+    << "set output " << quote_path(tmp_out) << "\n"
+    << "datafile = " << quote_path((dir / "data.txt").string()) << "\n"
     << script;
   s.close();
   const std::string cmd = "gnuplot " + (dir / "plot.gp").string() + " 2>" + (dir / "err.txt").string();

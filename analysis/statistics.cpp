@@ -5,6 +5,8 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -144,6 +146,24 @@ TestResult mann_whitney(const std::vector<double>& x, const std::vector<double>&
   return r;
 }
 
+// Two-sided p of the signed-rank sum `plus` by enumerating the 2^n sign patterns of the non-zero
+// differences (their average ranks `rank`), as SciPy's permutation test counts them: outcomes within a
+// relative 100 eps of `plus` count on both sides (zeros only double every pattern's weight).
+double permutation_p(const std::vector<double>& rank, double plus) {
+  const std::size_t n = rank.size();
+  const double gamma = std::fabs(100 * std::numeric_limits<double>::epsilon() * plus);
+  std::uint64_t le = 0, ge = 0;
+  for (std::uint64_t signs = 0; signs < (std::uint64_t(1) << n); ++signs) {
+    double t = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (signs >> i & 1) t += rank[i];
+    le += t <= plus + gamma;
+    ge += t >= plus - gamma;
+  }
+  const double total = std::ldexp(1.0, int(n));
+  return std::min(1.0, 2.0 * double(std::min(le, ge)) / total);
+}
+
 TestResult wilcoxon_signed_rank(const std::vector<double>& d_in, Method method) {
   require_finite(d_in, "the Wilcoxon signed-rank test");
   TestResult r;
@@ -161,7 +181,16 @@ TestResult wilcoxon_signed_rank(const std::vector<double>& d_in, Method method) 
   for (std::size_t i = 0; i < d.size(); ++i) (d[i] > 0 ? plus : minus) += rank[i];
   r.statistic = std::min(plus, minus);
   bool exact = method == Method::exact;
-  if (method == Method::automatic) exact = d_in.size() <= 50 && !zeros && !ties;
+  if (method == Method::automatic) {
+    // SciPy's rule (1.13 on; 1.17.1 checked): more than 50 differences, zeros counted, the normal
+    // approximation; else exact without ties or zeros, and with them the exact permutation
+    // distribution up to 13 differences, the normal approximation above.
+    if (d_in.size() <= 50 && (zeros || ties) && d_in.size() <= 13) {
+      r.p = permutation_p(rank, plus);
+      return r;
+    }
+    exact = d_in.size() <= 50 && !zeros && !ties;
+  }
   const double n = double(d.size());
   if (exact) {
     if (ties) throw std::invalid_argument("the exact signed-rank distribution assumes no ties");
@@ -185,23 +214,57 @@ TestResult wilcoxon_signed_rank(const std::vector<double>& d_in, Method method) 
   return r;
 }
 
-Interval shift_interval(const std::vector<double>& x, const std::vector<double>& y, double level) {
-  if (x.empty() || y.empty()) throw std::invalid_argument("an interval needs two non-empty samples");
-  const std::size_t n1 = x.size(), n2 = y.size(), pairs = n1 * n2;
+namespace {
+
+// The rank k of the shift interval [D_(k), D_(N + 1 - k)] of n1 x n2 differences: the largest with
+// P(U <= k - 1) <= (1 - level) / 2, exact where affordable, else the normal approximation; `reached`
+// receives that tail (0 when k = 0: no interval).
+std::size_t shift_rank(std::size_t n1, std::size_t n2, double level, double* reached) {
+  const std::size_t pairs = n1 * n2, m = std::min(n1, n2);
   const double tail = (1 - level) / 2;
-  // k: the largest with P(U <= k - 1) <= tail.
   std::size_t k = 0;
-  double reached = 0;
-  const std::size_t m = std::min(n1, n2);
+  *reached = 0;
   if (double(m) * double(pairs) / 2 <= 5e7) {  // the exact distribution
     const std::vector<double> cdf = u_cdf(long(n1), long(n2), long(pairs / 2));
-    while (k < cdf.size() && cdf[k] <= tail) reached = cdf[k], ++k;
+    while (k < cdf.size() && cdf[k] <= tail) *reached = cdf[k], ++k;
   } else {
     const double sigma = std::sqrt(double(n1) * double(n2) * double(n1 + n2 + 1) / 12.0);
     const double kk = std::floor(double(pairs) / 2.0 + 0.5 + normal_quantile(tail) * sigma);
     k = kk > 0 ? std::size_t(kk) : 0;
-    if (k > 0) reached = 1 - normal_sf((double(k) - 0.5 - double(pairs) / 2.0) / sigma);
+    if (k > 0) *reached = 1 - normal_sf((double(k) - 0.5 - double(pairs) / 2.0) / sigma);
   }
+  return k;
+}
+
+// The rank k of the paired interval [W_(k), W_(M + 1 - k)] of n pairs' M Walsh averages, likewise.
+std::size_t signed_rank_rank(std::size_t n, double level, double* reached) {
+  const std::size_t walsh = n * (n + 1) / 2;
+  const double tail = (1 - level) / 2;
+  std::size_t k = 0;
+  *reached = 0;
+  if (n == 0) return 0;
+  if (n <= 400) {
+    const std::vector<double> c = signed_rank_counts(long(n));
+    const double total = std::ldexp(1.0, int(n));
+    double run = 0;
+    while (k < c.size() && (run + c[k]) / total <= tail) run += c[k], ++k;
+    *reached = run / total;
+  } else {
+    const double sigma = std::sqrt(double(n) * double(n + 1) * double(2 * n + 1) / 24.0);
+    const double kk = std::floor(double(walsh) / 2.0 + 0.5 + normal_quantile(tail) * sigma);
+    k = kk > 0 ? std::size_t(kk) : 0;
+    if (k > 0) *reached = 1 - normal_sf((double(k) - 0.5 - double(walsh) / 2.0) / sigma);
+  }
+  return k;
+}
+
+}  // namespace
+
+Interval shift_interval(const std::vector<double>& x, const std::vector<double>& y, double level) {
+  if (x.empty() || y.empty()) throw std::invalid_argument("an interval needs two non-empty samples");
+  const std::size_t pairs = x.size() * y.size();
+  double reached = 0;
+  const std::size_t k = shift_rank(x.size(), y.size(), level, &reached);
   std::vector<double> differences;
   differences.reserve(pairs);
   for (double a : x)
@@ -211,22 +274,9 @@ Interval shift_interval(const std::vector<double>& x, const std::vector<double>&
 
 Interval paired_interval(const std::vector<double>& d, double level) {
   const std::size_t n = d.size(), walsh = n * (n + 1) / 2;
-  const double tail = (1 - level) / 2;
-  std::size_t k = 0;
-  double reached = 0;
   if (n == 0) return {};
-  if (n <= 400) {
-    const std::vector<double> c = signed_rank_counts(long(n));
-    const double total = std::ldexp(1.0, int(n));
-    double run = 0;
-    while (k < c.size() && (run + c[k]) / total <= tail) run += c[k], ++k;
-    reached = run / total;
-  } else {
-    const double sigma = std::sqrt(double(n) * double(n + 1) * double(2 * n + 1) / 24.0);
-    const double kk = std::floor(double(walsh) / 2.0 + 0.5 + normal_quantile(tail) * sigma);
-    k = kk > 0 ? std::size_t(kk) : 0;
-    if (k > 0) reached = 1 - normal_sf((double(k) - 0.5 - double(walsh) / 2.0) / sigma);
-  }
+  double reached = 0;
+  const std::size_t k = signed_rank_rank(n, level, &reached);
   std::vector<double> averages;
   averages.reserve(walsh);
   for (std::size_t i = 0; i < n; ++i)
@@ -287,14 +337,131 @@ Interval bootstrap_median_ratio(const std::vector<double>& x, const std::vector<
   return out;
 }
 
-double trials_to_decide(const Interval& log_ci, std::size_t n, double m) {
+namespace {
+
+// #{i <= j : d_i + d_j <= 2 v} (or < 2 v when strict) of sorted d: the Walsh averages at or below v.
+std::uint64_t walsh_below(const std::vector<double>& d, double v, bool strict) {
+  std::uint64_t count = 0;
+  long j = long(d.size()) - 1;
+  for (long i = 0; i < long(d.size()); ++i) {
+    while (j >= i && !(strict ? d[i] + d[j] < 2 * v : d[i] + d[j] <= 2 * v)) --j;
+    if (j < i) break;
+    count += std::uint64_t(j - i + 1);
+  }
+  return count;
+}
+// #{(i, j) : x_i - y_j <= v} (or < v) of sorted x and y.
+std::uint64_t differences_below(const std::vector<double>& x, const std::vector<double>& y, double v, bool strict) {
+  std::uint64_t count = 0;
+  std::size_t first = 0;  // the first y_j with x_i - y_j within v: it only moves on as x_i grows
+  for (double a : x) {
+    while (first < y.size() && !(strict ? a - y[first] < v : a - y[first] <= v)) ++first;
+    count += y.size() - first;
+  }
+  return count;
+}
+// Whether the interval [V_(k), V_(M + 1 - k)] of M values decides against +-m, from how many lie
+// below -m (`under`) and at or below m (`upto`): beyond either edge, or inside both.
+bool decides(std::uint64_t under, std::uint64_t upto, std::uint64_t total, std::size_t k) {
+  if (k == 0) return false;
+  const std::uint64_t top = total + 1 - k;
+  return upto < k || under >= top || (under < k && upto >= top);
+}
+
+std::uint64_t data_seed(const std::vector<double>& a, const std::vector<double>& b) {
+  std::uint64_t h = 0x9E3779B97F4A7C15ull;
+  for (const auto* v : {&a, &b})
+    for (double x : *v) {
+      std::uint64_t bits;
+      std::memcpy(&bits, &x, sizeof bits);
+      h = (h ^ bits) * 0x100000001B3ull;
+    }
+  return h;
+}
+
+// The smallest N (above n) at which at least half of kResamples resampled experiments of N trials
+// decide, `decided(N, rng)` running one; +infinity above `most`. The search starts at `guess` (the
+// interval narrowing like 1 / sqrt(N) from its centre), brackets by doubling or halving, then bisects
+// to 5%; a guess beyond 8 `most` is taken as +infinity unresampled.
+constexpr int kResamples = 400;
+double resampled_trials(std::size_t n, std::size_t most, double guess, std::uint64_t seed,
+                        const std::function<bool(std::size_t, std::mt19937_64&)>& decided) {
+  const double inf = std::numeric_limits<double>::infinity();
+  if (!(guess <= 8.0 * double(most))) return inf;
+  const auto rate = [&](std::size_t size) {
+    std::mt19937_64 rng(seed ^ (0xD1B54A32D192ED03ull * size));
+    int hits = 0;
+    for (int r = 0; r < kResamples; ++r) hits += decided(size, rng);
+    return double(hits) / kResamples;
+  };
+  std::size_t lo = n, hi = std::clamp<std::size_t>(std::size_t(guess), n + 1, most);
+  if (rate(hi) >= 0.5) {  // halve down to a size that does not decide
+    while (hi / 2 > n && rate(hi / 2) >= 0.5) hi /= 2;
+    lo = std::max(n, hi / 2);
+  } else {
+    while (true) {
+      lo = hi, hi = std::max(hi + 1, hi * 2);
+      if (lo >= most) return inf;
+      if (rate(hi) >= 0.5) break;
+    }
+  }
+  while (hi - lo > std::max<std::size_t>(1, lo / 20)) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    (rate(mid) >= 0.5 ? hi : lo) = mid;
+  }
+  return double(hi);
+}
+
+// Where resampling starts: the pairs or trials at which an interval like `log_ci` (from n) would decide if
+// it kept its centre and shape and narrowed like 1 / sqrt(N).
+double narrowing_guess(const Interval& log_ci, std::size_t n, double m) {
   const double c = std::isnan(log_ci.centre) ? (log_ci.lo + log_ci.hi) / 2 : log_ci.centre;
   const double gap = std::fabs(std::fabs(c) - m);
-  if (!(gap > 0)) return std::numeric_limits<double>::infinity();
-  // The edge to clear: +-m from inside the margin (equivalent), the margin's own side from outside it.
-  const bool must_fall = (c >= 0) == (std::fabs(c) < m);  // the interval must end below an edge
-  const double reach = must_fall ? log_ci.hi - c : c - log_ci.lo;
+  if (!(gap > 0) || log_ci.coverage <= 0) return double(n) * 4;
+  const bool must_fall = (c >= 0) == (std::fabs(c) < m);
+  const double reach = std::max(must_fall ? log_ci.hi - c : c - log_ci.lo, 1e-12);
   return double(n) * (reach / gap) * (reach / gap);
+}
+
+}  // namespace
+
+double trials_to_decide(const std::vector<double>& d, double m, double level, std::size_t most) {
+  if (d.empty()) return std::numeric_limits<double>::infinity();
+  std::vector<double> draw;
+  std::size_t last = 0, k = 0;
+  double reached = 0;
+  const double guess = narrowing_guess(paired_interval(d, level), d.size(), m);
+  return resampled_trials(d.size(), most, guess, data_seed(d, {}), [&](std::size_t size, std::mt19937_64& rng) {
+    if (size != last) k = signed_rank_rank(size, level, &reached), last = size;
+    std::uniform_int_distribution<std::size_t> pick(0, d.size() - 1);
+    draw.resize(size);
+    for (double& v : draw) v = d[pick(rng)];
+    std::sort(draw.begin(), draw.end());
+    return decides(walsh_below(draw, -m, true), walsh_below(draw, m, false), std::uint64_t(size) * (size + 1) / 2, k);
+  });
+}
+
+double trials_to_decide(const std::vector<double>& x, const std::vector<double>& y, double m, double level,
+                        std::size_t most) {
+  if (x.empty() || y.empty()) return std::numeric_limits<double>::infinity();
+  std::vector<double> dx, dy;
+  std::size_t last = 0, k = 0;
+  double reached = 0;
+  const double guess = double(x.size()) * double(y.size()) <= 4e6
+                            ? narrowing_guess(shift_interval(x, y, level), std::min(x.size(), y.size()), m)
+                            : double(std::min(x.size(), y.size())) * 4;
+  return resampled_trials(std::min(x.size(), y.size()), most, guess, data_seed(x, y),
+                          [&](std::size_t size, std::mt19937_64& rng) {
+                            if (size != last) k = shift_rank(size, size, level, &reached), last = size;
+                            std::uniform_int_distribution<std::size_t> px(0, x.size() - 1), py(0, y.size() - 1);
+                            dx.resize(size), dy.resize(size);
+                            for (double& v : dx) v = x[px(rng)];
+                            for (double& v : dy) v = y[py(rng)];
+                            std::sort(dx.begin(), dx.end());
+                            std::sort(dy.begin(), dy.end());
+                            return decides(differences_below(dx, dy, -m, true), differences_below(dx, dy, m, false),
+                                           std::uint64_t(size) * size, k);
+                          });
 }
 
 std::size_t runs_to_decide(double mean, double sd, std::size_t r, double m, double level, double power,

@@ -26,8 +26,10 @@ TestResult mann_whitney(const std::vector<double>& x, const std::vector<double>&
                         Method method = Method::automatic);
 
 // Wilcoxon signed-rank test of the paired differences d, two-sided, as SciPy's wilcoxon with its
-// defaults (zero differences dropped, no continuity correction): exact for at most 50 differences
-// with no zeros and no ties among |d|, else the normal approximation with tie correction.
+// defaults (zero differences dropped, no continuity correction; SciPy 1.13 on, checked against 1.17.1):
+// exact for at most 50 differences with no zeros and no ties among |d|; with zeros or ties, the exact
+// permutation distribution for at most 13 differences (zeros counted); else the normal approximation
+// with tie correction.
 TestResult wilcoxon_signed_rank(const std::vector<double>& d, Method method = Method::automatic);
 
 // Holm's step-down adjustment of p-values (family-wise error), in the input order.
@@ -65,15 +67,19 @@ double smallest_p_wilcoxon(std::size_t n);
 // What a design needs to decide, where "decide" means an interval lying beyond the margin (faster,
 // slower) or inside it (equivalent); m is the margin as a log speed-up, log(1 + margin).
 //
-// Trials per configuration at which an interval like `log_ci` (of a log speed-up, from n trials or
-// pairs) would decide if it kept its own centre c (its Hodges-Lehmann estimate; the midpoint where
-// it has none) and its shape, narrowing like 1 / sqrt(n): n (h / gap)^2, gap = | |c| - m | the
-// distance from c to the decision edge it must clear and h the interval's reach from c toward that
-// edge (hi - c where it must fall below m, c - lo where it must rise above it). +infinity where c
-// sits on an edge. Against resampling the observed rounds it lands within 1.6x on one-humped,
-// skewed and two-humped samples, where the old estimate (from the median log-ratio and the wider
-// half) was up to 4x low and 10x high (tests/analysis/scipy_fixtures.py, trials_needed).
-double trials_to_decide(const Interval& log_ci, std::size_t n, double m);
+// Trials per configuration that would decide a comparison, from the observed rounds themselves: the
+// smallest N at which at least half of 400 resampled experiments of N rounds (drawn with replacement)
+// give an interval that decides (beyond +-m, or inside it), found by doubling, then bisection to 5%.
+// Paired: d, the rounds' log speed-ups (their Walsh interval); independent: x and y, the two samples'
+// log times (the Hodges-Lehmann shift interval, N values a side). +infinity when none up to `most`
+// would. Against resampling by an independent implementation (tests/analysis/scipy_fixtures.py: NumPy,
+// the intervals by sorting every Walsh average or difference) it lands within 1.35x on one-humped,
+// skewed (one outlier), two-humped and near-margin rounds, and on the repro rows of
+// data/cutlass/yardstick-run2.csv; the formula it replaces (the interval narrowing like 1 / sqrt(n))
+// missed resampling by more than 1.6x on 39 of 122 committed rows.
+double trials_to_decide(const std::vector<double>& d, double m, double level = 0.95, std::size_t most = 20000);
+double trials_to_decide(const std::vector<double>& x, const std::vector<double>& y, double m, double level = 0.95,
+                        std::size_t most = 20000);
 
 // Runs at which Student's t interval of the mean log speed-up over runs would decide: the smallest
 // R > r with (t_{R-1}(1 - (1 - level) / 2) + t_{R-1}(power)) sd / sqrt(R) <= | |mean| - m |, the t

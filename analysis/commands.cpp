@@ -69,9 +69,20 @@ Table summary(const std::vector<Result>& rows, const std::vector<std::string>& b
                         "ci_hi_ms", "gflops"})
     t.header.push_back(c);
   if (all) t.header.push_back("status");
+  t.fields = by;
+  for (const char* c : {"rows", "trials", "min_ms", "max_ms", "mean_ms", "std_ms", "median_ms", "ci_lo_ms",
+                        "ci_hi_ms", "gflops", "status"})
+    t.fields.push_back(c);
   struct Line {
     std::vector<std::string> cells;
+    std::vector<Value> record;
     std::map<std::string, std::string> sort_values;
+  };
+  // A group column's value as a record holds it: a number where the column is one (m, n, k, ...).
+  const auto typed = [](const std::string& text) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    return !text.empty() && end && *end == '\0' ? Value(v) : Value(text);
   };
   std::vector<Line> lines;
   for (const auto& key : order) {
@@ -80,9 +91,13 @@ Table summary(const std::vector<Result>& rows, const std::vector<std::string>& b
     Line line;
     line.cells.assign(key.begin(), key.end() - 1);
     line.cells.push_back(std::to_string(members.size()));
+    for (auto it = key.begin(); it != key.end() - 1; ++it) line.record.push_back(typed(*it));
+    line.record.push_back(Value(members.size()));
     if (!first.ok()) {
       line.cells.insert(line.cells.end(), 9, "");
       line.cells.push_back(first.status);
+      line.record.insert(line.record.end(), 9, Value());
+      line.record.push_back(Value(first.status));
     } else {
       mmlab::Stats s;
       double flop = first.gflops * first.median_ms * 1e6;  // the algorithm's own flop count
@@ -112,6 +127,10 @@ Table summary(const std::vector<Result>& rows, const std::vector<std::string>& b
       }
       line.cells.push_back(fixed(flop / (s.median * 1e6), 1));
       if (all) line.cells.push_back("ok");
+      line.record.push_back(Value(s.trials));
+      for (double v : {s.min, s.max, s.mean, s.std, s.median, s.ci_lo, s.ci_hi, flop / (s.median * 1e6)})
+        line.record.push_back(Value(v));
+      line.record.push_back(Value("ok"));
     }
     for (const std::string& c : sort) line.sort_values[c] = first.get(c);
     lines.push_back(std::move(line));
@@ -125,7 +144,7 @@ Table summary(const std::vector<Result>& rows, const std::vector<std::string>& b
       }
       return false;
     });
-  for (Line& l : lines) t.rows.push_back(std::move(l.cells));
+  for (Line& l : lines) t.rows.push_back(std::move(l.cells)), t.records.push_back(std::move(l.record));
   return t;
 }
 
@@ -197,6 +216,14 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
               "GPUs or ranks", "median ms",  "TFLOP/s",       "speed-up",
               "CI 95%",  "efficiency", "compute ms",    "comm ms",
               "wait ms", "overlap",    "predicted ms",  "measured / predicted"};
+  t.fields = {"m", "n", "k", "inputs", "algorithm", "variant", "params", "engine", "grid", "gpus", "ranks",
+              "median_ms", "tflops", "speedup", "ci_lo", "ci_hi", "efficiency", "compute_ms", "comm_ms", "wait_ms",
+              "overlap", "predicted_ms", "measured_over_predicted", "baseline_median_ms"};
+  const auto number_of = [](const std::string& text) {
+    double v = std::numeric_limits<double>::quiet_NaN();
+    numeric(text, v);
+    return Value(v);
+  };
   for (const Result& r : rows) {
     if (!r.ok() || r.get("grid").empty()) continue;
     auto it = same_job.find(r.fields.at("run") + "|" + r.shape());
@@ -207,9 +234,11 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
     const int gpus = std::stoi(r.get("gpus")), ranks = std::stoi(r.get("ranks"));
     const double speedup = base->median_ms / r.median_ms;
     std::string ci;
+    Value ci_lo, ci_hi;
     if (base->samples.size() >= 2 && r.samples.size() >= 2) {
       const Interval i = bootstrap_median_ratio(base->samples, r.samples, 0.95, resamples, 1);
       ci = fixed(i.lo, 3) + " to " + fixed(i.hi, 3);
+      ci_lo = i.lo, ci_hi = i.hi;
     }
     double predicted = 0;
     numeric(r.get("predicted_ms"), predicted);
@@ -222,6 +251,12 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
                       three(r.get("comm_ms")), three(r.get("wait_ms")), three(r.get("overlap")),
                       predicted > 0 ? fixed(predicted, 3) : "",
                       predicted > 0 ? fixed(r.median_ms / predicted, 3) : ""});
+    t.records.push_back({r.m, r.n, r.k, r.inputs, r.algorithm, r.variant, r.params, r.get("engine"), r.get("grid"),
+                         gpus, ranks, r.median_ms, r.gflops / 1000, speedup, ci_lo, ci_hi,
+                         speedup / std::max(1, gpus ? gpus : ranks), number_of(r.get("compute_ms")),
+                         number_of(r.get("comm_ms")), number_of(r.get("wait_ms")), number_of(r.get("overlap")),
+                         predicted > 0 ? Value(predicted) : Value(),
+                         predicted > 0 ? Value(r.median_ms / predicted) : Value(), base->median_ms});
   }
   if (t.rows.empty()) {
     // What the distributed rows could be set against instead: the single-process algorithms that ran at

@@ -26,6 +26,9 @@ struct Estimate {
   bool paired = false;  // interleaved trials paired by round; else independent samples
   std::size_t n = 0;    // pairs, or the smaller sample
   double p = 1;         // two-sided: Wilcoxon signed-rank (paired) or Mann-Whitney U
+  // What the trials to decide are resampled from: the rounds' log speed-ups (paired), or the two
+  // samples' log times (independent: the baseline's, the other's).
+  std::vector<double> rounds, base_logs, other_logs;
 };
 
 // The minimum trials for an interval at 95%: 6 pairs (1 - 2/2^6 = 96.9%), or 4 values a side
@@ -83,6 +86,7 @@ Estimate estimate(const Result& base, const Result& other, const CompareOptions&
     e.n = std::min(b.size(), a.size());
     std::vector<double> d(e.n);
     for (std::size_t i = 0; i < e.n; ++i) d[i] = std::log(b[i]) - std::log(a[i]);
+    e.rounds = d;
     e.ratio = std::exp(median(d));
     e.ci = exp_interval(paired_interval(d, o.level));
     if (e.ci.coverage <= 0)  // too few pairs for the level: the widest interval, at what it covers
@@ -91,6 +95,7 @@ Estimate estimate(const Result& base, const Result& other, const CompareOptions&
     return e;
   }
   e.n = std::min(b.size(), a.size());
+  e.base_logs = logs(b), e.other_logs = logs(a);
   e.ratio = median(b) / median(a);
   e.ci = double(b.size()) * double(a.size()) <= 2e7
              ? exp_interval(shift_interval(logs(b), logs(a), o.level))
@@ -105,25 +110,59 @@ Estimate estimate(const Result& base, const Result& other, const CompareOptions&
   return e;
 }
 
-constexpr std::size_t kManyTrials = 100000;
+constexpr std::size_t kManyTrials = 20000;
 
 // The verdict the interval gives against the margin, or "inconclusive" with the trials per
-// configuration that would decide it (statistics.hpp, trials_to_decide).
-std::string verdict_of(const Estimate& e, double margin, double level) {
+// configuration that would decide it, resampled from the observed rounds (statistics.hpp,
+// trials_to_decide): its word, its text, and those trials (NaN when decided or more than kManyTrials).
+struct Verdict {
+  std::string word, text;
+  double trials = std::numeric_limits<double>::quiet_NaN();
+};
+Verdict verdict_of(const Estimate& e, double margin, double level) {
   const double m = std::log1p(margin);
   const std::string band = fixed(100 * margin, 0) + "%";
-  if (e.ci.coverage < level - 1e-9)
-    return "inconclusive: at least " + std::to_string(trials_for_an_interval(e.paired)) + " trials";
+  if (e.ci.coverage < level - 1e-9) {
+    const std::size_t least = trials_for_an_interval(e.paired);
+    return {"inconclusive", "inconclusive: at least " + std::to_string(least) + " trials", double(least)};
+  }
   const double lo = std::log(e.ci.lo), hi = std::log(e.ci.hi);
-  if (lo > m) return "faster";
-  if (hi < -m) return "slower";
-  if (lo >= -m && hi <= m) return "equivalent (within " + band + ")";
-  Interval log_ci{lo, hi, e.ci.coverage};
-  log_ci.centre = std::log(e.ci.centre);  // NaN stays NaN: the midpoint is taken
-  const double n = trials_to_decide(log_ci, e.n, m);
-  if (n >= double(kManyTrials)) return "inconclusive: more than " + std::to_string(kManyTrials) + " trials";
-  return "inconclusive: about " + std::to_string(std::size_t(std::ceil(std::max(n, double(e.n) + 1)))) +
-         " trials";
+  if (lo > m) return {"faster", "faster"};
+  if (hi < -m) return {"slower", "slower"};
+  if (lo >= -m && hi <= m) return {"equivalent", "equivalent (within " + band + ")"};
+  const double n = e.paired ? trials_to_decide(e.rounds, m, level, kManyTrials)
+                           : trials_to_decide(e.base_logs, e.other_logs, m, level, kManyTrials);
+  if (n >= double(kManyTrials))
+    return {"inconclusive", "inconclusive: more than " + std::to_string(kManyTrials) + " trials"};
+  const std::size_t trials = std::size_t(std::ceil(std::max(n, double(e.n) + 1)));
+  return {"inconclusive", "inconclusive: about " + std::to_string(trials) + " trials", double(trials)};
+}
+
+// A row's clock, as its timer measured it (or as the comparison asks: cycles, the host's time).
+std::string clock_of(const Result& r, const CompareOptions& o) {
+  if (o.cycles || o.metric != "gpu") return measure_of(o);
+  if (r.timer == "host") return "host time";
+  if (r.timer == "events" || r.timer == "graph") return "GPU + host enqueue";
+  return "GPU time";
+}
+// The fields that say which problem and row a comparison is, first in every record.
+const std::vector<std::string> kWhich = {"m", "n", "k", "inputs", "scope", "l2_flush", "clock", "timer",
+                                         "algorithm", "variant", "params", "configuration", "run"};
+std::vector<Value> which_of(const Result& r, const CompareOptions& o) {
+  return {r.m, r.n, r.k, r.inputs, r.scope, r.fields.at("l2_flush"), clock_of(r, o), r.timer, r.algorithm,
+          r.variant, r.params, r.configuration(), r.fields.at("run")};
+}
+// The clock of a table's rows for its title: theirs when they share one, else the column's word.
+std::string clocks_of(const std::vector<const Result*>& rows, const CompareOptions& o) {
+  std::set<std::string> clocks;
+  for (const Result* r : rows) clocks.insert(clock_of(*r, o));
+  return clocks.size() == 1 ? *clocks.begin() : "each row's clock: column clock";
+}
+// "on" where the table's rows differ in their L2 setting: the column that says which.
+bool l2_varies(const std::vector<const Result*>& rows) {
+  std::set<std::string> l2;
+  for (const Result* r : rows) l2.insert(r->fields.at("l2_flush"));
+  return l2.size() > 1;
 }
 
 std::string p_text(double p) {
@@ -160,6 +199,29 @@ std::vector<std::string> baseline_specs(const std::string& text) {
 }
 
 std::string run_of(const Result& r) { return r.fields.at("run"); }
+
+// What the files hold that could be compared instead, for the messages of a comparison that cannot be
+// made: the algorithms with ok rows, and why the others' rows are not.
+std::string instead(const std::vector<Result>& rows) {
+  std::map<std::string, std::size_t> ok;
+  std::map<std::string, std::size_t> not_ok;  // status: reason -> rows
+  for (const Result& r : rows)
+    (r.ok() ? ok[r.algorithm] : not_ok[r.status + ": " + r.fields.at("reason")])++;
+  std::string out = ". The files' ok rows: ";
+  if (ok.empty()) return out + "none" + (not_ok.empty() ? "" : " (" + not_ok.begin()->first + ")");
+  for (const auto& [name, count] : ok) out += name + " (" + std::to_string(count) + "), ";
+  out.erase(out.size() - 2);
+  if (ok.size() == 1)
+    out += ": one algorithm, nothing to compare it with; `mmlab-analyze summary FILE` prints its statistics";
+  else
+    out += ": compare them with --baseline " + ok.begin()->first;
+  if (!not_ok.empty()) {
+    std::size_t others = 0;
+    for (const auto& [text, count] : not_ok) others += count;
+    out += " (" + std::to_string(others) + " other rows: " + not_ok.begin()->first + (not_ok.size() > 1 ? ", ..." : "") + ")";
+  }
+  return out;
+}
 
 struct Pair {
   const Result* base;
@@ -200,7 +262,7 @@ std::vector<Pair> pair_with_baseline(const std::vector<Result>& rows, const Comp
       std::string reasons;
       for (const auto& [text, count] : why) reasons += (reasons.empty() ? "" : "; ") + text;
       throw AnalysisError("compare: baseline " + name + " has no ok rows (" + std::to_string(baseline_rows) +
-                          " rows, " + reasons + ")");
+                          " rows, " + reasons + ")" + instead(rows));
     }
   }
   std::vector<Pair> pairs;
@@ -224,10 +286,17 @@ std::vector<Pair> pair_with_baseline(const std::vector<Result>& rows, const Comp
       throw AnalysisError("compare: baseline '" + o.baseline + "' matches several configurations at " +
                           r.shape() + " (" + it->second->configuration() + "; " + r.configuration() +
                           "): name one, as ALG:variant:params, or take the fastest with best:" + o.baseline);
+    if (!fresh && it->second->run_id == r.run_id)  // the same row twice: a file named twice, or a copy
+      throw AnalysisError(
+          "compare: run " + run_of(r) + " is read twice (" + it->second->file + ":" + std::to_string(it->second->line) +
+          " and " + r.file + ":" + std::to_string(r.line) + "): " +
+          (it->second->file == r.file ? "the file is named twice" : "the two files hold the same run (a copy)") +
+          "; name each run's file once");
     if (!fresh)
       throw AnalysisError("compare: the baseline appears twice at " + r.shape() + " " + r.scope + " (" +
-                          r.file + ":" + std::to_string(r.line) +
-                          "); pick one run with --run latest or --run RUN");
+                          it->second->file + ":" + std::to_string(it->second->line) + " and " + r.file + ":" +
+                          std::to_string(r.line) + ")" +
+                          (per_run ? "" : "; pick one run with --run latest or --run RUN"));
   }
   for (const Result& r : rows) {
     if (!r.ok()) continue;
@@ -239,8 +308,8 @@ std::vector<Pair> pair_with_baseline(const std::vector<Result>& rows, const Comp
     pairs.push_back({it->second, &r});
   }
   if (pairs.empty())
-    throw AnalysisError(
-        "compare: no configuration shares a problem size and scope with the baseline's ok rows");
+    throw AnalysisError("compare: no configuration shares a problem size and scope with the baseline's ok rows" +
+                        instead(rows));
   return pairs;
 }
 
@@ -358,7 +427,10 @@ Table compare(const std::vector<Result>& all_rows, const CompareOptions& o) {
     for (std::size_t j = 0; j < list.size(); ++j) adjusted[list[j]] = h[j];
   }
   Table t;
-  t.title = "compare against " + o.baseline + " (" + measure_of(o) + ")";
+  std::vector<const Result*> compared;
+  for (const Pair& q : pairs) compared.push_back(q.other), compared.push_back(q.base);
+  const bool l2_column = l2_varies(compared);
+  t.title = "compare against " + o.baseline + " (" + clocks_of(compared, o) + ")";
   const std::string unit = o.cycles ? "kcycles" : "ms";
   t.header = {"size",
               "scope",
@@ -370,20 +442,40 @@ Table compare(const std::vector<Result>& all_rows, const CompareOptions& o) {
               "verdict",
               "design",
               "p",
-              "p (Holm)"};
+              "p (Holm)",
+              "clock"};
+  if (l2_column) t.header.push_back("L2 flush");
+  t.fields = kWhich;
+  for (const char* f : {"unit", "median", "baseline_configuration", "baseline_median", "speedup", "ci_lo", "ci_hi",
+                        "ci_coverage", "verdict", "trials_to_decide", "design", "n", "p", "p_holm"})
+    t.fields.push_back(f);
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const Pair& q = pairs[i];
     const Estimate& e = est[i];
+    const double other_median = median(times_of(*q.other, o)), base_median = median(times_of(*q.base, o));
     char mo[32], mb[32];
-    std::snprintf(mo, sizeof mo, "%.4g", median(times_of(*q.other, o)));
-    std::snprintf(mb, sizeof mb, "%.4g", median(times_of(*q.base, o)));
+    std::snprintf(mo, sizeof mo, "%.4g", other_median);
+    std::snprintf(mb, sizeof mb, "%.4g", base_median);
     std::string ci = e.ci.coverage > 0 ? fixed(e.ci.lo, 3) + " to " + fixed(e.ci.hi, 3) : "";
     if (e.ci.coverage > 0 && e.ci.coverage < o.level - 1e-9)  // the widest the trials allow
       ci += " (" + fixed(100 * e.ci.coverage, 0) + "%)";
-    t.rows.push_back({q.other->shape(), q.other->scope, q.other->configuration(), mo, mb, fixed(e.ratio, 3),
-                      ci, verdict_of(e, o.margin, o.level),
-                      (e.paired ? "paired, " : "independent, ") + std::to_string(e.n), p_text(e.p),
-                      p_text(adjusted[i])});
+    const Verdict v = verdict_of(e, o.margin, o.level);
+    const std::string clock = clock_of(*q.other, o) == clock_of(*q.base, o)
+                                  ? clock_of(*q.other, o)
+                                  : clock_of(*q.other, o) + " (baseline: " + clock_of(*q.base, o) + ")";
+    t.rows.push_back({q.other->shape(), q.other->scope, q.other->configuration(), mo, mb, fixed(e.ratio, 3), ci,
+                      v.text, (e.paired ? "paired, " : "independent, ") + std::to_string(e.n), p_text(e.p),
+                      p_text(adjusted[i]), clock});
+    if (l2_column) t.rows.back().push_back(q.other->fields.at("l2_flush"));
+    std::vector<Value> rec = which_of(*q.other, o);
+    const bool has_ci = e.ci.coverage > 0;
+    for (const Value& x :
+         {Value(unit), Value(other_median), Value(q.base->configuration()), Value(base_median), Value(e.ratio),
+          has_ci ? Value(e.ci.lo) : Value(), has_ci ? Value(e.ci.hi) : Value(), has_ci ? Value(e.ci.coverage) : Value(),
+          Value(v.word), Value(v.trials), Value(e.paired ? "paired" : "independent"), Value(e.n), Value(e.p),
+          Value(adjusted[i])})
+      rec.push_back(x);
+    t.records.push_back(std::move(rec));
   }
   t.note = compare_note(pairs, est, family_size, o);
   return t;
@@ -410,18 +502,30 @@ Table compare_across_runs(const std::vector<Result>& all_rows, const CompareOpti
     it->second.runs.push_back(run_of(*q.other));
     it->second.est.push_back(estimate(*q.base, *q.other, o));
   }
+  std::vector<const Result*> members;
+  for (const Pair& q : pairs) members.push_back(q.other), members.push_back(q.base);
+  const bool l2_column = l2_varies(members);
   Table t;
-  t.title = "compare against " + o.baseline + " across runs (" + measure_of(o) + ")";
+  t.title = "compare against " + o.baseline + " across runs (" + clocks_of(members, o) + ")";
+  const std::string level = fixed(o.level * 100, 0) + "%";
   t.header = {"size",
               "scope",
               "configuration",
               "runs",
               "each run's speed-up (its verdict)",
               "across runs",
-              "CI " + fixed(o.level * 100, 0) + "% (between runs)",
+              "CI " + level + " of the mean",
               "run-to-run spread",
               "verdict",
-              "holds in every run"};
+              "holds in every run",
+              "prediction " + level + " (one more run)",
+              "clock"};
+  if (l2_column) t.header.push_back("L2 flush");
+  t.fields = kWhich;
+  for (const char* f : {"runs", "speedup", "mean_ci_lo", "mean_ci_hi", "prediction_lo", "prediction_hi",
+                        "spread_lo", "spread_hi", "verdict", "runs_to_decide", "runs_to_decide_80", "holds",
+                        "each_run"})
+    t.fields.push_back(f);
   for (const std::string& key : order) {
     const Line& l = lines.at(key);
     std::vector<double> logs;
@@ -429,11 +533,9 @@ Table compare_across_runs(const std::vector<Result>& all_rows, const CompareOpti
     std::set<std::string> words;
     for (const Estimate& e : l.est) {
       logs.push_back(std::log(e.ratio));
-      const std::string v = verdict_of(e, o.margin, o.level);
-      words.insert(v.substr(0, v.find_first_of(" :(")));
-      std::string word = v.substr(0, v.find_first_of(":("));
-      while (!word.empty() && word.back() == ' ') word.pop_back();
-      each += (each.empty() ? "" : "; ") + fixed(e.ratio, 3) + " (" + word + ")";
+      const Verdict v = verdict_of(e, o.margin, o.level);
+      words.insert(v.word);
+      each += (each.empty() ? "" : "; ") + fixed(e.ratio, 3) + " (" + v.word + ")";
     }
     const double r = double(logs.size());
     const double mean = std::accumulate(logs.begin(), logs.end(), 0.0) / r;
@@ -443,42 +545,58 @@ Table compare_across_runs(const std::vector<Result>& all_rows, const CompareOpti
     combined.ratio = std::exp(mean);
     combined.n = logs.size();
     combined.paired = l.est.front().paired;
-    std::string ci;
+    std::string ci, prediction;
+    Value pred_lo, pred_hi, mean_lo, mean_hi, runs_needed, runs_powered;
     if (logs.size() >= 2) {
       const double sd = std::sqrt(ss / (r - 1));
       const double t_crit = boost::math::quantile(boost::math::students_t(r - 1), 1 - (1 - o.level) / 2);
       combined.ci = {std::exp(mean - t_crit * sd / std::sqrt(r)), std::exp(mean + t_crit * sd / std::sqrt(r)),
                      o.level};
       ci = fixed(combined.ci.lo, 3) + " to " + fixed(combined.ci.hi, 3);
+      mean_lo = combined.ci.lo, mean_hi = combined.ci.hi;
+      // Where one more run's speed-up would fall: Student's t with the spread of a run plus that of the mean.
+      const double reach = t_crit * sd * std::sqrt(1 + 1 / r);
+      pred_lo = std::exp(mean - reach), pred_hi = std::exp(mean + reach);
+      prediction = fixed(std::exp(mean - reach), 3) + " to " + fixed(std::exp(mean + reach), 3);
     }
     const auto [lo, hi] = std::minmax_element(logs.begin(), logs.end());
-    std::string verdict =
-        logs.size() < 2 ? "one run: no across-run estimate" : verdict_of(combined, o.margin, o.level);
-    if (logs.size() >= 2 && verdict.rfind("inconclusive", 0) == 0) {  // the runs that would decide
+    Verdict verdict = logs.size() < 2 ? Verdict{"one run", "one run: no across-run estimate"}
+                                      : verdict_of(combined, o.margin, o.level);
+    if (logs.size() >= 2 && verdict.word == "inconclusive") {  // the runs that would decide
       const double sd = std::sqrt(ss / (r - 1)), m = std::log1p(o.margin);
       const std::size_t most = 1000;
       const std::size_t runs = runs_to_decide(mean, sd, logs.size(), m, o.level, 0, most);
       const std::size_t powered = runs_to_decide(mean, sd, logs.size(), m, o.level, 0.8, most);
-      verdict = runs > most ? "inconclusive: more than " + std::to_string(most) + " runs"
-                            : "inconclusive: about " + std::to_string(runs) + " runs (" +
-                                  (powered > most ? "over " + std::to_string(most) : std::to_string(powered)) +
-                                  " for 80% power)";
+      if (runs <= most) runs_needed = runs;
+      if (powered <= most) runs_powered = powered;
+      verdict.text = runs > most ? "inconclusive: more than " + std::to_string(most) + " runs"
+                                 : "inconclusive: about " + std::to_string(runs) + " runs (" +
+                                       (powered > most ? "over " + std::to_string(most) : std::to_string(powered)) +
+                                       " for 80% power)";
     }
     const bool holds = logs.size() >= 2 && words.size() == 1 && *words.begin() != "inconclusive";
-    t.rows.push_back({l.first->shape(), l.first->scope, l.first->configuration(), std::to_string(logs.size()),
-                      each, fixed(combined.ratio, 3), ci,
-                      fixed(std::exp(*lo), 3) + " to " + fixed(std::exp(*hi), 3), verdict,
-                      holds ? "yes: " + *words.begin() : "no"});
+    t.rows.push_back({l.first->shape(), l.first->scope, l.first->configuration(), std::to_string(logs.size()), each,
+                      fixed(combined.ratio, 3), ci, fixed(std::exp(*lo), 3) + " to " + fixed(std::exp(*hi), 3),
+                      verdict.text, holds ? "yes: " + *words.begin() : "no", prediction, clock_of(*l.first, o)});
+    if (l2_column) t.rows.back().push_back(l.first->fields.at("l2_flush"));
+    std::vector<Value> rec = which_of(*l.first, o);
+    rec.back() = Value();  // several runs: no one run
+    for (const Value& x : {Value(logs.size()), Value(combined.ratio), mean_lo, mean_hi, pred_lo, pred_hi,
+                           Value(std::exp(*lo)), Value(std::exp(*hi)), Value(verdict.word), runs_needed, runs_powered,
+                           Value::flag(holds), Value(each)})
+      rec.push_back(x);
+    t.records.push_back(std::move(rec));
   }
   t.note =
       std::string("Each run's speed-up and verdict as `compare` gives them (") +
       (lines.empty() || !lines.begin()->second.est.front().paired ? "independent samples" : "paired trials") +
-      "); across runs: the geometric mean of the runs' speed-ups, its interval from Student's t over the "
-      "runs' log speed-ups (what another run would vary by), read against +-" +
-      fixed(100 * o.margin, 0) +
-      "%; where it is inconclusive, the runs at which such an interval would decide (Student's t at that many "
-      "runs), and those that would decide with 80% chance. A claim holds across runs when every run gives the "
-      "same decided verdict.";
+      "); across runs: the geometric mean of the runs' speed-ups; the confidence interval of that mean "
+      "(Student's t over the runs' log speed-ups: where the true mean lies), which the verdict reads against "
+      "+-" + fixed(100 * o.margin, 0) +
+      "%; and the prediction interval for one more run (the same t, the spread of one run added: where "
+      "another run's speed-up would fall). Where the verdict is inconclusive, the runs at which such an "
+      "interval would decide (Student's t at that many runs), and those that would decide with 80% chance. "
+      "A claim holds across runs when every run gives the same decided verdict.";
   return t;
 }
 

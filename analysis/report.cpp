@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -18,9 +19,97 @@ namespace mmlab::analysis {
 Format parse_format(const std::string& text) {
   if (text == "md" || text == "markdown") return Format::markdown;
   if (text == "csv") return Format::csv;
+  if (text == "tsv") return Format::tsv;
+  if (text == "json") return Format::json;
   if (text == "latex" || text == "tex") return Format::latex;
-  throw AnalysisError("unknown format '" + text + "' (valid: md, csv, latex)");
+  throw AnalysisError("unknown format '" + text + "' (valid: md, latex, json, csv, tsv)");
 }
+
+Value::Value(double v) {
+  if (std::isfinite(v)) kind = Kind::number, number = v;
+}
+Value Value::flag(bool b) {
+  Value v;
+  v.kind = Kind::boolean, v.yes = b;
+  return v;
+}
+
+namespace {
+
+// A printed cell as a record's field: a number where the whole cell reads as one.
+Value from_cell(const std::string& cell) {
+  if (cell.empty()) return {};
+  char* end = nullptr;
+  const double v = std::strtod(cell.c_str(), &end);
+  if (end && *end == '\0' && std::isfinite(v) && cell.find_first_of("xX") == std::string::npos) return Value(v);
+  return Value(cell);
+}
+
+std::string number_text(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += char(c);
+    else if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += char(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_value(const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::none: return "null";
+    case Value::Kind::number: return number_text(v.number);
+    case Value::Kind::boolean: return v.yes ? "true" : "false";
+    case Value::Kind::text: return json_string(v.text);
+  }
+  return "null";
+}
+
+std::string delimited_value(const Value& v, char sep) {
+  switch (v.kind) {
+    case Value::Kind::none: return "";
+    case Value::Kind::number: return number_text(v.number);
+    case Value::Kind::boolean: return v.yes ? "true" : "false";
+    case Value::Kind::text:
+      if (sep == ',') return mmlab::csv_escape(v.text);
+      {
+        std::string out = v.text;  // TSV: no tab or newline inside a field
+        for (char& c : out)
+          if (c == '\t' || c == '\n') c = ' ';
+        return out;
+      }
+  }
+  return "";
+}
+
+// The table's records, or its printed rows read as values.
+void records_of(const Table& t, std::vector<std::string>& fields, std::vector<std::vector<Value>>& records) {
+  if (!t.fields.empty()) {
+    fields = t.fields, records = t.records;
+    return;
+  }
+  fields = t.header;
+  for (const auto& r : t.rows) {
+    std::vector<Value> rec;
+    for (std::size_t i = 0; i < fields.size(); ++i) rec.push_back(from_cell(i < r.size() ? r[i] : ""));
+    records.push_back(std::move(rec));
+  }
+}
+
+}  // namespace
 
 std::string fixed(double v, int decimals) {
   if (std::isnan(v)) return "";
@@ -52,12 +141,27 @@ static std::string latex_escape(const std::string& s) {
 std::string render(const Table& t, Format f) {
   std::ostringstream os;
   const std::size_t cols = t.header.size();
-  if (f == Format::csv) {
-    for (std::size_t i = 0; i < cols; ++i) os << (i ? "," : "") << mmlab::csv_escape(t.header[i]);
+  if (f == Format::csv || f == Format::tsv || f == Format::json) {
+    std::vector<std::string> fields;
+    std::vector<std::vector<Value>> records;
+    records_of(t, fields, records);
+    if (f == Format::json) {
+      os << "{\"title\": " << json_string(t.title) << ", \"note\": " << json_string(t.note) << ", \"records\": [";
+      for (std::size_t r = 0; r < records.size(); ++r) {
+        os << (r ? ",\n  {" : "\n  {");
+        for (std::size_t i = 0; i < fields.size(); ++i)
+          os << (i ? ", " : "") << json_string(fields[i]) << ": " << json_value(i < records[r].size() ? records[r][i] : Value());
+        os << "}";
+      }
+      os << (records.empty() ? "]}\n" : "\n]}\n");
+      return os.str();
+    }
+    const char sep = f == Format::csv ? ',' : '\t';
+    for (std::size_t i = 0; i < fields.size(); ++i) os << (i ? std::string(1, sep) : "") << delimited_value(Value(fields[i]), sep);
     os << "\n";
-    for (const auto& r : t.rows) {
-      for (std::size_t i = 0; i < cols; ++i)
-        os << (i ? "," : "") << mmlab::csv_escape(i < r.size() ? r[i] : "");
+    for (const auto& rec : records) {
+      for (std::size_t i = 0; i < fields.size(); ++i)
+        os << (i ? std::string(1, sep) : "") << delimited_value(i < rec.size() ? rec[i] : Value(), sep);
       os << "\n";
     }
     return os.str();

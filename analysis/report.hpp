@@ -1,4 +1,6 @@
-// Tables and how they are written: Markdown, CSV or LaTeX, always whole (temp file, then rename).
+// Tables and how they are written: Markdown or LaTeX for people, and for programs JSON, CSV or TSV
+// of the table's typed records (numbers as numbers, at full precision), always whole (temp file, then
+// rename).
 #pragma once
 
 #include <string>
@@ -6,14 +8,34 @@
 
 namespace mmlab::analysis {
 
-enum class Format { markdown, csv, latex };
-Format parse_format(const std::string& text);  // "md"/"markdown", "csv", "latex"/"tex"
+enum class Format { markdown, csv, latex, json, tsv };
+Format parse_format(const std::string& text);  // "md"/"markdown", "csv", "latex"/"tex", "json", "tsv"
+
+// One field of a record: nothing (null), a number, a text or a yes/no.
+struct Value {
+  enum class Kind { none, number, text, boolean } kind = Kind::none;
+  double number = 0;
+  std::string text;
+  bool yes = false;
+  Value() = default;
+  Value(double v);  // NaN or an infinity: none
+  Value(int v) : Value(double(v)) {}
+  Value(long v) : Value(double(v)) {}
+  Value(std::size_t v) : Value(double(v)) {}
+  Value(const char* s) : kind(Kind::text), text(s) {}
+  Value(std::string s) : kind(Kind::text), text(std::move(s)) {}
+  static Value flag(bool b);
+};
 
 struct Table {
   std::string title;
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
   std::string note;  // provenance and caveats, printed under the table
+  // The rows as a program reads them (json, csv, tsv): the fields' names once, then a record a row.
+  // Empty: those formats write the printed rows, a cell that reads as a number as a number.
+  std::vector<std::string> fields;
+  std::vector<std::vector<Value>> records;
 };
 
 std::string render(const Table& t, Format f);

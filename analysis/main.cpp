@@ -27,7 +27,8 @@ namespace {
 const char* kUsage =
     "usage: mmlab-analyze <command> [options]   (mmlab-analyze <command> --help: one command)\n";
 const char* kCommon = R"(
-Common: --format md|csv|latex (default md), --output FILE (default stdout; written whole or not at all)
+Common: --format md|latex (for reading) or json|csv|tsv (for programs: one record per row, numbers as
+numbers at full precision; default md), --output FILE (default stdout; written whole or not at all)
 Exit status: 0 done; 2 bad input (a missing or malformed file, an unknown column or name, absent
 data: nothing written); 1 another failure (e.g. gnuplot).
 )";
@@ -58,7 +59,8 @@ po::options_description options() {
   auto add = o.add_options();
   add("help,h", "this help");
   add("version", "the git revision this tool was built from");
-  add("format", po::value<std::string>()->default_value("md"), "md, csv or latex");
+  add("format", po::value<std::string>()->default_value("md"),
+      "md or latex (tables to read), json, csv or tsv (records a program reads: numbers as numbers)");
   add("output,o", po::value<std::string>()->default_value(""),
       "write here (whole or not at all), not stdout");
   add("by", po::value<std::string>(),
@@ -71,7 +73,7 @@ po::options_description options() {
   add("run", po::value<std::string>()->default_value("latest"),
       "compare, summary, plot ratio: which run: latest (per configuration, its last row), all, or a run "
       "(the run_id without its -i)");
-  add("margin", po::value<double>()->default_value(0.02),
+  add("margin", po::value<double>()->default_value(0.02, "0.02"),
       "compare: the practical margin, a fraction: faster / slower beyond it, equivalent within it");
   add("family", po::value<std::string>()->default_value("problem"),
       "compare: the multiple-comparison family Holm adjusts within: problem (each shape, scope, L2 "
@@ -87,7 +89,7 @@ po::options_description options() {
       "compare: every run in the files, one estimate per configuration with the run-to-run spread");
   add("size", po::value<std::string>()->default_value(""),
       "compare: only these shapes; headline, plot blocks: one");
-  add("level", po::value<double>()->default_value(0.95), "compare: confidence level, in (0, 1)");
+  add("level", po::value<double>()->default_value(0.95, "0.95"), "compare: confidence level, in (0, 1)");
   add("resamples", po::value<int>()->default_value(4000), "compare: bootstrap resamples (>= 100)");
   add("seed", po::value<unsigned long long>()->default_value(1), "compare: bootstrap seed");
   add("bad-samples", po::value<std::string>()->default_value("error"),
@@ -119,6 +121,35 @@ po::options_description options() {
 }
 
 using Args = std::vector<std::string>;
+
+// The commands that read each option: `<command> --help` lists these only ("" : every command).
+const std::map<std::string, std::string> kOptionCommands = {
+    {"help", ""}, {"version", ""}, {"format", ""}, {"output", ""}, {"bad-samples", ""},
+    {"by", "summary"}, {"sort", "summary"}, {"all", "summary"},
+    {"baseline", "compare,headline,scaling,frontier,plot"}, {"run", "compare,summary,plot"},
+    {"margin", "compare"}, {"family", "compare"}, {"cycles", "compare"}, {"metric", "compare"},
+    {"baseline-scope", "compare"}, {"across-runs", "compare"}, {"size", "compare,headline,frontier,plot"},
+    {"level", "compare"}, {"resamples", "compare,scaling"}, {"seed", "compare"}, {"data", "tables,readme"},
+    {"out-dir", "tables"}, {"readme", "readme"}, {"reports", "readme"}, {"title", "plot"}, {"scope", "plot"},
+    {"inputs", "plot"}, {"error", "plot"}, {"engine-gflops", "model"}, {"nvlink-gbs", "model"},
+    {"fabric-gbs", "model"}, {"domain", "model"}, {"gpu-memory", "model"}, {"step-ms", "model"},
+    {"sizes", "model"}, {"gpus", "model"}, {"plot", "model"}};
+
+po::options_description options_of(const po::options_description& all, const std::string& command) {
+  po::options_description out("Options of " + command);
+  for (const auto& o : all.options()) {
+    const auto it = kOptionCommands.find(o->long_name());
+    if (it == kOptionCommands.end() || it->second.empty() ||
+        ("," + it->second + ",").find("," + command + ",") != std::string::npos)
+      out.add(o);
+  }
+  return out;
+}
+
+// A plot's file: a bare name goes under results/ (as the runs' CSVs do), a path as given.
+std::string plot_path(const std::string& out) {
+  return fs::path(out).has_parent_path() ? out : (fs::path("results") / out).string();
+}
 
 // "4096", "1041x1247x139", "4096/wide_exponent": a problem as the tables name it (Result::shape).
 bool problem_text(const std::string& text) {
@@ -247,8 +278,10 @@ int model_command(Args& args, const po::variables_map& vm) {
   std::vector<Table> tables;
   if (!args.empty()) tables.push_back(model_validation(load(args, false, vm)));
   tables.push_back(model_prediction(sizes, gpus, m));
-  if (const std::string plot = vm["plot"].as<std::string>(); !plot.empty())
-    plot_winners(tables.back(), plot, "the predicted winner over GPUs and N");
+  if (const std::string plot = vm["plot"].as<std::string>(); !plot.empty()) {
+    plot_winners(tables.back(), plot_path(plot), "the predicted winner over GPUs and N");
+    std::cerr << "mmlab-analyze: wrote " << plot_path(plot) << "\n";
+  }
   emit(render_all(tables, parse_format(vm["format"].as<std::string>())), vm["output"].as<std::string>());
   return 0;
 }
@@ -275,7 +308,11 @@ int tables_command(Args&, const po::variables_map& vm) {
       std::cerr << "mmlab-analyze: " << p.name << ": no data under " << data << "/, skipped\n";
       continue;
     }
-    const std::string ext = format == Format::csv ? ".csv" : format == Format::latex ? ".tex" : ".md";
+    const std::string ext = format == Format::csv     ? ".csv"
+                            : format == Format::tsv   ? ".tsv"
+                            : format == Format::json  ? ".json"
+                            : format == Format::latex ? ".tex"
+                                                      : ".md";
     const std::string path = (fs::path(out_dir) / (p.name + ext)).string();
     write_atomically(path, render_all(build_paper_table(p.name, load(inputs, false, vm)), format));
     std::cerr << "mmlab-analyze: " << path << "\n";
@@ -310,7 +347,8 @@ int plot_command(Args& args, const po::variables_map& vm) {
   } else {
     rows = load(args, false, vm);
   }
-  plot(kind, rows, out, o);
+  plot(kind, rows, plot_path(out), o);
+  std::cerr << "mmlab-analyze: wrote " << plot_path(out) << "\n";
   return 0;
 }
 
@@ -390,7 +428,7 @@ const Command kCommands[] = {
                                frontier (TFLOP/s vs --error, default max_sumabs_err, of each
                                algorithm and variant's fastest row, a panel per problem: --size
                                SHAPES picks them); rows of --inputs (default uniform; frontier:
-                               all); OUT: .svg or .png
+                               all); OUT: .svg or .png (a bare name goes under results/)
 )",
      plot_command},
     {"readme", R"(  readme [--data DIR] [--readme FILE] [--reports DIR]
@@ -444,7 +482,7 @@ int run(int argc, char** argv) {
   if (vm.count("help")) {
     const std::string usage = command->usage;
     std::cout << "usage: mmlab-analyze " << usage.substr(usage.find_first_not_of(' ')) << kCommon << "\n"
-              << opts;
+              << options_of(opts, command->name);
     return 0;
   }
   parse_format(vm["format"].as<std::string>());  // a bad --format is an error for every command

@@ -28,6 +28,9 @@ constexpr std::size_t kMostFrontierPanels = 24;
 
 const char* kBegin = "<!-- mmlab-analyze readme: begin -->";
 const char* kEnd = "<!-- mmlab-analyze readme: end -->";
+// README's first screen: the headline claims, one row each (`front` lines of headline.txt).
+const char* kFrontBegin = "<!-- mmlab-analyze front: begin -->";
+const char* kFrontEnd = "<!-- mmlab-analyze front: end -->";
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path);
@@ -238,7 +241,17 @@ struct Headline {
   std::vector<std::pair<std::string, std::string>> scaling;    // file, size
   std::vector<std::pair<std::string, std::string>> plots;      // kind, file
   std::vector<std::pair<std::string, std::string>> frontiers;  // file, size
+  struct Front {
+    std::string label, size, baseline, configuration;
+    std::vector<std::string> files;
+  };
+  std::vector<Front> front;  // README's first-screen claims
 };
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
 
 Headline read_headline(const std::string& data) {
   const std::string path = (fs::path(data) / "headline.txt").string();
@@ -259,7 +272,17 @@ Headline read_headline(const std::string& data) {
         throw AnalysisError(where + "no such file under " + data + ": " + f);
       return f;
     };
-    if (key == "size" && !a.empty())
+    if (key == "front") {  // front LABEL | SIZE | BASELINE | CONFIGURATION | FILE...
+      std::vector<std::string> parts;
+      std::stringstream ss(line.substr(line.find("front") + 5));
+      for (std::string part; std::getline(ss, part, '|');) parts.push_back(trim(part));
+      if (parts.size() != 5 || parts[4].empty())
+        throw AnalysisError(where + "expected 'front LABEL | SIZE | BASELINE | CONFIGURATION | FILE...'");
+      Headline::Front f{parts[0], parts[1], parts[2], parts[3], {}};
+      std::istringstream files(parts[4]);
+      for (std::string file; files >> file;) f.files.push_back(exists(file));
+      h.front.push_back(f);
+    } else if (key == "size" && !a.empty())
       h.size = a;
     else if (key == "best" && !a.empty()) {
       h.best.push_back({exists(a)});
@@ -279,8 +302,8 @@ Headline read_headline(const std::string& data) {
     else
       throw AnalysisError(where +
                           "expected 'size N', 'best FILE...', 'across FILE FILE...', 'versus FILE [INPUTS]', "
-                          "'scaling FILE SIZE', 'frontier "
-                          "FILE SIZE' or 'plot KIND FILE'");
+                          "'scaling FILE SIZE', 'frontier FILE SIZE', 'plot KIND FILE' or "
+                          "'front LABEL | SIZE | BASELINE | CONFIGURATION | FILE...'");
   }
   return h;
 }
@@ -333,7 +356,8 @@ Table best_table(const std::string& data, const Headline& h, std::vector<Result>
         if (row[0] == "cublas") continue;
         std::string ci, verdict;
         for (const auto& cr : c.rows)
-          if (cr[2] == row[1] && cr[0] == h.size && cr[1] == "kernel")
+          if (cr[column(c, "configuration")] == row[1] && cr[column(c, "size")] == h.size &&
+              cr[column(c, "scope")] == "kernel")
             ci = cr[column(c, "CI 95%")], verdict = cr[column(c, "verdict")];
         const double ratio = std::stod(row.back());
         const std::string l2 = l2_column < row.size() ? row[l2_column] : "";
@@ -348,20 +372,24 @@ Table best_table(const std::string& data, const Headline& h, std::vector<Result>
     o.across_runs = true;
     const Table c = compare_across_runs(rows, o);
     o.across_runs = false;
+    const auto at = [&](const std::vector<std::string>& cr, const char* name) { return cr[column(c, name)]; };
     for (const auto& cr : c.rows) {
-      if (cr[0] != h.size || cr[1] != "kernel") continue;
-      const std::string configuration = cr[2], algorithm = configuration.substr(0, configuration.find(' '));
+      if (at(cr, "size") != h.size || at(cr, "scope") != "kernel") continue;
+      const std::string configuration = at(cr, "configuration"),
+                        algorithm = configuration.substr(0, configuration.find(' '));
       std::vector<double> tflops, base;
       for (const Result& r : rows)
         if (r.ok() && r.shape() == h.size && r.scope == "kernel") {
           if (r.configuration() == configuration) tflops.push_back(r.gflops / 1000);
           if (r.algorithm == "cublas" && r.fp32()) base.push_back(r.gflops / 1000);
         }
-      const double ratio = std::stod(cr[5]);
-      const std::string holds = cr[9] == "no" ? "runs disagree" : "every run " + cr[9].substr(5);
+      const double ratio = std::stod(at(cr, "across runs"));
+      const std::string holds_text = at(cr, "holds in every run");
+      const std::string holds = holds_text == "no" ? "runs disagree" : "every run " + holds_text.substr(5);
       Line line{ratio,
-                {algorithm, configuration, fixed(median(tflops), 2), fixed(median(base), 2), fixed(ratio, 3), cr[6],
-                 cr[8], cr[3] + ": " + cr[7] + ", " + holds, links}};
+                {algorithm, configuration, fixed(median(tflops), 2), fixed(median(base), 2), fixed(ratio, 3),
+                 at(cr, "CI 95% of the mean"), at(cr, "verdict"),
+                 at(cr, "runs") + ": " + at(cr, "run-to-run spread") + ", " + holds, links}};
       auto it = best.find(algorithm);
       if (it == best.end() || ratio > it->second.ratio || it->second.cells[7] == "1") best[algorithm] = line;
     }
@@ -424,15 +452,76 @@ std::string report_name(const std::string& relative_csv) {
   return doubled ? folder : folder + "-" + stem;
 }
 
+// The first screen's table: each `front` line's configuration against its baseline at its size, across
+// its runs (one run: that run's interval), from compare's records.
+std::string front_table(const std::string& data, const Headline& h) {
+  Table t;
+  t.header = {"", "configuration", "size", "against", "speed-up", "CI 95%", "verdict", "runs", "data"};
+  std::vector<Result> all;
+  for (const Headline::Front& f : h.front) {
+    std::vector<std::string> paths;
+    std::string names;  // the files, by name, after their folder's link
+    for (const std::string& file : f.files) {
+      paths.push_back((fs::path(data) / file).generic_string());
+      names += (names.empty() ? "" : ", ") + fs::path(file).filename().string();
+    }
+    const std::string folder = data + "/" + fs::path(f.files.front()).parent_path().generic_string() + "/";
+    const std::string links = "[" + folder + "](" + folder + "): " + names;
+    const std::vector<Result> rows = load_results(paths, true);
+    all.insert(all.end(), rows.begin(), rows.end());
+    CompareOptions o;
+    o.baseline = f.baseline, o.sizes = {f.size};
+    const bool runs = f.files.size() > 1;
+    const Table c = runs ? compare_across_runs(rows, o) : compare(rows, o);
+    const auto field = [&](const std::vector<Value>& rec, const std::string& name) -> const Value& {
+      return rec[std::size_t(std::find(c.fields.begin(), c.fields.end(), name) - c.fields.begin())];
+    };
+    const std::vector<Value>* found = nullptr;
+    for (const auto& rec : c.records)
+      if (field(rec, "configuration").text.rfind(f.configuration, 0) == 0) found = &rec;
+    if (!found)
+      throw AnalysisError("headline.txt: front '" + f.label + "': no " + f.configuration + " at " + f.size +
+                          " against " + f.baseline + " in " + f.files.front());
+    const auto num = [](const Value& v) { return v.kind == Value::Kind::number ? fixed(v.number, 3) : std::string(); };
+    const Value& lo = field(*found, runs ? "mean_ci_lo" : "ci_lo");
+    const Value& hi = field(*found, runs ? "mean_ci_hi" : "ci_hi");
+    const std::string verdict = field(*found, "verdict").text;
+    const std::string holds = runs ? (field(*found, "holds").yes ? ", every run" : ", not every run") : "";
+    const std::string against = f.baseline.rfind("best:", 0) == 0 ? "the fastest of " + f.baseline.substr(5) : f.baseline;
+    t.rows.push_back({f.label, field(*found, "configuration").text, f.size, against, num(field(*found, "speedup")),
+                      lo.kind == Value::Kind::number ? num(lo) + " to " + num(hi) : "", verdict + holds,
+                      runs ? std::to_string(f.files.size()) : "1", links});
+  }
+  return render(t, Format::markdown) + "\nMeasured on " + when_and_where(all) +
+         ". speed-up: the baseline's median time over the configuration's, trials interleaved in one run (the "
+         "baseline pure FP32: cuBLAS with CUBLAS_PEDANTIC_MATH); over several runs (separate processes) the "
+         "geometric mean, its interval that of the mean; verdict against +-2% (`mmlab-analyze compare`).\n";
+}
+
 void regenerate(const std::string& data, const std::string& readme, const std::string& reports) {
-  const std::string text = read_text(readme);
+  std::string text = read_text(readme);
+  if (const auto fb = text.find(kFrontBegin), fe = text.find(kFrontEnd);
+      fb != std::string::npos && fe != std::string::npos && fe > fb) {
+    const Headline h = read_headline(data);
+    if (!h.front.empty())
+      text = text.substr(0, fb) + kFrontBegin + "\n" + front_table(data, h) + kFrontEnd +
+             text.substr(fe + std::string(kFrontEnd).size());
+  }
   const auto b = text.find(kBegin), e = text.find(kEnd);
   if (b == std::string::npos || e == std::string::npos || e < b)
     throw AnalysisError(readme + ": no '" + std::string(kBegin) + "' ... '" + kEnd + "' markers to fill");
   const Headline h = read_headline(data);
 
   std::vector<std::string> written;
-  for (const std::string& f : result_files(data)) written.push_back(write_report(data, f, reports));
+  for (const std::string& f : result_files(data)) {
+    try {
+      written.push_back(write_report(data, f, reports));
+    } catch (const AnalysisError& e) {
+      throw AnalysisError(f + ": " + e.what());
+    } catch (const std::exception& e) {
+      throw std::runtime_error(f + ": " + e.what());
+    }
+  }
 
   std::ostringstream md;
   md << kBegin << "\n<!-- generated by `build/bin/mmlab-analyze readme` from " << data
@@ -460,8 +549,8 @@ void regenerate(const std::string& data, const std::string& readme, const std::s
     o.baseline = "cublas";
     Table t = compare_across_runs(rows, o);
     t.title.clear();
-    for (auto& r : t.rows) r.erase(r.begin() + 1);  // scope: kernel throughout
-    t.header.erase(t.header.begin() + 1);
+    for (auto& r : t.rows) r.erase(r.begin() + 1), r.pop_back();  // scope: kernel, clock: GPU time throughout
+    t.header.erase(t.header.begin() + 1), t.header.pop_back();
     t.note = "Measured on " + when_and_where(rows) + ", " + std::to_string(files.size()) +
              " runs (separate processes, minutes apart). " + t.note;
     md << "**Claims across runs, " << names << ":**\n\n" << render(t, Format::markdown) << "\n";
@@ -476,8 +565,16 @@ void regenerate(const std::string& data, const std::string& readme, const std::s
                  rows.end());
     Table t = compare(rows, o);
     t.title.clear();
-    t.header = {t.header[0], t.header[2], t.header[3], t.header[4], t.header[5], t.header[6], t.header[7]};
-    for (auto& r : t.rows) r = {r[0], r[2], r[3], r[4], r[5], r[6], r[7]};
+    std::vector<std::size_t> keep;  // size, configuration, the medians, speed-up, CI, verdict
+    for (const char* name : {"size", "configuration", "median ms", "baseline ms", "speed-up", "CI 95%", "verdict"})
+      keep.push_back(std::size_t(std::find(t.header.begin(), t.header.end(), name) - t.header.begin()));
+    const auto slice = [&](const std::vector<std::string>& r) {
+      std::vector<std::string> out;
+      for (std::size_t i : keep) out.push_back(r[i]);
+      return out;
+    };
+    t.header = slice(t.header);
+    for (auto& r : t.rows) r = slice(r);
     const std::string shapes = versus_summary(t);
     t.note = "Measured on " + when_and_where(rows) + ", one run" +
              (inputs.empty() ? "" : ", " + inputs + " inputs") +

@@ -73,6 +73,8 @@ void require_regular_file(const std::string& path, const std::string& role) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
+  if (ec && ec == std::errc::too_many_symbolic_link_levels)
+    throw UsageError(path + ": a loop of symbolic links, so not " + role);
   if (ec || !fs::exists(st)) return;
   if (fs::is_directory(st)) throw UsageError(path + ": is a folder, not " + role);
   if (!fs::is_regular_file(st))

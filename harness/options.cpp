@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -361,7 +363,8 @@ std::string experiment_text(const std::string& path, const KeyNames& names,
                             std::map<std::string, std::string>& origins) {
   require_regular_file(path, "an experiment file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(path + ": cannot read the experiment file");
+  if (!in)
+    throw UsageError(path + ": cannot read the experiment file (" + std::string(std::strerror(errno)) + ")");
   std::string text(kMaxExperimentBytes + 1, '\0');
   in.read(text.data(), std::streamsize(text.size()));
   text.resize(std::size_t(in.gcount()));

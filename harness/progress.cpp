@@ -1,5 +1,6 @@
 #include "harness/progress.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -51,18 +52,30 @@ void Progress::note(const std::string& text) {
   g_line_open = false;
 }
 
-void Progress::verified(std::size_t, std::size_t group) {
-  std::fprintf(stderr, "verified; timed with the %zu configurations of its problem, interleaved\n", group);
+void Progress::verified(std::size_t, std::size_t) {
+  std::fprintf(stderr, "verified; timed once every configuration of its problem is verified (interleaved)\n");
   g_line_open = false;
 }
 
-// Remaining work at the seconds per FLOP measured so far; "?" until something has run.
+// The remaining configurations at seconds = a + b FLOPs, least squares over those that ran (a, b >= 0;
+// the mean time where their FLOPs are all alike); "?" until three have.
 std::string Progress::eta(std::size_t next) const {
   if (next >= todo_.size()) return "0:00";
-  if (measured_flop_ <= 0) return "?";
-  double flop = 0;
-  for (std::size_t j = next; j < todo_.size(); ++j) flop += todo_[j].algorithm->flop_count(todo_[j].problem);
-  return duration_text(flop * measured_seconds_ / measured_flop_);
+  const std::size_t n = measured_seconds_.size();
+  if (n < 3) return "?";
+  double mf = 0, mt = 0;
+  for (std::size_t i = 0; i < n; ++i) mf += measured_flop_[i] / double(n), mt += measured_seconds_[i] / double(n);
+  double sff = 0, sft = 0, sf2 = 0, stf = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    sff += (measured_flop_[i] - mf) * (measured_flop_[i] - mf);
+    sft += (measured_flop_[i] - mf) * (measured_seconds_[i] - mt);
+    sf2 += measured_flop_[i] * measured_flop_[i], stf += measured_seconds_[i] * measured_flop_[i];
+  }
+  double b = sff > 0 ? std::max(0.0, sft / sff) : 0, a = mt - b * mf;
+  if (a < 0) a = 0, b = sf2 > 0 ? stf / sf2 : 0;  // through the origin
+  double seconds = 0;
+  for (std::size_t j = next; j < todo_.size(); ++j) seconds += a + b * todo_[j].algorithm->flop_count(todo_[j].problem);
+  return duration_text(seconds);
 }
 
 void Progress::finish(std::size_t i, const Outcome& o, double share) {
@@ -72,8 +85,8 @@ void Progress::finish(std::size_t i, const Outcome& o, double share) {
   if (!g_line_open) std::fprintf(stderr, "[%zu/%zu] %s ", i + 1, todo_.size(), describe(cfg).c_str());
   g_line_open = false;
   if (o.status == Status::ok || o.status == Status::failed) {
-    measured_seconds_ += seconds;
-    measured_flop_ += cfg.algorithm->flop_count(cfg.problem);
+    measured_seconds_.push_back(seconds);
+    measured_flop_.push_back(cfg.algorithm->flop_count(cfg.problem));
   }
   std::string result;
   if (o.status == Status::ok) {

@@ -1,5 +1,7 @@
-// Progress on stderr: a line as each configuration starts, finished by its result, with an ETA
-// weighted by work (FLOPs), so a sweep from 64 to 8192 does not promise 0:00 before its largest size.
+// Progress on stderr: a line as each configuration starts, finished by its result, with an ETA from
+// the configurations timed so far (three at least): seconds = a + b FLOPs fitted to them, so a sweep
+// from 64 to 8192 does not promise 0:00 before its largest size, and one whose first problems are
+// all overhead does not promise days.
 #pragma once
 
 #include <chrono>
@@ -29,7 +31,7 @@ class Progress {
   const std::vector<Configuration>& todo_;
   const DeviceInfo& device_;
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
-  double measured_seconds_ = 0, measured_flop_ = 0;  // configurations that ran
+  std::vector<double> measured_seconds_, measured_flop_;  // each configuration that ran
   std::chrono::steady_clock::time_point started_;
 };
 

@@ -41,6 +41,13 @@ Outcome run_once(const Algorithm& a, const Problem& p, Params params = Params("d
   return run_configuration(bench, cfg, device(), states, timing);
 }
 
+// The example plugin (tests/lab.hpp) joined the registry the tests run over: a missing one is this
+// test's failure, with the variable that points at it, not an abort before any test runs.
+TEST(TestPlugin, Loads) {
+  test::plugins();
+  EXPECT_EQ(test::plugin_error(), "");
+}
+
 TEST(GpuReference, MatchesEigenFloat64) {
   for (Inputs kind : kAllInputs)
     for (const Problem p : {Problem{127, 129, 131}, Problem{70, 50, 300}, Problem{1, 1, 1}}) {

@@ -991,3 +991,137 @@ TEST(Cli, TablesRegeneratesEveryTableThatHasData) {
 
 }  // namespace
 }  // namespace mmlab::analysis
+
+namespace mmlab::analysis {
+namespace {
+
+using namespace test;
+
+// The output of a command (stdout and stderr) and its exit status.
+std::pair<int, std::string> cli_output(const std::string& args) {
+  const std::string file = std::filesystem::temp_directory_path() / ("mmlab-cli-" + std::to_string(getpid()));
+  const int status = std::system((std::string(MMLAB_ANALYZE) + " " + args + " >" + file + " 2>&1").c_str());
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  std::filesystem::remove(file);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+}
+
+// Issue #47, item 3: a table names what varies between its rows: the L2 setting where it does, and
+// each row's clock as its timer measured it (a host algorithm against a host plugin: host time).
+TEST(Compare, TablesSayTheirL2SettingAndEachRowsClock) {
+  TempDir d;
+  std::vector<Row> rows = {{"cublas", "default", "", 512, 512, 512, "kernel", around(1.0, 12)},
+                           {"flagship", "default", "", 512, 512, 512, "kernel", around(0.9, 12)},
+                           {"cublas", "default", "", 512, 512, 512, "kernel", around(1.1, 12)},
+                           {"flagship", "default", "", 512, 512, 512, "kernel", around(0.95, 12)}};
+  rows[2].l2_flush = rows[3].l2_flush = "on";
+  write_results(d / "l2.csv", rows);
+  CompareOptions o;
+  o.baseline = "cublas";
+  Table t = compare(load_results({d / "l2.csv"}, true), o);
+  ASSERT_EQ(t.header.back(), "L2 flush");
+  EXPECT_EQ(t.rows[0].back(), "off");
+  EXPECT_EQ(t.rows[1].back(), "on");
+  EXPECT_EQ(t.title, "compare against cublas (GPU time)");
+  std::vector<Row> host = {{"eigen", "default", "", 64, 64, 64, "kernel", around(1.0, 12)},
+                           {"my_host", "default", "", 64, 64, 64, "kernel", around(2.0, 12)}};
+  for (Row& r : host) r.timer = "host";
+  write_results(d / "host.csv", host);
+  o.baseline = "eigen";
+  t = compare(load_results({d / "host.csv"}, true), o);
+  EXPECT_EQ(t.title, "compare against eigen (host time)");
+  EXPECT_EQ(t.rows[0][std::size_t(std::find(t.header.begin(), t.header.end(), "clock") - t.header.begin())],
+            "host time");
+}
+
+// Item 6: the numbers as numbers: JSON records, and CSV / TSV with the interval's ends, the verdict and
+// the trials in columns of their own at full precision, for compare, summary and scaling.
+TEST(Cli, NumbersAProgramCanRead) {
+  TempDir d;
+  std::vector<Row> rows = {{"cublas", "default", "", 512, 512, 512, "kernel", around(1.0, 12)},
+                           {"flagship", "default", "", 512, 512, 512, "kernel", around(0.9, 12)}};
+  for (Row& r : rows) r.order = "interleaved", r.interleave_group = "run-0";
+  write_results(d / "r.csv", rows);
+  auto [rc, json] = cli_output("compare " + (d / "r.csv") + " --baseline cublas --format json");
+  ASSERT_EQ(rc, 0) << json;
+  EXPECT_NE(json.find("\"records\": ["), std::string::npos) << json;
+  EXPECT_NE(json.find("\"verdict\": \"faster\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"m\": 512"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"trials_to_decide\": null"), std::string::npos) << json;
+  const auto speedup = json.find("\"speedup\": ");
+  ASSERT_NE(speedup, std::string::npos);
+  EXPECT_NEAR(std::stod(json.substr(speedup + 11)), 1 / 0.9, 0.01);  // a number, not a quoted text
+  auto [rc2, csv] = cli_output("compare " + (d / "r.csv") + " --baseline cublas --format csv");
+  ASSERT_EQ(rc2, 0);
+  const std::string header = csv.substr(0, csv.find('\n'));
+  for (const char* column : {"ci_lo", "ci_hi", "verdict", "trials_to_decide", "p_holm", "speedup"})
+    EXPECT_NE(header.find(column), std::string::npos) << column << " in " << header;
+  EXPECT_EQ(csv.find(" to "), std::string::npos) << "an interval's ends are two columns";
+  auto [rc3, tsv] = cli_output("summary " + (d / "r.csv") + " --format tsv");
+  ASSERT_EQ(rc3, 0);
+  EXPECT_NE(tsv.find("median_ms\t"), std::string::npos) << tsv;
+  EXPECT_NE(tsv.find("\t0.98999999999999999\t"), std::string::npos) << tsv;  // the fastest trial, in full
+}
+
+// Items 4 and 5: across runs, the interval of the mean and the prediction for one more run, each named;
+// the same run read twice is named as such (a file named twice, or a copy).
+TEST(Compare, AcrossRunsNamesItsIntervalsAndARunReadTwice) {
+  TempDir d;
+  for (int run = 0; run < 3; ++run) {
+    std::vector<Row> rows = {{"cublas", "default", "", 512, 512, 512, "kernel", around(1.0, 12)},
+                             {"flagship", "default", "", 512, 512, 512, "kernel", around(0.9 + 0.01 * run, 12)}};
+    for (Row& r : rows) r.run = "run" + std::to_string(run);
+    write_results(d / ("r" + std::to_string(run) + ".csv"), rows);
+  }
+  CompareOptions o;
+  o.baseline = "cublas", o.across_runs = true;
+  const Table t = compare_across_runs(load_results({d / "r0.csv", d / "r1.csv", d / "r2.csv"}, true), o);
+  const auto column = [&](const std::string& name) {
+    return std::size_t(std::find(t.header.begin(), t.header.end(), name) - t.header.begin());
+  };
+  ASSERT_LT(column("CI 95% of the mean"), t.header.size());
+  ASSERT_LT(column("prediction 95% (one more run)"), t.header.size());
+  const std::string mean = t.rows[0][column("CI 95% of the mean")], next = t.rows[0][column("prediction 95% (one more run)")];
+  EXPECT_LT(std::stod(next), std::stod(mean)) << "the prediction is the wider: " << next << " against " << mean;
+  EXPECT_NE(t.note.find("prediction interval for one more run"), std::string::npos);
+  auto [rc, text] = cli_output("compare " + (d / "r0.csv") + " " + (d / "r0.csv") + " --baseline cublas --across-runs");
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(text.find("is read twice"), std::string::npos) << text;
+  EXPECT_NE(text.find("the file is named twice"), std::string::npos) << text;
+  std::filesystem::copy_file(d / "r0.csv", d / "copy.csv");
+  std::filesystem::copy_file(d / "r0.samples.csv", d / "copy.samples.csv");
+  std::tie(rc, text) = cli_output("compare " + (d / "r0.csv") + " " + (d / "copy.csv") + " --baseline cublas --across-runs");
+  EXPECT_NE(text.find("the two files hold the same run (a copy)"), std::string::npos) << text;
+}
+
+// Item 7: what a new user trips on: a CPU run's compare says what it can compare instead; plots named
+// without a folder go under results/; each command's --help lists its own options, the level as 0.95.
+TEST(Cli, WhatANewUserTripsOn) {
+  TempDir d;
+  std::vector<Row> rows = {{"cublas", "default", "", 256, 256, 256, "kernel", {}},
+                           {"eigen", "default", "", 256, 256, 256, "kernel", around(1.0, 12)}};
+  rows[0].status = "skipped";
+  write_results(d / "cpu.csv", rows);
+  auto [rc, text] = cli_output("compare " + (d / "cpu.csv") + " --baseline cublas");
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(text.find("The files' ok rows: eigen (1): one algorithm, nothing to compare it with"), std::string::npos)
+      << text;
+  auto [hrc, help] = cli_output("compare --help");
+  EXPECT_EQ(hrc, 0);
+  EXPECT_NE(help.find("--level arg (=0.95)"), std::string::npos) << help;
+  EXPECT_EQ(help.find("--engine-gflops"), std::string::npos) << "model's options in compare's help";
+  EXPECT_EQ(help.find("--by "), std::string::npos) << "summary's options in compare's help";
+  write_results(d / "sizes.csv", paper_fixture());
+  const std::string cwd = d.path.string();
+  const std::string plot = "cd " + cwd + " && " + std::string(MMLAB_ANALYZE) + " plot size " + (d / "sizes.csv") +
+                           " -o bare.svg >/dev/null 2>&1";
+  if (std::system("command -v gnuplot >/dev/null") == 0) {
+    EXPECT_EQ(std::system(plot.c_str()), 0);
+    EXPECT_TRUE(std::filesystem::exists(d / "results/bare.svg"));
+    EXPECT_FALSE(std::filesystem::exists(d / "bare.svg"));
+  }
+}
+
+}  // namespace
+}  // namespace mmlab::analysis

@@ -675,3 +675,61 @@ TEST(NewUser, EveryCsvUnderDataIsATable) {
 
 }  // namespace
 }  // namespace mmlab
+
+namespace mmlab {
+namespace {
+
+// Issue #47, item 7: a symbolic-link loop given as the experiment file says so; the ETA waits for
+// three configurations and comes from a fit to their times, not from the first alone; a verified
+// configuration's line does not promise a count of the problem's configurations it cannot know yet.
+TEST(NewUser, TheProgressAndTheMessagesSayWhatIsTrue) {
+  Dir d;
+  fs::create_symlink(d / "b.ini", d / "a.ini");
+  fs::create_symlink(d / "a.ini", d / "b.ini");
+  const Result loop = mmlab("run " + (d / "a.ini"));
+  EXPECT_EQ(loop.code, 2);
+  EXPECT_NE(loop.output.find("a loop of symbolic links"), std::string::npos) << loop.output;
+  const Result r = mmlab("run --algorithms eigen --eigen.threads 1 --size 64,96,128,160 --trials 3 --warmup 0 "
+                         "--output " + (d / "r.csv"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::vector<std::string> etas;
+  for (std::size_t at = r.output.find("ETA "); at != std::string::npos; at = r.output.find("ETA ", at + 1))
+    etas.push_back(r.output.substr(at + 4, r.output.find(')', at) - at - 4));
+  ASSERT_EQ(etas.size(), 4u) << r.output;
+  EXPECT_EQ(etas[0], "?");
+  EXPECT_EQ(etas[1], "?");
+  EXPECT_NE(etas[2], "?");
+  EXPECT_EQ(etas[3], "0:00");
+  EXPECT_EQ(r.output.find("timed with the"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace mmlab
+
+namespace mmlab {
+namespace {
+
+// Issue #47, item 8: README is a front door: what the lab is, the two commands and the headline table
+// (against cuBLAS and CUTLASS, each row naming its data) on the first screen, about 60 lines.
+TEST(NewUser, TheFrontDoorFitsTheFirstScreen) {
+  std::ifstream in(std::string(MMLAB_SOURCE_DIR) + "/README.md");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line) && lines.size() < 60;) lines.push_back(line);
+  std::string screen;
+  for (const std::string& l : lines) screen += l + "\n";
+  EXPECT_NE(screen.find("## Two commands"), std::string::npos);
+  EXPECT_NE(screen.find("build/bin/mmlab run experiments/quick.ini"), std::string::npos);
+  EXPECT_NE(screen.find("ctest --preset release"), std::string::npos);
+  const auto begin = screen.find("<!-- mmlab-analyze front: begin -->"), end = screen.find("<!-- mmlab-analyze front: end -->");
+  ASSERT_NE(begin, std::string::npos);
+  ASSERT_NE(end, std::string::npos) << "the headline table runs past the first screen";
+  const std::string table = screen.substr(begin, end - begin);
+  std::size_t rows = 0;
+  for (std::size_t at = table.find("\n| "); at != std::string::npos; at = table.find("\n| ", at + 1)) ++rows;
+  EXPECT_GE(rows, 6u) << table;  // the header and the claims
+  for (const char* word : {"cublas", "cutlass", "cublasxt", "flagship cuda_cores", "flagship tensor_cores", "data/"})
+    EXPECT_NE(table.find(word), std::string::npos) << word << " in\n" << table;
+}
+
+}  // namespace
+}  // namespace mmlab

@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
 #include <filesystem>
 #include <set>
 
@@ -219,6 +224,69 @@ TEST(Registry, FlagshipModelsPickByProblemSize) {
   EXPECT_NE(pick("cuda_cores", {8192, 8192, 8192}).rfind("small:", 0), 0u) << pick("cuda_cores", {8192, 8192, 8192});
   EXPECT_EQ(pick("tensor_cores", {4096, 4096, 4096}).rfind("tf32x3:", 0), 0u) << pick("tensor_cores", {4096, 4096, 4096});
   EXPECT_NE(pick("tensor_cores", {4096, 4096, 64}).rfind("tf32x3:", 0), 0u) << "no tf32x3 kernel below k = 128";
+}
+
+// The flagship's picks over every shape it is trained and judged on (experiments/flagship-training.ini,
+// flagship-held-out.ini, flagship-small-problems.ini), both dispatchers, on the H100's description:
+// tests/cpu/golden/flagship-picks.txt. A change that moves the models (issue #48) must leave every pick
+// as it is; one that means to change them rewrites the file (MMLAB_WRITE_GOLDEN=1) and says why.
+TEST(Registry, FlagshipPicksAreTheGoldenOnes) {
+  DeviceInfo h100;
+  h100.sm_count = 132, h100.cc_major = 9, h100.max_threads_per_block = 1024;
+  h100.shared_per_block_optin = 227 * 1024, h100.max_grid_y = 65535, h100.max_grid_z = 65535;
+  const Algorithm& f = *test::lab().find("flagship");
+  std::vector<Problem> problems;
+  for (const char* name : {"flagship-training.ini", "flagship-held-out.ini", "flagship-small-problems.ini"}) {
+    std::ifstream in(std::string(MMLAB_SOURCE_DIR) + "/experiments/" + name);
+    for (std::string line; std::getline(in, line);) {
+      const bool shapes = line.rfind("shape", 0) == 0, sizes = line.rfind("size", 0) == 0;
+      if (!shapes && !sizes) continue;
+      std::stringstream list(line.substr(line.find('=') + 1));
+      for (std::string item; std::getline(list, item, ',');) {
+        long m = 0, n = 0, k = 0;
+        if (shapes && std::sscanf(item.c_str(), " %ldx%ldx%ld", &m, &n, &k) == 3) problems.push_back({m, n, k});
+        if (sizes && std::sscanf(item.c_str(), " %ld", &m) == 1) problems.push_back({m, m, m});
+      }
+    }
+  }
+  ASSERT_GT(problems.size(), 200u);
+  std::string picks;
+  for (const Problem& p : problems)
+    for (const char* v : {"cuda_cores", "tensor_cores"}) {
+      Params q(v);
+      for (const Axis& x : f.axes) q.set(x.name, x.default_value);
+      picks += std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " " + v + " " +
+               f.resolve(p, q, h100).text("kernel") + "\n";
+    }
+  const std::string golden = std::string(MMLAB_SOURCE_DIR) + "/tests/cpu/golden/flagship-picks.txt";
+  if (std::getenv("MMLAB_WRITE_GOLDEN")) std::ofstream(golden) << picks;
+  std::ifstream in(golden);
+  const std::string expected((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(picks, expected) << "the flagship's picks changed (tests/cpu/golden/flagship-picks.txt)";
+}
+
+// Every source that defines a descriptor (MMLAB_ALGORITHM(name)) is in the registry the program runs:
+// one forgotten in algorithms/registry.hpp or distributed/registry.cpp would compile and be silently
+// absent (issue #48). cutlass counts only in a build that found CUTLASS's headers.
+TEST(Registry, EverySourceThatDefinesAnAlgorithmIsRegistered) {
+  namespace fs = std::filesystem;
+  std::size_t defined = 0;
+  for (const char* folder : {"algorithms", "distributed"})
+    for (const auto& entry : fs::recursive_directory_iterator(std::string(MMLAB_SOURCE_DIR) + "/" + folder)) {
+      const std::string ext = entry.path().extension().string();
+      if (ext != ".cu" && ext != ".cpp") continue;
+      std::ifstream in(entry.path());
+      for (std::string line; std::getline(in, line);) {
+        if (line.rfind("MMLAB_ALGORITHM(", 0) != 0) continue;
+        const std::string name = line.substr(16, line.find(')') - 16);
+        ++defined;
+#ifndef MMLAB_HAVE_CUTLASS
+        if (name == "cutlass") continue;
+#endif
+        EXPECT_NE(test::lab().find(name), nullptr) << entry.path() << " defines " << name << ", which no registry lists";
+      }
+    }
+  EXPECT_GE(defined, 24u);
 }
 
 }  // namespace

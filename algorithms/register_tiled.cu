@@ -194,12 +194,10 @@ MMLAB_ALGORITHM(register_tiled) {
   a.supports = supports;
   a.workspace_bytes = aligned_workspace;
   mark_split_k(a, {"tuned", "manual"});
-  a.predict_ms = [](const Problem& p, const Params&, const DeviceInfo& d) {  // of the tuned choice
-    double ms = 0;
-    tuned(p, d, &ms);
-    return ms;
-  };
   use_kernels(a, kKernels, launch, run);
+  use_linear_model(a, [](const Problem& p, const Params& q, const DeviceInfo& d) {
+    return register_tiled_model(choice(q), q, p, model_sms(d), occupancies(d));
+  });
 }
 
 }  // namespace mmlab

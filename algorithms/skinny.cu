@@ -17,6 +17,7 @@
 // Example: mmlab run --algorithms skinny,cublas --skinny.variant default,staged --shape 16x4096x4096,4096x16x4096
 #include "algorithms/kernels/reduce.cuh"
 #include "algorithms/launch/common.cuh"
+#include "algorithms/models/skinny_model.hpp"
 #include "algorithms/ptx/cp_async.cuh"
 
 namespace mmlab {
@@ -310,6 +311,9 @@ MMLAB_ALGORITHM(skinny) {
   a.workspace_bytes = workspace;
   a.launch_config = launch;
   a.run = run;
+  use_linear_model(a, [](const Problem& p, const Params& q, const DeviceInfo& d) {
+    return skinny_model(p, q, launch(p, q, d).grid.x);
+  });
 }
 
 }  // namespace mmlab

@@ -30,6 +30,7 @@
 #include "algorithms/kernels/small_kernel.cuh"
 #include "algorithms/launch/clusters.cuh"
 #include "algorithms/launch/common.cuh"
+#include "algorithms/models/small_model.hpp"
 #include "algorithms/models/split_k.hpp"
 
 namespace mmlab {
@@ -174,6 +175,9 @@ MMLAB_ALGORITHM(small) {
   a.supports = supports;
   a.workspace_bytes = workspace;
   use_kernels(a, kKernels, launch, run);
+  use_linear_model(a, [](const Problem& p, const Params& q, const DeviceInfo& d) {
+    return small_model(p, q, launch(p, q, d), d);
+  });
 }
 
 }  // namespace mmlab

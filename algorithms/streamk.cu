@@ -18,6 +18,7 @@
 #include "algorithms/kernels/tma_streamk.cuh"
 #include "algorithms/launch/tma_maps.cuh"
 #include "algorithms/launch/tma_operands.cuh"
+#include "algorithms/models/streamk_model.hpp"
 
 namespace mmlab {
 namespace {
@@ -192,6 +193,10 @@ MMLAB_ALGORITHM(streamk) {
   a.workspace_bytes = workspace;
   a.make_state = TensorMaps::make;
   use_kernels(a, kKernels, launch, run);
+  use_linear_model(a, [](const Problem& p, const Params& q, const DeviceInfo& d) {
+    const StreamKWork w = work_of(p, q, d);  // the schedule the kernel runs
+    return streamk_model(p, q, w.dp_tiles, w.ctas);
+  });
 }
 
 }  // namespace mmlab

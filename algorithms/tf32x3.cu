@@ -20,6 +20,7 @@
 #include "algorithms/kernels/tf32x3_wgmma.cuh"
 #include "algorithms/launch/sm90a.cuh"
 #include "algorithms/launch/tma_maps.cuh"
+#include "algorithms/models/tf32x3_model.hpp"
 #include "runtime/gpu.hpp"
 
 namespace mmlab {
@@ -282,6 +283,9 @@ MMLAB_ALGORITHM(tf32x3) {
   a.make_state = TensorMaps::make;
   mark_split_k(a, {"presplit3", "presplit2", "half3", "half2"});
   use_kernels(a, kKernels, launch, run);
+  use_linear_model(a, [](const Problem& p, const Params& q, const DeviceInfo& d) {
+    return tf32x3_model(p, q, launch(p, q, d), d);
+  });
 }
 
 }  // namespace mmlab

@@ -27,6 +27,7 @@
 #include "algorithms/ptx/tma.cuh"
 #include "algorithms/launch/tma_maps.cuh"
 #include "algorithms/launch/tma_operands.cuh"
+#include "algorithms/models/tma_tiled_model.hpp"
 
 namespace mmlab {
 namespace {
@@ -219,6 +220,7 @@ MMLAB_ALGORITHM(tma_tiled) {
   a.make_state = TensorMaps::make;
   mark_split_k(a, {"tma", "specialized"});
   use_kernels(a, kKernels, launch, run);
+  use_linear_model(a, tma_tiled_model);
 }
 
 }  // namespace mmlab

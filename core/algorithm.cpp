@@ -5,6 +5,15 @@
 
 namespace mmlab {
 
+DeviceInfo h100_description() {
+  DeviceInfo d;
+  d.name = "NVIDIA H100 80GB HBM3 (described)";
+  d.sm_count = 132, d.cc_major = 9, d.cc_minor = 0, d.max_threads_per_block = 1024;
+  d.shared_per_block_optin = 227 * 1024, d.l2_bytes = 50 * 1024 * 1024;
+  d.max_grid_y = 65535, d.max_grid_z = 65535;
+  return d;
+}
+
 Registry::Registry(std::initializer_list<std::vector<const Algorithm*>> lists) {
   for (const auto& list : lists)
     for (const Algorithm* a : list) {

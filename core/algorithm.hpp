@@ -5,9 +5,11 @@
 // lab and its tests build without nvcc.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <initializer_list>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -34,6 +36,25 @@ struct Problem {
 struct Dim3 {
   unsigned x = 1, y = 1, z = 1;
   unsigned long long volume() const { return 1ull * x * y * z; }
+};
+
+// A row of a linear cost model (algorithms/models/): ms = c0 + c1 f1 + c2 f2 + c3 f3 for the
+// configurations of `variant` with each axis value of `params` (canonical; "": every one of the
+// variant's), on `kernel` where one configuration runs one of several kernels by shape ("" otherwise).
+struct LinearFit {
+  const char* variant;
+  const char* params;
+  const char* kernel;
+  double c0, c1, c2, c3;
+};
+
+// A configuration's terms f1, f2, f3 and the row that weighs them (Algorithm::model_terms).
+struct ModelTerms {
+  std::array<double, 3> f{};
+  const LinearFit* fit = nullptr;  // null: no model of this configuration
+  double ms() const {
+    return fit ? fit->c0 + fit->c1 * f[0] + fit->c2 * f[1] + fit->c3 * f[2] : std::numeric_limits<double>::quiet_NaN();
+  }
 };
 
 // What a configuration launches; recorded in every CSV row.
@@ -64,6 +85,11 @@ struct DeviceInfo {
   // sm_count x lanes x 2 FLOP x clock; 0 when the lanes are unknown.
   double fp32_peak_gflops() const { return 2e-6 * sm_count * fp32_lanes_per_sm() * double(clock_khz); }
 };
+
+// The H100 SXM the lab's models were fitted on, described without a GPU (present stays false: the
+// fitted occupancies stand in for the device's): 132 SMs, compute capability 9.0, its launch limits.
+// `mmlab terms` and the flagship's golden picks (tests/cpu/registry_test.cpp) price on it.
+DeviceInfo h100_description();
 
 enum class Backend {
   device,       // A, B, C are device pointers; work is enqueued on `stream`
@@ -154,8 +180,13 @@ struct Algorithm {
   std::function<std::size_t(const Problem&, const Params&)> workspace_bytes;  // null: none
   std::function<std::shared_ptr<void>()> make_state;                          // null: none
   // Its own model of a resolved configuration's time in ms, where it has one (a dispatcher weighs
-  // candidates by it). Optional.
+  // candidates by it; every row records it as predicted_ms). NaN: no model of this configuration.
+  // Optional.
   std::function<double(const Problem&, const Params&, const DeviceInfo&)> predict_ms;
+  // Its linear model's terms of a resolved configuration and the fitted row that weighs them
+  // (algorithms/models/; predict_ms is then their ms()). scripts/fit-flagship reads them through
+  // `mmlab terms`. Optional: null where the model is not of that form or there is none.
+  std::function<ModelTerms(const Problem&, const Params&, const DeviceInfo&)> model_terms;
   std::function<void(const RunArgs&)> run;
   // run() honours RunArgs::ldc and RunArgs::accumulate (every variant). False: it writes C (m x n, dense).
   bool accumulates = false;

@@ -142,6 +142,16 @@ long Params::integer(const std::string& axis) const { return parse_integer(text(
 Shape2 Params::shape(const std::string& axis) const { return parse_shape(text(axis), axis); }
 unsigned long long Params::bytes(const std::string& axis) const { return bytes_value(text(axis)); }
 
+Params Params::parse(std::string variant, const std::string& canonical) {
+  Params out(std::move(variant));
+  for (std::size_t at = 0; at < canonical.size();) {
+    const std::size_t end = std::min(canonical.find(';', at), canonical.size()), eq = canonical.find('=', at);
+    if (eq < end) out.set(canonical.substr(at, eq - at), canonical.substr(eq + 1, end - eq - 1));
+    at = end + 1;
+  }
+  return out;
+}
+
 std::string Params::canonical() const {
   std::string out;
   for (auto& [name, value] : values_) {

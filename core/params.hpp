@@ -70,8 +70,13 @@ class Params {
   long integer(const std::string& axis) const;
   Shape2 shape(const std::string& axis) const;
   unsigned long long bytes(const std::string& axis) const;  // a `bytes` axis: 0 for auto
+  // (axis, canonical value) pairs, in the order set.
+  const std::vector<std::pair<std::string, std::string>>& values() const { return values_; }
   // "block=16x16;tile=32" in axis declaration order ("" with no axes); the CSV's params column.
   std::string canonical() const;
+  // The point `canonical` names (as canonical() writes it: the CSV's params and resolved columns, an
+  // engine's or a dispatcher's pick), of `variant`; the values as written, not checked.
+  static Params parse(std::string variant, const std::string& canonical);
 
  private:
   std::string variant_;

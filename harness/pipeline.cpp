@@ -24,11 +24,11 @@ Reason check(const Configuration& cfg, const DeviceInfo& device, Outcome& out) {
   const Problem& p = cfg.problem;
   const Invocation invocation(alg, device);
   out.resolved = invocation.resolve(p, cfg.params);
-  if (alg.predict_ms) out.predicted_ms = alg.predict_ms(p, out.resolved, device);
   // A distributed algorithm makes its own checks (the grid, the engine, the job), on every rank.
   const bool on_gpu = alg.backend == Backend::device || alg.backend == Backend::streamed;
   if (on_gpu && !device.present) return device.absent_reason;
   if (Reason why = invocation.check(p, out.resolved, &out.launch)) return why;
+  if (alg.predict_ms) out.predicted_ms = alg.predict_ms(p, out.resolved, device);  // NaN: none (not recorded)
   out.launch_known = alg.launch_config && alg.backend != Backend::distributed;
   if (alg.backend == Backend::host && cfg.scope != Scope::kernel)
     return std::string("host algorithm: scope ") + scope_name(cfg.scope) + " does not apply";

@@ -15,13 +15,14 @@
 //                 chain at k 25-32 on outputs of fewer tiles than SMs (2.5x SGEMM's error, where cuBLAS
 //                 splits k); from 128 small's FP32 product gives way to its tf32x3 twin (at k = 512 on
 //                 few tiles its error reached 2.7x SGEMM's). docs/tf32x3-notes.md.
-// The models (kCandidates below) take the device's SM count and each kernel's grid (occupancy
-// queried on the device); their coefficients were fitted by scripts/fit-flagship to the training
-// shapes of experiments/flagship-training.ini (skinny's: experiments/flagship-skinny.ini), timed on the
-// GPU's own clock, not to the shapes the dispatchers are judged on (experiments/random-shapes.ini,
-// experiments/flagship-held-out.ini, experiments/flagship-small-problems.ini). Each problem's pick is
-// made once and, with launch=graph, replayed as a captured graph. docs/flagship-notes.md, rounds three
-// and five.
+// It knows its candidates (kCandidates), the rules of the tensor-core class and one loop: check,
+// predict, cheapest. Each candidate is priced by its own algorithm's model (predict_ms: algorithms/
+// models/, the device's SM count and the kernel's grid, occupancy queried on the device), fitted by
+// scripts/fit-flagship to the training shapes of experiments/flagship-training.ini (skinny's:
+// experiments/flagship-skinny.ini), timed on the GPU's own clock, not to the shapes the dispatchers are
+// judged on (experiments/random-shapes.ini, experiments/flagship-held-out.ini,
+// experiments/flagship-small-problems.ini). Each problem's pick is made once and, with launch=graph,
+// replayed as a captured graph. docs/flagship-notes.md, rounds three and five.
 // Example: mmlab run --algorithms flagship,cublas --shape 439x401x939,16x4096x4096 --size 4096
 #include <algorithm>
 #include <cmath>
@@ -47,82 +48,46 @@ const std::vector<Variant> kVariants = {
     {"cuda_cores", "FP32 on CUDA cores, the cheapest by fitted cost models of: "},
     {"tensor_cores", "FP32-accurate on tensor cores, the cheapest of: "}};
 
-// How a candidate's time is modelled: ms = c0 + c1 f1 + c2 f2 + c3 f3 (scripts/fit-flagship
-// mirrors these features).
-enum class Model {
-  own,       // f1: the algorithm's own predict_ms (register_tiled tuned), calibrated
-  data_parallel,  // f1: k tiles per SM, in waves of one block per SM (tma_tiled's 128x256 holds one);
-                  // f2: A's elements transposed (M)
-  stream_k,  // f1: k tiles per block of the persistent grid; f2: A's elements transposed (M); f3: MB
-             // of partial tiles a tile's owner adds, one after another (the serial fixup)
-  rows,      // skinny with m <= 64: f1 MB of B streamed; f2 GFLOP, m rounded up to its capacity (8k);
-             // f3 elements of A the blocks stage in shared memory (M): every block stages its k range
-  cols,      // skinny with n <= 64 < m: the same, A streamed, n rounded up, B staged
-  tensor,    // f1: GFLOP of the busiest SM's blocks times the SMs (waves); f2: elements of A and B the
-             // split pass reads (M); f3: elements of A and B whose rows are not 16-byte aligned (M): wgmma3
-             // copies them padded first, half3's split pass writes them aligned anyway
-  cluster_k,  // small, at every split of kClusterSplits: f1 k of the busiest SM's blocks (K); f2 partial
-              // elements those blocks sum through DSMEM, and per SM those the groups' add reads (M); f3 a
-              // block's k (K), doubled where the copies are 4-byte (k or n not a multiple of 4): the
-              // latency of a lone block per SM
-};
-
+// A candidate: a configuration of a lab algorithm, priced by that algorithm's own model (its
+// predict_ms: algorithms/models/, fitted by scripts/fit-flagship).
 struct Candidate {
   const Algorithm& (*algorithm)();
   const char* variant;
   const char* params;  // canonical, "" for none
   Kind kind;           // the dispatcher that may run it (cuda_cores' are the tensor one's fallback)
-  Model model;
-  double c0, c1, c2, c3;  // fitted (scripts/fit-flagship)
+  bool each_split;     // `split=auto` priced at each split of kSplits instead (its model prices every one)
 };
 
 // clang-format off
 const Candidate kCandidates[] = {
-  {algorithms::register_tiled, "tuned", "", Kind::cuda_cores, Model::own, -0.0119334, 1.02696, 0, 0},
-  {algorithms::tma_tiled, "tma", "tile=128x256;warp=32x128;depth=32;stages=3;split=1", Kind::cuda_cores, Model::data_parallel, 0.0135899, 0.00515711, 0.00513824, 0},
-  {algorithms::streamk, "pure", "tile=128x128;warp=32x64;depth=32;stages=3;a=transposed", Kind::cuda_cores, Model::stream_k, 0.0120506, 0.00574405, 0.00461014, 0.0191395},
-  {algorithms::streamk, "hybrid", "tile=128x128;warp=32x64;depth=32;stages=3;a=transposed", Kind::cuda_cores, Model::stream_k, 0.0120809, 0.00573152, 0.00465592, 0.0190592},
-  {algorithms::streamk, "pure", "tile=128x256;warp=32x128;depth=32;stages=3;a=transposed", Kind::cuda_cores, Model::stream_k, 0.0183706, 0.00679292, 0.00165361, 0.0126796},
-  {algorithms::streamk, "hybrid", "tile=128x256;warp=32x128;depth=32;stages=3;a=transposed", Kind::cuda_cores, Model::stream_k, 0.018834, 0.00650051, 0.00258731, 0.0125298},
-  {algorithms::streamk, "pure", "tile=64x64;warp=32x64;depth=32;stages=4;a=transposed", Kind::cuda_cores, Model::stream_k, 0.0122844, 0.00300549, 0.00414029, 0.0580281},
-  {algorithms::skinny, "default", "", Kind::cuda_cores, Model::rows, 0.0140671, 0, 0, 0.0126934},
-  {algorithms::skinny, "default", "", Kind::cuda_cores, Model::cols, 0.0117629, 0.000327196, 0.0237552, 0.00226196},
-  {algorithms::skinny, "staged", "", Kind::cuda_cores, Model::cols, 0.0122677, 0, 0.0526431, 0.00208772},
-  {algorithms::tf32x3, "half3", "stages=3;split=auto", Kind::tensor_cores, Model::tensor, 0.0281133, 0.00530929, 0.00392894, 0.000174694},
-  {algorithms::tf32x3, "wgmma3", "stages=3", Kind::tensor_cores, Model::tensor, 0.0103967, 0.00981622, 2.84054e-05, 0.004067},
-  {algorithms::small, "default", "tile=64x64;thread=8x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.00595743, 0.0287554, 0.229002, 0.00628394},
-  {algorithms::small, "default", "tile=32x64;thread=8x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.00589546, 0.015011, 0.260568, 0.012564},
-  {algorithms::small, "default", "tile=32x64;thread=4x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.00552771, 0.0163401, 0.263567, 0.00422917},
-  {algorithms::small, "default", "tile=32x32;thread=4x4;split=auto", Kind::cuda_cores, Model::cluster_k, 0.00528391, 0.00949937, 0.38761, 0.00849971},
-  {algorithms::small, "tf32x3", "tile=64x64;thread=8x4;split=auto", Kind::tensor_cores, Model::cluster_k, 0.00594887, 0.027224, 0.296859, 0.0155971},
-  {algorithms::small, "tf32x3", "tile=32x64;thread=8x4;split=auto", Kind::tensor_cores, Model::cluster_k, 0.00581463, 0.0134332, 0.299509, 0.0166168},
-  {algorithms::small, "tf32x3", "tile=32x64;thread=4x4;split=auto", Kind::tensor_cores, Model::cluster_k, 0.00590854, 0.0178691, 0.269955, 0.00351462},
-  {algorithms::small, "tf32x3", "tile=32x32;thread=4x4;split=auto", Kind::tensor_cores, Model::cluster_k, 0.00541785, 0.00872469, 0.427753, 0.0114696},
+  {algorithms::register_tiled, "tuned", "", Kind::cuda_cores, false},
+  {algorithms::tma_tiled, "tma", "tile=128x256;warp=32x128;depth=32;stages=3;split=1", Kind::cuda_cores, false},
+  {algorithms::streamk, "pure", "tile=128x128;warp=32x64;depth=32;stages=3;a=transposed", Kind::cuda_cores, false},
+  {algorithms::streamk, "hybrid", "tile=128x128;warp=32x64;depth=32;stages=3;a=transposed", Kind::cuda_cores, false},
+  {algorithms::streamk, "pure", "tile=128x256;warp=32x128;depth=32;stages=3;a=transposed", Kind::cuda_cores, false},
+  {algorithms::streamk, "hybrid", "tile=128x256;warp=32x128;depth=32;stages=3;a=transposed", Kind::cuda_cores, false},
+  {algorithms::streamk, "pure", "tile=64x64;warp=32x64;depth=32;stages=4;a=transposed", Kind::cuda_cores, false},
+  {algorithms::skinny, "default", "", Kind::cuda_cores, false},
+  {algorithms::skinny, "staged", "", Kind::cuda_cores, false},
+  {algorithms::tf32x3, "half3", "stages=3;split=auto", Kind::tensor_cores, false},
+  {algorithms::tf32x3, "wgmma3", "stages=3", Kind::tensor_cores, false},
+  {algorithms::small, "default", "tile=64x64;thread=8x4;split=auto", Kind::cuda_cores, true},
+  {algorithms::small, "default", "tile=32x64;thread=8x4;split=auto", Kind::cuda_cores, true},
+  {algorithms::small, "default", "tile=32x64;thread=4x4;split=auto", Kind::cuda_cores, true},
+  {algorithms::small, "default", "tile=32x32;thread=4x4;split=auto", Kind::cuda_cores, true},
+  {algorithms::small, "tf32x3", "tile=64x64;thread=8x4;split=auto", Kind::tensor_cores, true},
+  {algorithms::small, "tf32x3", "tile=32x64;thread=8x4;split=auto", Kind::tensor_cores, true},
+  {algorithms::small, "tf32x3", "tile=32x64;thread=4x4;split=auto", Kind::tensor_cores, true},
+  {algorithms::small, "tf32x3", "tile=32x32;thread=4x4;split=auto", Kind::tensor_cores, true},
 };
 // clang-format on
 
-// Below this k the error of tf32x3's kernels (half3, wgmma3) exceeds SGEMM's (short sums): FP32
-// instead. small's tf32x3 product adds each 16-k stage's products apart and runs at any k: at k = 35
-// ... 113 its error is at most 1.94x SGEMM's where small's FP32 product reaches 2.21x
-// (data/flagship/small/round6/short-k.csv; 12 shapes x 4 kinds of inputs x 12 configurations each).
-constexpr long kShortestAccurateK = 128;
-long shortest_accurate_k(const Candidate& c) { return c.model == Model::tensor ? kShortestAccurateK : 0; }
-
 // Below this k every split product's error approaches twice SGEMM's or exceeds it (each term's parts
 // carry 2^-22 of its size, more than a short FP32 sum gathers: small's tf32x3 1.67-1.88x at k = 7 and
-// 17, the dispatcher 2.65x at 7 before issue #46), while FP32 sums stay within 1.0-1.5x of SGEMM's
-// (data/tf32x3/every-input/short-k.csv): tensor_cores takes cuda_cores' candidates only there.
-constexpr long kFp32BelowK = kShortestAccurateK;
-
-// Whether a candidate's FP32 sums run along one chain of all of k where cuBLAS splits them: small at
-// split 1 with 25 <= k <= 32 on an output of fewer 64 x 64 tiles than SMs. There its error reached
-// 2.51x SGEMM's (257x511x31; 1.16-1.49x at k = 17, 1.00x from 48 to 127), with split 2 1.51x; FP32
-// picks on larger outputs matched SGEMM's error exactly (short-k.csv).
-bool one_chain_where_cublas_splits(const Candidate& c, const Problem& p, const Params& q, const DeviceInfo& d) {
-  const double tiles = std::ceil(double(p.m) / 64) * std::ceil(double(p.n) / 64);
-  return c.kind == Kind::cuda_cores && c.model == Model::cluster_k && q.text("split") == "1" && p.k > 24 &&
-         p.k <= 32 && tiles < (d.sm_count > 0 ? d.sm_count : 132);
-}
+// 17, the dispatcher 2.65x at 7 before issue #46; tf32x3's half3 and wgmma3 worse), while FP32 sums
+// stay within 1.0-1.5x of SGEMM's (data/tf32x3/every-input/short-k.csv; small's at k = 35 ... 113:
+// data/flagship/small/round6/short-k.csv): tensor_cores takes cuda_cores' candidates only there.
+constexpr long kFp32BelowK = 128;
 
 // Whether a cuda_cores candidate has an FP32-accurate twin among tensor_cores' (the same algorithm and
 // parameters, another product: small's): from kFp32BelowK tensor_cores runs the twin instead (the FP32
@@ -136,6 +101,16 @@ bool has_accurate_twin(const Candidate& c) {
   return false;
 }
 
+// Whether a candidate's FP32 sums run along one chain of all of k where cuBLAS splits them: small's
+// FP32 product (the candidates with a twin) at split 1 with 25 <= k <= 32 on an output of fewer 64 x 64
+// tiles than SMs. There its error reached 2.51x SGEMM's (257x511x31; 1.16-1.49x at k = 17, 1.00x from 48
+// to 127), with split 2 1.51x; FP32 picks on larger outputs matched SGEMM's error exactly (short-k.csv).
+bool one_chain_where_cublas_splits(const Candidate& c, const Problem& p, const Params& q, const DeviceInfo& d) {
+  const double tiles = std::ceil(double(p.m) / 64) * std::ceil(double(p.n) / 64);
+  return c.kind == Kind::cuda_cores && has_accurate_twin(c) && q.text("split") == "1" && p.k > 24 && p.k <= 32 &&
+         tiles < (d.sm_count > 0 ? d.sm_count : 132);
+}
+
 // A tensor-core candidate runs only where its model says it is at least 10% cheaper than the FP32
 // pick: the models err by 5-10% (median), and the class promises never to be slower than cuda_cores
 // by more than 3%. Without it a first fit ran 768^3 (training) at 1.49x and 1365x548x453 (judged) at
@@ -143,12 +118,9 @@ bool has_accurate_twin(const Candidate& c) {
 // (scripts/fit-flagship).
 constexpr double kTensorMargin = 0.9;
 
-// The splits a cluster_k candidate is priced at (its `split=auto` replaced by each); the grouped ones
-// (32, 64: a second launch) only from k = kGroupedK, where a block of a 16-way split still runs 512 k or
-// more (below it the model, which has no term for the second launch, priced them too low: on the
-// training shapes the picks were 0.928x cuBLAS with them everywhere, 0.938x from 8192, 0.931x never).
-const char* const kClusterSplits[] = {"1", "2", "4", "8", "16", "32", "64"};
-constexpr long kGroupedK = 8192;
+// The splits an each_split candidate is priced at (its `split=auto` replaced by each): its model prices
+// every one (small's: the grouped 32 and 64 from k = 8192 only, algorithms/models/small_model.hpp).
+const char* const kSplits[] = {"1", "2", "4", "8", "16", "32", "64"};
 
 // "register_tiled tuned, tma_tiled tma (tile=...), ...": the candidates of a dispatcher of `kind`.
 std::string candidate_list(Kind kind) {
@@ -161,98 +133,21 @@ std::string candidate_list(Kind kind) {
   return out;
 }
 
-Params parse_params(const char* variant, const std::string& canonical) {
-  Params q(variant);
-  std::size_t at = 0;
-  while (at < canonical.size()) {
-    const std::size_t end = std::min(canonical.find(';', at), canonical.size()), eq = canonical.find('=', at);
-    q.set(canonical.substr(at, eq - at), canonical.substr(eq + 1, end - eq - 1));
-    at = end + 1;
-  }
-  return q;
-}
-
-// A candidate's parameters (`canonical`: its own, or a cluster_k split of them) as its algorithm
-// resolves them for the problem.
+// A candidate's parameters (`canonical`: its own, or one split of them) as its algorithm resolves them
+// for the problem.
 Params candidate_params(const Candidate& c, const std::string& canonical, const Problem& p, const DeviceInfo& d) {
-  return Invocation(c.algorithm(), d).resolve(p, parse_params(c.variant, canonical));
+  return Invocation(c.algorithm(), d).resolve(p, Params::parse(c.variant, canonical));
 }
 
-// The parameter sets a candidate is priced at: its own, or for cluster_k each split of kClusterSplits.
-std::vector<std::string> priced_params(const Candidate& c, const Problem& p) {
-  if (c.model != Model::cluster_k) return {c.params};
+// The parameter sets a candidate is priced at: its own, or each split of kSplits.
+std::vector<std::string> priced_params(const Candidate& c) {
+  if (!c.each_split) return {c.params};
   std::vector<std::string> out;
   const std::string own = c.params, key = "split=auto";
-  for (const char* split : kClusterSplits)
-    if (std::stol(split) <= 16 || p.k >= kGroupedK)
-      out.push_back(own.substr(0, own.find(key)) + "split=" + split + own.substr(own.find(key) + key.size()));
+  for (const char* split : kSplits)
+    out.push_back(own.substr(0, own.find(key)) + "split=" + split + own.substr(own.find(key) + key.size()));
   return out;
 }
-
-double predict(const Candidate& c, const Problem& p, const Params& q, const DeviceInfo& d) {
-  const Algorithm& a = c.algorithm();
-  double f1 = 0, f2 = 0, f3 = 0;
-  const double m = double(p.m), n = double(p.n), k = double(p.k);
-  switch (c.model) {
-    case Model::data_parallel: {
-      const Shape2 tile = q.shape("tile");
-      const double tiles = std::ceil(m / tile.x) * std::ceil(n / tile.y), sms = d.sm_count > 0 ? d.sm_count : 132;
-      f1 = std::ceil(tiles / sms) * std::ceil(k / q.integer("depth"));
-      f2 = m * k / 1e6;
-      break;
-    }
-    case Model::stream_k: {
-      const Shape2 tile = q.shape("tile");
-      const double tiles = std::ceil(m / tile.x) * std::ceil(n / tile.y),
-                   iters = std::ceil(k / q.integer("depth"));
-      const double blocks = a.launch_config(p, q, d).grid.x;
-      // hybrid: whole waves but the last run data-parallel, the rest split evenly (algorithms/streamk.cu)
-      double dp = 0;
-      if (q.variant() == "hybrid")
-        dp = std::fmod(tiles, blocks) == 0 ? tiles : std::max(0.0, (std::floor(tiles / blocks) - 1) * blocks);
-      const double sk_tiles = tiles - dp;
-      f1 = dp / blocks * iters + std::ceil(sk_tiles * iters / blocks);
-      f2 = m * k / 1e6;
-      const double parts = sk_tiles > 0 ? std::min(iters, std::ceil(blocks / sk_tiles)) : 1;  // per tile
-      f3 = (parts - 1) * 4 * tile.x * tile.y / 1e6;
-      break;
-    }
-    case Model::rows:
-    case Model::cols: {
-      if ((c.model == Model::rows) != (p.m <= 64)) return std::numeric_limits<double>::infinity();
-      const double side = p.m <= 64 ? std::ceil(m / 8) * 8 : std::ceil(n / 8) * 8;  // its capacity
-      f1 = 4 * (p.m <= 64 ? k * n : m * k) / 1e6;
-      f2 = 2 * side * (p.m <= 64 ? n : m) * k / 1e9;
-      f3 = double(c.algorithm().launch_config(p, q, d).grid.x) * side * k / 1e6;
-      break;
-    }
-    case Model::tensor: {
-      const Dim3 g = a.launch_config(p, q, d).grid;
-      const double blocks = double(g.volume()), sms = d.sm_count > 0 ? d.sm_count : 132;
-      f1 = 2 * 128.0 * 128.0 * (k / g.z) * std::ceil(blocks / sms) * sms / 1e9;  // 128 x 128 tiles
-      f2 = (m * k + k * n) / 1e6;
-      f3 = ((p.k % 4 ? m * k : 0) + (p.n % 4 ? k * n : 0)) / 1e6;  // rows off 16 bytes, copied padded
-      break;
-    }
-    case Model::cluster_k: {
-      const Shape2 tile = q.shape("tile");
-      const LaunchConfig lc = a.launch_config(p, q, d);
-      const double sms = d.sm_count > 0 ? d.sm_count : 132, split = double(lc.cluster.x) * lc.grid.z;
-      const double per_sm = std::ceil(double(lc.grid.x) * lc.grid.y * lc.grid.z / sms);  // the busiest SM's blocks
-      const double per_block = std::ceil(k / split) / 1e3;  // a block's k (K)
-      f1 = per_sm * per_block;
-      f2 = (split > 1 ? per_sm * tile.x * tile.y : 0) / 1e6 + (lc.grid.z > 1 ? lc.grid.z * m * n / sms / 1e6 : 0);
-      f3 = per_block * (p.k % 4 || p.n % 4 ? 2 : 1);  // the 4-byte copies' latency
-      break;
-    }
-    case Model::own:
-      if (!a.predict_ms) return std::numeric_limits<double>::infinity();
-      f1 = a.predict_ms(p, q, d);
-      break;
-  }
-  return c.c0 + c.c1 * f1 + c.c2 * f2 + c.c3 * f3;
-}
-
 
 std::string encode(const Candidate& c, const Params& q) {
   return c.algorithm().name + ":" + q.variant() + (q.canonical().empty() ? "" : ":" + q.canonical());
@@ -266,14 +161,16 @@ Params choose(const Problem& p, const Params& q, const DeviceInfo& d, double* ms
   std::string pick;
   for (const Candidate& c : kCandidates) {
     const bool accurate = kind == Kind::tensor_cores, splits = accurate && p.k >= kFp32BelowK;
-    const bool allowed = c.kind == Kind::cuda_cores ? !(splits && has_accurate_twin(c))
-                                                    : splits && p.k >= shortest_accurate_k(c);
+    const bool allowed = c.kind == Kind::cuda_cores ? !(splits && has_accurate_twin(c)) : splits;
     if (!allowed) continue;
-    for (const std::string& canonical : priced_params(c, p)) {
+    const Algorithm& a = c.algorithm();
+    for (const std::string& canonical : priced_params(c)) {
       const Params cq = candidate_params(c, canonical, p, d);
-      if (Invocation(c.algorithm(), d).check(p, cq)) continue;  // it cannot run here
+      if (Invocation(a, d).check(p, cq)) continue;  // it cannot run here
       if (accurate && one_chain_where_cublas_splits(c, p, cq, d)) continue;
-      const double t = predict(c, p, cq, d), rank = t / (c.kind == Kind::tensor_cores ? kTensorMargin : 1.0);
+      const double t = a.predict_ms ? a.predict_ms(p, cq, d) : std::nan("");
+      if (std::isnan(t)) continue;  // its model does not price this configuration
+      const double rank = t / (c.kind == Kind::tensor_cores ? kTensorMargin : 1.0);
       if (rank < best) best = rank, best_ms = t, pick = encode(c, cq);
     }
   }
@@ -314,7 +211,7 @@ Pick pick_of(const Params& q) {
                     variant = text.substr(a + 1, v == std::string::npos ? v : v - a - 1);
   for (const Algorithm* x : algorithms::single_process())
     if (x->name == name) out.algorithm = x;
-  out.params = parse_params(variant.c_str(), v == std::string::npos ? "" : text.substr(v + 1));
+  out.params = Params::parse(variant, v == std::string::npos ? "" : text.substr(v + 1));
   return out;
 }
 

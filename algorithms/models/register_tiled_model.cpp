@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <limits>
 
 #include "algorithms/models/split_k.hpp"
 
@@ -53,6 +54,22 @@ Priced price(const Candidate& c, int occupancy, long split, const Problem& p, do
 }
 
 }  // namespace
+
+double register_tile_ms(const RegisterTile& t, const Problem& p, double sms, const std::vector<int>& occupancy) {
+  for (std::size_t i = 0; i < std::size(kCandidates); ++i) {
+    const RegisterTile& c = kCandidates[i].kernel;
+    if (c.bm == t.bm && c.bn == t.bn && c.bk == t.bk && c.wm == t.wm && c.wn == t.wn && c.stages == t.stages)
+      return price(kCandidates[i], occupancy[i], t.split, p, sms).ms;
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+ModelTerms register_tiled_model(const RegisterTile& tile, const Params& q, const Problem& p, double sms,
+                                const std::vector<int>& occupancy) {
+  static const LinearFits fits = {{"manual", "", "", -0.0119334, 1.02696, 0, 0}};
+  const double ms = register_tile_ms(tile, p, sms, occupancy);
+  return {{ms, 0, 0}, std::isnan(ms) ? nullptr : fit_of(fits, q)};
+}
 
 std::vector<int> fitted_occupancies() {
   std::vector<int> out;

@@ -16,6 +16,7 @@
 
 #include <vector>
 
+#include "algorithms/models/linear_fit.hpp"
 #include "core/algorithm.hpp"
 
 namespace mmlab {
@@ -51,5 +52,15 @@ std::vector<int> fitted_occupancies();
 // `ms`, when given, receives the model's time of the choice.
 RegisterTile cheapest_register_tile(const Problem& p, double sms, const std::vector<int>& occupancy,
                                     double* ms = nullptr);
+
+// The model's time of one kernel and split (the tuned choice's is the `ms` above); NaN for a kernel
+// not in the fitted list.
+double register_tile_ms(const RegisterTile& tile, const Problem& p, double sms, const std::vector<int>& occupancy);
+
+// As a linear model (linear_fit.hpp): f1 = register_tile_ms, calibrated to the flagship's training run
+// (the model above holds a launch time of an older clock, 22.9 us), for every `manual` configuration
+// (what `tuned` resolves to).
+ModelTerms register_tiled_model(const RegisterTile& tile, const Params& q, const Problem& p, double sms,
+                                const std::vector<int>& occupancy);
 
 }  // namespace mmlab

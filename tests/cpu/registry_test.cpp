@@ -195,9 +195,7 @@ TEST(Registry, FlagshipListsEveryCandidate) {
 // one to a tiled kernel, and tensor_cores takes a tensor-core kernel where the work is large, but no
 // tf32x3 kernel below k = 128 (docs/flagship-notes.md, rounds five and six).
 TEST(Registry, FlagshipModelsPickByProblemSize) {
-  DeviceInfo h100;
-  h100.sm_count = 132, h100.cc_major = 9, h100.max_threads_per_block = 1024;
-  h100.shared_per_block_optin = 227 * 1024, h100.max_grid_y = 65535, h100.max_grid_z = 65535;
+  const DeviceInfo h100 = h100_description();
   const Algorithm& f = *test::lab().find("flagship");
   const auto pick = [&](const char* variant, Problem p) {
     Params q(variant);
@@ -231,9 +229,7 @@ TEST(Registry, FlagshipModelsPickByProblemSize) {
 // tests/cpu/golden/flagship-picks.txt. A change that moves the models (issue #48) must leave every pick
 // as it is; one that means to change them rewrites the file (MMLAB_WRITE_GOLDEN=1) and says why.
 TEST(Registry, FlagshipPicksAreTheGoldenOnes) {
-  DeviceInfo h100;
-  h100.sm_count = 132, h100.cc_major = 9, h100.max_threads_per_block = 1024;
-  h100.shared_per_block_optin = 227 * 1024, h100.max_grid_y = 65535, h100.max_grid_z = 65535;
+  const DeviceInfo h100 = h100_description();
   const Algorithm& f = *test::lab().find("flagship");
   std::vector<Problem> problems;
   for (const char* name : {"flagship-training.ini", "flagship-held-out.ini", "flagship-small-problems.ini"}) {
@@ -255,8 +251,10 @@ TEST(Registry, FlagshipPicksAreTheGoldenOnes) {
     for (const char* v : {"cuda_cores", "tensor_cores"}) {
       Params q(v);
       for (const Axis& x : f.axes) q.set(x.name, x.default_value);
+      char ms[32];
+      std::snprintf(ms, sizeof ms, "%.6g", f.predict_ms(p, q, h100));
       picks += std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " " + v + " " +
-               f.resolve(p, q, h100).text("kernel") + "\n";
+               f.resolve(p, q, h100).text("kernel") + " " + ms + "\n";
     }
   const std::string golden = std::string(MMLAB_SOURCE_DIR) + "/tests/cpu/golden/flagship-picks.txt";
   if (std::getenv("MMLAB_WRITE_GOLDEN")) std::ofstream(golden) << picks;

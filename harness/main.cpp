@@ -1,6 +1,6 @@
-// mmlab: the command-line entry point. `mmlab list` and `mmlab run`; see `mmlab --help`. The one
-// place that knows which algorithms the program has: it joins algorithms/ and distributed/'s lists
-// into the Registry it hands to the harness.
+// mmlab: the command-line entry point. `mmlab list`, `mmlab run` and `mmlab terms`; see `mmlab
+// --help`. The one place that knows which algorithms the program has: it joins algorithms/ and
+// distributed/'s lists into the Registry it hands to the harness.
 #include <atomic>
 #include <csignal>
 #include <cstring>
@@ -15,6 +15,7 @@
 #include "harness/options.hpp"
 #include "harness/progress.hpp"
 #include "harness/runner.hpp"
+#include "harness/terms.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/gpu.hpp"
 #include "runtime/job.hpp"
@@ -34,10 +35,11 @@ const mmlab::Registry& lab() {
   return registry;
 }
 
-// argv without its --plugin arguments, the plugins loaded (before lab() is first asked for).
-std::vector<char*> load_plugins(int argc, char** argv, std::vector<std::string>& storage) {
+// argv without its --plugin arguments, the plugins loaded (before lab() is first asked for); with
+// `experiment`, also those of the experiment file a first argument names.
+std::vector<char*> load_plugins(int argc, char** argv, std::vector<std::string>& storage, bool experiment = true) {
   std::vector<std::string> args(argv + 2, argv + argc);
-  for (const std::string& path : mmlab::take_plugin_paths(args))
+  for (const std::string& path : mmlab::take_plugin_paths(args, experiment))
     plugins().push_back(mmlab::Plugin::load(path));
   storage = args;
   std::vector<char*> out = {argv[0], argv[1]};
@@ -60,6 +62,7 @@ const char* kUsage =
     "  list [ALGORITHM...]           algorithms, their variants and parameter axes\n"
     "  run [EXPERIMENT.ini] [opts]   sweep, verify and time; append rows to a CSV\n"
     "                                (`mmlab run --help` for every option)\n"
+    "  terms RESULTS.csv...          each row's cost-model terms and modelled time, as CSV\n"
     "  --help, --version\n\n"
     "Example: mmlab run experiments/quick.ini\n";
 
@@ -76,20 +79,30 @@ const char* kListUsage =
     "kernels were compiled for and its limits.\n\n"
     "Example: mmlab list flagship cublas\n";
 
-int list(int argc, char** argv) {
-  std::vector<const mmlab::Algorithm*> which;
+// A command's arguments after argv[1], none of them an option (--plugin is already taken out);
+// false when --help was asked (its usage printed).
+bool plain_arguments(int argc, char** argv, const char* usage, std::vector<std::string>& out) {
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
-      std::cout << kListUsage;
-      return 0;
+      std::cout << usage;
+      return false;
     }
     if (!arg.empty() && arg[0] == '-')
-      throw mmlab::UsageError("list: unknown option '" + arg + "' (mmlab list --help)");
-    const mmlab::Algorithm* a = lab().find(argv[i]);
-    if (!a)
-      throw mmlab::UsageError(std::string("unknown algorithm '") + argv[i] + "' (valid: " + lab().names() +
-                              ")");
+      throw mmlab::UsageError(std::string(argv[1]) + ": unknown option '" + arg + "' (mmlab " + argv[1] +
+                              " --help)");
+    out.push_back(arg);
+  }
+  return true;
+}
+
+int list(int argc, char** argv) {
+  std::vector<std::string> names;
+  if (!plain_arguments(argc, argv, kListUsage, names)) return 0;
+  std::vector<const mmlab::Algorithm*> which;
+  for (const std::string& name : names) {
+    const mmlab::Algorithm* a = lab().find(name);
+    if (!a) throw mmlab::UsageError("unknown algorithm '" + name + "' (valid: " + lab().names() + ")");
     which.push_back(a);
   }
   if (which.empty()) which = lab().all();
@@ -119,6 +132,23 @@ int list(int argc, char** argv) {
     if (!a->constraints.empty()) std::cout << "  constraints: " << a->constraints << "\n";
     std::cout << "\n";
   }
+  return 0;
+}
+
+const char* kTermsUsage =
+    "usage: mmlab terms [--plugin LIB.so] RESULTS.csv [RESULTS.csv ...]\n\n"
+    "For each row of an algorithm with a linear cost model (algorithms/models/: ms = c0 + c1 f1 + c2 f2 +\n"
+    "c3 f3): its file and line, the resolved configuration, m, n, k, the fitted row that prices it, the\n"
+    "terms f1, f2, f3, the row's coefficients and the model's time (empty where the configuration has no\n"
+    "fitted row), as CSV on standard output. Priced on the H100's description with the row's SM count,\n"
+    "without a GPU. scripts/fit-flagship and scripts/pick-regret read it.\n\n"
+    "Example: mmlab terms data/flagship/streamk/training.csv > terms.csv\n";
+
+int terms(int argc, char** argv) {
+  std::vector<std::string> files;
+  if (!plain_arguments(argc, argv, kTermsUsage, files)) return 0;
+  if (files.empty()) throw mmlab::UsageError("terms: name at least one results file (mmlab terms --help)");
+  mmlab::write_model_terms(files, lab(), std::cout);
   return 0;
 }
 
@@ -222,6 +252,11 @@ int dispatch(int argc, char** argv) {
       std::vector<std::string> storage;
       std::vector<char*> args = load_plugins(argc, argv, storage);
       return list(int(args.size()), args.data());
+    }
+    if (command == "terms") {
+      std::vector<std::string> storage;
+      std::vector<char*> args = load_plugins(argc, argv, storage, false);
+      return terms(int(args.size()), args.data());
     }
     if (command == "--version") {
       std::cout << "mmlab " << mmlab::git_revision() << "\n";

@@ -648,7 +648,7 @@ static RunPlan make_plan_unlocated(Reading& r, const Settings& cli, const Settin
 
 namespace mmlab {
 
-std::vector<std::string> take_plugin_paths(std::vector<std::string>& args) {
+std::vector<std::string> take_plugin_paths(std::vector<std::string>& args, bool reads_experiment) {
   std::vector<std::string> paths, rest;
   const auto add = [&](const std::string& list) {
     std::string item;
@@ -672,7 +672,8 @@ std::vector<std::string> take_plugin_paths(std::vector<std::string>& args) {
     } else if (a.rfind("--plugin=", 0) == 0) {
       add(a.substr(9));
     } else {
-      if (experiment.empty() && !a.empty() && a[0] != '-' && (rest.empty() || !takes_value(rest.back())))
+      if (reads_experiment && experiment.empty() && !a.empty() && a[0] != '-' &&
+          (rest.empty() || !takes_value(rest.back())))
         experiment = a;
       rest.push_back(a);
     }

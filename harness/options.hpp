@@ -65,7 +65,8 @@ RunPlan make_plan(const Settings& cli, const Settings& file, const Registry& reg
 
 // The plugins to load before anything else is read: --plugin PATH (repeatable) and --plugin=PATH
 // taken out of `args` (the arguments after the command), then the `plugin = A, B` line of the
-// experiment file they name. Each entry may be a comma list.
-std::vector<std::string> take_plugin_paths(std::vector<std::string>& args);
+// experiment file they name (`experiment`: the first other argument may name one, as in `mmlab run`).
+// Each entry may be a comma list.
+std::vector<std::string> take_plugin_paths(std::vector<std::string>& args, bool experiment = true);
 
 }  // namespace mmlab

@@ -5,16 +5,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "core/csv.hpp"
 #include "core/schema.hpp"
+#include "tests/lab.hpp"
 
 namespace mmlab {
 namespace {
@@ -729,6 +733,137 @@ TEST(NewUser, TheFrontDoorFitsTheFirstScreen) {
   EXPECT_GE(rows, 6u) << table;  // the header and the claims
   for (const char* word : {"cublas", "cutlass", "cublasxt", "flagship cuda_cores", "flagship tensor_cores", "data/"})
     EXPECT_NE(table.find(word), std::string::npos) << word << " in\n" << table;
+}
+
+
+// A results file of `rows` (algorithm, variant, params, resolved, m, n, k, median ms; every other column
+// empty or a plausible value), as the harness writes it.
+struct Written {
+  std::string algorithm, variant, params, resolved;
+  long m, n, k;
+  double median_ms;
+};
+void write_results(const std::string& path, const std::vector<Written>& rows) {
+  std::ofstream out(path);
+  out << csv_line(result_columns());
+  for (const Written& w : rows) {
+    Record r(result_columns());
+    r.set("algorithm", w.algorithm).set("variant", w.variant).set("params", w.params).set("resolved", w.resolved);
+    r.set("m", w.m).set("n", w.n).set("k", w.k).set("sm_count", 132).set("inputs", "uniform").set("scope", "kernel");
+    r.set("l2_flush", "off").set("median_ms", w.median_ms).set("status", "ok");
+    out << csv_line(r.values());
+  }
+}
+
+std::map<std::string, std::string> fields(const CsvRow& header, const CsvRow& row) {
+  std::map<std::string, std::string> out;
+  for (std::size_t i = 0; i < header.size() && i < row.size(); ++i) out[header[i]] = row[i];
+  return out;
+}
+
+// `mmlab terms` prints each row's terms, fitted row and time as the lab's own models give them
+// (Algorithm::model_terms on the H100's description: issue #48), leaves out rows of algorithms without
+// a linear model, prices no configuration its model has no row for, and refuses a file that is not a
+// results file (exit 2, nothing on standard output).
+TEST(Cli, TermsAreTheModelsOwn) {
+  Dir d;
+  const DeviceInfo h100 = h100_description();
+  const Problem tuned_at{1500, 1300, 900};
+  const std::string tuned =
+      test::lab().find("register_tiled")->resolve(tuned_at, Params::parse("tuned", ""), h100).canonical();
+  const std::string sk = "tile=128x128;warp=32x64;depth=32;stages=3;a=transposed";
+  const std::vector<Written> rows = {
+      {"streamk", "hybrid", sk, sk, 1000, 3000, 700, 0.1},
+      {"small", "default", "tile=64x64;thread=8x4;split=4", "tile=64x64;thread=8x4;split=4", 200, 300, 1000, 0.02},
+      {"small", "default", "tile=64x64;thread=8x4;split=32", "tile=64x64;thread=8x4;split=32", 200, 300, 1000, 0.02},
+      {"skinny", "staged", "", "", 16, 4000, 3000, 0.03},
+      {"skinny", "staged", "", "", 4000, 16, 3000, 0.03},
+      {"register_tiled", "tuned", "", tuned, tuned_at.m, tuned_at.n, tuned_at.k, 0.2},
+      {"tf32x3", "half3", "stages=3;split=auto", "stages=3;split=2", 512, 512, 4096, 0.1},
+      {"tma_tiled", "tma", "tile=128x256;warp=32x128;depth=32;stages=3;split=1",
+       "tile=128x256;warp=32x128;depth=32;stages=3;split=1", 3000, 3000, 3000, 1.0},
+      {"eigen", "default", "threads=1", "threads=1", 64, 64, 64, 0.1}};
+  write_results(d / "run.csv", rows);
+  const Result r = mmlab("terms " + d / "run.csv");
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::istringstream text(r.output);
+  std::string line;
+  std::getline(text, line);
+  const CsvRow header = parse_csv_line(line, "terms");
+  std::map<long, std::map<std::string, std::string>> by_line;
+  while (std::getline(text, line)) {
+    const auto f = fields(header, parse_csv_line(line, "terms"));
+    by_line[std::stol(f.at("line"))] = f;
+  }
+  EXPECT_EQ(by_line.size(), rows.size() - 1) << r.output;  // eigen has no model
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Written& w = rows[i];
+    const Algorithm& a = *test::lab().find(w.algorithm);
+    if (!a.model_terms) {
+      EXPECT_FALSE(by_line.count(long(i) + 2)) << w.algorithm;
+      continue;
+    }
+    ASSERT_TRUE(by_line.count(long(i) + 2)) << w.algorithm << "\n" << r.output;
+    const auto& f = by_line[long(i) + 2];
+    const Problem p{w.m, w.n, w.k};
+    const Params q = Params::parse(a.resolve ? a.resolve(p, Params::parse(w.variant, w.params), h100).variant() : w.variant,
+                                   w.resolved);
+    const ModelTerms t = a.model_terms(p, q, h100);
+    EXPECT_EQ(f.at("variant"), q.variant());
+    for (int j = 0; j < 3; ++j)
+      EXPECT_NEAR(std::stod(f.at("f" + std::to_string(j + 1))), t.f[j], 1e-9 * std::max(1.0, std::abs(t.f[j])))
+          << w.algorithm << " f" << j + 1;
+    EXPECT_EQ(f.at("fit").empty(), t.fit == nullptr) << w.algorithm << " " << w.params;
+    if (t.fit) {
+      EXPECT_NEAR(std::stod(f.at("model_ms")), t.ms(), 1e-9 * t.ms()) << w.algorithm;
+      EXPECT_NEAR(t.ms(), a.predict_ms(p, q, h100), 1e-12) << w.algorithm;
+    }
+  }
+  EXPECT_TRUE(by_line.at(4).at("fit").empty()) << "small's grouped split below k = 8192 is not modelled";
+  EXPECT_TRUE(by_line.at(5).at("fit").empty()) << "skinny staged's rows kernel has no row of its own";
+  EXPECT_EQ(by_line.at(6).at("fit"), "staged (cols)");
+  EXPECT_EQ(by_line.at(7).at("variant"), "manual") << "register_tiled tuned resolves to manual";
+
+  std::ofstream(d / "foreign.csv") << "a,b\n1,2\n";
+  const Result foreign = mmlab("terms " + d / "foreign.csv");
+  EXPECT_EQ(foreign.code, 2);
+  EXPECT_NE(foreign.output.find("not an mmlab results file"), std::string::npos) << foreign.output;
+  EXPECT_EQ(mmlab("terms " + d.path.string()).code, 2) << "a folder";
+  EXPECT_EQ(mmlab("terms").code, 2);
+  EXPECT_EQ(mmlab("terms --help").code, 0);
+}
+
+// scripts/pick-regret: the share of problems whose pick is within 5% of the fastest candidate the
+// dispatcher prices (not a configuration without a fitted model: small's split 32 below k = 8192), and
+// the models' error, read from the lab (`mmlab list flagship`, `mmlab terms`).
+TEST(Cli, PickRegretJudgesThePickAgainstThePricedCandidates) {
+  if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  Dir d;
+  const std::string sk = "tile=128x128;warp=32x64;depth=32;stages=3;a=transposed",
+                    tma = "tile=128x256;warp=32x128;depth=32;stages=3;split=1";
+  write_results(d / "run.csv",
+                {{"flagship", "cuda_cores", "kernel=auto;launch=graph", "kernel=streamk:hybrid:" + sk + ";launch=graph",
+                  1000, 3000, 700, 1.00},
+                 {"streamk", "hybrid", sk, sk, 1000, 3000, 700, 0.98},
+                 {"tma_tiled", "tma", tma, tma, 1000, 3000, 700, 1.20},
+                 {"flagship", "cuda_cores", "kernel=auto;launch=graph",
+                  "kernel=small:default:tile=64x64;thread=8x4;split=8;launch=graph", 200, 300, 1000, 0.050},
+                 {"small", "default", "tile=64x64;thread=8x4;split=4", "tile=64x64;thread=8x4;split=4", 200, 300, 1000,
+                  0.040},
+                 {"small", "default", "tile=64x64;thread=8x4;split=32", "tile=64x64;thread=8x4;split=32", 200, 300,
+                  1000, 0.010}});
+  const std::string cmd = "python3 " + std::string(MMLAB_SOURCE_DIR) + "/scripts/pick-regret --mmlab " +
+                          MMLAB_BINARY + " " + d / "run.csv" + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  ASSERT_EQ(pclose(p), 0) << out;
+  EXPECT_NE(out.find("cuda_cores: the pick within 5% of the fastest candidate on 1 of 2 problems (50.0%)"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("200x300x1000 uniform: 1.25x"), std::string::npos) << out;
+  EXPECT_NE(out.find("streamk hybrid:" + sk), std::string::npos) << "each model's error\n" << out;
 }
 
 }  // namespace

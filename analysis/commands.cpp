@@ -54,7 +54,7 @@ Table summary(const std::vector<Result>& rows, const std::vector<std::string>& b
     if (!all)
       key.push_back("");
     else
-      key.push_back(r.status);
+      key.push_back(status_name(r.status));
     auto [it, fresh] = groups.try_emplace(key);
     if (fresh) order.push_back(key);
     it->second.push_back(&r);
@@ -95,9 +95,9 @@ Table summary(const std::vector<Result>& rows, const std::vector<std::string>& b
     line.record.push_back(Value(members.size()));
     if (!first.ok()) {
       line.cells.insert(line.cells.end(), 9, "");
-      line.cells.push_back(first.status);
+      line.cells.push_back(status_name(first.status));
       line.record.insert(line.record.end(), 9, Value());
-      line.record.push_back(Value(first.status));
+      line.record.push_back(Value(status_name(first.status)));
     } else {
       mmlab::Stats s;
       double flop = first.gflops * first.median_ms * 1e6;  // the algorithm's own flop count
@@ -155,18 +155,18 @@ Table headline(const std::vector<Result>& all_rows, const std::string& shape, co
   std::vector<std::string> order;
   // The FP32 contest: rows judged by the TF32 tolerance are left out.
   auto eligible = [&](const Result& r) {
-    return r.ok() && r.fp32() && r.shape() == shape && r.scope == "kernel";
+    return r.ok() && r.fp32() && r.shape() == shape && r.scope == Scope::kernel;
   };
   for (const Result& r : rows)
     if (eligible(r) && r.algorithm == baseline) {
-      auto [it, fresh] = base.emplace(r.fields.at("l2_flush"), &r);
+      auto [it, fresh] = base.emplace(l2_flush_name(r.l2_flush), &r);
       if (!fresh && r.gflops > it->second->gflops) it->second = &r;
     }
   if (base.empty())
     throw AnalysisError("headline: no " + baseline + " row at " + shape + " in the given files");
   for (const Result& r : rows) {
-    if (!eligible(r) || !base.count(r.fields.at("l2_flush"))) continue;
-    auto [it, fresh] = best.try_emplace(r.algorithm + "|" + r.fields.at("l2_flush"), &r);
+    if (!eligible(r) || !base.count(l2_flush_name(r.l2_flush))) continue;
+    auto [it, fresh] = best.try_emplace(r.algorithm + "|" + l2_flush_name(r.l2_flush), &r);
     if (fresh)
       order.push_back(it->first);
     else if (r.gflops > it->second->gflops)
@@ -178,7 +178,7 @@ Table headline(const std::vector<Result>& all_rows, const std::string& shape, co
   if (base.size() > 1) t.header.insert(t.header.begin() + 2, "L2 flush");
   for (const std::string& key : order) {
     const Result& r = *best.at(key);
-    const std::string l2 = r.fields.at("l2_flush");
+    const std::string l2 = l2_flush_name(r.l2_flush);
     char ms[96];
     std::snprintf(ms, sizeof ms, "%.4g (%.4g to %.4g)", r.median_ms, r.ci_lo_ms, r.ci_hi_ms);
     std::vector<std::string> row = {r.algorithm, r.configuration(), ms, fixed(r.gflops / 1000, 2),
@@ -203,7 +203,7 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
   // The baseline's rows of every job (a re-run must not hide the one measured beside a row).
   std::map<std::string, const Result*> same_job, latest;  // run|shape and shape -> the baseline's row
   for (const Result& r : all_rows)
-    if (r.ok() && r.fp32() && r.algorithm == baseline && r.scope == "kernel") {
+    if (r.ok() && r.fp32() && r.algorithm == baseline && r.scope == Scope::kernel) {
       same_job[r.fields.at("run") + "|" + r.shape()] = &r;
       latest[r.shape()] = &r;
     }
@@ -251,7 +251,7 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
                       three(r.get("comm_ms")), three(r.get("wait_ms")), three(r.get("overlap")),
                       predicted > 0 ? fixed(predicted, 3) : "",
                       predicted > 0 ? fixed(r.median_ms / predicted, 3) : ""});
-    t.records.push_back({r.m, r.n, r.k, r.inputs, r.algorithm, r.variant, r.params, r.get("engine"), r.get("grid"),
+    t.records.push_back({r.m, r.n, r.k, inputs_name(r.inputs), r.algorithm, r.variant, r.params, r.get("engine"), r.get("grid"),
                          gpus, ranks, r.median_ms, r.gflops / 1000, speedup, ci_lo, ci_hi,
                          speedup / std::max(1, gpus ? gpus : ranks), number_of(r.get("compute_ms")),
                          number_of(r.get("comm_ms")), number_of(r.get("wait_ms")), number_of(r.get("overlap")),
@@ -265,7 +265,7 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
     for (const Result& r : rows)
       if (r.ok() && !r.get("grid").empty()) shapes.insert(r.shape());
     for (const Result& r : rows)
-      if (r.ok() && r.get("grid").empty() && r.scope == "kernel" && shapes.count(r.shape())) others.insert(r.algorithm);
+      if (r.ok() && r.get("grid").empty() && r.scope == Scope::kernel && shapes.count(r.shape())) others.insert(r.algorithm);
     std::string hint;
     for (const std::string& a : others) hint += (hint.empty() ? "" : " or ") + ("--baseline " + a);
     throw AnalysisError("scaling: no distributed row with a " + baseline + " row at its shape in the given files" +
@@ -292,7 +292,7 @@ Table frontier(const std::vector<Result>& all_rows, const std::vector<std::strin
   std::map<std::string, std::map<std::string, const Result*>> best;  // problem -> name -> fastest
   std::map<std::string, const Result*> base;                         // problem -> the baseline's row
   for (const Result& r : rows) {
-    if (!r.ok() || r.scope != "kernel" || r.fields.at("max_sumabs_err").empty() || !wanted(r)) continue;
+    if (!r.ok() || r.scope != Scope::kernel || r.fields.at("max_sumabs_err").empty() || !wanted(r)) continue;
     const std::string problem = r.shape();
     if (!best.count(problem)) order.push_back(problem);
     const std::string name = r.variant == "default" ? r.algorithm : r.algorithm + " " + r.variant;
@@ -325,9 +325,9 @@ Table frontier(const std::vector<Result>& all_rows, const std::vector<std::strin
         if (base_err > 0) error = fixed(err / base_err, 2);
       }
       t.rows.push_back(
-          {r->dims(), r->inputs, r->variant == "default" ? r->algorithm : r->algorithm + " " + r->variant,
+          {r->dims(), inputs_name(r->inputs), r->variant == "default" ? r->algorithm : r->algorithm + " " + r->variant,
            r->params.empty() ? "-" : r->params, fixed(r->gflops / 1000, 1), speed, scientific(err, 2), error,
-           scientific(std::stod(r->fields.at("max_rel_err")), 2), r->precision});
+           scientific(std::stod(r->fields.at("max_rel_err")), 2), precision_name(r->precision)});
     }
   }
   t.note = "x " + baseline + ": its FP32 row's median / this median, same problem, same file; error x " +

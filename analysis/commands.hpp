@@ -29,7 +29,7 @@ struct CompareOptions {
   std::string metric = "gpu";      // gpu (the trials' GPU time), host (the host's time to enqueue the
                                    // work) or sum (both: what a caller waits for, launch to completion)
   bool across_runs = false;        // one estimate per configuration over every run in the files
-  std::string baseline_scope;      // "": the baseline at each row's own scope; else its rows at this scope
+  std::optional<Scope> baseline_scope;  // none: the baseline at each row's own scope; else its rows at this scope
                                    // against every configuration of the same shape (and L2 ignored)
 };
 // Every other configuration at the same shape and scope as the baseline, estimate first: the

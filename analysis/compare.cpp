@@ -141,15 +141,16 @@ Verdict verdict_of(const Estimate& e, double margin, double level) {
 // A row's clock, as its timer measured it (or as the comparison asks: cycles, the host's time).
 std::string clock_of(const Result& r, const CompareOptions& o) {
   if (o.cycles || o.metric != "gpu") return measure_of(o);
-  if (r.timer == "host") return "host time";
-  if (r.timer == "events" || r.timer == "graph") return "GPU + host enqueue";
+  if (r.timer == Timer::host) return "host time";
+  if (r.timer == Timer::events || r.timer == Timer::graph) return "GPU + host enqueue";
   return "GPU time";
 }
 // The fields that say which problem and row a comparison is, first in every record.
 const std::vector<std::string> kWhich = {"m", "n", "k", "inputs", "scope", "l2_flush", "clock", "timer",
                                          "algorithm", "variant", "params", "configuration", "run"};
 std::vector<Value> which_of(const Result& r, const CompareOptions& o) {
-  return {r.m, r.n, r.k, r.inputs, r.scope, r.fields.at("l2_flush"), clock_of(r, o), r.timer, r.algorithm,
+  return {r.m, r.n, r.k, inputs_name(r.inputs), scope_name(r.scope), l2_flush_name(r.l2_flush), clock_of(r, o),
+          r.timer ? timer_name(*r.timer) : "", r.algorithm,
           r.variant, r.params, r.configuration(), r.fields.at("run")};
 }
 // The clock of a table's rows for its title: theirs when they share one, else the column's word.
@@ -161,7 +162,7 @@ std::string clocks_of(const std::vector<const Result*>& rows, const CompareOptio
 // "on" where the table's rows differ in their L2 setting: the column that says which.
 bool l2_varies(const std::vector<const Result*>& rows) {
   std::set<std::string> l2;
-  for (const Result* r : rows) l2.insert(r->fields.at("l2_flush"));
+  for (const Result* r : rows) l2.insert(l2_flush_name(r->l2_flush));
   return l2.size() > 1;
 }
 
@@ -206,7 +207,7 @@ std::string instead(const std::vector<Result>& rows) {
   std::map<std::string, std::size_t> ok;
   std::map<std::string, std::size_t> not_ok;  // status: reason -> rows
   for (const Result& r : rows)
-    (r.ok() ? ok[r.algorithm] : not_ok[r.status + ": " + r.fields.at("reason")])++;
+    (r.ok() ? ok[r.algorithm] : not_ok[status_name(r.status) + std::string(": ") + r.fields.at("reason")])++;
   std::string out = ". The files' ok rows: ";
   if (ok.empty()) return out + "none" + (not_ok.empty() ? "" : " (" + not_ok.begin()->first + ")");
   for (const auto& [name, count] : ok) out += name + " (" + std::to_string(count) + "), ";
@@ -250,7 +251,7 @@ std::vector<Pair> pair_with_baseline(const std::vector<Result>& rows, const Comp
       if (r.ok())
         ++baseline_ok;
       else
-        why[r.status + ": " + r.fields.at("reason")]++;
+        why[status_name(r.status) + std::string(": ") + r.fields.at("reason")]++;
     }
     if (!algorithms.count(name)) {
       std::string names;
@@ -267,11 +268,8 @@ std::vector<Pair> pair_with_baseline(const std::vector<Result>& rows, const Comp
   }
   std::vector<Pair> pairs;
   std::map<std::string, const Result*> base_of;  // shape|scope|l2[|run] -> baseline row
-  const bool any_scope = !o.baseline_scope.empty();
-  auto group = [&](const Result& r) {
-    return r.shape() + (any_scope ? "" : "|" + r.scope + "|" + r.fields.at("l2_flush")) +
-           (per_run ? "|" + run_of(r) : "");
-  };
+  const bool any_scope = o.baseline_scope.has_value();
+  auto group = [&](const Result& r) { return (any_scope ? r.shape() : r.problem()) + (per_run ? "|" + run_of(r) : ""); };
   for (const Result& r : rows) {
     if (!r.ok() || !is_baseline(r) || (any_scope && r.scope != o.baseline_scope)) continue;
     if (!o.sizes.empty() && std::find(o.sizes.begin(), o.sizes.end(), r.shape()) == o.sizes.end() &&
@@ -293,7 +291,7 @@ std::vector<Pair> pair_with_baseline(const std::vector<Result>& rows, const Comp
           (it->second->file == r.file ? "the file is named twice" : "the two files hold the same run (a copy)") +
           "; name each run's file once");
     if (!fresh)
-      throw AnalysisError("compare: the baseline appears twice at " + r.shape() + " " + r.scope + " (" +
+      throw AnalysisError("compare: the baseline appears twice at " + r.shape() + " " + scope_name(r.scope) + " (" +
                           it->second->file + ":" + std::to_string(it->second->line) + " and " + r.file + ":" +
                           std::to_string(r.line) + ")" +
                           (per_run ? "" : "; pick one run with --run latest or --run RUN"));
@@ -326,8 +324,7 @@ std::size_t trials_to_reach(bool paired, std::size_t size, double alpha) {
 
 std::string family_key(const Pair& q, const std::string& family) {
   if (family == "table") return "";
-  return q.other->shape() + "|" + q.other->scope + "|" + q.other->fields.at("l2_flush") + "|" +
-         run_of(*q.other);
+  return q.other->problem() + "|" + run_of(*q.other);
 }
 
 // The notes every comparison table carries: methods, the family, what the design can reach, and
@@ -390,7 +387,7 @@ std::string compare_note(const std::vector<Pair>& pairs, const std::vector<Estim
   seen.clear();
   for (const Pair& q : pairs)
     for (const Result* r : {q.base, q.other})
-      if (seen.insert(r).second && (r->timer == "events" || r->timer == "graph")) ++host_inside;
+      if (seen.insert(r).second && (r->timer == Timer::events || r->timer == Timer::graph)) ++host_inside;
   if (host_inside && o.metric == "gpu")
     note += " Warning: " + std::to_string(host_inside) +
             " rows were timed with events on an idle stream (column timer: events or graph; every GPU row "
@@ -463,10 +460,10 @@ Table compare(const std::vector<Result>& all_rows, const CompareOptions& o) {
     const std::string clock = clock_of(*q.other, o) == clock_of(*q.base, o)
                                   ? clock_of(*q.other, o)
                                   : clock_of(*q.other, o) + " (baseline: " + clock_of(*q.base, o) + ")";
-    t.rows.push_back({q.other->shape(), q.other->scope, q.other->configuration(), mo, mb, fixed(e.ratio, 3), ci,
+    t.rows.push_back({q.other->shape(), scope_name(q.other->scope), q.other->configuration(), mo, mb, fixed(e.ratio, 3), ci,
                       v.text, (e.paired ? "paired, " : "independent, ") + std::to_string(e.n), p_text(e.p),
                       p_text(adjusted[i]), clock});
-    if (l2_column) t.rows.back().push_back(q.other->fields.at("l2_flush"));
+    if (l2_column) t.rows.back().push_back(l2_flush_name(q.other->l2_flush));
     std::vector<Value> rec = which_of(*q.other, o);
     const bool has_ci = e.ci.coverage > 0;
     for (const Value& x :
@@ -492,8 +489,7 @@ Table compare_across_runs(const std::vector<Result>& all_rows, const CompareOpti
   std::map<std::string, Line> lines;
   std::vector<std::string> order;
   for (const Pair& q : pairs) {
-    const std::string key = q.other->shape() + "|" + q.other->scope + "|" + q.other->fields.at("l2_flush") +
-                            "|" + q.other->configuration();
+    const std::string key = q.other->problem() + "|" + q.other->configuration();
     auto [it, fresh] = lines.try_emplace(key, Line{q.other, {}, {}});
     if (fresh) order.push_back(key);
     if (std::find(it->second.runs.begin(), it->second.runs.end(), run_of(*q.other)) != it->second.runs.end())
@@ -575,10 +571,10 @@ Table compare_across_runs(const std::vector<Result>& all_rows, const CompareOpti
                                        " for 80% power)";
     }
     const bool holds = logs.size() >= 2 && words.size() == 1 && *words.begin() != "inconclusive";
-    t.rows.push_back({l.first->shape(), l.first->scope, l.first->configuration(), std::to_string(logs.size()), each,
+    t.rows.push_back({l.first->shape(), scope_name(l.first->scope), l.first->configuration(), std::to_string(logs.size()), each,
                       fixed(combined.ratio, 3), ci, fixed(std::exp(*lo), 3) + " to " + fixed(std::exp(*hi), 3),
                       verdict.text, holds ? "yes: " + *words.begin() : "no", prediction, clock_of(*l.first, o)});
-    if (l2_column) t.rows.back().push_back(l.first->fields.at("l2_flush"));
+    if (l2_column) t.rows.back().push_back(l2_flush_name(l.first->l2_flush));
     std::vector<Value> rec = which_of(*l.first, o);
     rec.back() = Value();  // several runs: no one run
     for (const Value& x : {Value(logs.size()), Value(combined.ratio), mean_lo, mean_hi, pred_lo, pred_hi,

@@ -17,6 +17,7 @@
 #include "core/params.hpp"
 #include "core/random.hpp"
 #include "core/revision.hpp"
+#include "core/scope.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -39,6 +40,15 @@ std::vector<std::string> split(const std::string& s) {
   for (std::string item; std::getline(ss, item, ',');)
     if (!item.empty()) out.push_back(item);
   return out;
+}
+
+// A scope option (`what` names it in the message): kernel, batched or end_to_end.
+mmlab::Scope scope_option(const std::string& text, const std::string& what) {
+  try {
+    return mmlab::parse_scope(text);
+  } catch (const mmlab::UsageError&) {
+    throw AnalysisError(what + " '" + text + "' (valid: kernel, batched, end_to_end)");
+  }
 }
 
 void emit(const std::string& text, const std::string& output) {
@@ -219,10 +229,7 @@ int compare_command(Args& args, const po::variables_map& vm) {
   if (o.cycles && o.metric != "gpu")
     throw AnalysisError("compare: --cycles counts the GPU's clock; it goes with --metric gpu only");
   o.across_runs = vm["across-runs"].as<bool>();
-  o.baseline_scope = vm["baseline-scope"].as<std::string>();
-  if (!o.baseline_scope.empty() && o.baseline_scope != "kernel" && o.baseline_scope != "batched" &&
-      o.baseline_scope != "end_to_end")
-    throw AnalysisError("compare: --baseline-scope '" + o.baseline_scope + "' (valid: kernel, batched, end_to_end)");
+  if (const std::string scope = vm["baseline-scope"].as<std::string>(); !scope.empty()) o.baseline_scope = scope_option(scope, "compare: --baseline-scope");
   if (!(o.level > 0 && o.level < 1) || o.resamples < 100)
     throw AnalysisError("compare: --level in (0, 1), --resamples >= 100");
   if (!(o.margin >= 0 && o.margin < 1)) throw AnalysisError("compare: --margin in [0, 1), e.g. 0.02");
@@ -331,7 +338,7 @@ int plot_command(Args& args, const po::variables_map& vm) {
   PlotOptions o;
   o.title = vm["title"].as<std::string>();
   o.shape = vm["size"].as<std::string>();
-  o.scope = vm["scope"].as<std::string>();
+  o.scope = scope_option(vm["scope"].as<std::string>(), "plot: --scope");
   if (vm.count("baseline")) o.baseline = vm["baseline"].as<std::string>();
   o.inputs = vm["inputs"].as<std::string>();
   o.error = vm["error"].as<std::string>();

@@ -20,11 +20,8 @@ namespace {
 std::string param(const Result& r, const std::string& key) {
   const std::string& text = r.fields.count("resolved") && !r.fields.at("resolved").empty() ? r.fields.at("resolved")
                                                                                            : r.params;
-  std::stringstream s(text);
-  std::string item;
-  while (std::getline(s, item, ';'))
-    if (item.rfind(key + "=", 0) == 0) return item.substr(key.size() + 1);
-  return {};
+  const Params q = Params::parse("", text);
+  return q.has(key) ? q.text(key) : std::string();
 }
 
 double number(const Result& r, const std::string& column) {

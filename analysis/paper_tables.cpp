@@ -23,7 +23,7 @@ Pred at(long m, long n, long k, Pred p) {
   return [=](const Result& r) { return r.m == m && r.n == n && r.k == k && p(r); };
 }
 Pred at(long n, Pred p) { return at(n, n, n, p); }
-Pred in_scope(const std::string& scope, Pred p) {
+Pred in_scope(Scope scope, Pred p) {
   return [=](const Result& r) { return r.scope == scope && p(r); };
 }
 
@@ -83,8 +83,8 @@ Table oneil(const std::string& name, long size, const std::vector<OneilRow>& pub
               "Std",       "Per launch (graph)"};
   for (const OneilRow& p : published) {
     const Result& e2e =
-        need(rows, at(size, in_scope("end_to_end", p.pick)), name, std::string(p.label) + " end_to_end");
-    const Result* g = best(rows, at(size, in_scope("batched", p.pick)));
+        need(rows, at(size, in_scope(Scope::end_to_end, p.pick)), name, std::string(p.label) + " end_to_end");
+    const Result* g = best(rows, at(size, in_scope(Scope::batched, p.pick)));
     t.rows.push_back({p.label, std::to_string(p.trials), num(p.min), num(p.max), num(p.avg), num(p.std),
                       std::to_string(e2e.trials), us(e2e.min_ms), us(e2e.max_ms), us(e2e.mean_ms),
                       us(e2e.std_ms), g ? us(g->median_ms) : ""});
@@ -225,8 +225,8 @@ std::vector<Table> lecture_table18(const std::vector<Result>& rows) {
             {"V100", "2,974", "7,146", "14.8"},
             {"A100", "4,303", "11,076", "19.5"}};
   auto graph_or_kernel = [&](Pred p) {
-    const Result* r = best(rows, in_scope("batched", p));
-    return r ? r : best(rows, in_scope("kernel", p));
+    const Result* r = best(rows, in_scope(Scope::batched, p));
+    return r ? r : best(rows, in_scope(Scope::kernel, p));
   };
   const Result* sample = graph_or_kernel(at(320, 640, 320, config("tiled", "", "tile=32")));
   const Result* cub = graph_or_kernel(at(640, 320, 480, config("cublas")));

@@ -166,9 +166,9 @@ void plot(PlotKind kind, const std::vector<Result>& rows, const std::string& out
   const std::string inputs = !o.inputs.empty() || kind == PlotKind::frontier ? o.inputs : "uniform";
   std::vector<const Result*> ok;
   for (const Result& r : rows)
-    if (r.ok() && r.scope == o.scope && (inputs.empty() || r.inputs == inputs)) ok.push_back(&r);
+    if (r.ok() && r.scope == o.scope && (inputs.empty() || inputs_name(r.inputs) == inputs)) ok.push_back(&r);
   if (ok.empty())
-    throw AnalysisError("plot: no ok rows in scope '" + o.scope + "'" +
+    throw AnalysisError("plot: no ok rows in scope '" + std::string(scope_name(o.scope)) + "'" +
                         (inputs.empty() ? "" : " with inputs '" + inputs + "'"));
   const std::string device = ok.front()->device;
   if (kind == PlotKind::frontier) return frontier(ok, out, o, device);
@@ -221,7 +221,7 @@ void plot(PlotKind kind, const std::vector<Result>& rows, const std::string& out
   if (kind == PlotKind::ratio) {                // speed-up over the baseline in the same file, against m n k
     std::map<std::string, const Result*> base;  // file, shape, L2 setting -> the baseline's row
     const auto key = [](const Result* r) {
-      return r->file + "|" + r->shape() + "|" + r->fields.at("l2_flush");
+      return r->file + "|" + r->shape() + "|" + l2_flush_name(r->l2_flush);
     };
     for (const Result* r : ok)
       if (r->algorithm == o.baseline) base[key(r)] = r;

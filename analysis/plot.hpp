@@ -13,7 +13,7 @@ PlotKind parse_plot_kind(const std::string& text);
 struct PlotOptions {
   std::string title;
   std::string shape;  // blocks: the problem shape to show (default: the largest square one)
-  std::string scope = "kernel";
+  Scope scope = Scope::kernel;
   std::string baseline = "cublas";  // ratio: the algorithm each row is divided by (same file, same problem)
   // The inputs of the rows plotted (uniform, wide_exponent, ill_conditioned); empty: uniform, except
   // for the frontier, which draws one panel per problem and inputs.

@@ -67,7 +67,7 @@ std::string when_and_where(const std::vector<Result>& rows) {
     if (r.device.rfind("cpu", 0) != 0 && r.device != "none") devices.insert(r.device);
     days.insert(r.fields.at("timestamp").substr(0, 10));
     revisions.insert("`" + r.fields.at("git_revision") + "`");
-    if (r.ok() && !r.timer.empty()) timers.insert(timer_words(r.timer));
+    if (r.ok() && r.timer) timers.insert(timer_words(timer_name(*r.timer)));
   }
   auto join = [](const std::set<std::string>& s, const char* sep = ", ") {
     std::string out;
@@ -82,7 +82,7 @@ std::string when_and_where(const std::vector<Result>& rows) {
 std::string headline_size(const std::vector<Result>& rows) {
   long largest = 0;
   for (const Result& r : rows)
-    if (r.ok() && r.fp32() && r.algorithm == "cublas" && r.square() && r.scope == "kernel") {
+    if (r.ok() && r.fp32() && r.algorithm == "cublas" && r.square() && r.scope == Scope::kernel) {
       if (r.m == 4096) return "4096";
       largest = std::max(largest, r.m);
     }
@@ -96,7 +96,7 @@ bool head_to_head(const std::vector<Result>& rows) {
   for (const Result& r : select_run(rows, "latest")) {
     if (!r.ok()) continue;
     algorithms.insert(r.algorithm);
-    if (r.algorithm != "cublas") per_shape[r.shape() + "|" + r.scope].insert(r.configuration());
+    if (r.algorithm != "cublas") per_shape[r.shape() + "|" + scope_name(r.scope)].insert(r.configuration());
   }
   if (algorithms.size() != 2 || !algorithms.count("cublas")) return false;
   return std::all_of(per_shape.begin(), per_shape.end(), [](auto& kv) { return kv.second.size() == 1; });
@@ -129,7 +129,7 @@ std::vector<std::pair<PlotKind, std::string>> plots_for(const std::vector<Result
   std::set<long> sizes;
   std::map<std::string, int> per_shape;
   for (const Result& r : rows)
-    if (r.ok() && r.scope == "kernel") {
+    if (r.ok() && r.scope == Scope::kernel) {
       if (r.square()) sizes.insert(r.m);
       per_shape[r.shape()]++;
     }
@@ -151,7 +151,7 @@ std::string write_report(const std::string& data, const std::string& relative, c
      << "). [`data/README.md`](../../data/README.md) gives the command that produced it. Medians of the "
         "recorded trials; every configuration was verified against float64 before it was timed.\n\n";
   std::size_t ok = 0, skipped = 0, failed = 0;
-  for (const Result& r : rows) (r.ok() ? ok : r.status == "skipped" ? skipped : failed)++;
+  for (const Result& r : rows) (r.ok() ? ok : r.status == Status::skipped ? skipped : failed)++;
   md << ok << " configurations ran, " << skipped << " were skipped, " << failed
      << " failed verification.\n\n";
 
@@ -193,7 +193,7 @@ std::string write_report(const std::string& data, const std::string& relative, c
     }
   }
   const bool accuracy = std::any_of(rows.begin(), rows.end(), [](const Result& r) {
-    return r.ok() && (!r.fp32() || r.inputs != "uniform");
+    return r.ok() && (!r.fp32() || !r.uniform());
   });
   if (accuracy) {
     try {
@@ -347,8 +347,8 @@ Table best_table(const std::string& data, const Headline& h, std::vector<Result>
       const auto base_tflops = [&](const std::string& l2) {
         double best_gflops = 0;
         for (const Result& r : select_run(rows, "latest"))
-          if (r.ok() && r.fp32() && r.algorithm == "cublas" && r.shape() == h.size && r.scope == "kernel" &&
-              (l2.empty() || r.fields.at("l2_flush") == l2))
+          if (r.ok() && r.fp32() && r.algorithm == "cublas" && r.shape() == h.size && r.scope == Scope::kernel &&
+              (l2.empty() || l2_flush_name(r.l2_flush) == l2))
             best_gflops = std::max(best_gflops, r.gflops);
         return best_gflops / 1000;
       };
@@ -379,7 +379,7 @@ Table best_table(const std::string& data, const Headline& h, std::vector<Result>
                         algorithm = configuration.substr(0, configuration.find(' '));
       std::vector<double> tflops, base;
       for (const Result& r : rows)
-        if (r.ok() && r.shape() == h.size && r.scope == "kernel") {
+        if (r.ok() && r.shape() == h.size && r.scope == Scope::kernel) {
           if (r.configuration() == configuration) tflops.push_back(r.gflops / 1000);
           if (r.algorithm == "cublas" && r.fp32()) base.push_back(r.gflops / 1000);
         }
@@ -561,7 +561,7 @@ void regenerate(const std::string& data, const std::string& readme, const std::s
     o.baseline = "cublas";
     std::vector<Result> rows = load_results({path}, true);
     if (const std::string& kind = inputs; !kind.empty())  // (a structured binding is not captured before C++20)
-      rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const Result& r) { return r.inputs != kind; }),
+      rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const Result& r) { return inputs_name(r.inputs) != kind; }),
                  rows.end());
     Table t = compare(rows, o);
     t.title.clear();

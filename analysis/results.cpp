@@ -31,7 +31,7 @@ using SampleReader = io::CSVReader<5, io::trim_chars<' ', '\t'>, io::double_quot
 
 template <std::size_t... I>
 void read_header(Reader& in, std::index_sequence<I...>) {
-  in.read_header(io::ignore_extra_column | io::ignore_missing_column, std::string(kResultColumns[I])...);
+  in.read_header(io::ignore_extra_column | io::ignore_missing_column, std::string(kResultColumns[I].name)...);
 }
 
 template <class R, std::size_t... I>
@@ -172,7 +172,11 @@ std::string Result::dims() const {
   return square() ? std::to_string(m) : std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
 }
 
-std::string Result::shape() const { return inputs == "uniform" ? dims() : dims() + "/" + inputs; }
+std::string Result::shape() const { return uniform() ? dims() : dims() + "/" + inputs_name(inputs); }
+
+std::string Result::problem() const {
+  return shape() + "|" + scope_name(scope) + "|" + l2_flush_name(l2_flush);
+}
 
 std::string Result::block() const {
   const std::string& x = fields.at("block_x");
@@ -292,7 +296,7 @@ std::vector<Result> select_run(const std::vector<Result>& rows, const std::strin
     std::map<std::string, std::size_t> last;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const Result& r = rows[i];
-      last[r.configuration() + "|" + r.shape() + "|" + r.scope + "|" + r.fields.at("l2_flush")] = i;
+      last[r.configuration() + "|" + r.problem()] = i;
     }
     std::vector<std::size_t> keep;
     for (const auto& [key, i] : last) keep.push_back(i);
@@ -383,16 +387,28 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         r.algorithm = r.fields["algorithm"];
         r.variant = r.fields["variant"];
         r.params = r.fields["params"];
-        r.scope = r.fields["scope"];
-        r.status = r.fields["status"];
-        r.inputs = r.fields["inputs"];
-        r.precision = r.fields["precision"];
-        if (r.precision != "fp32" && r.precision != "tf32")
-          throw AnalysisError(where(file, r.line, "precision") + ": '" + r.precision +
-                              "' (valid: fp32, tf32)");
-        if (!parse_inputs_name(r.inputs))
-          throw AnalysisError(where(file, r.line, "inputs") + ": '" + r.inputs +
-                              "' (valid: " + inputs_names() + ")");
+        // The choices, each into its type; a value no mmlab writes is an error naming the valid ones.
+        const auto invalid = [&](const char* column, const std::string& valid) {
+          return AnalysisError(where(file, r.line, column) + ": '" + r.fields[column] + "' (valid: " + valid + ")");
+        };
+        try {
+          r.scope = parse_scope(r.fields["scope"]);
+        } catch (const UsageError&) {
+          throw invalid("scope", "kernel, batched, end_to_end");
+        }
+        const std::optional<Status> status = parse_status(r.fields["status"]);
+        if (!status) throw invalid("status", "ok, skipped, failed");
+        r.status = *status;
+        const std::optional<Inputs> inputs = parse_inputs_name(r.fields["inputs"]);
+        if (!inputs) throw invalid("inputs", inputs_names());
+        r.inputs = *inputs;
+        const std::string& precision = r.fields["precision"];
+        if (precision != precision_name(Precision::fp32) && precision != precision_name(Precision::tf32))
+          throw invalid("precision", "fp32, tf32");
+        r.precision = precision == precision_name(Precision::tf32) ? Precision::tf32 : Precision::fp32;
+        const std::string& l2 = r.fields["l2_flush"];
+        if (l2 != l2_flush_name(false) && l2 != l2_flush_name(true)) throw invalid("l2_flush", "off, on");
+        r.l2_flush = l2 == l2_flush_name(true);
         r.m = whole("m");
         r.n = whole("n");
         r.k = whole("k");
@@ -400,7 +416,7 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         if (trials < 0) throw AnalysisError(where(file, r.line, "trials") + ": negative");
         r.trials = std::size_t(trials);
         // An ok row's statistics are measurements: present, finite, >= 0. Other rows may leave them empty.
-        const bool ok = r.status == "ok";
+        const bool ok = r.ok();
         auto stat = [&](const char* c) { return ok ? measured(r.fields[c], file, r.line, c) : num(c); };
         if (ok && r.trials == 0)
           throw AnalysisError(where(file, r.line, "trials") + ": 0, but the row is ok");
@@ -422,15 +438,12 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
           throw AnalysisError(where(file, r.line, "order") + ": '" + r.order +
                               "' (valid: sequential, interleaved)");
         r.slow_trials = r.fields["slow_trials"].empty() ? 0 : whole("slow_trials");
-        r.timer = r.fields["timer"];
-        if (!r.timer.empty() && std::none_of(std::begin(kAllTimers), std::end(kAllTimers),
-                                             [&](Timer t) { return r.timer == timer_name(t); }))
-          throw AnalysisError(where(file, r.line, "timer") + ": '" + r.timer +
-                              "' (valid: " + timer_names() + ")");
+        if (!r.fields["timer"].empty()) {
+          for (Timer t : kAllTimers)
+            if (r.fields["timer"] == timer_name(t)) r.timer = t;
+          if (!r.timer) throw invalid("timer", timer_names());
+        }
         if (!r.fields["host_ms"].empty()) r.host_ms = measured(r.fields["host_ms"], file, r.line, "host_ms");
-        if (r.status != "ok" && r.status != "skipped" && r.status != "failed")
-          throw AnalysisError(where(file, r.line, "status") + ": '" + r.status +
-                              "' is not ok, skipped or failed");
         if (r.algorithm.empty()) throw AnalysisError(where(file, r.line, "algorithm") + ": empty");
         // Derived columns, for grouping and sorting: block "16x16", size/shape "4096" or "MxNxK".
         r.fields["block"] = r.block();

@@ -3,9 +3,15 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "core/random.hpp"
+#include "core/schema.hpp"
+#include "core/scope.hpp"
+#include "core/verification.hpp"
 
 namespace mmlab::analysis {
 
@@ -18,8 +24,13 @@ struct Result {
   std::string file;
   unsigned line = 0;
   std::map<std::string, std::string> fields;  // every column read, as text
-  std::string run_id, device, algorithm, variant, params, scope, status, inputs;
-  std::string precision;  // fp32, or tf32 (a variant that rounds to TF32 on purpose: never a baseline)
+  // The columns the analysis reasons with, read once into their types (core/schema.hpp's choices).
+  std::string run_id, device, algorithm, variant, params;
+  Scope scope = Scope::kernel;
+  Status status = Status::ok;
+  Inputs inputs;
+  Precision precision = Precision::fp32;  // tf32: a variant that rounds to TF32 on purpose: never a baseline
+  bool l2_flush = false;
   long m = 0, n = 0, k = 0;
   std::size_t trials = 0;
   double min_ms = 0, max_ms = 0, mean_ms = 0, std_ms = 0, median_ms = 0, ci_lo_ms = 0, ci_hi_ms = 0,
@@ -30,21 +41,25 @@ struct Result {
   std::string interleave_group;       // shared by the configurations timed round-robin with it
   long slow_trials = 0;               // trials below 95% of the run's reference clock
   // How the trials were timed (core/scope.hpp: blocked, blocked_graph, events, graph, host; filled in
-  // for files before schema 7), and the host's time to enqueue a trial's work: the row's median and
-  // each trial's, per launch (schema 7, GPU rows; 0 and empty otherwise).
-  std::string timer;
+  // for files before schema 7; none where nothing was timed), and the host's time to enqueue a trial's
+  // work: the row's median and each trial's, per launch (schema 7, GPU rows; 0 and empty otherwise).
+  std::optional<Timer> timer;
   double host_ms = 0;
   std::vector<double> sample_host;
 
-  bool ok() const { return status == "ok"; }
+  bool ok() const { return status == Status::ok; }
   bool has_ci() const { return !fields.at("ci_lo_ms").empty(); }  // empty below 3 trials (schema 5)
-  bool fp32() const { return precision == "fp32"; }
+  bool fp32() const { return precision == Precision::fp32; }
+  bool uniform() const { return inputs == Inputs::uniform; }
   bool square() const { return m == n && n == k; }
   std::string configuration()
       const;                  // "algorithm variant params" (variant "default" and empty params omitted)
   std::string dims() const;   // "4096" when square, else "1041x1247x139"
   std::string shape() const;  // dims, and "/ill_conditioned" (say) where the inputs are not uniform
   std::string block() const;  // "16x16" (x by y; z when not 1), "" when not recorded
+  // The problem as the analysis groups rows: shape (with the inputs), scope and L2 setting,
+  // "1041x1247x139/ill_conditioned|kernel|off".
+  std::string problem() const;
   // A column by name; AnalysisError naming the column and the valid ones when unknown.
   const std::string& get(const std::string& column) const;
 };

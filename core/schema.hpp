@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,34 +29,79 @@ namespace mmlab {
 
 inline constexpr const char* kSchemaVersion = "7";
 
-inline constexpr std::array kResultColumns{
+// What a column holds: text (names, versions, free text), a choice among named values (parsed into
+// an enum by the reader: scope, timer, inputs, status, ...), a whole number or a decimal one. Numbers
+// are empty where a row has none.
+enum class ColumnType { text, choice, whole, number };
+
+// A column: its name, what it holds and its unit ("" where it has none).
+struct Column {
+  const char* name;
+  ColumnType type;
+  const char* unit;
+};
+
+namespace column_types {
+constexpr ColumnType text = ColumnType::text, choice = ColumnType::choice, whole = ColumnType::whole,
+                     number = ColumnType::number;
+}  // namespace column_types
+
+// clang-format off
+inline constexpr std::array<Column, 81> kResultColumns = [] {
+  using namespace column_types;
+  return std::array<Column, 81>{{
     // identity
-    "schema", "run_id", "timestamp", "git_revision", "host", "device", "sm_count", "compute_capability",
-    "cuda_runtime", "cuda_driver", "driver", "seed",
+    {"schema", text, ""}, {"run_id", text, ""}, {"timestamp", text, "ISO 8601"}, {"git_revision", text, ""},
+    {"host", text, ""}, {"device", text, ""}, {"sm_count", whole, "SMs"}, {"compute_capability", text, ""},
+    {"cuda_runtime", text, ""}, {"cuda_driver", text, ""}, {"driver", text, ""}, {"seed", whole, ""},
     // what ran
-    "algorithm", "variant", "params", "resolved", "plugin", "plugin_hash", "block_x", "block_y", "block_z",
-    "grid_x", "grid_y", "grid_z", "cluster_x", "cluster_y", "cluster_z", "shared_bytes", "device_bytes", "m",
-    "n", "k", "inputs", "precision", "scope", "repeats", "l2_flush", "warmup", "order", "interleave_group",
-    "timer",
+    {"algorithm", text, ""}, {"variant", text, ""}, {"params", text, "axis=value;..."},
+    {"resolved", text, "axis=value;..."}, {"plugin", text, "path"}, {"plugin_hash", text, ""},
+    {"block_x", whole, "threads"}, {"block_y", whole, "threads"}, {"block_z", whole, "threads"},
+    {"grid_x", whole, "blocks"}, {"grid_y", whole, "blocks"}, {"grid_z", whole, "blocks"},
+    {"cluster_x", whole, "blocks"}, {"cluster_y", whole, "blocks"}, {"cluster_z", whole, "blocks"},
+    {"shared_bytes", whole, "bytes"}, {"device_bytes", whole, "bytes"}, {"m", whole, ""}, {"n", whole, ""},
+    {"k", whole, ""}, {"inputs", choice, ""}, {"precision", choice, ""}, {"scope", choice, ""},
+    {"repeats", whole, "launches"}, {"l2_flush", choice, ""}, {"warmup", whole, "launches"},
+    {"order", choice, ""}, {"interleave_group", text, ""}, {"timer", choice, ""},
     // across ranks (distributed algorithms; a single-GPU row says ranks 1)
-    "ranks", "gpus", "grid", "engine", "compute_ms", "comm_ms", "wait_ms", "overlap", "predicted_ms",
-    "link_gbs", "local_gflops", "verified_entries",
+    {"ranks", whole, ""}, {"gpus", whole, ""}, {"grid", text, "rows x cols x layers"}, {"engine", text, ""},
+    {"compute_ms", number, "ms"}, {"comm_ms", number, "ms"}, {"wait_ms", number, "ms"},
+    {"overlap", number, "fraction"}, {"predicted_ms", number, "ms"}, {"link_gbs", number, "GB/s"},
+    {"local_gflops", number, "GFLOP/s"}, {"verified_entries", whole, "entries"},
     // statistics (ms per launch)
-    "trials", "min_ms", "max_ms", "mean_ms", "std_ms", "median_ms", "ci_lo_ms", "ci_hi_ms", "ci_coverage",
-    "gflops",
+    {"trials", whole, ""}, {"min_ms", number, "ms"}, {"max_ms", number, "ms"}, {"mean_ms", number, "ms"},
+    {"std_ms", number, "ms"}, {"median_ms", number, "ms"}, {"ci_lo_ms", number, "ms"}, {"ci_hi_ms", number, "ms"},
+    {"ci_coverage", number, "fraction"}, {"gflops", number, "GFLOP/s"},
     // the host's own time: its median time to enqueue a trial's work, per launch (GPU rows)
-    "host_ms",
+    {"host_ms", number, "ms"},
     // clocks during the trials (GPU rows): the SM clock after each trial (median, lowest), the run's
     // reference clock (its first trial's), trials below 95% of it, power (median), temperature (max)
     // and NVML's throttle reasons seen
-    "clock_source", "ref_clock_mhz", "clock_mhz", "clock_min_mhz", "slow_trials", "power_w", "temp_c",
-    "throttle",
+    {"clock_source", text, ""}, {"ref_clock_mhz", number, "MHz"}, {"clock_mhz", number, "MHz"},
+    {"clock_min_mhz", number, "MHz"}, {"slow_trials", whole, "trials"}, {"power_w", number, "W"},
+    {"temp_c", number, "degrees C"}, {"throttle", text, ""},
     // outcome
-    "status", "reason", "verified", "max_rel_err", "max_abs_err", "mse", "frac_err_over_1e-3",
-    "max_sumabs_err", "mean_sumabs_err"};
+    {"status", choice, ""}, {"reason", text, ""}, {"verified", text, ""}, {"max_rel_err", number, ""},
+    {"max_abs_err", number, ""}, {"mse", number, ""}, {"frac_err_over_1e-3", number, "fraction"},
+    {"max_sumabs_err", number, ""}, {"mean_sumabs_err", number, ""}}};
+}();
+// clang-format on
+static_assert(kResultColumns.back().name != nullptr, "the array's size is the number of columns listed");
+
+// The column named `name`, or null.
+inline const Column* result_column(const std::string& name) {
+  for (const Column& c : kResultColumns)
+    if (name == c.name) return &c;
+  return nullptr;
+}
 
 inline const std::vector<std::string>& result_columns() {
-  static const std::vector<std::string> columns(kResultColumns.begin(), kResultColumns.end());
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> out;
+    for (const Column& c : kResultColumns) out.push_back(c.name);
+    return out;
+  }();
   return columns;
 }
 
@@ -96,42 +142,32 @@ inline const std::vector<std::string>& result_columns_v1() {
   return columns;
 }
 
+// A row's outcome (its `status` column). `interrupted`: a configuration stopped by Ctrl-C, which the
+// harness reports but writes no row of.
+enum class Status { ok, skipped, failed, interrupted };
+
+inline const char* status_name(Status s) {
+  switch (s) {
+    case Status::ok: return "ok";
+    case Status::skipped: return "skipped";
+    case Status::failed: return "failed";
+    case Status::interrupted: return "interrupted";
+  }
+  return "?";
+}
+
+// The status a row's text names (ok, skipped or failed), or nothing.
+inline std::optional<Status> parse_status(const std::string& text) {
+  for (Status s : {Status::ok, Status::skipped, Status::failed})
+    if (text == status_name(s)) return s;
+  return std::nullopt;
+}
+
 // The columns that hold numbers (whole or decimal; empty where a row has none): what a reader may
 // parse as numbers, and what the writers and --resume check in an existing file.
-inline bool numeric_column(const std::string& c) {
-  static const char* const kText[] = {"schema",
-                                      "run_id",
-                                      "timestamp",
-                                      "git_revision",
-                                      "host",
-                                      "device",
-                                      "compute_capability",
-                                      "cuda_runtime",
-                                      "cuda_driver",
-                                      "driver",
-                                      "algorithm",
-                                      "variant",
-                                      "params",
-                                      "resolved",
-                                      "plugin",
-                                      "plugin_hash",
-                                      "inputs",
-                                      "precision",
-                                      "scope",
-                                      "l2_flush",
-                                      "order",
-                                      "interleave_group",
-                                      "timer",
-                                      "grid",
-                                      "engine",
-                                      "status",
-                                      "reason",
-                                      "verified",
-                                      "clock_source",
-                                      "throttle"};
-  for (const char* t : kText)
-    if (c == t) return false;
-  return true;
+inline bool numeric_column(const std::string& name) {
+  const Column* c = result_column(name);
+  return c && (c->type == ColumnType::whole || c->type == ColumnType::number);
 }
 
 // A row of `header` that this mmlab could have written: its `schema` (where the header has one) is

@@ -7,24 +7,13 @@
 #include <vector>
 
 #include "core/algorithm.hpp"
+#include "core/schema.hpp"
 #include "core/scope.hpp"
 #include "core/stats.hpp"
 #include "core/verification.hpp"
 #include "runtime/clocks.hpp"
 
 namespace mmlab {
-
-enum class Status { ok, skipped, failed, interrupted };
-
-inline const char* status_name(Status s) {
-  switch (s) {
-    case Status::ok: return "ok";
-    case Status::skipped: return "skipped";
-    case Status::failed: return "failed";
-    case Status::interrupted: return "interrupted";
-  }
-  return "?";
-}
 
 // What a distributed configuration adds to its row (medians over the trials; per trial, the
 // slowest rank's time and each phase's maximum over ranks), or a streamed one (one rank; its

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "analysis/commands.hpp"
 #include "analysis/plot.hpp"
@@ -305,7 +306,7 @@ TEST(Compare, ABaselineScopeMeetsEveryScope) {
   Table t = compare(rows, o);
   ASSERT_EQ(t.rows.size(), 1u);  // out_of_core against cuBLAS end_to_end
   EXPECT_EQ(t.rows[0][5], "0.625");
-  o.baseline_scope = "kernel";
+  o.baseline_scope = mmlab::Scope::kernel;
   t = compare(rows, o);
   ASSERT_EQ(t.rows.size(), 2u);  // cuBLAS end_to_end and out_of_core, each against cuBLAS kernel
   for (const auto& r : t.rows) EXPECT_EQ(r[1], "end_to_end");
@@ -616,10 +617,10 @@ TEST(Results, ReadsSchemaVersion6AndSaysHowItsRowsWereTimed) {
   const auto rows = load_results({d / "v6.csv"}, true);
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[0].get("schema"), "6");
-  EXPECT_EQ(rows[0].timer, "events");
-  EXPECT_EQ(rows[1].timer, "graph");
-  EXPECT_EQ(rows[2].timer, "host");
-  EXPECT_EQ(rows[3].timer, "");
+  EXPECT_EQ(rows[0].timer, mmlab::Timer::events);
+  EXPECT_EQ(rows[1].timer, mmlab::Timer::graph);
+  EXPECT_EQ(rows[2].timer, mmlab::Timer::host);
+  EXPECT_FALSE(rows[3].timer.has_value());
   EXPECT_EQ(rows[0].host_ms, 0.0);
   EXPECT_TRUE(rows[0].sample_host.empty());
   EXPECT_EQ(rows[0].samples.size(), 10u);
@@ -627,7 +628,7 @@ TEST(Results, ReadsSchemaVersion6AndSaysHowItsRowsWereTimed) {
   kernel.host = around(0.02);
   write_results(d / "v7.csv", {kernel});
   const auto now = load_results({d / "v7.csv"}, true);
-  EXPECT_EQ(now[0].timer, "blocked");
+  EXPECT_EQ(now[0].timer, mmlab::Timer::blocked);
   EXPECT_NEAR(now[0].host_ms, 0.02, 0.001);
   EXPECT_EQ(now[0].sample_host.size(), 10u);
   kernel.timer = "stopwatch";
@@ -636,6 +637,59 @@ TEST(Results, ReadsSchemaVersion6AndSaysHowItsRowsWereTimed) {
   EXPECT_NE(bad.find("bad.csv:2: column 'timer': 'stopwatch' (valid: blocked, blocked_graph, events, graph, host)"),
             std::string::npos)
       << bad;
+}
+
+// Each choice column is read once into its type (issue #48): scope, status, inputs, L2 setting; a
+// value no mmlab writes names the column, the file and line and the valid values. The problem key is
+// one function of them.
+TEST(Results, ChoicesAreReadIntoTheirTypes) {
+  TempDir d;
+  Row r{"cublas", "default", "", 64, 96, 32, "batched", around(1.0)};
+  r.inputs = "exp_spread:2";
+  r.l2_flush = "on";
+  Row s{"naive", "default", "", 64, 64, 64, "kernel", {}, "skipped"};
+  write_results(d / "good.csv", {r, s});
+  const auto rows = load_results({d / "good.csv"}, false);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].scope, mmlab::Scope::batched);
+  EXPECT_EQ(rows[0].status, mmlab::Status::ok);
+  EXPECT_EQ(rows[0].inputs, mmlab::Inputs::exp_spread(2));
+  EXPECT_TRUE(rows[0].l2_flush);
+  EXPECT_EQ(rows[0].problem(), "64x96x32/exp_spread:2|batched|on");
+  EXPECT_EQ(rows[1].status, mmlab::Status::skipped);
+  EXPECT_FALSE(rows[1].ok());
+  for (auto [column, value, valid] : {std::tuple<const char*, const char*, const char*>{"scope", "warm", "kernel, batched, end_to_end"},
+                                      {"status", "done", "ok, skipped, failed"},
+                                      {"l2_flush", "1", "off, on"},
+                                      {"inputs", "gaussian", "uniform, wide_exponent"}}) {
+    Row bad = r;
+    if (std::string(column) == "scope") bad.scope = value;
+    if (std::string(column) == "status") bad.status = value;
+    if (std::string(column) == "l2_flush") bad.l2_flush = value;
+    if (std::string(column) == "inputs") bad.inputs = value;
+    write_results(d / "bad.csv", {bad});
+    const std::string e = error_of([&] { load_results({d / "bad.csv"}, false); });
+    EXPECT_NE(e.find("bad.csv:2: column '" + std::string(column) + "': '" + value + "' (valid: " + valid),
+              std::string::npos)
+        << e;
+  }
+}
+
+// The schema names each column's type and unit once: the numbers are the whole and decimal columns,
+// times are in ms, and every column the writers and readers use is listed with a type.
+TEST(Results, TheSchemaTypesEveryColumn) {
+  for (const std::string& c : mmlab::result_columns()) {
+    const mmlab::Column* column = mmlab::result_column(c);
+    ASSERT_NE(column, nullptr) << c;
+    const bool number = column->type == mmlab::ColumnType::whole || column->type == mmlab::ColumnType::number;
+    EXPECT_EQ(mmlab::numeric_column(c), number) << c;
+    if (c.size() > 3 && c.compare(c.size() - 3, 3, "_ms") == 0) {
+      EXPECT_STREQ(column->unit, "ms") << c;
+    }
+  }
+  for (const char* choice : {"scope", "status", "inputs", "l2_flush", "timer", "precision"})
+    EXPECT_EQ(mmlab::result_column(choice)->type, mmlab::ColumnType::choice) << choice;
+  EXPECT_EQ(mmlab::result_column("no_such_column"), nullptr);
 }
 
 // --metric: the GPU's time (default), the host's time to enqueue the work, or their sum, per trial.

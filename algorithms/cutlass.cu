@@ -19,21 +19,16 @@
 // Row-major A (m x k), B (k x n), C (m x n) as the lab stores them, alpha = 1, beta = 0 (C is not read).
 // The tensor-core variants copy 16 bytes at a time: k and n multiples of 4 (and 16-byte aligned
 // pointers); other shapes are skipped rows with the reason. The stream-K variants take a workspace.
+// The sm_90a kernels are compiled in cutlass_sm90.cu.
 // Example: mmlab run --algorithms cutlass,cublas --cutlass.variant simt,simt_streamk,tf32x3 --size 4096
-#include <cutlass/cutlass.h>
-#include <cutlass/epilogue/collective/collective_builder.hpp>
 #include <cutlass/epilogue/thread/linear_combination.h>
-#include <cutlass/gemm/collective/collective_builder.hpp>
 #include <cutlass/gemm/device/gemm_universal.h>
-#include <cutlass/gemm/device/gemm_universal_adapter.h>
-#include <cutlass/gemm/kernel/gemm_universal.hpp>
-#include <cutlass/util/packed_stride.hpp>
 
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
-#include "algorithms/launch/common.cuh"
+#include "algorithms/launch/cutlass_launch.cuh"
 #include "algorithms/launch/sm90a.cuh"
 
 namespace mmlab {
@@ -57,21 +52,6 @@ Kind kind_of(const Params& q) { return variant_kind<Kind>(variants(), q); }
 constexpr std::size_t kStreamKWorkspace = std::size_t(64) << 20;
 
 using Row = cutlass::layout::RowMajor;
-
-// Either API's device object (2.x GemmUniversal, 3.x GemmUniversalAdapter): checked, its workspace
-// within what the descriptor reserved, initialized and run on the run's stream.
-template <class Gemm>
-void launch(const typename Gemm::Arguments& args, const RunArgs& r, std::size_t workspace_bytes) {
-  Gemm gemm;
-  if (gemm.can_implement(args) != cutlass::Status::kSuccess)
-    throw std::runtime_error("cutlass: the kernel cannot run this problem (can_implement)");
-  if (Gemm::get_workspace_size(args) > workspace_bytes)
-    throw std::runtime_error("cutlass: stream-K needs " + std::to_string(Gemm::get_workspace_size(args)) +
-                             " bytes of workspace, more than the " + std::to_string(workspace_bytes) + " reserved");
-  if (gemm.initialize(args, r.workspace, r.stream) != cutlass::Status::kSuccess ||
-      gemm.run(r.stream) != cutlass::Status::kSuccess)
-    throw std::runtime_error("cutlass: the kernel failed to launch");
-}
 
 // ---- CUTLASS 2.x: GemmUniversal (SIMT FP32; 3xTF32 on tensor cores) ----
 template <int BM, int BN, int WM, int WN, class Swizzle>
@@ -99,58 +79,8 @@ void run_2x(const RunArgs& r, std::size_t workspace_bytes) {
       return typename Gemm::Arguments(cutlass::gemm::GemmUniversalMode::kGemm, {m, n, k}, 1, {1.f, 0.f}, r.a, r.b,
                                       r.c, r.c, 0, 0, 0, 0, k, n, n, n);
   }();
-  launch<Gemm>(args, r, workspace_bytes);
+  cutlass_launch<Gemm>(args, r, workspace_bytes);
 }
-
-// ---- CUTLASS 3.x: sm_90a warp-specialized TF32 (TMA + wgmma) from the collective builders ----
-#if defined(CUTLASS_ARCH_MMA_SM90_SUPPORTED)
-// wgmma reads 32-bit operands K-major only, and of row-major A and B one is always MN-major: the
-// kernel computes C^T = B^T A^T (M' = n, N' = m), A' = B^T MN-major (column-major), which the builder
-// loads through registers and transposes (its RS mainloop), B' = A^T K-major, C' = C^T column-major.
-// (A K-major with B MN-major, the builder's internal A/B swap, gave wrong results on the H100.)
-namespace sm90 {
-using namespace cute;
-using Col = cutlass::layout::ColumnMajor;
-using Tile = Shape<_128, _128, _32>;
-using Cluster = Shape<_1, _1, _1>;
-using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
-    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Tile, Cluster, cutlass::epilogue::collective::EpilogueTileAuto,
-    float, float, float, Col, 4, float, Col, 4, cutlass::epilogue::collective::EpilogueScheduleAuto>::CollectiveOp;
-using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
-    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, float, Col, 4, float, Col, 4, float, Tile, Cluster,
-    cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename Epilogue::SharedStorage))>,
-    cutlass::gemm::collective::KernelScheduleAuto>::CollectiveOp;
-template <class Scheduler>
-using Gemm = cutlass::gemm::device::GemmUniversalAdapter<
-    cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, Mainloop, Epilogue, Scheduler>>;
-}  // namespace sm90
-
-template <class Gemm>
-void run_3x(const RunArgs& r, std::size_t workspace_bytes) {
-  const Problem& p = r.problem;
-  const int m = int(p.m), n = int(p.n), k = int(p.k);
-  using Kernel = typename Gemm::GemmKernel;
-  // C^T (n x m, column-major) = B^T (n x k, column-major: B as stored) A^T (A as stored, K-major).
-  const auto stride_a = cutlass::make_cute_packed_stride(typename Kernel::StrideA{}, {n, k, 1});
-  const auto stride_b = cutlass::make_cute_packed_stride(typename Kernel::StrideB{}, {m, k, 1});
-  const auto stride_c = cutlass::make_cute_packed_stride(typename Kernel::StrideC{}, {n, m, 1});
-  cutlass::KernelHardwareInfo hw;
-  hw.device_id = r.device->ordinal, hw.sm_count = r.device->sm_count;
-  typename Gemm::Arguments args{cutlass::gemm::GemmUniversalMode::kGemm,
-                                {n, m, k, 1},
-                                {r.b, stride_a, r.a, stride_b},
-                                {{1.f, 0.f}, r.c, stride_c, r.c, stride_c},
-                                hw};
-  launch<Gemm>(args, r, workspace_bytes);
-}
-#endif
-
-// Whether CUTLASS compiled its sm_90 kernels here (its CUDA and architecture checks).
-#if defined(CUTLASS_ARCH_MMA_SM90_SUPPORTED)
-constexpr bool kSm90Kernels = true;
-#else
-constexpr bool kSm90Kernels = false;
-#endif
 
 bool tensor_cores(Kind kind) { return kind >= Kind::tf32x3; }
 bool streamk(Kind kind) { return kind == Kind::simt_streamk || kind == Kind::tf32_streamk; }
@@ -160,7 +90,7 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   const Kind kind = kind_of(q);
   if (d.present && d.cc_major < 8) return "CUTLASS's Sm80 kernels need compute capability 8.0 or newer";
   if ((kind == Kind::tf32 || kind == Kind::tf32_streamk) && d.present &&
-      (d.cc_major != 9 || !kSm90Kernels || !built_for_sm90a()))
+      (d.cc_major != 9 || !cutlass_sm90_compiled() || !built_for_sm90a()))
     return "CUTLASS's warp-specialized TMA + wgmma kernels exist on sm_90a only (Hopper, and a build for 90a)";
   if (tensor_cores(kind) && (p.k % 4 != 0 || p.n % 4 != 0))
     return "CUTLASS's tensor-core kernels copy 16 bytes at a time: k and n must be multiples of 4";
@@ -185,15 +115,9 @@ void run(const RunArgs& r) {
       return kSimt.at(*r.params)(r, workspace);
     case Kind::tf32x3:
       return run_2x<Tf32x3Gemm, false>(r, workspace);
-#if defined(CUTLASS_ARCH_MMA_SM90_SUPPORTED)
     case Kind::tf32:
-      return run_3x<sm90::Gemm<cutlass::gemm::PersistentScheduler>>(r, workspace);
     case Kind::tf32_streamk:
-      return run_3x<sm90::Gemm<cutlass::gemm::StreamKScheduler>>(r, workspace);
-#else
-    default:
-      throw std::runtime_error("cutlass: built without sm_90a support");
-#endif
+      return cutlass_run_tf32(r, workspace, kind == Kind::tf32_streamk);
   }
 }
 

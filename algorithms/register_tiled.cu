@@ -6,7 +6,9 @@
 // scheduler issues one FFMA per cycle at most: every non-FFMA instruction costs an FFMA slot, so
 // the design is about the share of FFMAs in the instruction stream (docs/flagship-notes.md).
 //
-// Two kernels, chosen by the `warp` axis. Quads (warp tiles 32x64, 32x128;
+// Two kernels, chosen by the `warp` axis (compiled in register_tiled_natural_64x64.cu,
+// register_tiled_natural_64x32.cu and register_tiled_quads.cu: algorithms/launch/
+// register_tiled_kernels.cuh; this file is the descriptor). Quads (warp tiles 32x64, 32x128;
 // algorithms/kernels/register_tiled_quads.cuh): 8x8 or 8x16 thread tiles in 4x4 quads, A transposed in
 // shared memory through registers; the fastest from 1536 up (fewest register-bank conflicts).
 // Natural-A (warp tiles 64x64, 64x32; algorithms/kernels/register_tiled_natural.cuh): 8x16 or 8x8 thread
@@ -25,10 +27,7 @@
 #include <vector>
 
 #include "algorithms/launch/aligned.cuh"
-#include "algorithms/launch/common.cuh"
-#include "algorithms/models/register_tiled_model.hpp"
-#include "algorithms/kernels/register_tiled_natural.cuh"
-#include "algorithms/kernels/register_tiled_quads.cuh"
+#include "algorithms/launch/register_tiled_kernels.cuh"
 #include "algorithms/launch/split_k.hpp"
 
 namespace mmlab {
@@ -40,60 +39,53 @@ const std::vector<Variant> kVariants = {
     {"manual", "all from the axes"}};
 
 using Choice = RegisterTile;
+Choice choice(const Params& q) { return register_tile(q); }  // of resolved (manual) parameters
 
-Choice choice(const Params& q) {  // of resolved (manual) parameters
-  const Shape2 t = q.shape("tile"), w = q.shape("warp");
-  return {t.x, t.y, q.integer("depth"), w.x, w.y, q.integer("stages"), q.integer("split")};
+// The compiled points (natural-A 64x64 and 64x32 warp tiles, then quads: each list in a file of its
+// own) and their table.
+const std::vector<RegisterTiledPoint>& points() {
+  static const std::vector<RegisterTiledPoint> all = [] {
+    std::vector<RegisterTiledPoint> out;
+    for (auto list : {register_tiled_natural_64x64_points, register_tiled_natural_64x32_points,
+                      register_tiled_quads_points})
+      for (const RegisterTiledPoint& q : list()) out.push_back(q);
+    return out;
+  }();
+  return all;
 }
-
-long threads_of(const Choice& ch) { return 32 * (ch.bm / ch.wm) * (ch.bn / ch.wn); }
-
-std::size_t shared_bytes(const Choice& ch) {
-  const long pitch_a = ch.wm == 32 ? ch.bm + 4 : ch.bm;  // the quads kernel pads A's transposed rows
-  return sizeof(float) * std::size_t(ch.stages * (pitch_a * ch.bk + ch.bk * ch.bn));
-}
-
-// The kernel of a compiled point: WM 32 the quads kernel, else natural-A (whose 8x8 tiles have a
-// separate split-k epilogue).
-using Kernel = void (*)(const float*, int, const float*, int, float*, int, int, int, int, int, bool);
-template <int kBM, int kBN, int kBK, int kWM, int kWN, int kStages>
-Kernel kernel_of(bool split) {
-  if constexpr (kWM == 32)
-    return register_tiled_quads_kernel<kBM, kBN, kBK, kStages, kWN / 32>;
-  else if constexpr (kWN == 32)
-    return split ? register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, true>
-                 : register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, false>;
-  else
-    return register_tiled_kernel<kBM, kBN, kBK, kWN, kStages, false>;
+const KernelTable<RegisterTiledLauncher>& kernels() {
+  static const KernelTable<RegisterTiledLauncher> table = [] {
+    std::vector<KernelTable<RegisterTiledLauncher>::Entry> entries;
+    for (const RegisterTiledPoint& q : points()) entries.push_back(q.entry);
+    return KernelTable<RegisterTiledLauncher>(entries);
+  }();
+  return table;
 }
 
 LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   const Choice ch = choice(q);
   LaunchConfig lc;
-  lc.block = {unsigned(threads_of(ch)), 1, 1};
+  lc.block = {unsigned(register_tiled_threads(ch)), 1, 1};
   lc.grid = {ceil_div(p.n, ch.bn), ceil_div(p.m, ch.bm), unsigned(split_k(p.k, ch.bk, ch.split).blocks)};
-  lc.shared_bytes = shared_bytes(ch);
+  lc.shared_bytes = register_tiled_shared_bytes(ch);
   return lc;
 }
 
 // The `tuned` choice (algorithms/models/register_tiled_model.hpp), with the fitted kernels'
 // occupancies on this device, asked once (the H100's when there is no GPU).
-template <int kBM, int kBN, int kWM, int kWN, int kStages>
-int blocks_per_sm() {
-  const Choice ch{kBM, kBN, 16, kWM, kWN, kStages, 1};
-  const Kernel kernel = kernel_of<kBM, kBN, 16, kWM, kWN, kStages>(false);
-  allow_shared_bytes(kernel, shared_bytes(ch));
-  int blocks = 0;
-  MMLAB_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, int(threads_of(ch)), shared_bytes(ch)));
-  return blocks;
+int blocks_per_sm(const RegisterTile& t) {
+  for (const RegisterTiledPoint& q : points())
+    if (q.tile.bm == t.bm && q.tile.bn == t.bn && q.tile.bk == t.bk && q.tile.wm == t.wm && q.tile.wn == t.wn &&
+        q.tile.stages == t.stages)
+      return q.blocks_per_sm();
+  throw std::logic_error("register_tiled: a fitted kernel is not compiled");
 }
 
 const std::vector<int>& occupancies(const DeviceInfo& d) {
   static const std::vector<int> fitted = fitted_occupancies();
   if (!d.present) return fitted;
   static const std::vector<int> on_device = [] {
-#define MMLAB_OCCUPANCY(BM, BN, WM, WN, S, ...) std::max(1, blocks_per_sm<BM, BN, WM, WN, S>()),
+#define MMLAB_OCCUPANCY(BM, BN, WM, WN, S, ...) std::max(1, blocks_per_sm({BM, BN, 16, WM, WN, S, 1})),
     return std::vector<int>{MMLAB_REGISTER_TILED_FITTED(MMLAB_OCCUPANCY)};
 #undef MMLAB_OCCUPANCY
   }();
@@ -123,36 +115,6 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   return fits_aligned_int(p, "register_tiled");
 }
 
-using KernelLauncher = void (*)(const RunArgs&, const Operands&, const LaunchConfig&, int per, bool split);
-
-template <int kBM, int kBN, int kBK, int kWM, int kWN, int kStages>
-void launch_kernel(const RunArgs& r, const Operands& o, const LaunchConfig& lc, int per, bool split) {
-  const Kernel kernel = kernel_of<kBM, kBN, kBK, kWM, kWN, kStages>(split);
-  allow_shared_bytes(kernel, lc.shared_bytes);
-  kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(
-      o.a, o.lda, o.b, o.ldb, r.c, int(r.problem.n), int(r.problem.m), int(r.problem.n), o.k, per, split);
-}
-
-// The compiled points: (BM, BN, BK, WM, WN), each with 2, 3 and 4 stages. WM 64: natural-A kernel;
-// WM 32: quads kernel.
-#define MMLAB_STAGE(BM, BN, BK, WM, WN, S)                                                                   \
-  {{"manual", {{"tile", shape_text(BM, BN)}, {"warp", shape_text(WM, WN)}, {"depth", #BK}, {"stages", #S}}}, \
-   launch_kernel<BM, BN, BK, WM, WN, S>},
-#define MMLAB_ENTRY(BM, BN, BK, WM, WN) \
-  MMLAB_STAGE(BM, BN, BK, WM, WN, 2) MMLAB_STAGE(BM, BN, BK, WM, WN, 3) MMLAB_STAGE(BM, BN, BK, WM, WN, 4)
-// clang-format off
-const KernelTable<KernelLauncher> kKernels = {
-  MMLAB_ENTRY(128, 128, 8, 64, 64) MMLAB_ENTRY(128, 128, 16, 64, 64) MMLAB_ENTRY(128, 256, 16, 64, 64)
-  MMLAB_ENTRY(256, 128, 16, 64, 64) MMLAB_ENTRY(128, 64, 16, 64, 64) MMLAB_ENTRY(64, 128, 16, 64, 64)
-  MMLAB_ENTRY(128, 128, 16, 64, 32) MMLAB_ENTRY(128, 128, 32, 64, 32) MMLAB_ENTRY(256, 128, 16, 64, 32)
-  MMLAB_ENTRY(128, 64, 16, 64, 32) MMLAB_ENTRY(64, 64, 16, 64, 32) MMLAB_ENTRY(64, 64, 32, 64, 32)
-  MMLAB_ENTRY(128, 128, 8, 32, 64) MMLAB_ENTRY(128, 128, 16, 32, 64) MMLAB_ENTRY(128, 64, 16, 32, 64)
-  MMLAB_ENTRY(128, 128, 8, 32, 128) MMLAB_ENTRY(128, 128, 16, 32, 128) MMLAB_ENTRY(128, 256, 16, 32, 128)
-  MMLAB_ENTRY(64, 128, 16, 32, 64) MMLAB_ENTRY(64, 256, 16, 32, 64)};
-// clang-format on
-#undef MMLAB_ENTRY
-#undef MMLAB_STAGE
-
 void run(const RunArgs& r) {
   const Problem& p = r.problem;
   const Choice ch = choice(*r.params);
@@ -160,7 +122,7 @@ void run(const RunArgs& r) {
   const Operands o = aligned_operands(r);
   const bool split = lc.grid.z > 1;
   if (split) zero_for_split_k(r);
-  kKernels.at (*r.params)(r, o, lc, int(split_k(p.k, ch.bk, ch.split).k_per_block(ch.bk)), split);
+  kernels().at(*r.params)(r, o, lc, int(split_k(p.k, ch.bk, ch.split).k_per_block(ch.bk)), split);
   MMLAB_CHECK_LAUNCH();
 }
 
@@ -194,7 +156,7 @@ MMLAB_ALGORITHM(register_tiled) {
   a.supports = supports;
   a.workspace_bytes = aligned_workspace;
   mark_split_k(a, {"tuned", "manual"});
-  use_kernels(a, kKernels, launch, run);
+  use_kernels(a, kernels(), launch, run);
   use_linear_model(a, [](const Problem& p, const Params& q, const DeviceInfo& d) {
     return register_tiled_model(choice(q), q, p, model_sms(d), occupancies(d));
   });

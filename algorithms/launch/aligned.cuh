@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "algorithms/launch/operands.hpp"
 #include "algorithms/kernels/pad.cuh"
 #include "algorithms/launch/common.cuh"
 
@@ -42,11 +43,6 @@ inline Reason fits_aligned_int(const Problem& p, const std::string& who) {
     return who + " indexes with 32 bits: every matrix must have fewer than 2^31 elements";
   return fits_int(p);
 }
-
-struct Operands {
-  const float *a, *b;
-  int lda, ldb, k;
-};
 
 inline void pad(const float* src, long rows, long cols, float* dst, long rows_dst, long cols_dst, int sms,
                 cudaStream_t s) {

@@ -41,7 +41,8 @@ class KernelTable {
     CompiledPoint point;
     Fn launch;
   };
-  KernelTable(std::initializer_list<Entry> entries) {
+  KernelTable(std::initializer_list<Entry> entries) : KernelTable(std::vector<Entry>(entries)) {}
+  explicit KernelTable(const std::vector<Entry>& entries) {
     std::vector<CompiledPoint> points;
     for (const Entry& e : entries) points.push_back(e.point), launchers_.push_back(e.launch);
     set_ = CompiledSet(std::move(points));

@@ -1,7 +1,15 @@
 // One way to run an algorithm (core/invocation.hpp).
 #include "core/invocation.hpp"
 
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+
 namespace mmlab {
+
+namespace {
+constexpr std::size_t kPartialAlign = 256;  // the partial product's alignment in the workspace
+}  // namespace
 
 void* StateCache::get(const Algorithm& a, int device) {
   if (!a.make_state) return nullptr;
@@ -54,10 +62,70 @@ Reason Invocation::check(const Problem& p, const Params& resolved, LaunchConfig*
   return std::nullopt;
 }
 
-void Invocation::run(RunArgs args, StateCache& states) const {
-  args.state = states.get(*a_, d_->ordinal);
-  args.device = d_;
-  a_->run(args);
+PreparedRun Invocation::prepare(const Problem& p, const Params& asked, StateCache& states, AddPartial add) const {
+  PreparedRun r;
+  r.a_ = a_, r.d_ = d_, r.p_ = p, r.add_ = add;
+  r.params_ = std::make_shared<const Params>(resolve(p, asked));
+  LaunchConfig lc;
+  if ((r.skip_ = check(p, *r.params_, &lc))) return r;
+  if (a_->launch_config && a_->backend != Backend::distributed) r.launch_ = lc;
+  r.workspace_ = a_->workspace(p, *r.params_);
+  if (add && !a_->accumulates)  // room for a partial product
+    r.partial_ = sizeof(float) * std::size_t(p.m) * std::size_t(p.n) + kPartialAlign;
+  r.predicted_ms_ = a_->predict_ms ? a_->predict_ms(p, *r.params_, *d_) : std::nan("");
+  r.state_ = states.get(*a_, d_->ordinal);
+  return r;
+}
+
+RunArgs PreparedRun::args(const Buffers& io, CUstream_st* stream) const {
+  RunArgs r;
+  r.a = io.a, r.b = io.b, r.c = io.c, r.problem = p_, r.params = params_.get(), r.workspace = io.workspace;
+  r.stream = stream, r.state = state_, r.device = d_, r.ldc = io.ldc, r.accumulate = io.accumulate;
+  return r;
+}
+
+void PreparedRun::run(const Buffers& io, CUstream_st* stream) const {
+  if (skip_) throw std::logic_error(a_->name + ": run of a configuration that cannot run here: " + *skip_);
+  RunArgs r = args(io, stream);
+  const long n = p_.n, ldc = io.ldc ? io.ldc : n;
+  if (a_->accumulates || (!io.accumulate && ldc == n)) return a_->run(r);
+  // C += A B, or C wider than n, with an algorithm that writes a dense C: the product into the
+  // partial (after the algorithm's workspace), then added or copied into C.
+  if (!partial_)
+    throw std::logic_error(a_->name + ": a run that accumulates or writes a strided C, prepared without an add");
+  const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(io.workspace) + workspace_;
+  float* t = reinterpret_cast<float*>((at + kPartialAlign - 1) / kPartialAlign * kPartialAlign);
+  r.c = t, r.ldc = 0, r.accumulate = false;
+  a_->run(r);
+  add_(io.c, ldc, t, p_.m, n, io.accumulate, stream);
+}
+
+void host_add(float* c, long ldc, const float* t, long m, long n, bool accumulate, CUstream_st*) {
+  for (long i = 0; i < m; ++i)
+    for (long j = 0; j < n; ++j) c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.f) + t[i * n + j];
+}
+
+std::string EngineSpec::text() const {
+  if (!algorithm) return "";
+  const std::string q = params.canonical();
+  return algorithm->name + ":" + params.variant() + (q.empty() ? "" : ":" + q);
+}
+
+EngineSpec EngineSpec::parse(const std::string& text, const std::vector<const Algorithm*>& known) {
+  const std::size_t a = text.find(':'), v = a == std::string::npos ? a : text.find(':', a + 1);
+  if (a == std::string::npos)
+    throw std::invalid_argument("engine \"" + text + "\": expected algorithm:variant[:params]");
+  const std::string name = text.substr(0, a), variant = text.substr(a + 1, v == std::string::npos ? v : v - a - 1);
+  EngineSpec out;
+  for (const Algorithm* x : known)
+    if (x->name == name) out.algorithm = x;
+  if (!out.algorithm) throw std::invalid_argument("engine \"" + text + "\": no algorithm " + name);
+  if (!out.algorithm->find_variant(variant))
+    throw std::invalid_argument("engine \"" + text + "\": " + name + " has no variant " + variant);
+  out.params = default_params(*out.algorithm, variant);  // the axes it does not name at their defaults
+  const Params named = Params::parse(variant, v == std::string::npos ? "" : text.substr(v + 1));
+  for (const auto& [axis, value] : named.values()) out.params.set(axis, value);
+  return out;
 }
 
 }  // namespace mmlab

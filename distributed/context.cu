@@ -96,7 +96,9 @@ std::string copy_engine_unavailable() {
 }
 
 Context::Context(const std::string& engine, Transport transport, const DeviceInfo& device)
-    : impl_(std::make_unique<Impl>()), device_(engine != "eigen"), transport_(transport) {
+    : impl_(std::make_unique<Impl>()),
+      device_(engine_spec(engine).algorithm->backend != Backend::host),
+      transport_(transport) {
   ensure_mpi();
   impl_->id = engine + (transport == Transport::copy_engine ? ":copy_engine" : "");
   // NVLink multicast (NVLS) stays off in this lab's multi-GPU runs, for every rank, unless asked.
@@ -263,9 +265,10 @@ Axis engine_axis() {
   return {
       "engine",
       AxisKind::choice,
-      "local product of each rank: on its GPU cublas (pure FP32), register_tiled (tuned), tf32x3 (the "
-      "FP32-accurate tensor-core dispatcher, flagship tensor_cores) or cublas_tf32 (TF32 tensor cores, judged "
-      "as TF32); or eigen (the CPU backend: host memory, MPI messages)",
+      "local product of each rank, a lab algorithm: on its GPU cublas (cublas:default, pure FP32), "
+      "register_tiled (register_tiled:tuned), tf32x3 (flagship:tensor_cores, the FP32-accurate tensor-core "
+      "dispatcher) or cublas_tf32 (cublas:tf32, TF32 tensor cores, judged as TF32); or eigen (eigen:default, "
+      "the CPU backend: host memory, MPI messages)",
       "cublas",
       {"cublas", "register_tiled", "tf32x3", "eigen"},
       {},
@@ -299,18 +302,19 @@ Reason check_job(const Grid& grid, const Params& q, const DeviceInfo& device) {
     return "grid " + grid.text() + " needs " + std::to_string(grid.volume()) + " ranks; this job has " +
            std::to_string(job().size) + " (mpirun -np " + std::to_string(grid.volume()) + ")";
   const std::string engine = q.text("engine");
-  if (engine == "eigen" && q.text("transport") == "copy_engine")
+  const bool on_host = engine_spec(engine).algorithm->backend == Backend::host;
+  if (on_host && q.text("transport") == "copy_engine")
     return std::string("transport copy_engine moves device memory; the eigen engine's blocks are host memory "
                        "(MPI moves them: transport mpi)");
-  if (engine != "eigen" && q.text("transport") == "mpi")
+  if (!on_host && q.text("transport") == "mpi")
     return "transport mpi moves host memory (the eigen engine's); engine " + engine +
            "'s blocks are on GPUs: transport nccl or copy_engine";
-  if (engine != "eigen" && !device.present) return device.absent_reason;
+  if (!on_host && !device.present) return device.absent_reason;
   // Facts of the placement, found once on every rank alike (runtime/job.hpp), before any collective.
-  if (engine != "eigen" && q.text("transport") == "nccl" && !placement().shared.empty())
+  if (!on_host && q.text("transport") == "nccl" && !placement().shared.empty())
     return "NCCL needs a GPU of its own per rank: " + placement().shared +
            " (transport copy_engine runs here; or launch as many ranks per host as it has GPUs)";
-  if (engine != "eigen" && q.text("transport") == "copy_engine" && !placement().unmapped.empty())
+  if (!on_host && q.text("transport") == "copy_engine" && !placement().unmapped.empty())
     return "the copy engines need every GPU of a host to map the others' memory: " + placement().unmapped +
            " (transport nccl)";
   return std::nullopt;

@@ -12,6 +12,7 @@
 
 #include "core/decompositions.hpp"
 #include "core/distributed.hpp"
+#include "core/invocation.hpp"
 #include "runtime/job.hpp"
 
 namespace mmlab::dist {
@@ -69,6 +70,8 @@ std::unique_ptr<Comm> copy_engine_comm(int color, int key, CUstream_st** stream)
 // Unmaps every peer buffer this process mapped (copy_engine). Each mapping is made once and kept
 // until then; a rank frees memory a peer may have mapped only after every rank has called this.
 void close_peer_memory();
+// The engine the `engine` axis's value names, as an engine spec (engines.cu), and the engine itself.
+EngineSpec engine_spec(const std::string& name);
 std::unique_ptr<Engine> make_engine(const std::string& name, CUstream_st** stream, const DeviceInfo& device);
 
 // One rank's context for one engine and transport: backend, streams, communicators, phase timing.

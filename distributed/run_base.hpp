@@ -131,8 +131,9 @@ void describe_distributed(Algorithm& a, Decomposition kind, Axis grid, std::vect
   a.backend = Backend::distributed;
   a.axes = {std::move(grid), engine_axis(), transport_axis(), comm_ctas_axis()};
   a.axes.insert(a.axes.end(), own.begin(), own.end());
-  a.precision_by = [](const Params& q) {
-    return q.text("engine") == "cublas_tf32" ? Precision::tf32 : Precision::fp32;
+  a.precision_by = [](const Params& q) {  // its engine's
+    const EngineSpec e = engine_spec(q.text("engine"));
+    return e.algorithm->precision_of(e.params);
   };
   a.resolve = [](const Problem&, const Params& q, const DeviceInfo&) {
     Params r = q;

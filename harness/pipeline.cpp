@@ -18,89 +18,89 @@ namespace mmlab {
 
 namespace {
 
-// Phase 1: can this configuration run on this device? Fills the resolved parameters and launch.
-Reason check(const Configuration& cfg, const DeviceInfo& device, Outcome& out) {
+// Phase 1: can this configuration run on this device? Prepares the run: resolved, checked, sized.
+Reason check(const Configuration& cfg, const DeviceInfo& device, StateCache& states, PreparedRun& run,
+             Outcome& out) {
   const Algorithm& alg = *cfg.algorithm;
   const Problem& p = cfg.problem;
   const Invocation invocation(alg, device);
-  out.resolved = invocation.resolve(p, cfg.params);
   // A distributed algorithm makes its own checks (the grid, the engine, the job), on every rank.
   const bool on_gpu = alg.backend == Backend::device || alg.backend == Backend::streamed;
-  if (on_gpu && !device.present) return device.absent_reason;
-  if (Reason why = invocation.check(p, out.resolved, &out.launch)) return why;
-  if (alg.predict_ms) out.predicted_ms = alg.predict_ms(p, out.resolved, device);  // NaN: none (not recorded)
-  out.launch_known = alg.launch_config && alg.backend != Backend::distributed;
+  if (on_gpu && !device.present) {
+    out.resolved = invocation.resolve(p, cfg.params);
+    return device.absent_reason;
+  }
+  run = invocation.prepare(p, cfg.params, states);
+  out.resolved = run.params();
+  if (run.skip()) return run.skip();
+  out.predicted_ms = run.predicted_ms();  // NaN: none (not recorded)
+  out.launch_known = run.launch().has_value();
+  if (out.launch_known) out.launch = *run.launch();
   if (alg.backend == Backend::host && cfg.scope != Scope::kernel)
     return std::string("host algorithm: scope ") + scope_name(cfg.scope) + " does not apply";
   if (alg.backend == Backend::host && cfg.l2_flush) return "host algorithm: the L2 flush does not apply";
   return std::nullopt;
 }
 
-// Phase 2: inputs, output and workspace; the arguments run() receives.
-Reason prepare_buffers(Workbench& bench, const Configuration& cfg, const DeviceInfo& device,
-                       StateCache& states, Buffer& workspace, Outcome& out, RunArgs& args,
-                       bool* short_of_memory) {
+// Phase 2: inputs, output and workspace; the buffers run() receives.
+Reason prepare_buffers(Workbench& bench, const Configuration& cfg, const PreparedRun& run, Buffer& workspace,
+                       Outcome& out, Buffers& io, bool* short_of_memory) {
   const Algorithm& alg = *cfg.algorithm;
   const Problem& p = cfg.problem;
-  args.problem = p;
-  args.params = &out.resolved;
-  args.state = states.get(alg, device.ordinal);
-  args.device = &device;
   if (alg.backend == Backend::host || alg.backend == Backend::streamed) {  // pinned when there is a GPU
     if (Reason why = bench.prepare_host()) return why;
-    args.a = bench.host_a(), args.b = bench.host_b(), args.c = bench.host_c();
-    args.stream = bench.stream();
-    if (alg.backend == Backend::streamed) out.device_bytes = alg.workspace(p, out.resolved);  // it allocates
+    io.a = bench.host_a(), io.b = bench.host_b(), io.c = bench.host_c();
+    if (alg.backend == Backend::streamed) out.device_bytes = run.workspace_bytes();  // it allocates
     return std::nullopt;
   }
   if (Reason why = bench.prepare_device()) return why;
   if (cfg.scope == Scope::end_to_end)  // copies from and to host memory
     if (Reason why = bench.prepare_host()) return why;
-  const std::size_t workspace_bytes = alg.workspace(p, out.resolved);
+  const std::size_t workspace_bytes = run.workspace_bytes();
   if (workspace_bytes + kDeviceReserve > free_device_bytes()) {
     *short_of_memory = true;
     return "workspace of " + gib(double(workspace_bytes)) + " does not fit in free device memory";
   }
   workspace = Buffer(workspace_bytes, Buffer::Kind::device);
   out.device_bytes = sizeof(float) * std::size_t(p.m * p.k + p.k * p.n + p.m * p.n) + workspace_bytes;
-  args.a = bench.device_a(), args.b = bench.device_b(), args.c = bench.device_c();
-  args.stream = bench.stream();
-  args.workspace = workspace.get();
+  io.a = bench.device_a(), io.b = bench.device_b(), io.c = bench.device_c();
+  io.workspace = workspace.get();
   return std::nullopt;
 }
 
 // Phase 3: one run on a NaN-poisoned output, compared with the float64 reference.
-Verdict verify(Workbench& bench, const Algorithm& alg, const RunArgs& args, double* checked) {
-  const std::size_t c_count = std::size_t(args.problem.m) * args.problem.n;
-  const Precision precision = alg.precision_of(*args.params);
+Verdict verify(Workbench& bench, const PreparedRun& run, const Buffers& io, double* checked) {
+  const Algorithm& alg = run.algorithm();
+  const Problem& p = run.problem();
+  const std::size_t c_count = std::size_t(p.m) * p.n;
+  const Precision precision = alg.precision_of(run.params());
   if (alg.backend == Backend::host) {
-    std::fill(args.c, args.c + c_count, std::nanf(""));
-    alg.run(args);
-    return bench.verify_host_output(args.c, precision);
+    std::fill(io.c, io.c + c_count, std::nanf(""));
+    run.run(io, bench.stream());
+    return bench.verify_host_output(io.c, precision);
   }
   if (alg.backend == Backend::streamed) {  // too large for a whole reference, perhaps: entries of it
-    const Problem& p = args.problem;
 #pragma omp parallel for schedule(static)
-    for (long i = 0; i < long(c_count); ++i) args.c[i] = std::nanf("");
-    alg.run(args);
-    const ErrorStats e = check_entries(args.c, p.n, 0, 0, p.m, p.n, p.m, p.n, p.k, p.inputs, bench.seed(), checked);
+    for (long i = 0; i < long(c_count); ++i) io.c[i] = std::nanf("");
+    run.run(io, bench.stream());
+    const ErrorStats e = check_entries(io.c, p.n, 0, 0, p.m, p.n, p.m, p.n, p.k, p.inputs, bench.seed(), checked);
     return judge(e, p.k, p.inputs, precision);
   }
-  poison_device(args.c, c_count, args.stream);
-  alg.run(args);
-  MMLAB_CHECK(cudaStreamSynchronize(args.stream));
-  return bench.verify_device_output(args.c, precision);
+  poison_device(io.c, c_count, bench.stream());
+  run.run(io, bench.stream());
+  MMLAB_CHECK(cudaStreamSynchronize(bench.stream()));
+  return bench.verify_device_output(io.c, precision);
 }
 
 // Phase 4's timer: CUDA events (and graphs, copies, the L2 flush) on the GPU, the steady clock on
 // the host.
-std::unique_ptr<TrialTimer> make_timer(Workbench& bench, const Configuration& cfg, const RunArgs& args,
-                                       const TimingOptions& timing) {
-  const Algorithm& alg = *cfg.algorithm;
-  if (alg.backend != Backend::device) return make_host_timer(&alg, args);
+std::unique_ptr<TrialTimer> make_timer(Workbench& bench, const Configuration& cfg, const PreparedRun& run,
+                                       const Buffers& io, const TimingOptions& timing) {
+  if (cfg.algorithm->backend != Backend::device) return make_host_timer(&run, io, bench.stream());
   DeviceTiming t;
-  t.algorithm = &alg;
-  t.args = args;
+  t.run = &run;
+  t.io = io;
+  t.stream = bench.stream();
   t.scope = cfg.scope;
   t.repeats = cfg.scope == Scope::batched ? timing.repeats : 1;
   t.block_timeout_s = timing.block_timeout_s;
@@ -131,13 +131,13 @@ void Prepared::warmup() { timer_->untimed(); }
 
 double Prepared::trial(ClockMonitor* clocks) {
   const TrialTime t = timer_->trial();
-  if (audit_) audit_->after_trial(args_.c, stream_);  // behind the trial's stop event: off the clock
+  if (audit_) audit_->after_trial(io_.c, stream_);  // behind the trial's stop event: off the clock
   if (t.host_ms >= 0) outcome_.host_samples.push_back(t.host_ms);
   outcome_.timer = timer_->timer();
   outcome_.timer_note = timer_->unblocked_reason();
   const double ms = t.ms;
   const Algorithm& alg = *cfg_.algorithm;
-  if (alg.backend == Backend::streamed && alg.streamed_report) reports_.push_back(alg.streamed_report(args_));
+  if (alg.backend == Backend::streamed && alg.streamed_report) reports_.push_back(alg.streamed_report(run_.args(io_, stream_)));
   if (clocks && (alg.backend == Backend::device || alg.backend == Backend::streamed)) {
     outcome_.clocks.push_back(clocks->sample(stream_));
     outcome_.clock_source = clocks->source();
@@ -182,18 +182,17 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
                                   StateCache& states, const TimingOptions& timing) {
   auto out = std::make_unique<Prepared>(cfg, Outcome{});
   Outcome& o = out->outcome_;
-  if (Reason why = check(cfg, device, o)) {
+  if (Reason why = check(cfg, device, states, out->run_, o)) {
     o.status = Status::skipped, o.reason = *why;
     return out;
   }
-  RunArgs args;
-  if (Reason why =
-          prepare_buffers(bench, cfg, device, states, out->workspace_, o, args, &out->short_of_memory)) {
+  Buffers& io = out->io_;
+  if (Reason why = prepare_buffers(bench, cfg, out->run_, out->workspace_, o, io, &out->short_of_memory)) {
     o.status = Status::skipped, o.reason = *why;
     return out;
   }
   double checked = 0;
-  o.verdict = verify(bench, *cfg.algorithm, args, &checked);
+  o.verdict = verify(bench, out->run_, io, &checked);
   if (cfg.algorithm->backend == Backend::streamed) {
     o.distributed = DistributedOutcome{};
     o.distributed->verified_entries = checked;
@@ -205,14 +204,13 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
     o.status = Status::failed, o.reason = o.verdict->reason;
     return out;
   }
-  out->stream_ = args.stream;
-  out->args_ = args;
-  out->timer_ = make_timer(bench, cfg, args, timing);
-  if (cfg.algorithm->backend == Backend::device) {  // the verified C is still in args.c
+  out->stream_ = bench.stream();
+  out->timer_ = make_timer(bench, cfg, out->run_, io, timing);
+  if (cfg.algorithm->backend == Backend::device) {  // the verified C is still in io.c
     const Problem& p = cfg.problem;
     out->audit_ = std::make_unique<OutputAudit>(
-        args.c, std::size_t(p.m) * p.n, cfg.algorithm->deterministic(p, o.resolved), bench.audit_samples(),
-        tolerance(p.k, cfg.algorithm->precision_of(o.resolved)), p.inputs == Inputs::uniform, args.stream);
+        io.c, std::size_t(p.m) * p.n, cfg.algorithm->deterministic(p, o.resolved), bench.audit_samples(),
+        tolerance(p.k, cfg.algorithm->precision_of(o.resolved)), p.inputs == Inputs::uniform, bench.stream());
   }
   return out;
 }
@@ -275,7 +273,8 @@ Outcome run_configuration(Workbench& bench, const Configuration& cfg, const Devi
                           const std::atomic<bool>* interrupted, ClockMonitor* clocks) {
   if (cfg.algorithm->backend == Backend::distributed) {
     Outcome out;
-    if (Reason why = check(cfg, device, out)) {
+    PreparedRun run;
+    if (Reason why = check(cfg, device, states, run, out)) {
       out.status = Status::skipped, out.reason = *why;
       return out;
     }

@@ -48,7 +48,8 @@ class Prepared {
   std::unique_ptr<TrialTimer> timer_;
   std::unique_ptr<OutputAudit> audit_;  // device algorithms: each trial's C against the verified one
   CUstream_st* stream_ = nullptr;
-  RunArgs args_;
+  PreparedRun run_;  // the configuration resolved, checked and sized (core/invocation.hpp)
+  Buffers io_;
   std::vector<StreamedReport> reports_;  // a streamed algorithm's, one per trial
 };
 

@@ -136,7 +136,7 @@ class DeviceTimer final : public TrialTimer {
   // One trial: the L2 flush, the start event, the work and the stop event, behind the blocking
   // kernel when `blocked`; the host's time to enqueue the work measured around it.
   TrialTime once(bool blocked) {
-    cudaStream_t s = t_.args.stream;
+    cudaStream_t s = t_.stream;
     Held held(blocked ? &blocker_ : nullptr, s);
     if (t_.l2_flush) MMLAB_CHECK(cudaMemsetAsync(t_.l2_flush, 0, t_.l2_flush_bytes, s));
     MMLAB_CHECK(cudaEventRecord(start_.get(), s));
@@ -153,26 +153,26 @@ class DeviceTimer final : public TrialTimer {
   }
 
   void enqueue_work(cudaStream_t s) {
-    const Problem& p = t_.args.problem;
+    const Problem& p = t_.run->problem();
     switch (t_.scope) {
       case Scope::kernel: launch(); break;
       case Scope::batched: MMLAB_CHECK(cudaGraphLaunch(exec_, s)); break;
       case Scope::end_to_end:
-        MMLAB_CHECK(cudaMemcpyAsync(const_cast<float*>(t_.args.a), t_.host_a, sizeof(float) * p.m * p.k,
+        MMLAB_CHECK(cudaMemcpyAsync(const_cast<float*>(t_.io.a), t_.host_a, sizeof(float) * p.m * p.k,
                                     cudaMemcpyHostToDevice, s));
-        MMLAB_CHECK(cudaMemcpyAsync(const_cast<float*>(t_.args.b), t_.host_b, sizeof(float) * p.k * p.n,
+        MMLAB_CHECK(cudaMemcpyAsync(const_cast<float*>(t_.io.b), t_.host_b, sizeof(float) * p.k * p.n,
                                     cudaMemcpyHostToDevice, s));
         launch();
         MMLAB_CHECK(
-            cudaMemcpyAsync(t_.host_c, t_.args.c, sizeof(float) * p.m * p.n, cudaMemcpyDeviceToHost, s));
+            cudaMemcpyAsync(t_.host_c, t_.io.c, sizeof(float) * p.m * p.n, cudaMemcpyDeviceToHost, s));
         break;
     }
   }
 
-  void launch() { t_.algorithm->run(t_.args); }
+  void launch() { t_.run->run(t_.io, t_.stream); }
 
   void capture_graph() {
-    cudaStream_t s = t_.args.stream;
+    cudaStream_t s = t_.stream;
     MMLAB_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
     try {
       for (int r = 0; r < t_.repeats; ++r) launch();
@@ -197,18 +197,19 @@ class DeviceTimer final : public TrialTimer {
 
 class HostTimer final : public TrialTimer {
  public:
-  HostTimer(const Algorithm* a, const RunArgs& args) : a_(a), args_(args) {}
-  void untimed() override { a_->run(args_); }
+  HostTimer(const PreparedRun* run, const Buffers& io, CUstream_st* stream) : run_(run), io_(io), stream_(stream) {}
+  void untimed() override { run_->run(io_, stream_); }
   TrialTime trial() override {
     const auto t0 = Clock::now();
-    a_->run(args_);
+    run_->run(io_, stream_);
     return {ms_since(t0), -1};
   }
   Timer timer() const override { return Timer::host; }
 
  private:
-  const Algorithm* a_;
-  RunArgs args_;
+  const PreparedRun* run_;
+  Buffers io_;
+  CUstream_st* stream_;
 };
 
 }  // namespace
@@ -217,8 +218,8 @@ std::unique_ptr<TrialTimer> make_device_timer(const DeviceTiming& t) {
   return std::make_unique<DeviceTimer>(t);
 }
 
-std::unique_ptr<TrialTimer> make_host_timer(const Algorithm* a, const RunArgs& args) {
-  return std::make_unique<HostTimer>(a, args);
+std::unique_ptr<TrialTimer> make_host_timer(const PreparedRun* run, const Buffers& io, CUstream_st* stream) {
+  return std::make_unique<HostTimer>(run, io, stream);
 }
 
 }  // namespace mmlab

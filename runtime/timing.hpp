@@ -15,6 +15,7 @@
 #include <string>
 
 #include "core/algorithm.hpp"
+#include "core/invocation.hpp"
 #include "core/scope.hpp"
 
 namespace mmlab {
@@ -37,8 +38,9 @@ class TrialTimer {
 inline constexpr double kDefaultBlockTimeoutSeconds = 1.0;
 
 struct DeviceTiming {
-  const Algorithm* algorithm = nullptr;
-  RunArgs args;  // device buffers and the stream to use
+  const PreparedRun* run = nullptr;  // outlives the timer
+  Buffers io;                        // device buffers
+  CUstream_st* stream = nullptr;     // the stream to run on
   Scope scope = Scope::kernel;
   int repeats = 1;           // launches per trial in the batched scope
   void* l2_flush = nullptr;  // overwritten before each trial when not null
@@ -51,6 +53,7 @@ struct DeviceTiming {
 };
 
 std::unique_ptr<TrialTimer> make_device_timer(const DeviceTiming& t);
-std::unique_ptr<TrialTimer> make_host_timer(const Algorithm* algorithm, const RunArgs& args);
+// Host and streamed algorithms: the steady clock around run(io, stream).
+std::unique_ptr<TrialTimer> make_host_timer(const PreparedRun* run, const Buffers& io, CUstream_st* stream);
 
 }  // namespace mmlab

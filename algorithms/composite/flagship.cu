@@ -149,9 +149,7 @@ std::vector<std::string> priced_params(const Candidate& c) {
   return out;
 }
 
-std::string encode(const Candidate& c, const Params& q) {
-  return c.algorithm().name + ":" + q.variant() + (q.canonical().empty() ? "" : ":" + q.canonical());
-}
+std::string encode(const Candidate& c, const Params& q) { return EngineSpec{&c.algorithm(), q}.text(); }
 
 // The pick for a problem: the cheapest candidate of this dispatcher's kind (and, for tensor_cores,
 // cuda_cores' as well), by the models; `ms` receives its predicted time.
@@ -182,67 +180,60 @@ Params choose(const Problem& p, const Params& q, const DeviceInfo& d, double* ms
 
 Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) { return choose(p, q, d); }
 
-// The chosen algorithm and its parameters, from the resolved `kernel` ("algorithm:variant:params").
-struct Pick {
-  const Algorithm* algorithm = nullptr;
-  Params params;
-};
+// The chosen algorithm and its parameters: the resolved `kernel`, an engine spec; none before the
+// choice ("auto") or where nothing runs ("none").
+std::optional<EngineSpec> pick_of(const Params& q) {
+  const std::string text = q.text("kernel");
+  if (text.find(':') == std::string::npos) return std::nullopt;
+  return EngineSpec::parse(text, algorithms::single_process());
+}
+
 // Its state: the states of the algorithms it has run (library handles, tensor maps), and each
-// resolved `kernel`'s pick with its invocation, made on a problem's first run, so a trial's host
-// cost is one lookup and the chosen kernel's launch.
+// problem's pick prepared (resolved, checked, sized) on its first run, so a trial's host cost is one
+// lookup and the chosen kernel's launch.
 // With launch=graph, each problem's pick is captured once (per stream, operands and workspace) into
 // a CUDA graph and replayed: one launch's host cost per call, whatever the pick enqueues (a transpose
 // or split pass, a memset, the kernel). Inside a capture of the caller's (the harness's batched
 // scope) the pick is enqueued as it is.
+using PickKey = std::tuple<std::string, const DeviceInfo*, long, long, long, std::string>;
 using ReplayKey = std::tuple<std::string, const DeviceInfo*, cudaStream_t, const float*, const float*, float*,
                              void*, long, long, long>;
 struct State {
   StateCache states;
   std::mutex lock;
-  std::map<std::pair<std::string, const DeviceInfo*>, std::pair<Pick, std::unique_ptr<Invocation>>> picks;
+  std::map<PickKey, PreparedRun> picks;
   GraphReplays<ReplayKey> replays;  // launch/graph_replay.cuh
 };
-Pick pick_of(const Params& q) {
-  const std::string text = q.text("kernel");
-  const std::size_t a = text.find(':'), v = text.find(':', a + 1);
-  Pick out;
-  if (a == std::string::npos) return out;
-  const std::string name = text.substr(0, a),
-                    variant = text.substr(a + 1, v == std::string::npos ? v : v - a - 1);
-  for (const Algorithm* x : algorithms::single_process())
-    if (x->name == name) out.algorithm = x;
-  out.params = Params::parse(variant, v == std::string::npos ? "" : text.substr(v + 1));
-  return out;
-}
 
 Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
-  const Pick k = pick_of(q);
-  if (!k.algorithm) return "no candidate kernel can run this problem here";
-  return Invocation(*k.algorithm, d).check(p, k.params);
+  const std::optional<EngineSpec> k = pick_of(q);
+  if (!k) return "no candidate kernel can run this problem here";
+  return Invocation(*k->algorithm, d).check(p, k->params);
 }
 
 void run(const RunArgs& r) {
   State& state = *static_cast<State*>(r.state);
-  const std::pair<Pick, std::unique_ptr<Invocation>>* picked;
+  const Problem& p = r.problem;
+  const PreparedRun* picked;
   {
     std::lock_guard<std::mutex> hold(state.lock);
-    auto& slot = state.picks[{r.params->text("kernel"), r.device}];
-    if (!slot.second) {
-      slot.first = pick_of(*r.params);
-      slot.second = std::make_unique<Invocation>(*slot.first.algorithm, *r.device);
+    const PickKey key{r.params->text("kernel"), r.device, p.m, p.n, p.k, inputs_name(p.inputs)};
+    auto it = state.picks.find(key);
+    if (it == state.picks.end()) {
+      const EngineSpec k = *pick_of(*r.params);
+      it = state.picks.emplace(key, Invocation(*k.algorithm, *r.device).prepare(p, k.params, state.states)).first;
     }
-    picked = &slot;  // std::map: the entry stays where it is
+    picked = &it->second;  // std::map: the entry stays where it is
   }
-  RunArgs sub = r;
-  sub.params = &picked->first.params;
+  Buffers io;
+  io.a = r.a, io.b = r.b, io.c = r.c, io.workspace = r.workspace;
   cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
   MMLAB_CHECK(cudaStreamIsCapturing(r.stream, &capturing));
   if (r.params->text("launch") != "graph" || capturing != cudaStreamCaptureStatusNone)
-    return picked->second->run(sub, state.states);
+    return picked->run(io, r.stream);
   std::lock_guard<std::mutex> hold(state.lock);
-  const Problem& p = r.problem;
   state.replays.run({r.params->text("kernel"), r.device, r.stream, r.a, r.b, r.c, r.workspace, p.m, p.n, p.k},
-                    r.stream, [&] { picked->second->run(sub, state.states); });
+                    r.stream, [&] { picked->run(io, r.stream); });
 }
 
 }  // namespace
@@ -278,13 +269,12 @@ MMLAB_ALGORITHM(flagship) {
   };
   a.supports = supports;
   a.launch_config = [](const Problem& p, const Params& q, const DeviceInfo& d) {
-    const Pick k = pick_of(q);
-    return k.algorithm && k.algorithm->launch_config ? k.algorithm->launch_config(p, k.params, d)
-                                                     : LaunchConfig{};
+    const std::optional<EngineSpec> k = pick_of(q);
+    return k && k->algorithm->launch_config ? k->algorithm->launch_config(p, k->params, d) : LaunchConfig{};
   };
   a.workspace_bytes = [](const Problem& p, const Params& q) {
-    const Pick k = pick_of(q);
-    return k.algorithm ? k.algorithm->workspace(p, k.params) : std::size_t(0);
+    const std::optional<EngineSpec> k = pick_of(q);
+    return k ? k->algorithm->workspace(p, k->params) : std::size_t(0);
   };
   a.make_state = [] { return std::static_pointer_cast<void>(std::make_shared<State>()); };
   a.run = run;
@@ -293,8 +283,8 @@ MMLAB_ALGORITHM(flagship) {
                          "when it picks a kernel that splits k with atomics (register_tiled split > 1, "
                          "tf32x3 half3 split > 1)");
   a.is_nondeterministic = [](const Problem& p, const Params& q) {
-    const Pick k = pick_of(q);
-    return k.algorithm && !k.algorithm->deterministic(p, k.params);
+    const std::optional<EngineSpec> k = pick_of(q);
+    return k && !k->algorithm->deterministic(p, k->params);
   };
 }
 

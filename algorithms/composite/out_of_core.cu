@@ -42,13 +42,21 @@ namespace {
 
 using namespace out_of_core;
 
-enum class Engine { cublas, cuda_cores, tensor_cores };
-const std::vector<std::string> kEngines = {"cublas", "cuda_cores", "tensor_cores"};
+// The `engine` axis's values and the engine spec each names.
+const std::vector<std::pair<std::string, std::string>> kEngines = {
+    {"cublas", "cublas:default"}, {"cuda_cores", "flagship:cuda_cores"}, {"tensor_cores", "flagship:tensor_cores"}};
 
-EngineAlgorithm engine_of(const Params& q) {
-  const auto e = Engine(std::find(kEngines.begin(), kEngines.end(), q.text("engine")) - kEngines.begin());
-  if (e == Engine::cublas) return {algorithms::cublas(), "default"};
-  return {algorithms::flagship(), e == Engine::cuda_cores ? "cuda_cores" : "tensor_cores"};
+EngineSpec engine_of(const Params& q) {
+  const std::string& name = q.text("engine");
+  for (const auto& [value, spec] : kEngines)
+    if (value == name) return EngineSpec::parse(spec, algorithms::single_process());
+  throw std::logic_error("out_of_core: engine " + name);
+}
+
+std::vector<std::string> engine_names() {
+  std::vector<std::string> out;
+  for (const auto& e : kEngines) out.push_back(e.first);
+  return out;
 }
 
 bool tensor(const Params& q) { return q.text("engine") == "tensor_cores"; }
@@ -88,15 +96,15 @@ Measured& measured_on(const Params& q, const DeviceInfo& d) {  // under rates_lo
 StreamPlan plan_of(const Problem& p, const Params& q) {  // from the resolved parameters
   const Shape2 panel = q.shape("panel");
   return make_plan(p.m, p.n, p.k, panel.x, panel.y, q.integer("depth"), q.integer("tile"),
-                   engine_of(q).algorithm.accumulates, nullptr);
+                   engine_of(q).algorithm->accumulates, nullptr);
 }
 
 std::optional<StreamPlan> plan_for(const Problem& p, const Params& q, const DeviceInfo& d, const StreamRates& rates,
                                    std::string* why, const MeasureProduct& measure = nullptr) {
-  const EngineAlgorithm e = engine_of(q);
+  const EngineSpec e = engine_of(q);
   const WorkspaceOf ws = [&](long m, long n, long k) { return engine_workspace(e, {m, n, k, p.inputs}, d); };
   return plan_stream(p.m, p.n, p.k, std::size_t(q.bytes("budget")), int(q.integer("gpus")), q.integer("max_side"),
-                     e.algorithm.accumulates, ws, rates, why, measure);
+                     e.algorithm->accumulates, ws, rates, why, measure);
 }
 
 // The budget: as given, or (auto) what the GPU has free less a margin for the context and libraries.
@@ -208,8 +216,9 @@ MMLAB_ALGORITHM(out_of_core) {
   a.axes = {{"budget", AxisKind::bytes, "device memory per GPU for the buffers: auto (what is free) or e.g. 8G", "auto",
              {"auto", "48M"}, {}},
             {"engine", AxisKind::choice,
-             "the tile product: cublas (pure FP32), cuda_cores (the FP32 flagship), tensor_cores (the "
-             "FP32-accurate flagship)", "cublas", kEngines, {}},
+             "the tile product: cublas (cublas:default, pure FP32), cuda_cores (flagship:cuda_cores, the FP32 "
+             "flagship), tensor_cores (flagship:tensor_cores, the FP32-accurate flagship)",
+             "cublas", engine_names(), {}},
             {"max_side", AxisKind::integer,
              "the largest tile side and k step; the plan picks k whole, tiles as wide as the panel, or halves "
              "of it down to 64",

@@ -23,8 +23,7 @@ namespace mmlab::out_of_core {
 // pass. product_gflops(): the engine's product of one shape (a plan's candidate tile).
 class RateProbe {
  public:
-  RateProbe(const EngineAlgorithm& engine, const DeviceInfo& gpu)
-      : gpu_(gpu), run_(engine.algorithm, gpu_), asked_(default_params(engine.algorithm, engine.variant)) {
+  RateProbe(const EngineSpec& engine, const DeviceInfo& gpu) : gpu_(gpu), engine_(engine, gpu_, states_, false) {
     MMLAB_CHECK(cudaSetDevice(gpu_.ordinal));
     for (cudaStream_t* s : {&s_, &t_, &u_}) MMLAB_CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
   }
@@ -37,8 +36,7 @@ class RateProbe {
     MMLAB_CHECK(cudaSetDevice(gpu_.ordinal));
     const auto o = operands(m, n, k);
     if (!o) return std::nullopt;
-    o->args.stream = s_;
-    return 2e-6 * double(m) * n * k / median_ms([&] { run_.run(o->args, states_); });
+    return 2e-6 * double(m) * n * k / median_ms([&] { engine_.run(o->p, o->io, s_); });
   }
 
   StreamRates calibrate() {
@@ -53,11 +51,10 @@ class RateProbe {
     // The load: the engine's products of 4096 on stream t_, as many as cover the copies measured.
     const auto load = operands(4096, 4096, 4096);
     MMLAB_CHECK(load ? cudaSuccess : cudaErrorMemoryAllocation);
-    load->args.stream = t_;
     const double product_ms = 2e-6 * 4096.0 * 4096 * 4096 / r.gflops.at(4096);
     const auto under_load = [&](double bytes, const std::function<void()>& enqueue) {
       const long products = long(4 * bytes / 20e6 / product_ms) + 2;  // 4 copies at 20 GB/s or more
-      for (long i = 0; i < products; ++i) run_.run(load->args, states_);
+      for (long i = 0; i < products; ++i) engine_.run(load->p, load->io, t_);
       const double ms = median_ms(enqueue);
       MMLAB_CHECK(cudaStreamSynchronize(t_));
       return ms;
@@ -92,7 +89,7 @@ class RateProbe {
     cudaEventDestroy(go), cudaEventDestroy(done);
     // The add pass over 4096 x 4096 floats: read the tile and the panel, write the panel.
     const long rows = 4096, cols = 4096;
-    const double add = median_ms([&] { launch_add_tile(d, d + rows * cols, cols, rows, cols, true, s_); });
+    const double add = median_ms([&] { device_add(d + rows * cols, cols, d, rows, cols, true, s_); });
     r.add_gbs = 12e-6 * double(rows) * cols / add;
     return r;
   }
@@ -100,25 +97,25 @@ class RateProbe {
  private:
   struct Operands {  // a product's operands, made once
     Buffer a, b, c, w;
-    RunArgs args;
-    Params q;
+    Problem p;
+    Buffers io;
   };
 
-  // Operands of an m x n x k product; null where they take more than half the free memory.
+  // Operands of an m x n x k product; null where they take more than half the free memory or the
+  // engine cannot run it.
   std::unique_ptr<Operands> operands(long m, long n, long k) {
     const Problem p{m, n, k, Inputs::uniform};
     const std::size_t f = sizeof(float);
+    const PreparedRun& run = engine_.prepared(p);
+    if (!run.ready() || f * (m * k + k * n + m * n) + run.workspace_bytes() > free_device_bytes() / 2) return nullptr;
     auto o = std::make_unique<Operands>();
-    o->q = run_.resolve(p, asked_);
-    const std::size_t ws = run_.workspace(p, o->q);
-    if (f * (m * k + k * n + m * n) + ws > free_device_bytes() / 2 || run_.check(p, o->q)) return nullptr;
+    o->p = p;
     o->a = Buffer(f * m * k, Buffer::Kind::device), o->b = Buffer(f * k * n, Buffer::Kind::device);
-    o->c = Buffer(f * m * n, Buffer::Kind::device), o->w = Buffer(std::max<std::size_t>(ws, 1), Buffer::Kind::device);
+    o->c = Buffer(f * m * n, Buffer::Kind::device);
+    o->w = Buffer(std::max<std::size_t>(run.workspace_bytes(), 1), Buffer::Kind::device);
     fill_input_device(o->a.as<float>(), m, k, Inputs::uniform, 1, kMatrixA, s_);
     fill_input_device(o->b.as<float>(), k, n, Inputs::uniform, 1, kMatrixB, s_);
-    RunArgs& e = o->args;
-    e.a = o->a.as<float>(), e.b = o->b.as<float>(), e.c = o->c.as<float>(), e.problem = p, e.params = &o->q;
-    e.workspace = o->w.get(), e.device = &gpu_;
+    o->io.a = o->a.as<float>(), o->io.b = o->b.as<float>(), o->io.c = o->c.as<float>(), o->io.workspace = o->w.get();
     return o;
   }
 
@@ -139,9 +136,8 @@ class RateProbe {
   }
 
   DeviceInfo gpu_;
-  Invocation run_;
-  Params asked_;
   StateCache states_;
+  Engine engine_;  // on gpu_, each product shape prepared once
   cudaStream_t s_ = nullptr, t_ = nullptr, u_ = nullptr;
 };
 

@@ -15,38 +15,17 @@
 #include "algorithms/launch/common.cuh"
 #include "algorithms/models/out_of_core_plan.hpp"
 #include "core/invocation.hpp"
+#include "runtime/engine.hpp"
 #include "runtime/gpu.hpp"
 
 namespace mmlab::out_of_core {
 
 
-// The lab algorithm and variant each engine multiplies a tile with.
-struct EngineAlgorithm {
-  const Algorithm& algorithm;
-  const char* variant;
-};
-
-// The engine's workspace for one tile product, its configuration resolved as the harness would.
-std::size_t engine_workspace(const EngineAlgorithm& e, const Problem& tile, const DeviceInfo& d) {
-  const Invocation engine(e.algorithm, d);
-  return engine.workspace(tile, engine.resolve(tile, default_params(e.algorithm, e.variant)));
-}
-
-// C(r, c0 + j) = (or +=) T(r, j): a tile product added into its panel (engines that cannot accumulate).
-__global__ void add_tile(const float* __restrict__ t, float* __restrict__ panel, long ld, int rows, int cols,
-                         bool accumulate) {
-  const long count = long(rows) * cols;
-  for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < count; e += long(gridDim.x) * blockDim.x) {
-    float* c = panel + (e / cols) * ld + e % cols;
-    *c = accumulate ? *c + t[e] : t[e];
-  }
-}
-
-inline void launch_add_tile(const float* t, float* panel, long ld, long rows, long cols, bool accumulate,
-                            cudaStream_t s) {
-  add_tile<<<unsigned(std::min<long>(ceil_div(rows * cols, 256), 1024)), 256, 0, s>>>(t, panel, ld, int(rows),
-                                                                                      int(cols), accumulate);
-  MMLAB_CHECK_LAUNCH();
+// The engine's workspace for one tile product, its configuration resolved as the harness would (what
+// the plan counts; a worker's engine adds its partial product where the plan has a tile to add in).
+inline std::size_t engine_workspace(const EngineSpec& e, const Problem& tile, const DeviceInfo& d) {
+  const Invocation engine(*e.algorithm, d);
+  return engine.workspace(tile, engine.resolve(tile, e.params));
 }
 
 // Rows x cols floats between a matrix of leading dimension `ld_from` and one of `ld_to`, on `s`: one
@@ -124,9 +103,9 @@ class Stopwatch {
 // One GPU's share: its panels (every gpus-th), its streams, buffers and events.
 class Worker {
  public:
-  Worker(const RunArgs& r, const StreamPlan& plan, int device, State& state, EngineAlgorithm engine)
-      : r_(r), p_(r.problem), s_(plan), device_(device), gpu_(with_ordinal(*r.device, device)), state_(state),
-        engine_(engine), invocation_(engine.algorithm, gpu_), asked_(default_params(engine.algorithm, engine.variant)) {
+  Worker(const RunArgs& r, const StreamPlan& plan, int device, State& state, const EngineSpec& engine)
+      : r_(r), p_(r.problem), s_(plan), device_(device), gpu_(with_ordinal(*r.device, device)),
+        engine_(engine, gpu_, state.engines, !plan.in_place) {
     MMLAB_CHECK(cudaSetDevice(device));
     for (cudaStream_t* s : {&in_, &compute_, &out_}) MMLAB_CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
     for (auto* set : {&a_ready_, &a_free_, &b_ready_, &b_free_, &c_free_})
@@ -138,17 +117,16 @@ class Worker {
       MMLAB_CHECK(cudaMalloc(&a_[i], f * s_.rows * s_.depth));
       MMLAB_CHECK(cudaMalloc(&b_[i], f * s_.depth * s_.tile));
     }
-    if (!s_.in_place) MMLAB_CHECK(cudaMalloc(&t_, f * s_.rows * s_.tile));
     std::size_t ws = 0;  // the largest any tile shape needs (edges may pick other kernels)
     for (long rows : {s_.rows, p_.m % s_.rows})
       for (long cols : {s_.tile, p_.n % s_.cols % s_.tile, s_.cols % s_.tile})
         for (long depth : {s_.depth, p_.k % s_.depth, s_.ramp, std::min(s_.depth, p_.k) - s_.ramp})
-          if (rows && cols && depth) ws = std::max(ws, engine_workspace(engine_, {rows, cols, depth, p_.inputs}, gpu_));
+          if (rows && cols && depth) ws = std::max(ws, engine_.workspace_bytes({rows, cols, depth, p_.inputs}));
     if (ws) MMLAB_CHECK(cudaMalloc(&workspace_, ws));
   }
   ~Worker() {
     cudaSetDevice(device_);
-    for (float* b : {c_[0], c_[1], a_[0], a_[1], b_[0], b_[1], t_}) cudaFree(b);
+    for (float* b : {c_[0], c_[1], a_[0], a_[1], b_[0], b_[1]}) cudaFree(b);
     cudaFree(workspace_);
     for (auto* set : {&a_ready_, &a_free_, &b_ready_, &b_free_, &c_free_})
       for (cudaEvent_t e : *set) cudaEventDestroy(e);
@@ -196,23 +174,13 @@ class Worker {
   }
 
   // A slice (rows x depth) times B tile (depth x cols) into panel slot `c` at column `at` (leading
-  // dimension `width`): accumulated in place by an engine that can, else written into the panel
-  // when it is the panel's one product, else a tile added in.
+  // dimension `width`), added in after the panel's first step: in place by an engine that
+  // accumulates, else through the engine's partial product (where the plan is not one product a panel).
   void multiply(int a, int b, long rows, long cols, long depth, long at, bool accumulate, int c, long width) {
-    const Problem tile{rows, cols, depth, p_.inputs};
-    const Params q = invocation_.resolve(tile, asked_);
-    RunArgs e = r_;
-    e.a = a_[a], e.b = b_[b], e.problem = tile, e.params = &q;
-    e.workspace = workspace_, e.stream = compute_;
-    if (s_.in_place) {  // an engine that cannot accumulate runs one product a panel (at 0, cols = width)
-      e.c = c_[c] + at;
-      if (engine_.algorithm.accumulates) e.ldc = width, e.accumulate = accumulate;
-      invocation_.run(e, state_.engines);
-      return;
-    }
-    e.c = t_;
-    invocation_.run(e, state_.engines);
-    launch_add_tile(t_, c_[c] + at, width, rows, cols, accumulate, compute_);
+    Buffers io;
+    io.a = a_[a], io.b = b_[b], io.c = c_[c] + at, io.ldc = width, io.accumulate = accumulate;
+    io.workspace = workspace_;
+    engine_.run({rows, cols, depth, p_.inputs}, io, compute_);
   }
 
   // A C panel's k step: C(row0.., col0..) (+)= A(row0.., k0..k0 + depth) B(k0.., col0..) in panel slot c.
@@ -273,13 +241,10 @@ class Worker {
   StreamPlan s_;
   int device_;
   DeviceInfo gpu_;
-  State& state_;
-  EngineAlgorithm engine_;
-  Invocation invocation_;  // the engine on gpu_: its choice per tile shape, checked and run
-  Params asked_;
+  Engine engine_;  // on gpu_: each tile shape's product prepared once
   cudaStream_t in_ = nullptr, compute_ = nullptr, out_ = nullptr;
   cudaEvent_t a_ready_[2], a_free_[2], b_ready_[2], b_free_[2], c_free_[2], tile_done_ = nullptr;
-  float *c_[2] = {}, *a_[2] = {}, *b_[2] = {}, *t_ = nullptr;
+  float *c_[2] = {}, *a_[2] = {}, *b_[2] = {};
   void* workspace_ = nullptr;
   unsigned long b_used_ = 0;
   Stopwatch watch_;

@@ -4,11 +4,13 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include <filesystem>
 #include <set>
 
 #include "core/algorithm.hpp"
+#include "core/invocation.hpp"
 #include "harness/sweep.hpp"
 #include "runtime/job.hpp"
 #include "tests/lab.hpp"
@@ -224,6 +226,24 @@ TEST(Registry, FlagshipModelsPickByProblemSize) {
   EXPECT_NE(pick("tensor_cores", {4096, 4096, 64}).rfind("tf32x3:", 0), 0u) << "no tf32x3 kernel below k = 128";
 }
 
+// An engine spec: "algorithm:variant[:params]", the axes it does not name at their defaults; what is
+// wrong is named.
+TEST(Registry, EngineSpecsParseOnce) {
+  const EngineSpec e = EngineSpec::parse("flagship:tensor_cores", test::lab().all());
+  EXPECT_EQ(e.algorithm, test::lab().find("flagship"));
+  EXPECT_EQ(e.text(), "flagship:tensor_cores:kernel=auto;launch=graph");
+  EXPECT_EQ(EngineSpec::parse("flagship:cuda_cores:launch=direct", test::lab().all()).params.text("launch"), "direct");
+  EXPECT_EQ(EngineSpec::parse("cublas:tf32", test::lab().all()).text(), "cublas:tf32");
+  for (const char* bad : {"cublas", "nonesuch:default", "cublas:nonesuch"})
+    EXPECT_THROW(EngineSpec::parse(bad, test::lab().all()), std::invalid_argument) << bad;
+  // out_of_core's and the distributed algorithms' engines are such specs, judged by their algorithm.
+  Params q("default");
+  const Algorithm& cannon = *test::lab().find("dist_cannon");
+  for (const Axis& x : cannon.axes) q.set(x.name, x.default_value);
+  q.set("engine", "cublas_tf32");
+  EXPECT_EQ(cannon.precision_of(q), Precision::tf32);
+}
+
 // The flagship's picks over every shape it is trained and judged on (experiments/flagship-training.ini,
 // flagship-held-out.ini, flagship-small-problems.ini), both dispatchers, on the H100's description:
 // tests/cpu/golden/flagship-picks.txt. A change that moves the models (issue #48) must leave every pick
@@ -253,8 +273,14 @@ TEST(Registry, FlagshipPicksAreTheGoldenOnes) {
       for (const Axis& x : f.axes) q.set(x.name, x.default_value);
       char ms[32];
       std::snprintf(ms, sizeof ms, "%.6g", f.predict_ms(p, q, h100));
+      const std::string kernel = f.resolve(p, q, h100).text("kernel");
       picks += std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " " + v + " " +
-               f.resolve(p, q, h100).text("kernel") + " " + ms + "\n";
+               kernel + " " + ms + "\n";
+      // The pick is an engine spec the flagship's run prepares as it is: resolved, it stays itself.
+      const EngineSpec pick = EngineSpec::parse(kernel, test::lab().all());
+      EXPECT_EQ(pick.text(), kernel);
+      EXPECT_EQ(Invocation(*pick.algorithm, h100).resolve(p, pick.params).canonical(), pick.params.canonical())
+          << kernel;
     }
   const std::string golden = std::string(MMLAB_SOURCE_DIR) + "/tests/cpu/golden/flagship-picks.txt";
   if (std::getenv("MMLAB_WRITE_GOLDEN")) std::ofstream(golden) << picks;

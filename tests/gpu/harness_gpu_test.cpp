@@ -16,6 +16,7 @@
 #include "core/schema.hpp"
 #include "harness/runner.hpp"
 #include "runtime/cuda_check.hpp"
+#include "runtime/engine.hpp"
 #include "runtime/timing.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 #include "tests/gpu/planted_bugs.hpp"
@@ -207,37 +208,44 @@ TEST(Streamed, OutOfCoreStreamsManyTilesAndReportsItsPhases) {
   }
 }
 
-// cuBLAS as out_of_core's engine: C += A B into a block of a larger matrix (its leading dimension),
-// the entries around the block untouched.
-TEST(Streamed, CublasAccumulatesIntoABlock) {
-  const Algorithm& cublas = *test::lab().find("cublas");
-  ASSERT_TRUE(cublas.accumulates);
+// The one C += A B path of engines (runtime/engine.hpp): into a block of a larger matrix (its leading
+// dimension), the entries around the block untouched; cuBLAS by its
+// own beta and ldc, the lab's kernels (which write a dense C) through the prepared run's partial
+// product, Eigen on the host the same way. Twice per engine: the second run reuses the prepared one.
+TEST(Engines, AccumulateIntoABlock) {
+  ASSERT_TRUE(test::lab().find("cublas")->accumulates);
   const long m = 70, n = 50, k = 90, ldc = 64;
-  std::vector<float> a(m * k), b(k * n), c(m * ldc, 2.f);
+  std::vector<float> a(m * k), b(k * n);
   fill_input_host(a.data(), m, k, Inputs::uniform, 3, kMatrixA);
   fill_input_host(b.data(), k, n, Inputs::uniform, 3, kMatrixB);
-  Buffer da(a.size() * 4, Buffer::Kind::device), db(b.size() * 4, Buffer::Kind::device),
-      dc(c.size() * 4, Buffer::Kind::device), ws(cublas.workspace({m, n, k}, Params("default")), Buffer::Kind::device);
-  ASSERT_EQ(cudaMemcpy(da.get(), a.data(), a.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(db.get(), b.data(), b.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(dc.get(), c.data(), c.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
-  StateCache states;
   const DeviceInfo d = device();
-  const Invocation run(cublas, d);
-  const Params q("default");
-  RunArgs r;
-  r.a = da.as<float>(), r.b = db.as<float>(), r.c = dc.as<float>(), r.problem = {m, n, k}, r.params = &q;
-  r.workspace = ws.get(), r.device = &d, r.ldc = ldc, r.accumulate = true;
-  run.run(r, states);
-  synchronize_device();
-  copy_to_host(c.data(), dc.get(), c.size() * 4);
-  for (long i = 0; i < m; ++i)
-    for (long j = 0; j < ldc; ++j) {
-      double want = 2;
-      if (j < n)
-        for (long l = 0; l < k; ++l) want += double(a[i * k + l]) * b[l * n + j];
-      ASSERT_NEAR(c[i * ldc + j], want, 1e-4 * (1 + std::abs(want))) << i << ", " << j;
-    }
+  for (const char* text : {"cublas:default", "register_tiled:tuned", "flagship:cuda_cores", "tiled:default",
+                           "eigen:default"}) {
+    SCOPED_TRACE(text);
+    const EngineSpec spec = EngineSpec::parse(text, test::lab().all());
+    const bool host = spec.algorithm->backend == Backend::host;
+    StateCache states;
+    Engine engine(spec, d, states);
+    std::vector<float> c(m * ldc, 2.f);
+    Buffer da(a.size() * 4, Buffer::Kind::device), db(b.size() * 4, Buffer::Kind::device),
+        dc(c.size() * 4, Buffer::Kind::device);
+    ASSERT_EQ(cudaMemcpy(da.get(), a.data(), a.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(db.get(), b.data(), b.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(dc.get(), c.data(), c.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    Buffers io;
+    io.a = host ? a.data() : da.as<float>(), io.b = host ? b.data() : db.as<float>();
+    io.c = host ? c.data() : dc.as<float>(), io.ldc = ldc, io.accumulate = true;
+    for (int twice = 0; twice < 2; ++twice) engine.run({m, n, k}, io, nullptr);
+    synchronize_device();
+    if (!host) copy_to_host(c.data(), dc.get(), c.size() * 4);
+    for (long i = 0; i < m; ++i)
+      for (long j = 0; j < ldc; ++j) {
+        double want = 2;
+        if (j < n)
+          for (long l = 0; l < k; ++l) want += 2 * double(a[i * k + l]) * b[l * n + j];
+        ASSERT_NEAR(c[i * ldc + j], want, 1e-4 * (1 + std::abs(want))) << i << ", " << j;
+      }
+  }
 }
 
 // What cannot run is a skipped row with the reason: a budget that holds no tile, a problem larger
@@ -418,15 +426,13 @@ TEST(Clock, TheHostsTimeStaysOutOfKernelScope) {
   Workbench bench({256, 256, 256}, device(), 777);
   auto p = prepare(bench, {&slow, Params("default"), {256, 256, 256}}, device(), states, t);
   ASSERT_TRUE(p->ready());
-  DeviceTiming unblocked;
-  unblocked.algorithm = &slow;
-  unblocked.args.problem = {256, 256, 256};
-  unblocked.args.a = bench.device_a(), unblocked.args.b = bench.device_b(), unblocked.args.c = bench.device_c();
-  unblocked.args.stream = bench.stream();
-  Params q("default");
-  unblocked.args.params = &q;
   const DeviceInfo d = device();
-  unblocked.args.device = &d;
+  const PreparedRun run = Invocation(slow, d).prepare({256, 256, 256}, Params("default"), states);
+  ASSERT_TRUE(run.ready());
+  DeviceTiming unblocked;
+  unblocked.run = &run;
+  unblocked.io.a = bench.device_a(), unblocked.io.b = bench.device_b(), unblocked.io.c = bench.device_c();
+  unblocked.stream = bench.stream();
   unblocked.blocking = false;
   const auto timer = make_device_timer(unblocked);
   timer->untimed();

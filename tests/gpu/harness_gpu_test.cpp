@@ -219,6 +219,8 @@ TEST(Engines, AccumulateIntoABlock) {
   fill_input_host(a.data(), m, k, Inputs::uniform, 3, kMatrixA);
   fill_input_host(b.data(), k, n, Inputs::uniform, 3, kMatrixB);
   const DeviceInfo d = device();
+  cudaStream_t stream = nullptr;  // a stream of its own, as out_of_core's and the distributed engines' are
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   for (const char* text : {"cublas:default", "register_tiled:tuned", "flagship:cuda_cores", "tiled:default",
                            "eigen:default"}) {
     SCOPED_TRACE(text);
@@ -235,7 +237,7 @@ TEST(Engines, AccumulateIntoABlock) {
     Buffers io;
     io.a = host ? a.data() : da.as<float>(), io.b = host ? b.data() : db.as<float>();
     io.c = host ? c.data() : dc.as<float>(), io.ldc = ldc, io.accumulate = true;
-    for (int twice = 0; twice < 2; ++twice) engine.run({m, n, k}, io, nullptr);
+    for (int twice = 0; twice < 2; ++twice) engine.run({m, n, k}, io, stream);
     synchronize_device();
     if (!host) copy_to_host(c.data(), dc.get(), c.size() * 4);
     for (long i = 0; i < m; ++i)
@@ -246,6 +248,7 @@ TEST(Engines, AccumulateIntoABlock) {
         ASSERT_NEAR(c[i * ldc + j], want, 1e-4 * (1 + std::abs(want))) << i << ", " << j;
       }
   }
+  cudaStreamDestroy(stream);
 }
 
 // What cannot run is a skipped row with the reason: a budget that holds no tile, a problem larger

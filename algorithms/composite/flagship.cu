@@ -26,6 +26,7 @@
 // Example: mmlab run --algorithms flagship,cublas --shape 439x401x939,16x4096x4096 --size 4096
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <memory>
@@ -117,6 +118,12 @@ bool one_chain_where_cublas_splits(const Candidate& c, const Problem& p, const P
 // 1.13x cuda_cores' time; with it the training shapes' tensor_cores geomean moves 1.214 -> 1.211
 // (scripts/fit-flagship).
 constexpr double kTensorMargin = 0.9;
+
+std::string margin_text() {
+  char text[16];
+  std::snprintf(text, sizeof text, "%g", kTensorMargin);
+  return text;
+}
 
 // The splits an each_split candidate is priced at (its `split=auto` replaced by each): its model prices
 // every one (small's: the grouped 32 and 64 from k = 8192 only, algorithms/models/small_model.hpp).
@@ -243,7 +250,8 @@ MMLAB_ALGORITHM(flagship) {
   a.variants = kVariants;
   a.variants[0].summary += candidate_list(Kind::cuda_cores);
   a.variants[1].summary += candidate_list(Kind::tensor_cores) +
-                               "; or cuda_cores' candidates where those do not pay (from k = " +
+                               "; or cuda_cores' candidates where those do not pay (a tensor-core candidate's "
+                               "model time is weighed divided by " + margin_text() + ") (from k = " +
                                std::to_string(kFp32BelowK) +
                                " without small's FP32 product, whose tf32x3 twin runs instead); below k = " +
                                std::to_string(kFp32BelowK) + " cuda_cores' candidates only";

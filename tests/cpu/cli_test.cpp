@@ -852,8 +852,9 @@ TEST(Cli, PickRegretJudgesThePickAgainstThePricedCandidates) {
                   0.040},
                  {"small", "default", "tile=64x64;thread=8x4;split=32", "tile=64x64;thread=8x4;split=32", 200, 300,
                   1000, 0.010}});
-  const std::string cmd = "python3 " + std::string(MMLAB_SOURCE_DIR) + "/scripts/pick-regret --mmlab " +
-                          MMLAB_BINARY + " " + d / "run.csv" + " 2>&1";
+  const std::string script = "python3 " + std::string(MMLAB_SOURCE_DIR) + "/scripts/pick-regret --mmlab " +
+                             MMLAB_BINARY + " ",
+                    cmd = script + d / "run.csv" + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   char buf[4096];
@@ -864,6 +865,14 @@ TEST(Cli, PickRegretJudgesThePickAgainstThePricedCandidates) {
       << out;
   EXPECT_NE(out.find("200x300x1000 uniform: 1.25x"), std::string::npos) << out;
   EXPECT_NE(out.find("streamk hybrid:" + sk), std::string::npos) << "each model's error\n" << out;
+  // --reprice: the pick this build's models make among the measured rows. At k = 1000 small's grouped
+  // split 32 has no model, so split 4 is the one priced small row: the pick and the fastest priced.
+  p = popen((script + "--reprice " + d / "run.csv" + " 2>&1").c_str(), "r");
+  out.clear();
+  while (std::size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  ASSERT_EQ(pclose(p), 0) << out;
+  EXPECT_EQ(out.find("200x300x1000 uniform"), std::string::npos) << out;
+  EXPECT_NE(out.find("of 2 problems"), std::string::npos) << out;
 }
 
 }  // namespace

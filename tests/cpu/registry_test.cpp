@@ -231,7 +231,7 @@ TEST(Registry, FlagshipModelsPickByProblemSize) {
 TEST(Registry, EngineSpecsParseOnce) {
   const EngineSpec e = EngineSpec::parse("flagship:tensor_cores", test::lab().all());
   EXPECT_EQ(e.algorithm, test::lab().find("flagship"));
-  EXPECT_EQ(e.text(), "flagship:tensor_cores:kernel=auto;launch=graph");
+  EXPECT_EQ(e.text(), "flagship:tensor_cores:kernel=auto;choice=measured;launch=graph");
   EXPECT_EQ(EngineSpec::parse("flagship:cuda_cores:launch=direct", test::lab().all()).params.text("launch"), "direct");
   EXPECT_EQ(EngineSpec::parse("cublas:tf32", test::lab().all()).text(), "cublas:tf32");
   for (const char* bad : {"cublas", "nonesuch:default", "cublas:nonesuch"})

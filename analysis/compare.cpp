@@ -444,7 +444,7 @@ Table compare(const std::vector<Result>& all_rows, const CompareOptions& o) {
   if (l2_column) t.header.push_back("L2 flush");
   t.fields = kWhich;
   for (const char* f : {"unit", "median", "baseline_configuration", "baseline_median", "speedup", "ci_lo", "ci_hi",
-                        "ci_coverage", "verdict", "trials_to_decide", "design", "n", "p", "p_holm"})
+                        "ci_coverage", "verdict", "trials_to_decide", "design", "trials", "p", "p_holm"})
     t.fields.push_back(f);
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const Pair& q = pairs[i];

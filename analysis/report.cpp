@@ -13,6 +13,7 @@
 
 #include "analysis/results.hpp"
 #include "core/csv.hpp"
+#include "core/json.hpp"
 
 namespace mmlab::analysis {
 
@@ -49,23 +50,6 @@ std::string number_text(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += char(c);
-    else if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += char(c);
-    }
-  }
-  return out + "\"";
 }
 
 std::string json_value(const Value& v) {

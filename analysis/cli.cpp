@@ -1,5 +1,7 @@
-// mmlab-analyze: statistics, comparisons, the papers' tables and plots from mmlab's CSV files.
-// Plain C++ (no CUDA). See `mmlab-analyze --help`.
+// mmlab-analyze's commands: statistics, comparisons, the papers' tables and plots from mmlab's CSV
+// files, for the program (analysis/main.cpp) and the lab's C API. Plain C++ (no CUDA).
+#include "analysis/cli.hpp"
+
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <filesystem>
@@ -496,16 +498,27 @@ int run(int argc, char** argv) {
   return command->handler(args, vm);
 }
 
+std::string g_last_error;
+
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace mmlab::analysis {
+
+int cli(int argc, char** argv) {
+  g_last_error.clear();
   try {
-    return run(argc, argv);
+    return ::run(argc, argv);
   } catch (const AnalysisError& e) {
+    g_last_error = e.what();
     std::cerr << "mmlab-analyze: error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
+    g_last_error = e.what();
     std::cerr << "mmlab-analyze: fatal: " << e.what() << "\n";
     return 1;
   }
 }
+
+const std::string& last_error() { return g_last_error; }
+
+}  // namespace mmlab::analysis

@@ -148,20 +148,31 @@ std::shared_ptr<const Plugin> Plugin::load(const std::string& path) {
   if (!entry)
     throw UsageError(where + ": no " + MMLAB_PLUGIN_ENTRY +
                      "() entry point (an mmlab plugin exports one; see " + "include/mmlab/plugin.h)");
-  const mmlab_plugin_info* info = entry();
+  p->hash_ = file_hash(p->path_);
+  p->describe(entry(), where);
+  return p;
+}
+
+std::shared_ptr<const Plugin> Plugin::adopt(const mmlab_plugin_info* info, const std::string& source,
+                                            const std::string& hash) {
+  std::shared_ptr<Plugin> p(new Plugin);
+  p->path_ = source, p->hash_ = hash;
+  p->describe(info, source);
+  return p;
+}
+
+void Plugin::describe(const mmlab_plugin_info* info, const std::string& where) {
   if (!info) throw UsageError(where + ": " + MMLAB_PLUGIN_ENTRY + "() returned nothing");
   if (info->abi_version != MMLAB_PLUGIN_ABI_VERSION)
     throw UsageError(where + ": built against mmlab plugin ABI " + std::to_string(info->abi_version) +
                      "; this mmlab loads ABI " + std::to_string(MMLAB_PLUGIN_ABI_VERSION) + " (rebuild it)");
   if (info->algorithm_count < 1 || !info->algorithms) throw UsageError(where + ": describes no algorithm");
-  p->hash_ = file_hash(p->path_);
   for (int i = 0; i < info->algorithm_count; ++i)
-    p->algorithms_.push_back(adapt(info->algorithms[i], where, p->path_, p->hash_));
-  for (std::size_t i = 0; i < p->algorithms_.size(); ++i)
+    algorithms_.push_back(adapt(info->algorithms[i], where, path_, hash_));
+  for (std::size_t i = 0; i < algorithms_.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
-      if (p->algorithms_[i]->name == p->algorithms_[j]->name)
-        throw UsageError(where + ": two algorithms are named '" + p->algorithms_[i]->name + "'");
-  return p;
+      if (algorithms_[i]->name == algorithms_[j]->name)
+        throw UsageError(where + ": two algorithms are named '" + algorithms_[i]->name + "'");
 }
 
 Plugin::~Plugin() {

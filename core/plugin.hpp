@@ -10,6 +10,8 @@
 
 #include "core/algorithm.hpp"
 
+struct mmlab_plugin_info;
+
 namespace mmlab {
 
 // A plugin's function reported an error while running: the configuration's row is `failed`.
@@ -25,6 +27,11 @@ class Plugin {
   // library, has no mmlab_plugin() entry point, was built against another ABI version, or
   // describes an algorithm badly (no name, no variant, an unknown axis kind or a bad default).
   static std::shared_ptr<const Plugin> load(const std::string& path);
+  // The same checks on a description held in memory (the Python package's algorithms, whose
+  // functions stay valid while it keeps them): `source` stands for the file in rows and messages
+  // ("python:module.function"), `hash` for its hash (of the functions' code).
+  static std::shared_ptr<const Plugin> adopt(const mmlab_plugin_info* info, const std::string& source,
+                                             const std::string& hash);
   ~Plugin();
   Plugin(const Plugin&) = delete;
   Plugin& operator=(const Plugin&) = delete;
@@ -35,6 +42,7 @@ class Plugin {
 
  private:
   Plugin() = default;
+  void describe(const mmlab_plugin_info* info, const std::string& where);
   void* handle_ = nullptr;
   std::string path_, hash_;
   std::vector<std::unique_ptr<Algorithm>> algorithms_;

@@ -1,6 +1,7 @@
-// mmlab: the command-line entry point. `mmlab list`, `mmlab run` and `mmlab terms`; see `mmlab
-// --help`. The one place that knows which algorithms the program has: it joins algorithms/ and
-// distributed/'s lists into the Registry it hands to the harness.
+// mmlab's commands: `mmlab list`, `mmlab run` and `mmlab terms` (see `mmlab --help`), for the program
+// (harness/main.cpp) and the lab's C API (api/lab.cpp), each of which hands in the lab's algorithms.
+#include "harness/cli.hpp"
+
 #include <atomic>
 #include <csignal>
 #include <cstring>
@@ -9,9 +10,9 @@
 #include <sstream>
 
 #include "core/distributed.hpp"
+#include "core/json.hpp"
 #include "core/plugin.hpp"
 #include "core/revision.hpp"
-#include "distributed/registry.hpp"
 #include "harness/options.hpp"
 #include "harness/progress.hpp"
 #include "harness/runner.hpp"
@@ -23,16 +24,28 @@
 namespace {
 
 // The plugins named on the command line or in the experiment file, loaded before anything else is
-// read (their algorithms' axes are options), and kept for the life of the program.
+// read (their algorithms' axes are options), and those added in memory (add_plugin); kept for the
+// life of the process.
 std::vector<std::shared_ptr<const mmlab::Plugin>>& plugins() {
   static std::vector<std::shared_ptr<const mmlab::Plugin>> loaded;
   return loaded;
 }
 
+mmlab::LabFactory g_compose;                 // the built-in lists joined with plugins()
+std::unique_ptr<mmlab::Registry> g_registry;  // its registry, until plugins() changes
+std::string g_last_error;
+
 const mmlab::Registry& lab() {
-  static const mmlab::Registry registry =
-      mmlab::lab_registry(plugins());
-  return registry;
+  if (!g_registry) g_registry = std::make_unique<mmlab::Registry>(g_compose(plugins()));
+  return *g_registry;
+}
+
+void add_loaded(std::shared_ptr<const mmlab::Plugin> p) {
+  for (const std::string& path : {p->path()})
+    for (const auto& q : plugins())
+      if (q->path() == path) return;  // a file named twice (command line and experiment file) loads once
+  plugins().push_back(std::move(p));
+  g_registry.reset();
 }
 
 // argv without its --plugin arguments, the plugins loaded (before lab() is first asked for); with
@@ -40,7 +53,7 @@ const mmlab::Registry& lab() {
 std::vector<char*> load_plugins(int argc, char** argv, std::vector<std::string>& storage, bool experiment = true) {
   std::vector<std::string> args(argv + 2, argv + argc);
   for (const std::string& path : mmlab::take_plugin_paths(args, experiment))
-    plugins().push_back(mmlab::Plugin::load(path));
+    add_loaded(mmlab::Plugin::load(path));
   storage = args;
   std::vector<char*> out = {argv[0], argv[1]};
   for (std::string& a : storage) out.push_back(a.data());
@@ -73,11 +86,60 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 const char* kListUsage =
-    "usage: mmlab list [--plugin LIB.so] [ALGORITHM...]\n\n"
+    "usage: mmlab list [--plugin LIB.so] [--format text|json] [ALGORITHM...]\n\n"
     "Each algorithm (all without names): where it runs, its summary and source, its variants (on request,\n"
     "deterministic or not), its parameter axes with their values and defaults, the configurations its\n"
-    "kernels were compiled for and its limits.\n\n"
+    "kernels were compiled for and its limits. --format json: the same as one JSON array, an object per\n"
+    "algorithm (what the Python package's mmlab.algorithms() reads).\n\n"
     "Example: mmlab list flagship cublas\n";
+
+const char* backend_text(mmlab::Backend b) {
+  return b == mmlab::Backend::device     ? "GPU"
+         : b == mmlab::Backend::host     ? "host CPU"
+         : b == mmlab::Backend::streamed ? "GPU, operands in host memory, timed host to host"
+                                         : "MPI ranks: GPUs over NCCL or the copy engines, or CPUs over MPI";
+}
+
+const char* backend_name(mmlab::Backend b) {
+  return b == mmlab::Backend::device     ? "gpu"
+         : b == mmlab::Backend::host     ? "host"
+         : b == mmlab::Backend::streamed ? "streamed"
+                                         : "distributed";
+}
+
+std::string json_list(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + mmlab::json_string(v[i]);
+  return out + "]";
+}
+
+void list_json(const std::vector<const mmlab::Algorithm*>& which, std::ostream& os) {
+  using mmlab::json_string;
+  os << "[";
+  for (std::size_t i = 0; i < which.size(); ++i) {
+    const mmlab::Algorithm& a = *which[i];
+    os << (i ? ",\n " : "") << "{\"name\": " << json_string(a.name) << ", \"backend\": " << json_string(backend_name(a.backend))
+       << ", \"summary\": " << json_string(a.summary) << ", \"source\": " << json_string(a.source)
+       << ", \"plugin_hash\": " << json_string(a.plugin_hash) << ", \"constraints\": " << json_string(a.constraints)
+       << ", \"variants\": [";
+    for (std::size_t j = 0; j < a.variants.size(); ++j) {
+      const auto& v = a.variants[j];
+      os << (j ? ", " : "") << "{\"name\": " << json_string(v.name) << ", \"summary\": " << json_string(v.summary)
+         << ", \"on_request\": " << (v.on_request ? "true" : "false")
+         << ", \"deterministic\": " << (v.nondeterminism.empty() ? "true" : "false")
+         << ", \"nondeterminism\": " << json_string(v.nondeterminism) << "}";
+    }
+    os << "], \"axes\": [";
+    for (std::size_t j = 0; j < a.axes.size(); ++j) {
+      const auto& x = a.axes[j];
+      os << (j ? ", " : "") << "{\"name\": " << json_string(x.name) << ", \"default\": " << json_string(x.default_value)
+         << ", \"description\": " << json_string(x.description) << ", \"values\": " << json_list(x.values)
+         << ", \"on_request\": " << json_list(x.on_request) << ", \"variants\": " << json_list(x.variants) << "}";
+    }
+    os << "]}";
+  }
+  os << "]\n";
+}
 
 // A command's arguments after argv[1], none of them an option (--plugin is already taken out);
 // false when --help was asked (its usage printed).
@@ -98,7 +160,17 @@ bool plain_arguments(int argc, char** argv, const char* usage, std::vector<std::
 
 int list(int argc, char** argv) {
   std::vector<std::string> names;
-  if (!plain_arguments(argc, argv, kListUsage, names)) return 0;
+  std::vector<char*> args = {argv[0], argv[1]};
+  std::string format = "text";
+  for (int i = 2; i < argc; ++i) {  // --format FORMAT or --format=FORMAT; the rest are names
+    const std::string arg = argv[i];
+    if (arg == "--format" && i + 1 < argc) format = argv[++i];
+    else if (arg.rfind("--format=", 0) == 0) format = arg.substr(9);
+    else args.push_back(argv[i]);
+  }
+  if (format != "text" && format != "json")
+    throw mmlab::UsageError("list: --format '" + format + "' (valid: text, json)");
+  if (!plain_arguments(int(args.size()), args.data(), kListUsage, names)) return 0;
   std::vector<const mmlab::Algorithm*> which;
   for (const std::string& name : names) {
     const mmlab::Algorithm* a = lab().find(name);
@@ -106,14 +178,12 @@ int list(int argc, char** argv) {
     which.push_back(a);
   }
   if (which.empty()) which = lab().all();
+  if (format == "json") {
+    list_json(which, std::cout);
+    return 0;
+  }
   for (const mmlab::Algorithm* a : which) {
-    std::cout << a->name << "  ("
-              << (a->backend == mmlab::Backend::device ? "GPU"
-                  : a->backend == mmlab::Backend::host ? "host CPU"
-                  : a->backend == mmlab::Backend::streamed
-                      ? "GPU, operands in host memory, timed host to host"
-                      : "MPI ranks: GPUs over NCCL or the copy engines, or CPUs over MPI")
-              << ", " << (a->plugin_hash.empty() ? "" : "plugin ") << a->source << ")\n  " << a->summary
+    std::cout << a->name << "  (" << backend_text(a->backend) << ", " << (a->plugin_hash.empty() ? "" : "plugin ") << a->source << ")\n  " << a->summary
               << "\n";
     std::cout << "  variants:\n";
     for (const auto& v : a->variants)
@@ -227,36 +297,65 @@ int run(int argc, char** argv) {
   }
   mmlab::set_placement(mmlab::find_placement(device));
   mmlab::set_rank_timeout(plan.rank_timeout_s);
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  return mmlab::execute(plan, device, g_interrupted);
+  // Ctrl-C ends the sweep after the configuration it is in; the handlers the process had (Python's,
+  // in the C API) come back after it.
+  g_interrupted = false;
+  const auto old_int = std::signal(SIGINT, on_signal), old_term = std::signal(SIGTERM, on_signal);
+  const int status = mmlab::execute(plan, device, g_interrupted);
+  std::signal(SIGINT, old_int), std::signal(SIGTERM, old_term);
+  return status;
 }
 
 }  // namespace
 
-int dispatch(int argc, char** argv);
+namespace mmlab {
 
-int main(int argc, char** argv) {
-  mmlab::init_job(&argc, &argv);
-  const int status = dispatch(argc, argv);
-  mmlab::finalize_job();
-  return status;
+void set_lab(LabFactory compose) {
+  g_compose = std::move(compose);
+  g_registry.reset();
 }
 
-int dispatch(int argc, char** argv) {
+void add_plugin(std::shared_ptr<const Plugin> p) {
+  std::vector<std::shared_ptr<const Plugin>>& all = plugins();
+  std::vector<std::shared_ptr<const Plugin>> kept;
+  for (auto& q : all) {  // one of the same algorithms' names is replaced (a function defined again)
+    bool clash = false;
+    for (const Algorithm* a : q->algorithms())
+      for (const Algorithm* b : p->algorithms()) clash = clash || a->name == b->name;
+    if (!clash) kept.push_back(q);
+  }
+  kept.push_back(std::move(p));
+  const auto before = all;
+  all = kept;
+  try {
+    g_registry.reset();
+    lab();  // a name clash with a built-in is an error here, and nothing changes
+  } catch (...) {
+    all = before;
+    g_registry.reset();
+    throw;
+  }
+}
+
+const std::string& last_error() { return g_last_error; }
+
+bool interrupted() { return g_interrupted; }
+
+int cli(int argc, char** argv) {
+  g_last_error.clear();
   const bool speaks = mmlab::job().rank == 0;  // under mpirun, rank 0 alone reports errors
   try {
     const std::string command = argc > 1 ? argv[1] : "";
-    if (command == "run") return run(argc, argv);
+    if (command == "run") return ::run(argc, argv);
     if (command == "list") {
       std::vector<std::string> storage;
-      std::vector<char*> args = load_plugins(argc, argv, storage);
-      return list(int(args.size()), args.data());
+      std::vector<char*> args = ::load_plugins(argc, argv, storage);
+      return ::list(int(args.size()), args.data());
     }
     if (command == "terms") {
       std::vector<std::string> storage;
-      std::vector<char*> args = load_plugins(argc, argv, storage, false);
-      return terms(int(args.size()), args.data());
+      std::vector<char*> args = ::load_plugins(argc, argv, storage, false);
+      return ::terms(int(args.size()), args.data());
     }
     if (command == "--version") {
       std::cout << "mmlab " << mmlab::git_revision() << "\n";
@@ -266,20 +365,24 @@ int dispatch(int argc, char** argv) {
       std::cout << kUsage;
       return 0;
     }
+    g_last_error = command.empty() ? "no command given" : "unknown command '" + command + "'";
     std::cerr << (command.empty() ? "mmlab: no command given\n"
                                   : "mmlab: unknown command '" + command + "'\n")
               << kUsage;
     return 2;
   } catch (const mmlab::IoError& e) {  // an output could not be written: rows already written stay whole
     mmlab::end_progress_line();
+    g_last_error = e.what();
     std::cerr << "mmlab: error: " << e.what() << "\n";
     if (mmlab::job().size > 1) mmlab::abort_job(3);
     return 3;
   } catch (const mmlab::UsageError& e) {  // every rank reads the same input: every rank ends here
+    g_last_error = e.what();
     if (speaks) std::cerr << "mmlab: error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
     mmlab::end_progress_line();
+    g_last_error = e.what();
     std::cerr << "mmlab: fatal"
               << (mmlab::job().size > 1 ? " (rank " + std::to_string(mmlab::job().rank) + ")" : "") << ": "
               << e.what() << "\n";
@@ -287,3 +390,5 @@ int dispatch(int argc, char** argv) {
     return 1;
   }
 }
+
+}  // namespace mmlab

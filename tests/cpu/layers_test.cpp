@@ -1,6 +1,7 @@
 // The layers: each folder includes only from itself and the folders below it (README, Layout):
 //   include/mmlab (the plugin SDK's C header)  <-  core
 //   core  <-  runtime  <-  algorithms  <-  distributed;   core, runtime  <-  harness;   core  <-  analysis
+//   every one of them  <-  api (the C API of libmmlab_lab.so, a composition root like mmlab's main)
 // and core and analysis include no CUDA, MPI or NCCL header. Inside algorithms/ the same, one level down:
 //   ptx  <-  kernels  <-  launch  <-  the algorithm files  <-  composite;   models (host-only, core alone)
 // and only composite/ includes the registry (the algorithms that run others by name). mmlab's main
@@ -54,6 +55,7 @@ const std::map<std::string, std::set<std::string>> kMayInclude = {
     {"distributed", {"core", "runtime", "algorithms", "distributed"}},
     {"harness", {"core", "runtime", "harness"}},
     {"analysis", {"core", "analysis"}},
+    {"api", {"mmlab", "core", "runtime", "algorithms", "distributed", "harness", "analysis", "api"}},
 };
 
 // algorithms/'s sub-folders: what each may include from algorithms/ ("." is the algorithm files

@@ -84,6 +84,10 @@ struct DeviceInfo {
   int fp32_lanes_per_sm() const;
   // sm_count x lanes x 2 FLOP x clock; 0 when the lanes are unknown.
   double fp32_peak_gflops() const { return 2e-6 * sm_count * fp32_lanes_per_sm() * double(clock_khz); }
+  // A ceiling no product of `precision` passes here: the dense tensor-core rate at the boost clock
+  // (FP16's for fp32 products, which FP32-accurate splits may run on; TF32's for tf32). A row whose
+  // median implies more did not measure its work (pipeline.cpp); 0 where the GPU is not known.
+  double peak_gflops(Precision precision) const;
 };
 
 // The H100 SXM the lab's models were fitted on, described without a GPU (present stays false: the

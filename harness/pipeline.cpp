@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -158,6 +159,21 @@ void Prepared::finish() {
     }
   }
   if (!outcome_.samples.empty()) outcome_.stats = summarize(outcome_.samples);
+  if (!outcome_.samples.empty() && peak_gflops_ > 0) {
+    // Faster than the GPU can multiply: the work ran elsewhere (another stream) or not at all.
+    const double gflops = cfg_.algorithm->flop_count(cfg_.problem) / (outcome_.stats.median * 1e-3) / 1e9;
+    if (gflops > peak_gflops_) {
+      char why[320];
+      std::snprintf(why, sizeof why,
+                    "not a measurement: a median of %.4g ms implies %.4g TFLOP/s, above this GPU's peak of %.4g "
+                    "for %s products; the work ran outside the timed stream, or not at all",
+                    outcome_.stats.median, gflops / 1e3, peak_gflops_ / 1e3,
+                    precision_name(cfg_.algorithm->precision_of(outcome_.resolved)));
+      outcome_.status = Status::failed, outcome_.reason = why;
+      outcome_.samples.clear(), outcome_.host_samples.clear(), outcome_.clocks.clear();
+      return;
+    }
+  }
   if (reports_.empty() || !outcome_.distributed) return;
   // Medians over the trials; the share of the copies hidden behind the products, as a distributed
   // row counts its communication.
@@ -206,6 +222,8 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
   }
   out->stream_ = bench.stream();
   out->timer_ = make_timer(bench, cfg, out->run_, io, timing);
+  if (cfg.algorithm->backend == Backend::device || cfg.algorithm->backend == Backend::streamed)
+    out->peak_gflops_ = device.peak_gflops(cfg.algorithm->precision_of(o.resolved));
   if (cfg.algorithm->backend == Backend::device) {  // the verified C is still in io.c
     const Problem& p = cfg.problem;
     out->audit_ = std::make_unique<OutputAudit>(

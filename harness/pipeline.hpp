@@ -47,6 +47,7 @@ class Prepared {
   Buffer workspace_;
   std::unique_ptr<TrialTimer> timer_;
   std::unique_ptr<OutputAudit> audit_;  // device algorithms: each trial's C against the verified one
+  double peak_gflops_ = 0;              // GPU rows: the device's ceiling for the row's precision (0: none)
   CUstream_st* stream_ = nullptr;
   PreparedRun run_;  // the configuration resolved, checked and sized (core/invocation.hpp)
   Buffers io_;

@@ -31,6 +31,14 @@ int DeviceInfo::fp32_lanes_per_sm() const {
   }
 }
 
+double DeviceInfo::peak_gflops(Precision precision) const {
+  // Dense FP16 tensor FLOP per clock per SM: V100/T4 1024, A100 2048, H100 and later 4096; TF32 half.
+  const int cc = cc_major * 10 + cc_minor;
+  const double fp16 = cc >= 90 ? 4096 : cc >= 80 ? 2048 : cc >= 70 ? 1024 : 0;
+  const double per_clock = precision == Precision::tf32 ? fp16 / 2 : fp16;
+  return 1e-6 * sm_count * per_clock * double(clock_khz);
+}
+
 namespace {
 
 // The NVIDIA driver's version ("580.159.04"): from the kernel module's banner, else from NVML.

@@ -190,8 +190,17 @@ inline void check_existing_row(const CsvRow& header, const CsvRow& row, const st
 // The samples: a line per trial; clock_mhz (version 5) is the SM clock sampled after it, host_ms
 // (version 7) the host's time to enqueue its work, per launch; each empty where none was measured
 // (host algorithms, older files).
+inline constexpr std::array<Column, 5> kSampleColumns = {{{"run_id", ColumnType::text, ""},
+                                                          {"trial", ColumnType::whole, ""},
+                                                          {"ms", ColumnType::number, "ms"},
+                                                          {"clock_mhz", ColumnType::number, "MHz"},
+                                                          {"host_ms", ColumnType::number, "ms"}}};
 inline const std::vector<std::string>& sample_columns() {
-  static const std::vector<std::string> columns = {"run_id", "trial", "ms", "clock_mhz", "host_ms"};
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> out;
+    for (const Column& c : kSampleColumns) out.push_back(c.name);
+    return out;
+  }();
   return columns;
 }
 

@@ -1,0 +1,123 @@
+// libmmlab_lab.so: the C API of include/mmlab/lab.h over the commands of harness/cli.cpp and
+// analysis/cli.cpp. Like mmlab's main, a composition root: it names the lab's algorithm lists.
+#include "mmlab/lab.h"
+
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "analysis/cli.hpp"
+#include "core/json.hpp"
+#include "core/schema.hpp"
+#include "distributed/registry.hpp"
+#include "harness/cli.hpp"
+
+namespace {
+
+// The lab's algorithms, handed to the commands once.
+void ensure_lab() {
+  static const bool set = (mmlab::set_lab(mmlab::lab_registry), true);
+  (void)set;
+}
+
+void put(const std::string& text, char* out, size_t size) {
+  if (!out || size == 0) return;
+  std::strncpy(out, text.c_str(), size - 1);
+  out[size - 1] = '\0';
+}
+
+// A command with its standard output in a file (where asked), its message copied out, and nothing
+// thrown across the boundary.
+template <class Command, class Error>
+int32_t call(Command command, Error error, int32_t argc, const char* const* argv, const char* stdout_path,
+             char* message, size_t message_size) {
+  put("", message, message_size);
+  std::ofstream file;
+  std::streambuf* saved = nullptr;
+  try {
+    ensure_lab();
+    if (stdout_path) {
+      file.open(stdout_path, std::ios::binary | std::ios::trunc);
+      if (!file) {
+        put(std::string("cannot write ") + stdout_path, message, message_size);
+        return 3;
+      }
+      std::cout.flush();
+      saved = std::cout.rdbuf(file.rdbuf());
+    }
+    std::vector<std::string> storage(argv, argv + argc);
+    std::vector<char*> args;
+    for (std::string& a : storage) args.push_back(a.data());
+    args.push_back(nullptr);
+    const int status = command(argc, args.data());
+    if (saved) std::cout.rdbuf(saved);
+    put(error(), message, message_size);
+    return status;
+  } catch (const std::exception& e) {
+    if (saved) std::cout.rdbuf(saved);
+    put(e.what(), message, message_size);
+    return 1;
+  }
+}
+
+const char* type_name(mmlab::ColumnType t) {
+  switch (t) {
+    case mmlab::ColumnType::text: return "text";
+    case mmlab::ColumnType::choice: return "choice";
+    case mmlab::ColumnType::whole: return "whole";
+    case mmlab::ColumnType::number: return "number";
+  }
+  return "text";
+}
+
+template <class Columns>
+std::string columns_json(const Columns& columns) {
+  std::string out = "[";
+  for (const mmlab::Column& c : columns)
+    out += std::string(out.size() > 1 ? ", " : "") + "{\"name\": " + mmlab::json_string(c.name) +
+           ", \"type\": \"" + type_name(c.type) + "\", \"unit\": " + mmlab::json_string(c.unit) + "}";
+  return out + "]";
+}
+
+}  // namespace
+
+extern "C" {
+
+MMLAB_PLUGIN_EXPORT int32_t mmlab_lab_api_version(void) { return MMLAB_LAB_API_VERSION; }
+
+MMLAB_PLUGIN_EXPORT int32_t mmlab_command(int32_t argc, const char* const* argv, const char* stdout_path,
+                                          char* message, size_t message_size) {
+  return call(mmlab::cli, [] { return mmlab::last_error(); }, argc, argv, stdout_path, message, message_size);
+}
+
+MMLAB_PLUGIN_EXPORT int32_t mmlab_interrupted(void) { return mmlab::interrupted() ? 1 : 0; }
+
+MMLAB_PLUGIN_EXPORT int32_t mmlab_analyze(int32_t argc, const char* const* argv, const char* stdout_path,
+                                          char* message, size_t message_size) {
+  return call(mmlab::analysis::cli, [] { return mmlab::analysis::last_error(); }, argc, argv, stdout_path, message,
+              message_size);
+}
+
+MMLAB_PLUGIN_EXPORT int32_t mmlab_add_algorithms(const mmlab_plugin_info* info, const char* source,
+                                                 const char* hash, char* message, size_t message_size) {
+  put("", message, message_size);
+  try {
+    ensure_lab();
+    mmlab::add_plugin(mmlab::Plugin::adopt(info, source ? source : "memory", hash ? hash : ""));
+    return 0;
+  } catch (const std::exception& e) {
+    put(e.what(), message, message_size);
+    return 2;
+  }
+}
+
+MMLAB_PLUGIN_EXPORT const char* mmlab_schema_json(void) {
+  static const std::string json = std::string("{\"version\": ") + mmlab::json_string(mmlab::kSchemaVersion) +
+                                  ", \"results\": " + columns_json(mmlab::kResultColumns) +
+                                  ", \"samples\": " + columns_json(mmlab::kSampleColumns) + "}";
+  return json.c_str();
+}
+
+}  // extern "C"

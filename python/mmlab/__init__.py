@@ -1,0 +1,146 @@
+"""mmlab from Python: the lab's sweeps, files and statistics as DataFrames, and Python kernels
+(Triton, CuPy, PyTorch, numba, numpy) as lab algorithms.
+
+    import mmlab
+    mmlab.algorithms()                                   # what the lab can run
+    r = mmlab.run(algorithms=["cublas", "flagship"], shapes=[(4096, 4096, 4096)], trials=10)
+    r.rows, r.samples                                    # typed DataFrames
+    mmlab.compare(r, baseline="cublas")                  # ratios, intervals, verdicts
+
+Everything runs in the lab's own libraries (libmmlab_lab.so, the C API of include/mmlab/lab.h): the
+same harness, checks, messages and statistics as the `mmlab` and `mmlab-analyze` programs.
+"""
+import json
+import pathlib
+import tempfile
+
+import pandas as pd
+
+from . import _lib
+from ._algorithm import Algorithm, algorithm
+from ._arrays import DeviceArray
+from ._lib import CommandError
+from ._results import Results, read
+
+__all__ = ["algorithms", "run", "read", "compare", "algorithm", "Algorithm", "Results", "DeviceArray",
+           "CommandError", "version"]
+
+
+def version():
+    """The git revision the lab's library was built from."""
+    return _lib.command(["--version"], capture=True)[1].split()[-1]
+
+
+def algorithms():
+    """A row per algorithm and variant: backend, summaries, whether it is deterministic or run only on
+    request, its axes ({axis: values swept by `all`}) and their defaults, its limits and source."""
+    listed = json.loads(_lib.command(["list", "--format", "json"], capture=True)[1])
+    rows = []
+    for a in listed:
+        for v in a["variants"]:
+            axes = [x for x in a["axes"] if not x["variants"] or v["name"] in x["variants"]]
+            rows.append({"algorithm": a["name"], "variant": v["name"], "backend": a["backend"],
+                         "summary": a["summary"], "variant_summary": v["summary"], "on_request": v["on_request"],
+                         "deterministic": v["deterministic"], "axes": {x["name"]: x["values"] for x in axes},
+                         "defaults": {x["name"]: x["default"] for x in axes}, "constraints": a["constraints"],
+                         "source": a["source"]})
+    frame = pd.DataFrame(rows)
+    frame["backend"] = frame["backend"].astype("category")
+    return frame
+
+
+_ALIASES = {"shapes": "shape", "sizes": "size", "variants": "variant", "plugins": "plugin"}
+
+
+def _value(v):
+    if isinstance(v, Algorithm):
+        return v.name
+    if isinstance(v, tuple):
+        return "x".join(str(int(x)) for x in v)
+    if isinstance(v, (list, set)):
+        return ",".join(_value(x) for x in v)
+    return str(v)
+
+
+def _arguments(keys):
+    args = []
+    for key, value in keys.items():
+        if value is None or value is False:
+            continue
+        if "." in key or "__" in key:  # an algorithm's axis: alg.axis
+            option = key.replace("__", ".")
+        else:
+            option = _ALIASES.get(key, key).replace("_", "-")
+        if value is True:
+            args.append("--" + option)
+        else:
+            args += ["--" + option, _value(value)]
+    return args
+
+
+def run(experiment=None, *, output=None, options=None, **keys):
+    """Sweeps, verifies and times as `mmlab run` does, with its keys: `mmlab.run("experiments/quick.ini")`,
+    or algorithms=[names or mmlab.algorithm objects], shapes=[(m, n, k)], sizes=[n], inputs=, trials=,
+    scope=, ... (a key's underscores are the option's dashes; `alg__axis=` or options={"alg.axis": ...}
+    for an algorithm's axis). Progress shows as the program shows it.
+
+    output: the CSV to append to (its samples beside it); without one, a new file in a temporary folder
+    (an experiment file's own `output` is then not used). Returns Results. Bad arguments raise
+    ValueError with the program's message; failed rows are rows (status 'failed', the reason), not
+    errors; Ctrl-C stops after the configuration it is in and raises KeyboardInterrupt."""
+    args = ["run"] + ([str(experiment)] if experiment is not None else [])
+    if output is None:
+        output = pathlib.Path(tempfile.mkdtemp(prefix="mmlab-run-")) / "results.csv"
+    args += _arguments(keys) + _arguments(dict(options or {})) + ["--output", str(output)]
+    status, _ = _lib.command(args, check=False)
+    if _lib.interrupted():
+        raise KeyboardInterrupt("mmlab.run: stopped; the rows written so far are in " + str(output))
+    if status not in (0, 1):
+        raise CommandError(f"mmlab run: exit status {status}", status)
+    if not pathlib.Path(output).is_file():
+        raise CommandError("mmlab run wrote no rows", status)
+    return Results(output)
+
+
+_CATEGORIES = ("verdict", "design", "scope", "inputs", "l2_flush", "clock", "timer", "unit", "holds")
+_WHOLE = ("m", "n", "k", "trials", "trials_to_decide", "runs", "runs_to_decide", "runs_to_decide_80")
+
+
+def _paths(results):
+    if isinstance(results, (list, tuple)):
+        return [p for r in results for p in _paths(r)]
+    return [str(results.path if isinstance(results, Results) else results)]
+
+
+def compare(results, baseline, *, across_runs=False, **options):
+    """`mmlab-analyze compare` on Results or CSV paths (one or a list): a row per configuration and
+    problem against `baseline` ("cublas", "alg:variant[:params]", "best:cublas,cutlass"): speedup,
+    ci_lo, ci_hi, p, p_holm, verdict, trials (or runs) to decide and the rest, numbers as numbers; the
+    same figures `mmlab-analyze compare --format json` gives for the same files. across_runs=True
+    combines the runs in the files (run to run variation). Other keys: the command's options (margin,
+    level, metric, scope, cycles, ...). The table's title and note are in .attrs."""
+    with tempfile.TemporaryDirectory(prefix="mmlab-compare-") as tmp:
+        out = pathlib.Path(tmp) / "compare.json"
+        args = ["compare"] + _paths(results) + ["--baseline", _value(baseline), "--format", "json",
+                                                 "--output", str(out)]
+        args += _arguments(dict(options, across_runs=across_runs))
+        _lib.command(args, analyze=True)
+        text = out.read_text() if out.is_file() else ""
+    records, title, note = [], [], []
+    decoder, pos = json.JSONDecoder(), 0
+    while pos < len(text.strip()):
+        while text[pos].isspace():
+            pos += 1
+        table, pos = decoder.raw_decode(text, pos)
+        records += table["records"]
+        title.append(table.get("title", ""))
+        note.append(table.get("note", ""))
+    frame = pd.DataFrame(records)
+    for c in frame.columns:
+        if c in _CATEGORIES:
+            frame[c] = frame[c].astype("category")
+        elif c in _WHOLE and frame[c].map(lambda v: v is None or isinstance(v, (int, float))).all():
+            frame[c] = pd.to_numeric(frame[c]).astype("Int64") if frame[c].dropna().map(float).map(
+                float.is_integer).all() else pd.to_numeric(frame[c])
+    frame.attrs["title"], frame.attrs["note"] = "\n".join(title), "\n".join(note)
+    return frame

@@ -1,0 +1,166 @@
+"""mmlab from Python on the CPU: the lab's listing, runs of host algorithms (built in and written in
+Python), failures as rows, bad arguments as ValueError with the program's message, read() of every
+committed CSV, compare() against mmlab-analyze."""
+import json
+import math
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import mmlab
+
+
+def test_algorithms_lists_the_lab():
+    frame = mmlab.algorithms()
+    assert {"algorithm", "variant", "backend", "axes", "defaults", "deterministic"} <= set(frame.columns)
+    names = set(frame["algorithm"])
+    assert {"eigen", "cublas", "flagship", "tiled"} <= names
+    tiled = frame[frame["algorithm"] == "tiled"].iloc[0]
+    assert "tile" in tiled["axes"] and tiled["defaults"]["tile"] in tiled["axes"]["tile"]
+    assert frame.loc[frame["algorithm"] == "eigen", "backend"].iloc[0] == "host"
+
+
+def test_run_eigen_returns_typed_rows_and_samples(tmp_path):
+    r = mmlab.run(algorithms=["eigen"], shapes=[(67, 45, 33), (128, 128, 128)], trials=3,
+                  output=tmp_path / "eigen.csv")
+    rows = r.ok()
+    assert len(rows) == 2 and rows["verified_entries"].gt(0).all()
+    assert str(r.rows["m"].dtype) == "Int64" and r.rows["median_ms"].dtype == np.float64
+    assert isinstance(r.rows["status"].dtype, pd.CategoricalDtype)
+    assert isinstance(r.rows["scope"].dtype, pd.CategoricalDtype)
+    assert sorted(r.rows["m"].tolist()) == [67, 128]
+    assert len(r.samples) == 6 and r.samples["ms"].dtype == np.float64
+    assert (r.rows["max_rel_err"] < 1e-4).all()
+
+
+def test_a_numpy_algorithm_is_verified_and_timed(tmp_path):
+    @mmlab.algorithm("np_matmul_test", backend="host", axes={"blocks": [1, 2]})
+    def np_matmul(a, b, c, *, params, stream):
+        """numpy's matmul, in row blocks."""
+        assert stream is None and isinstance(params["blocks"], int)
+        for rows in np.array_split(np.arange(a.shape[0]), params["blocks"]):
+            c[rows] = a[rows] @ b
+
+    r = mmlab.run(algorithms=[np_matmul, "eigen"], shapes=[(65, 33, 17)], trials=3, output=tmp_path / "np.csv",
+                  np_matmul_test__blocks="1,2")
+    mine = r.rows[r.rows["algorithm"] == "np_matmul_test"]
+    assert list(mine["status"]) == ["ok", "ok"], mine["reason"].tolist()
+    assert sorted(mine["params"]) == ["blocks=1", "blocks=2"]
+    assert mine["plugin"].iloc[0].startswith("python:") and mine["plugin_hash"].iloc[0].startswith("sha256:")
+    assert "np_matmul_test" in set(mmlab.algorithms()["algorithm"])
+
+
+def test_a_raising_or_wrong_algorithm_is_a_failed_row_and_the_sweep_goes_on(tmp_path):
+    @mmlab.algorithm("py_raises", backend="host")
+    def raises(a, b, c, *, params, stream):
+        raise RuntimeError("out of ideas")
+
+    @mmlab.algorithm("py_wrong", backend="host")
+    def wrong(a, b, c, *, params, stream):
+        c[:] = a @ b
+        c[0, 0] += 1.0
+
+    @mmlab.algorithm("py_picky", backend="host", supports=lambda m, n, k, p: "only squares" if m != n else None)
+    def picky(a, b, c, *, params, stream):
+        c[:] = a @ b
+
+    r = mmlab.run(algorithms=[raises, wrong, picky, "eigen"], shapes=[(40, 30, 20)], trials=2,
+                  output=tmp_path / "f.csv")
+    by = r.rows.set_index("algorithm")
+    assert by.loc["py_raises", "status"] == "failed"
+    assert "RuntimeError: out of ideas" in by.loc["py_raises", "reason"]
+    assert by.loc["py_wrong", "status"] == "failed"
+    assert by.loc["py_picky", "status"] == "skipped" and "only squares" in by.loc["py_picky", "reason"]
+    assert by.loc["eigen", "status"] == "ok"
+
+
+def cli_error(bin_dir, *args):
+    p = subprocess.run([str(bin_dir / "mmlab"), "run", *args], capture_output=True, text=True)
+    assert p.returncode == 2
+    return p.stderr.strip().removeprefix("mmlab: error: ")
+
+
+@pytest.mark.parametrize("keys,cli", [
+    ({"algorithms": ["no_such_algorithm"]}, ["--algorithms", "no_such_algorithm"]),
+    ({"shapes": "12x"}, ["--shape", "12x"]),
+    ({"trials": 0}, ["--trials", "0"]),
+    ({"inputs": ["exp_spread:99"]}, ["--inputs", "exp_spread:99"]),
+])
+def test_bad_arguments_raise_value_error_with_the_programs_message(tmp_path, bin_dir, keys, cli):
+    with pytest.raises(ValueError) as e:
+        mmlab.run(output=tmp_path / "x.csv", **keys)
+    # the same message (a list of valid names also holds the algorithms registered from Python here)
+    message = cli_error(bin_dir, *cli, "--output", str(tmp_path / "x.csv"))
+    assert str(e.value) == message or str(e.value).startswith(message.rstrip(")") + ", ")
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_bad_algorithm_descriptions_raise_value_error():
+    with pytest.raises(ValueError, match="already built in"):
+        mmlab.algorithm("eigen", backend="host")(lambda a, b, c, *, params, stream: None)
+    with pytest.raises(ValueError, match="lowercase"):
+        mmlab.algorithm("Bad-Name", backend="host")(lambda a, b, c, *, params, stream: None)
+    with pytest.raises(ValueError, match="backend"):
+        mmlab.algorithm("fine_name", backend="fpga")(lambda a, b, c, *, params, stream: None)
+
+
+def committed_csvs(root):
+    return sorted(p for p in (root / "data").rglob("*.csv"))
+
+
+def test_read_every_committed_csv(root):
+    files = committed_csvs(root)
+    assert len(files) > 50
+    for path in files:
+        r = mmlab.read(path)
+        assert len(r.rows.columns) > 0, path
+        if "median_ms" in r.rows.columns and "schema" in r.rows.columns:
+            assert r.rows["median_ms"].dtype == np.float64, path
+            assert str(r.rows["m"].dtype) in ("Int64", "float64"), path
+            assert isinstance(r.rows["status"].dtype, pd.CategoricalDtype), path
+
+
+def analyze_json(bin_dir, *args):
+    p = subprocess.run([str(bin_dir / "mmlab-analyze"), "compare", *args, "--format", "json"], capture_output=True,
+                       text=True, check=True)
+    return json.loads(p.stdout)["records"]
+
+
+def same(a, b):
+    if a is None or (isinstance(a, float) and math.isnan(a)) or a is pd.NA:
+        return b is None
+    if isinstance(b, float):
+        return float(a) == b
+    return a == b or str(a) == str(b)
+
+
+@pytest.mark.parametrize("file,baseline,across", [
+    ("data/quick/quick.csv", "cublas", False),
+    ("data/flagship/regret/measured/measured1.csv", "cublas", False),
+])
+def test_compare_equals_mmlab_analyze(root, bin_dir, file, baseline, across):
+    frame = mmlab.compare(root / file, baseline=baseline, across_runs=across)
+    records = analyze_json(bin_dir, str(root / file), "--baseline", baseline, *(["--across-runs"] if across else []))
+    assert len(frame) == len(records) > 0
+    assert {"speedup", "ci_lo", "ci_hi", "p", "p_holm", "verdict", "trials_to_decide"} <= set(frame.columns)
+    assert isinstance(frame["verdict"].dtype, pd.CategoricalDtype) and frame["speedup"].dtype == np.float64
+    for row, rec in zip(frame.to_dict("records"), records):
+        for key, value in rec.items():
+            assert same(row[key], value), (key, row[key], value)
+
+
+def test_compare_across_runs_equals_mmlab_analyze(root, bin_dir):
+    files = [root / "data/flagship/regret/measured/measured1.csv", root / "data/flagship/regret/measured/measured2.csv"]
+    frame = mmlab.compare([mmlab.read(files[0]), files[1]], baseline="cublas", across_runs=True)
+    records = analyze_json(bin_dir, *map(str, files), "--baseline", "cublas", "--across-runs")
+    assert len(frame) == len(records) > 0 and "runs_to_decide" in frame.columns
+    for row, rec in zip(frame.to_dict("records"), records):
+        for key, value in rec.items():
+            assert same(row[key], value), (key, row[key], value)
+
+
+def test_compare_bad_baseline_is_a_value_error(root):
+    with pytest.raises(ValueError):
+        mmlab.compare(root / "data/quick/quick.csv", baseline="no_such_algorithm")

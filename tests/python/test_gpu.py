@@ -114,7 +114,7 @@ def test_an_exception_on_the_gpu_is_a_failed_row(tmp_path):
 def test_python_and_mmlab_analyze_give_the_same_statistics(tmp_path, bin_dir):
     import json
     import subprocess
-    r = mmlab.run(algorithms=["torch_matmul", "cublas"], shapes=[(1024, 1024, 1024)], trials=10,
+    r = mmlab.run(algorithms=["torch_matmul", "cublas"], shapes=[(1024, 1024, 1024)], trials=10, variant="default",
                   output=tmp_path / "same.csv")
     frame = mmlab.compare(r, baseline="cublas")
     out = subprocess.run([str(bin_dir / "mmlab-analyze"), "compare", str(r.path), "--baseline", "cublas", "--format",

@@ -6,6 +6,7 @@ import hashlib
 import inspect
 import re
 import sys
+import warnings
 
 from . import _arrays, _lib
 
@@ -87,7 +88,8 @@ _external = {}
 @contextlib.contextmanager
 def _current_stream(handle):
     """The lab's stream as the current stream of torch and CuPy where they are loaded, so their
-    ordinary calls (and Triton's launches, which take torch's) land on it."""
+    ordinary calls (and Triton's launches, which take torch's) land on it. numba has no current stream:
+    its kernels take the lab's explicitly (kernel[grid, block, numba.cuda.external_stream(stream)])."""
     with contextlib.ExitStack() as stack:
         torch = sys.modules.get("torch")
         if torch is not None and torch.cuda.is_available():
@@ -99,7 +101,9 @@ def _current_stream(handle):
         if cupy is not None:
             key = ("cupy", handle)
             if key not in _external:
-                _external[key] = cupy.cuda.ExternalStream(handle)
+                with warnings.catch_warnings():  # CuPy 14 prefers Stream.from_external (an object's
+                    warnings.simplefilter("ignore", DeprecationWarning)  # __cuda_stream__); a handle is what we have
+                    _external[key] = cupy.cuda.ExternalStream(handle)
             stack.enter_context(_external[key])
         yield
 
@@ -209,8 +213,8 @@ def algorithm(name, backend="gpu", *, variants=None, axes=None, summary=None, su
 
     backend "gpu": a, b, c are the lab's device buffers (row-major float32, C = A B; usable as torch
     tensors, CuPy arrays or numba device arrays without a copy) and `stream` the lab's stream handle
-    (an int, for torch.cuda.ExternalStream, cupy.cuda.ExternalStream or a launch), which is also torch's
-    and CuPy's current stream during the call. backend "host": numpy arrays, stream None.
+    (an int, for torch.cuda.ExternalStream, cupy.cuda.ExternalStream, numba.cuda.external_stream or a
+    launch), which is also torch's and CuPy's current stream during the call (numba has none: pass it). backend "host": numpy arrays, stream None.
     variants: names (or {name: summary}); axes: {name: [values, the default first]} or
     {name: {"values": [...], "default": ..., "kind": "integer"|"shape"|"choice", "description": ...}};
     `params` holds the variant and each axis's value (ints, tuples for shapes). supports: optional

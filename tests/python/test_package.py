@@ -35,6 +35,16 @@ def test_run_eigen_returns_typed_rows_and_samples(tmp_path):
     assert (r.rows["max_rel_err"] < 1e-4).all()
 
 
+def test_run_an_experiment_file_with_keys_that_override_it(root, tmp_path):
+    r = mmlab.run(root / "experiments" / "quick.ini", sizes=[64, 96], trials=2, warmup=0, output=tmp_path / "q.csv")
+    assert set(r.rows["algorithm"]) == {"naive", "tiled", "cublas", "eigen"}
+    assert sorted(set(r.rows["m"])) == [64, 96]
+    eigen = r.rows[r.rows["algorithm"] == "eigen"]
+    assert (eigen["status"] == "ok").all() and (eigen["trials"] == 2).all()
+    gpu = r.rows[r.rows["algorithm"] != "eigen"]  # here (no GPU) skipped with the reason; on a GPU, run
+    assert ((gpu["status"] == "ok") | ((gpu["status"] == "skipped") & gpu["reason"].str.len().gt(0))).all()
+
+
 def test_a_numpy_algorithm_is_verified_and_timed(tmp_path):
     @mmlab.algorithm("np_matmul_test", backend="host", axes={"blocks": [1, 2]})
     def np_matmul(a, b, c, *, params, stream):

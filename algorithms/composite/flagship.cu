@@ -179,6 +179,7 @@ std::string encode(const Candidate& c, const Params& q) { return EngineSpec{&c.a
 struct Priced {
   std::string spec;
   double ms, rank;
+  bool fp32;  // one of cuda_cores' candidates
 };
 
 // Every configuration of this dispatcher's kind (and, for tensor_cores, cuda_cores' as well) that can
@@ -196,23 +197,39 @@ std::vector<Priced> priced(const Problem& p, const Params& q, const DeviceInfo& 
       if (accurate && (one_chain_where_cublas_splits(c, p, cq, d) || !fp32_within_bound(c, p.k, cq))) continue;
       const double t = a.predict_ms ? a.predict_ms(p, cq, d) : std::nan("");
       if (std::isnan(t)) continue;  // its model does not price this configuration
-      out.push_back({encode(c, cq), t, t / (c.kind == Kind::tensor_cores ? kTensorMargin : 1.0)});
+      out.push_back({encode(c, cq), t, t / (c.kind == Kind::tensor_cores ? kTensorMargin : 1.0),
+                     c.kind == Kind::cuda_cores});
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const Priced& x, const Priced& y) { return x.rank < y.rank; });
   return out;
 }
 
-// choice=measured: the models' kMeasured cheapest configurations, each timed on this GPU on the
-// problem's shape (uniform inputs; a warm-up, then the median of three batches of launches that each
-// last about half a millisecond), and the fastest taken, once per problem and GPU in the process.
+// choice=measured: the models' kMeasured cheapest configurations (for tensor_cores also the
+// kFp32Measured cheapest of cuda_cores' that it may run, where those are not among them), each timed on
+// this GPU on the problem's shape and kind of input (a warm-up, then the median of three batches of
+// launches that each last about half a millisecond), and the fastest taken, once per problem and GPU in
+// the process. The kind of input matters: half3 lists the values FP16 cannot hold, and on wide
+// exponents it ran 1.4-2.3x cuda_cores' time where it had been timed on uniform inputs (issue #46).
 // The models choose the few worth timing; the clock chooses among them (Triton's autotuner pruned by a
 // performance model). On the held-out runs the fastest of the models' 8 cheapest, as measured in one
 // run, was within 5% of the fastest priced candidate of the other run on 92 of 93 problems
 // (cuda_cores) and 93 of 93 (tensor_cores), where the models' cheapest was on 59-62 and 75-76
 // (docs/flagship-notes.md, round seven). Without a GPU, or where the operands do not fit in half the
 // free memory, the models' cheapest.
-constexpr std::size_t kMeasured = 8;
+constexpr std::size_t kMeasured = 8, kFp32Measured = 2;
+
+// The configurations choice=measured times: the first kMeasured of `list` and the first kFp32Measured
+// FP32 ones beyond them.
+std::vector<std::size_t> measured_indices(const std::vector<Priced>& list) {
+  std::vector<std::size_t> out;
+  std::size_t fp32 = 0;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (i < kMeasured) out.push_back(i), fp32 += list[i].fp32;
+    else if (list[i].fp32 && fp32 < kFp32Measured) out.push_back(i), ++fp32;
+  }
+  return out;
+}
 
 double median_launch_ms(const PreparedRun& run, const Buffers& io, cudaStream_t s) {
   cudaEvent_t from, to;
@@ -239,15 +256,16 @@ std::string measured_pick(const Problem& p, const std::vector<Priced>& list, con
   static std::mutex lock;
   static std::map<std::tuple<long, long, long, std::string, int, std::string>, std::string> chosen;
   static StateCache states;  // the timed candidates' states, for the process
+  const std::vector<std::size_t> timed = measured_indices(list);
   std::string key_list;
-  for (std::size_t i = 0; i < list.size() && i < kMeasured; ++i) key_list += list[i].spec + "|";
+  for (std::size_t i : timed) key_list += list[i].spec + "|";
   const auto key = std::make_tuple(p.m, p.n, p.k, inputs_name(p.inputs), d.ordinal, key_list);
   std::lock_guard<std::mutex> hold(lock);
   if (auto it = chosen.find(key); it != chosen.end()) return it->second;
   const std::size_t f = sizeof(float), operands = f * std::size_t(p.m * p.k + p.k * p.n + p.m * p.n);
   std::vector<PreparedRun> runs;
   std::size_t workspace = 0;
-  for (std::size_t i = 0; i < list.size() && i < kMeasured; ++i) {
+  for (std::size_t i : timed) {
     const EngineSpec e = EngineSpec::parse(list[i].spec, algorithms::single_process());
     runs.push_back(Invocation(*e.algorithm, d).prepare(p, e.params, states));
     workspace = std::max(workspace, runs.back().workspace_bytes());
@@ -257,8 +275,8 @@ std::string measured_pick(const Problem& p, const std::vector<Priced>& list, con
       c(f * p.m * p.n, Buffer::Kind::device), w(std::max<std::size_t>(workspace, 1), Buffer::Kind::device);
   cudaStream_t s = nullptr;
   MMLAB_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  fill_input_device(a.as<float>(), p.m, p.k, Inputs::uniform, 1, kMatrixA, s);
-  fill_input_device(b.as<float>(), p.k, p.n, Inputs::uniform, 1, kMatrixB, s);
+  fill_input_device(a.as<float>(), p.m, p.k, p.inputs, 1, kMatrixA, s);
+  fill_input_device(b.as<float>(), p.k, p.n, p.inputs, 1, kMatrixB, s);
   Buffers io;
   io.a = a.as<float>(), io.b = b.as<float>(), io.c = c.as<float>(), io.workspace = w.get();
   std::string best = list.front().spec;
@@ -266,7 +284,7 @@ std::string measured_pick(const Problem& p, const std::vector<Priced>& list, con
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (!runs[i].ready()) continue;
     const double ms = median_launch_ms(runs[i], io, s);
-    if (ms < best_ms) best_ms = ms, best = list[i].spec;
+    if (ms < best_ms) best_ms = ms, best = list[timed[i]].spec;
   }
   MMLAB_CHECK(cudaStreamSynchronize(s));
   cudaStreamDestroy(s);
@@ -365,7 +383,9 @@ MMLAB_ALGORITHM(flagship) {
             {"choice",
              AxisKind::choice,
              "measured: the models' " + std::to_string(kMeasured) +
-                 " cheapest configurations timed on this GPU once per problem, the fastest taken; model: "
+                 " cheapest configurations (tensor_cores: and cuda_cores' " + std::to_string(kFp32Measured) +
+                 " cheapest it may run) timed on this GPU once per problem and kind of input, the fastest "
+                 "taken; model: "
                  "the models' cheapest (so too without a GPU)",
              "measured",
              {"measured", "model"},

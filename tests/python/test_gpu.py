@@ -59,6 +59,33 @@ def test_the_buffers_are_shared_through_both_protocols(tmp_path):
     assert seen == {"a": True, "b": True, "c": True, "stream": True}
 
 
+def test_numba_takes_the_buffers_and_the_stream(tmp_path):
+    import numpy as np
+    if not hasattr(np, "row_stack"):  # numba-cuda 0.30 still names it; numpy 2.5 (the GPU machine's) dropped it
+        np.row_stack = np.vstack
+    cuda = pytest.importorskip("numba.cuda")
+
+    @cuda.jit
+    def product(a, b, c):
+        i, j = cuda.grid(2)
+        if i < c.shape[0] and j < c.shape[1]:
+            acc = 0.0
+            for t in range(a.shape[1]):
+                acc += a[i, t] * b[t, j]
+            c[i, j] = acc
+
+    @mmlab.algorithm("py_numba", backend="gpu")
+    def numba_product(a, b, c, *, params, stream):
+        A, B, C = cuda.as_cuda_array(a), cuda.as_cuda_array(b), cuda.as_cuda_array(c)
+        assert C.device_ctypes_pointer.value == c.ptr
+        m, n = C.shape
+        product[((m + 15) // 16, (n + 15) // 16), (16, 16), cuda.external_stream(stream)](A, B, C)
+
+    r = mmlab.run(algorithms=[numba_product], shapes=AWKWARD, trials=2, output=tmp_path / "n.csv")
+    rows = ok_rows(r, "py_numba")
+    assert len(rows) == len(AWKWARD) and (rows["timer"] == "blocked").all()
+
+
 def test_a_sleep_in_the_function_lands_in_host_ms_not_in_the_gpu_time(tmp_path):
     @mmlab.algorithm("py_sleepy", backend="gpu", variants=["awake", "sleepy"])
     def sleepy(a, b, c, *, params, stream):

@@ -1,5 +1,6 @@
 // Timing with CUDA events behind a blocking kernel (GPU algorithms) or the steady clock (host
 // algorithms); timing.hpp tells the method.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -220,6 +221,27 @@ std::unique_ptr<TrialTimer> make_device_timer(const DeviceTiming& t) {
 
 std::unique_ptr<TrialTimer> make_host_timer(const PreparedRun* run, const Buffers& io, CUstream_st* stream) {
   return std::make_unique<HostTimer>(run, io, stream);
+}
+
+double median_call_ms(const std::function<void()>& enqueue, CUstream_st* stream, int calls, double batch_ms) {
+  cudaEvent_t from, to;
+  MMLAB_CHECK(cudaEventCreate(&from));
+  MMLAB_CHECK(cudaEventCreate(&to));
+  const auto batch = [&](int n) {
+    MMLAB_CHECK(cudaEventRecord(from, stream));
+    for (int i = 0; i < n; ++i) enqueue();
+    MMLAB_CHECK(cudaEventRecord(to, stream));
+    MMLAB_CHECK(cudaEventSynchronize(to));
+    float ms = 0;
+    MMLAB_CHECK(cudaEventElapsedTime(&ms, from, to));
+    return double(ms) / n;
+  };
+  const double first = batch(1);
+  const int n = calls > 0 ? calls : int(std::clamp(batch_ms / std::max(first, 1e-3), 1.0, 64.0));
+  double t[3] = {batch(n), batch(n), batch(n)};
+  std::sort(t, t + 3);
+  cudaEventDestroy(from), cudaEventDestroy(to);
+  return t[1];
 }
 
 }  // namespace mmlab

@@ -11,6 +11,7 @@
 // is timed from then on with events on an idle stream (Timer::events), the row saying why.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -53,6 +54,13 @@ struct DeviceTiming {
 };
 
 std::unique_ptr<TrialTimer> make_device_timer(const DeviceTiming& t);
+
+// A quick time for a choice, not a trial (the flagship's measured choice, out_of_core's rates): what
+// one `enqueue` takes on `stream` (events; the host's enqueue time inside), after one call as a
+// warm-up: the median of three batches of `calls` calls each, or, with calls = 0, of as many as last
+// about `batch_ms` (1 to 64). Synchronizes the stream.
+double median_call_ms(const std::function<void()>& enqueue, CUstream_st* stream, int calls = 1,
+                      double batch_ms = 0.5);
 // Host and streamed algorithms: the steady clock around run(io, stream).
 std::unique_ptr<TrialTimer> make_host_timer(const PreparedRun* run, const Buffers& io, CUstream_st* stream);
 

@@ -41,6 +41,7 @@
 #include "core/invocation.hpp"
 #include "algorithms/registry.hpp"
 #include "runtime/gpu.hpp"
+#include "runtime/timing.hpp"
 
 namespace mmlab {
 namespace {
@@ -231,27 +232,6 @@ std::vector<std::size_t> measured_indices(const std::vector<Priced>& list) {
   return out;
 }
 
-double median_launch_ms(const PreparedRun& run, const Buffers& io, cudaStream_t s) {
-  cudaEvent_t from, to;
-  MMLAB_CHECK(cudaEventCreate(&from));
-  MMLAB_CHECK(cudaEventCreate(&to));
-  const auto batch = [&](int launches) {
-    MMLAB_CHECK(cudaEventRecord(from, s));
-    for (int i = 0; i < launches; ++i) run.run(io, s);
-    MMLAB_CHECK(cudaEventRecord(to, s));
-    MMLAB_CHECK(cudaEventSynchronize(to));
-    float ms = 0;
-    MMLAB_CHECK(cudaEventElapsedTime(&ms, from, to));
-    return double(ms) / launches;
-  };
-  const double first = batch(1);
-  const int launches = int(std::clamp(0.5 / std::max(first, 1e-3), 1.0, 64.0));
-  double t[3] = {batch(launches), batch(launches), batch(launches)};
-  std::sort(t, t + 3);
-  cudaEventDestroy(from), cudaEventDestroy(to);
-  return t[1];
-}
-
 std::string measured_pick(const Problem& p, const std::vector<Priced>& list, const DeviceInfo& d) {
   static std::mutex lock;
   static std::map<std::tuple<long, long, long, std::string, int, std::string>, std::string> chosen;
@@ -283,7 +263,7 @@ std::string measured_pick(const Problem& p, const std::vector<Priced>& list, con
   double best_ms = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (!runs[i].ready()) continue;
-    const double ms = median_launch_ms(runs[i], io, s);
+    const double ms = median_call_ms([&] { runs[i].run(io, s); }, s, 0);
     if (ms < best_ms) best_ms = ms, best = list[timed[i]].spec;
   }
   MMLAB_CHECK(cudaStreamSynchronize(s));

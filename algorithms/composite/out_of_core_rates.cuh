@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "algorithms/composite/out_of_core_worker.cuh"
+#include "runtime/timing.hpp"
 
 namespace mmlab::out_of_core {
 
@@ -120,20 +121,7 @@ class RateProbe {
   }
 
   // What `enqueue` takes on s_: the median of three after a warm-up.
-  double median_ms(const std::function<void()>& enqueue) {
-    Stopwatch w;
-    enqueue();
-    for (int i = 0; i < 3; ++i) {
-      const std::size_t at = w.start(s_);
-      enqueue();
-      w.stop(at, s_);
-    }
-    MMLAB_CHECK(cudaStreamSynchronize(s_));
-    std::vector<double> ms;
-    for (std::size_t i = 0; i < 3; ++i) ms.push_back(w.total_ms({i}));
-    std::sort(ms.begin(), ms.end());
-    return ms[1];
-  }
+  double median_ms(const std::function<void()>& enqueue) { return median_call_ms(enqueue, s_, 1); }
 
   DeviceInfo gpu_;
   StateCache states_;

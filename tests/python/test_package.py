@@ -174,3 +174,19 @@ def test_compare_across_runs_equals_mmlab_analyze(root, bin_dir):
 def test_compare_bad_baseline_is_a_value_error(root):
     with pytest.raises(ValueError):
         mmlab.compare(root / "data/quick/quick.csv", baseline="no_such_algorithm")
+
+
+def test_a_plain_pip_install_carries_the_library(root, tmp_path):
+    # pip install ./python (not editable) after the build, then the package from elsewhere, with no
+    # MMLAB_LIBRARY: it loads the library the build copied beside it.
+    import os
+    import sys
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--disable-pip-version-check", "--target", str(target), str(root / "python")], check=True)
+    env = {k: v for k, v in os.environ.items() if k != "MMLAB_LIBRARY"}
+    env["PYTHONPATH"] = str(target)
+    out = subprocess.run([sys.executable, "-c", "import mmlab; print(mmlab._lib.library().path); "
+                          "print(len(mmlab.algorithms()))"], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out[0] == str(target / "mmlab" / "_lib" / "libmmlab_lab.so") and int(out[1]) > 20

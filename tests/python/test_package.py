@@ -180,10 +180,12 @@ def test_a_plain_pip_install_carries_the_library(root, tmp_path):
     # pip install ./python (not editable) after the build, then the package from elsewhere, with no
     # MMLAB_LIBRARY: it loads the library the build copied beside it.
     import os
+    import shutil
     import sys
-    target = tmp_path / "site"
+    source, target = tmp_path / "python", tmp_path / "site"  # a copy: setuptools builds in the source tree
+    shutil.copytree(root / "python", source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-                    "--disable-pip-version-check", "--target", str(target), str(root / "python")], check=True)
+                    "--disable-pip-version-check", "--target", str(target), str(source)], check=True)
     env = {k: v for k, v in os.environ.items() if k != "MMLAB_LIBRARY"}
     env["PYTHONPATH"] = str(target)
     out = subprocess.run([sys.executable, "-c", "import mmlab; print(mmlab._lib.library().path); "

@@ -245,14 +245,13 @@ __device__ inline void add_lossy_terms(const HalfLossy& f, const unsigned* a_bit
     }
 }
 
-// One instruction's k of the parts' type for half a tile's columns (64 rows of B^T): d += a b (or
-// d = a b), K-major tiles by descriptor.
+// One instruction's k of the parts' type: d += a b (or d = a b), K-major tiles by descriptor.
 template <typename T>
-__device__ inline void wgmma_parts(float (&d)[32], std::uint64_t a, std::uint64_t b, bool accumulate) {
+__device__ inline void wgmma_parts(float (&d)[64], std::uint64_t a, std::uint64_t b, bool accumulate) {
   if constexpr (sizeof(T) == 4)
-    wgmma_tf32_m64n64k8(d, a, b, accumulate);
+    wgmma_tf32_m64n128k8(d, a, b, accumulate);
   else
-    wgmma_f16_m64n64k16(d, a, b, accumulate);
+    wgmma_f16_m64n128k16(d, a, b, accumulate);
 }
 
 // The product. a_bits and b_bits (FP16 parts only, else null) give each row's and column's scale
@@ -305,61 +304,26 @@ __device__ __forceinline__ void presplit_product(const CUtensorMap& a_big_map, c
   const int half = group - 1;
   // Whether this tile holds listed values: read now, used after the k loop (its latency hidden).
   const bool listed = lossy && blockIdx.z == 0 && (lossy->a_any[blockIdx.y] | lossy->b_any[blockIdx.x]);
-  // Each k tile's products go in two column halves (m64n64), each into a partial of its own: while one
-  // half's products run, the other's, complete, are added into the FP32 sums, so the tensor cores need
-  // not idle while a warpgroup adds (the same adds, in the same order, as with one partial waited for).
-  // acc[32 h + i] is column half h's register i.
-  float acc[64] = {}, part[2][32];
-  auto issue = [&](int t, int h) {
-    if (h == 0) mbarrier_wait_cta(&landed[t % kStages], (t / kStages) & 1);
+  float acc[64] = {}, part[64] = {};
+  for (int t = 0; t < tiles; ++t) {
+    mbarrier_wait_cta(&landed[t % kStages], (t / kStages) & 1);
     const std::uint64_t a_big = swizzled_descriptor(operand(t, 0) + half * 64 * 128),
                         a_small = swizzled_descriptor(operand(t, 1) + half * 64 * 128),
-                        b_big = swizzled_descriptor(operand(t, 2) + h * 64 * 128),
-                        b_small = swizzled_descriptor(operand(t, 3) + h * 64 * 128);
-    pin_registers(part[h]);
+                        b_big = swizzled_descriptor(operand(t, 2)),
+                        b_small = swizzled_descriptor(operand(t, 3));
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
       const int step = 2 * kk;  // one instruction's k = 32 bytes = 2 descriptor units
-      wgmma_parts<T>(part[h], a_small + step, b_big + step, kk > 0);
-      if (kProducts == 3) wgmma_parts<T>(part[h], a_big + step, b_small + step, true);
-      wgmma_parts<T>(part[h], a_big + step, b_big + step, true);
+      wgmma_parts<T>(part, a_small + step, b_big + step, kk > 0);
+      if (kProducts == 3) wgmma_parts<T>(part, a_big + step, b_small + step, true);
+      wgmma_parts<T>(part, a_big + step, b_big + step, true);
     }
     wgmma_commit();
-  };
-  auto add_half = [&](int h) {  // after the wait that completes half h's products
-    pin_registers(part[h]);
+    wgmma_wait<0>();
+    mbarrier_arrive_cta(&freed[t % kStages]);
 #pragma unroll
-    for (int i = 0; i < 32; ++i) acc[32 * h + i] += part[h][i];
-  };
-  auto free_stage = [&](int t) { mbarrier_arrive_cta(&freed[t % kStages]); };
-  // Two tiles a step; nothing in flight from one step to the next (ptxas serializes every wgmma where
-  // a partial is read while products issued in an earlier iteration of a loop are still running).
-  int t = 0;
-  for (; t + 1 < tiles; t += 2) {
-    issue(t, 0);
-    issue(t, 1);
-    wgmma_wait<1>();
-    add_half(0);
-    issue(t + 1, 0);
-    wgmma_wait<1>();
-    free_stage(t);
-    add_half(1);
-    issue(t + 1, 1);
-    wgmma_wait<1>();
-    add_half(0);
-    wgmma_wait<0>();
-    free_stage(t + 1);
-    add_half(1);
-  }
-  if (t < tiles) {
-    issue(t, 0);
-    issue(t, 1);
-    wgmma_wait<1>();
-    add_half(0);
-    wgmma_wait<0>();
-    free_stage(t);
-    add_half(1);
+    for (int i = 0; i < 64; ++i) acc[i] += part[i];
   }
   const bool add = gridDim.z > 1;
   if (!a_bits) {
@@ -370,7 +334,9 @@ __device__ __forceinline__ void presplit_product(const CUtensorMap& a_big_map, c
     return ldexpf(v, -(half_scale(a_bits[r]) + half_scale(b_bits[col])));
   };
   if (listed) {
-    float terms[64] = {};
+    float (&terms)[64] = part;  // free after the k loop
+#pragma unroll
+    for (int i = 0; i < 64; ++i) terms[i] = 0.f;
     const int r0 = row0 + half * 64 + (tid % 128 / 32) * 16 + (tid % 32) / 4;
     add_lossy_terms(*lossy, a_bits, r0, col0, m, n, terms);
     store_accumulators(

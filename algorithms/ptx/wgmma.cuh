@@ -1,6 +1,6 @@
 // Hopper's warpgroup tensor-core instructions (wgmma, sm_90a), for the kernels that use them
 // (algorithms/tf32x3.cu): shared-memory matrix descriptors, the TF32 m64n128k8 and FP16 m64n128k16
-// products (m64n128, and m64n64 for a tile's column halves), and the fences
+// products, and the fences
 // and groups that order them. A warpgroup (4 warps, 128 threads) issues each wgmma together; it runs
 // asynchronously, reading B (and A, unless A is in registers) from shared memory through the async
 // proxy and accumulating into registers spread over the warpgroup like mma.sync's m16n8 fragments:
@@ -48,14 +48,6 @@ __device__ inline void wgmma_wait() {
 #ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
 #endif
-}
-// Pins registers of sums at this point of the program: the compiler may not move their reads or writes
-// across it. Around an asynchronous wgmma (after the wait that completes it, before the one that writes
-// them again), so that no add of a partial is scheduled while its products are still in flight.
-template <int N>
-__device__ inline void pin_registers(float (&d)[N]) {
-#pragma unroll
-  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 // The 64 accumulators of an m64n128 wgmma, as the instruction names them (%0 ... %63) and as the asm
 // statement binds them (d[0] ... d[63], read and written).
@@ -119,35 +111,6 @@ __device__ inline void wgmma_f16_m64n128k16(float (&d)[64], std::uint64_t a, std
 
 #undef MMLAB_WGMMA_D64
 #undef MMLAB_WGMMA_D64_BIND
-
-// The same for m64n64 (32 accumulators: register 4 j + e holds column 8 j + 2 (lane % 4) + e % 2, j < 8).
-#define MMLAB_WGMMA_D32 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
-#define MMLAB_WGMMA_D32_BIND "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-
-// d (64 x 64, FP32) = a (64 x 8, TF32) b (8 x 64, TF32) + (accumulate ? d : 0), both by descriptor.
-__device__ inline void wgmma_tf32_m64n64k8(float (&d)[32], std::uint64_t a, std::uint64_t b, bool accumulate) {
-#ifdef __CUDA_ARCH_FEAT_SM90_ALL
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 " MMLAB_WGMMA_D32 ", %32, %33, p, 1, 1;\n}\n"
-      : MMLAB_WGMMA_D32_BIND
-      : "l"(a), "l"(b), "r"(int(accumulate)));
-#endif
-}
-
-// d (64 x 64, FP32) = a (64 x 16, FP16) b (16 x 64, FP16) + (accumulate ? d : 0), both by descriptor.
-__device__ inline void wgmma_f16_m64n64k16(float (&d)[32], std::uint64_t a, std::uint64_t b, bool accumulate) {
-#ifdef __CUDA_ARCH_FEAT_SM90_ALL
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " MMLAB_WGMMA_D32 ", %32, %33, p, 1, 1, 0, 0;\n}\n"
-      : MMLAB_WGMMA_D32_BIND
-      : "l"(a), "l"(b), "r"(int(accumulate)));
-#endif
-}
-
-#undef MMLAB_WGMMA_D32
-#undef MMLAB_WGMMA_D32_BIND
 
 }  // namespace
 }  // namespace mmlab

@@ -104,7 +104,7 @@ std::size_t workspace(const Problem& p, const Params& q) {
 std::size_t shared_bytes(const Params& q) {
   const long stages = q.integer("stages");
   if (presplit(q))
-    return 1024 + sizeof(float) * std::size_t(stages * 4) * kTileFloats +
+    return 1024 + sizeof(float) * std::size_t(stages * 4) * kTileFloats + std::size_t(stages * kWgTile) +
            sizeof(std::uint64_t) * std::size_t(2 * stages);
   if (uses_wgmma(q))
     return 1024 + sizeof(float) * std::size_t(kOperandBuffers * 2 + stages * 2) * kTileFloats +

@@ -321,7 +321,9 @@ __device__ __forceinline__ void presplit_product(const CUtensorMap& a_big_map, c
   extern __shared__ unsigned char smem_bytes[];
   unsigned char* stages = reinterpret_cast<unsigned char*>(
       (reinterpret_cast<std::uintptr_t>(smem_bytes) + 1023) & ~std::uintptr_t(1023));
-  std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(stages + kStages * 4 * kTileBytes);
+  // FP16: each stage also holds its k tile's exponent bytes of the block's 128 columns.
+  unsigned char* scales = stages + kStages * 4 * kTileBytes;
+  std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(scales + kStages * kWgTile);
   std::uint64_t* freed = landed + kStages;  // every consumer's products have read the stage
   const int tid = threadIdx.x, group = tid / 128;
   const int row0 = blockIdx.y * kWgTile, col0 = blockIdx.x * kWgTile;
@@ -342,8 +344,10 @@ __device__ __forceinline__ void presplit_product(const CUtensorMap& a_big_map, c
       for (int t = 0; t < tiles; ++t) {
         mbarrier_wait_cta(&freed[t % kStages], ((t / kStages) & 1) ^ 1);
         std::uint64_t* bar = &landed[t % kStages];
-        mbarrier_expect_bytes(bar, (kProducts == 3 ? 4 : 3) * kTileBytes);
+        mbarrier_expect_bytes(bar, (kProducts == 3 ? 4 : 3) * kTileBytes + (sizeof(T) == 2 ? kWgTile : 0));
         const int at = (first + t) * kDepth;
+        if (sizeof(T) == 2)
+          bulk_load(scales + (t % kStages) * kWgTile, exps + long(first + t) * exps_pitch + col0, kWgTile, bar);
         tma_load_2d(operand(t, 0), a_big_map, at, row0, bar);
         tma_load_2d(operand(t, 1), a_small_map, at, row0, bar);
         tma_load_2d(operand(t, 2), b_big_map, at, col0, bar);
@@ -371,21 +375,21 @@ __device__ __forceinline__ void presplit_product(const CUtensorMap& a_big_map, c
       wgmma_parts<T>(part, a_big + step, b_big + step, true);
     }
     wgmma_commit();
-    uint4 scale[2];  // FP16: this thread's 32 columns' exponent bytes, loaded while the products run
+    // FP16: this thread's 32 columns' exponent bytes for the tile (register 4 j + e of the sums is
+    // column 8 j + 2 (lane % 4) + e % 2, its byte 2 j + e % 2), read while the products run.
+    uint4 lo{}, hi{};
     if constexpr (sizeof(T) == 2) {
-      const auto* at = reinterpret_cast<const uint4*>(exps + long(first + t) * exps_pitch + col0 + tid % 4 * 32);
-      scale[0] = at[0], scale[1] = at[1];
+      const auto* at = reinterpret_cast<const uint4*>(scales + (t % kStages) * kWgTile + tid % 4 * 32);
+      lo = at[0], hi = at[1];
     }
     wgmma_wait<0>();
     mbarrier_arrive_cta(&freed[t % kStages]);
     if constexpr (sizeof(T) == 2) {
-      const unsigned bytes[8] = {scale[0].x, scale[0].y, scale[0].z, scale[0].w,
-                                 scale[1].x, scale[1].y, scale[1].z, scale[1].w};
+      const unsigned bytes[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
 #pragma unroll
-      for (int i = 0; i < 64; ++i) {  // register 4 j + e: column 8 j + 2 (lane % 4) + e % 2, byte 2 j + e % 2
-        const int at = 2 * (i / 4) + i % 2;
-        const float undo = __uint_as_float((bytes[at / 4] >> (8 * (at % 4)) & 0xffu) << 23);
-        acc[i] = fmaf(part[i], undo, acc[i]);
+      for (int i = 0; i < 64; ++i) {
+        const int b = 2 * (i / 4) + i % 2;
+        acc[i] = fmaf(part[i], __uint_as_float((bytes[b / 4] >> (8 * (b % 4)) & 0xffu) << 23), acc[i]);
       }
     } else {
 #pragma unroll

@@ -1,6 +1,6 @@
 // tf32x3: FP32 accuracy from the tensor cores. Each operand x is split into a high part big = rn(x)
-// and a low part small = rn(x - big) (TF32, or FP16 after scaling each row of A, and each column of B
-// in each k tile, by a power of two); a b = big big + big small + small big (small small lies below FP32's rounding) as
+// and a low part small = rn(x - big) (TF32, or FP16 after scaling each row of A and column of B by a
+// power of two); a b = big big + big small + small big (small small lies below FP32's rounding) as
 // three tensor-core products, each k tile's products added into FP32 accumulators by ordinary
 // round-to-nearest adds (summed inside the mma over all of k, the error grew like k).
 // Source: the split-precision ("3xTF32") technique as CUTLASS ships it for sm_80; FP16 parts after
@@ -9,7 +9,7 @@
 //   split3, split2        mma.sync m16n8k8: 128 x 128 tiles of 8 warps, cp.async stages
 //   wgmma3, wgmma2        wgmma (sm_90a) fed by TMA; consumers split B into swizzled operands in the k loop
 //   presplit3, presplit2  a pass writes the big and small parts once; a plain TF32 wgmma product by TMA
-//   half3, half2          presplit with FP16 parts of scaled rows (A) and column tiles (B): twice TF32's rate
+//   half3, half2          presplit with FP16 parts of the scaled rows and columns: twice TF32's rate
 // Axis `split` (presplit, half): k over blockIdx.z, partial tiles added atomically; `auto` fills the SMs.
 // Any m, n, k (rows not 16-byte aligned are padded first). Example:
 // mmlab run --algorithms tf32x3,cublas --tf32x3.variant half3,presplit3 --size 4096,8192
@@ -57,14 +57,13 @@ std::size_t split_bytes(const Problem& p) {
 }
 
 // The half variants' workspace: the parts (FP16, or TF32 where the split falls back: the same bytes,
-// as many as TF32's take), then the rows' largest |x| (bits), the lossy values' counts, per-tile marks
-// and fallback flag (zeroed together before each run), their lists, and B's scale exponents per k tile
-// and column (kernels/tf32x3_presplit.cuh).
+// as many as TF32's take), then the rows' and columns' largest |x| (bits), the lossy values' counts,
+// per-tile marks and fallback flag (zeroed together before each run), then their lists
+// (kernels/tf32x3_presplit.cuh).
 struct HalfWorkspace {
   __half *a_big, *a_small, *b_big, *b_small;
   float *a_big32, *a_small32, *b_big32, *b_small32;
-  unsigned* a_bits;
-  unsigned char* exps;  // B's scales per k tile and column (tf32x3_presplit.cuh)
+  unsigned *a_bits, *b_bits;  // b_bits ... fallback are zeroed together
   HalfLossy lossy;
   std::size_t zeroed_bytes, bytes;
 };
@@ -78,33 +77,29 @@ HalfWorkspace half_workspace(const Problem& p, void* base) {
   w.a_big32 = reinterpret_cast<float*>(at), w.a_small32 = w.a_big32 + p.m * kp32;
   w.b_big32 = w.a_small32 + p.m * kp32, w.b_small32 = w.b_big32 + p.n * kp32;
   at += std::max(split_bytes<__half>(p), split_bytes<float>(p));
-  w.a_bits = reinterpret_cast<unsigned*>(at);
-  int* counts = reinterpret_cast<int*>(w.a_bits + p.m);  // counts ... fallback are zeroed together
+  w.a_bits = reinterpret_cast<unsigned*>(at), w.b_bits = w.a_bits + p.m;
+  int* counts = reinterpret_cast<int*>(w.b_bits + p.n);
   w.lossy.a_count = counts, w.lossy.b_count = counts + p.m;
   w.lossy.a_any = counts + p.m + p.n, w.lossy.b_any = w.lossy.a_any + row_tiles;
   w.lossy.fallback = w.lossy.b_any + col_tiles;
-  w.zeroed_bytes = sizeof(int) * std::size_t(p.m + p.n + row_tiles + col_tiles + 1);
+  w.zeroed_bytes = sizeof(int) * std::size_t(p.n + p.m + p.n + row_tiles + col_tiles + 1);
   at = reinterpret_cast<char*>(w.lossy.fallback + 1);
   at += (8 - reinterpret_cast<std::uintptr_t>(at) % 8) % 8;  // the lists' 8-byte entries
   w.lossy.a_list = reinterpret_cast<Lossy*>(at), w.lossy.b_list = w.lossy.a_list + p.m * kLossyPerLine;
-  at = reinterpret_cast<char*>(w.lossy.b_list + p.n * kLossyPerLine);
-  at += (16 - reinterpret_cast<std::uintptr_t>(at) % 16) % 16;  // 16-byte loads of the exponents
-  w.exps = reinterpret_cast<unsigned char*>(at);
-  at += exponents_pitch(p.n) * ceil_div(kp, kScaleDepth);
-  w.bytes = std::size_t(at - static_cast<char*>(base));
+  w.bytes = std::size_t(reinterpret_cast<char*>(w.lossy.b_list + p.n * kLossyPerLine) - static_cast<char*>(base));
   w.lossy.k = int(p.k), w.lossy.n = int(p.n);
   return w;
 }
 
 std::size_t workspace(const Problem& p, const Params& q) {
-  if (halves(q)) return half_workspace(p, nullptr).bytes + 16;  // + 16: launch_half aligns the base
+  if (halves(q)) return half_workspace(p, nullptr).bytes + 8;  // + 8: the lists' alignment at any base
   return presplit(q) ? split_bytes<float>(p) : aligned_workspace(p, q);
 }
 
 std::size_t shared_bytes(const Params& q) {
   const long stages = q.integer("stages");
   if (presplit(q))
-    return 1024 + sizeof(float) * std::size_t(stages * 4) * kTileFloats + std::size_t(stages * kWgTile) +
+    return 1024 + sizeof(float) * std::size_t(stages * 4) * kTileFloats +
            sizeof(std::uint64_t) * std::size_t(2 * stages);
   if (uses_wgmma(q))
     return 1024 + sizeof(float) * std::size_t(kOperandBuffers * 2 + stages * 2) * kTileFloats +
@@ -176,14 +171,17 @@ void launch_wgmma(const RunArgs& r, const LaunchConfig& lc) {
                                                                      int(p.n), int(p.k));
 }
 
-// The TF32 split pass over A (rows) and B (transposed tiles) into parts (kp = k rounded up to 4).
-void split_pass(const RunArgs& r, long kp, float* a_big, float* a_small, float* b_big, float* b_small) {
+// The split pass over A (rows) and B (transposed tiles) into parts of type T (kp = k rounded up), with
+// the FP16 parts' scales and lossy lists (`bits` null for TF32 parts).
+template <typename T>
+void split_pass(const RunArgs& r, long kp, unsigned* a_bits, unsigned* b_bits, T* a_big, T* a_small, T* b_big,
+                T* b_small, const HalfLossy& lossy) {
   const Problem& p = r.problem;
-  split_rows<<<unsigned(std::min<long>(p.m, 65535)), 256, 0, r.stream>>>(r.a, p.m, p.k, kp, nullptr, a_big,
-                                                                         a_small, HalfLossy{});
+  split_rows<<<unsigned(std::min<long>(p.m, 65535)), 256, 0, r.stream>>>(r.a, p.m, p.k, kp, a_bits, a_big,
+                                                                         a_small, lossy);
   const long tiles = long(ceil_div(p.n, 32)) * ceil_div(kp, 32);
   split_transposed<<<unsigned(std::min<long>(tiles, 1L << 30)), 256, 0, r.stream>>>(
-      r.b, int(p.k), int(p.n), int(kp), nullptr, b_big, b_small, HalfLossy{});
+      r.b, int(p.k), int(p.n), int(kp), b_bits, b_big, b_small, lossy);
 }
 
 template <typename T>
@@ -202,7 +200,7 @@ void launch_presplit(const RunArgs& r, const LaunchConfig& lc) {
   const long kp = split_pitch<float>(p.k);
   float* a_big = static_cast<float*>(r.workspace);
   float *a_small = a_big + p.m * kp, *b_big = a_small + p.m * kp, *b_small = b_big + p.n * kp;
-  split_pass(r, kp, a_big, a_small, b_big, kProducts == 3 ? b_small : nullptr);
+  split_pass<float>(r, kp, nullptr, nullptr, a_big, a_small, b_big, kProducts == 3 ? b_small : nullptr, {});
   const auto kernel = tf32x3_presplit_kernel<kStages, kProducts>;
   allow_shared_bytes(kernel, lc.shared_bytes);
   kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(
@@ -218,15 +216,14 @@ void launch_half(const RunArgs& r, const LaunchConfig& lc) {
   const SplitK split = k_split(p, *r.params);
   if (split.blocks > 1) zero_for_split_k(r);
   const long kp = split_pitch<__half>(p.k), kp32 = split_pitch<float>(p.k);
-  void* base = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(r.workspace) + 15) & ~std::uintptr_t(15));
+  void* base = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(r.workspace) + 7) & ~std::uintptr_t(7));
   HalfWorkspace w = half_workspace(p, base);
   w.lossy.a = r.a, w.lossy.b = r.b;
-  MMLAB_CHECK(cudaMemsetAsync(w.lossy.a_count, 0, w.zeroed_bytes, r.stream));
-  split_rows<<<unsigned(std::min<long>(p.m, 65535)), 256, 0, r.stream>>>(r.a, p.m, p.k, kp, w.a_bits, w.a_big,
-                                                                         w.a_small, w.lossy);
-  const long b_tiles = exponents_pitch(p.n) / 32 * ceil_div(kp, kScaleDepth);
-  split_b_tiles<<<unsigned(std::min<long>(b_tiles, 1L << 30)), 256, 0, r.stream>>>(
-      r.b, int(p.k), int(p.n), int(kp), w.exps, w.b_big, kProducts == 3 ? w.b_small : nullptr, w.lossy);
+  MMLAB_CHECK(cudaMemsetAsync(w.b_bits, 0, w.zeroed_bytes, r.stream));
+  column_abs_max<<<dim3(ceil_div(p.n, 128), ceil_div(p.k, kMaxRows)), 128, 0, r.stream>>>(r.b, p.k, p.n,
+                                                                                          w.b_bits);
+  split_pass<__half>(r, kp, w.a_bits, w.b_bits, w.a_big, w.a_small, w.b_big, kProducts == 3 ? w.b_small : nullptr,
+                     w.lossy);
   split_fallback<<<unsigned(4 * std::max(r.device->sm_count, 1)), 256, 0, r.stream>>>(
       r.a, r.b, p.m, p.n, p.k, kp32, w.a_big32, w.a_small32, w.b_big32, kProducts == 3 ? w.b_small32 : nullptr,
       w.lossy);
@@ -238,7 +235,7 @@ void launch_half(const RunArgs& r, const LaunchConfig& lc) {
   const auto kernel = tf32x3_half_kernel<kStages, kProducts>;
   allow_shared_bytes(kernel, lc.shared_bytes);
   kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(
-      halves, tf32, r.c, int(p.n), int(p.m), int(p.n), int(kp), int(kp32), w.a_bits, w.exps, int(split.tiles),
+      halves, tf32, r.c, int(p.n), int(p.m), int(p.n), int(kp), int(kp32), w.a_bits, w.b_bits, int(split.tiles),
       per32, w.lossy);
 }
 

@@ -3,13 +3,13 @@
 // and small.cu's tf32x3 variant.
 //   TF32: big = rn_tf32(x), small = rn_tf32(x - big) (`cvt.rna.tf32.f32`; x - big is exact in FP32).
 //   FP16: the same with FP16's 11 significant bits (TF32's) on x 2^e, e chosen per row of A and per
-//         column of B and 64-k tile (half_scale) so that the largest |x| 2^e of the row lies in
-//         [2^14, 2^15): FP16's 5-bit exponent then holds the row's values down to about 2^-17 of its
-//         largest as precisely as the TF32 split. Smaller ones it holds only to within 2^-25 absolute
-//         after scaling (FP16's subnormals), an error no longer relative to each value: on inputs whose
-//         exponents spread, a short sum dominated by such a value came out 75,000x SGEMM's error (issue
-//         #46). half_parts says which values the parts hold; the presplit pass lists the others, whose
-//         terms the product adds exactly (tf32x3_presplit.cuh).
+//         column of B (half_scale) so that the largest |x| 2^e of the row lies in [2^14, 2^15): FP16's
+//         5-bit exponent then holds the row's values down to about 2^-17 of its largest as precisely as
+//         the TF32 split. Smaller ones it holds only to within 2^-25 absolute after scaling (FP16's
+//         subnormals), an error no longer relative to each value: on inputs whose exponents spread, a
+//         short sum dominated by such a value came out 75,000x SGEMM's error (issue #46). half_parts
+//         says which values the parts hold; the presplit pass lists the others, whose terms the product
+//         adds exactly (tf32x3_presplit.cuh).
 #pragma once
 
 #include <cuda_fp16.h>

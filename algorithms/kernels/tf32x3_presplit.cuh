@@ -17,18 +17,19 @@ namespace {
 // rows x 128 bytes. T is the parts' type: float (TF32 parts) or __half (FP16 parts of the scaled
 // values; tf32_split.cuh), whose tiles hold 64 k where TF32's hold 32, at twice the tensor-core rate.
 
-// B's FP16 scales: per column and per k tile of the product (64 k), so the split pass reads B once and
-// needs no column maxima first. The exponent e of the scale 2^e (half_scale of the tile's largest |x| in
-// that column, clamped to [kLowestScale, kHighestScale]) is kept as the byte 127 - e, the float bits'
-// exponent field of 2^-e, by which the product multiplies each tile's partial sums before adding them
-// (exact: a power of two). The clamp keeps those sums, A's scaled rows times B as given, inside FP32's
-// range (|b| up to 2^75); a value the clamped scale cannot put into FP16 fails half_parts and is listed
-// like any other. Layout: a row of exp_pitch bytes (n rounded up to 128) per k tile; within each 128
-// columns, column c at ((c % 8) / 2) 32 + (c / 8) 2 + c % 2, so that the 32 columns of a thread's
-// wgmma accumulators (lane % 4 = (c % 8) / 2) are 32 consecutive bytes.
-constexpr int kLowestScale = -60, kHighestScale = 100, kScaleDepth = 64;
-__host__ __device__ inline long exponents_pitch(long n) { return (n + 127) / 128 * 128; }
-__device__ inline int exponent_at(int c) { return c / 128 * 128 + (c % 8) / 2 * 32 + (c % 128) / 8 * 2 + c % 2; }
+// The largest |x| of each column of b (k x cols) as float bits, by atomicMax into bits zeroed first
+// (non-negative floats order as their bits do; a NaN above an Inf): the FP16 split's column scales.
+constexpr int kMaxRows = 64;  // rows of b per block
+__global__ void column_abs_max(const float* __restrict__ b, long k, long cols, unsigned* __restrict__ bits) {
+  const long c = blockIdx.x * long(blockDim.x) + threadIdx.x, r0 = long(blockIdx.y) * kMaxRows;
+  if (c >= cols) return;
+  unsigned most = 0;
+  for (long r = r0; r < k && r < r0 + kMaxRows; ++r)
+    most = max(most, __float_as_uint(fabsf(b[r * cols + c])));
+  if (most) atomicMax(&bits[c], most);
+}
+// The scale exponent of output row r of a split (0 for TF32's parts, which take no scale).
+__device__ inline int scale_of(const unsigned* bits, long r) { return bits ? half_scale(bits[r]) : 0; }
 
 // The values the FP16 parts cannot hold (tf32_split.cuh's half_parts): the split pass writes zero parts
 // for them and lists each (its k and value) under its row of A or column of B, at most kLossyPerLine a
@@ -145,7 +146,7 @@ __device__ inline void split_tile(const float* __restrict__ b, int tx, int ty, i
   if (c < cols && kk < kp) {  // kp and kk are multiples of 4
     const float4 v = make_float4(tile[4 * chunk][local], tile[4 * chunk + 1][local], tile[4 * chunk + 2][local],
                                  tile[4 * chunk + 3][local]);
-    const unsigned lost = split_chunk(v, bits ? half_scale(bits[c]) : 0, big + long(c) * kp + kk,
+    const unsigned lost = split_chunk(v, scale_of(bits, c), big + long(c) * kp + kk,
                                       small ? small + long(c) * kp + kk : nullptr);
     if (lost && lossy) {
       const float xs[4] = {v.x, v.y, v.z, v.w};
@@ -166,57 +167,6 @@ __global__ void split_transposed(const float* __restrict__ b, int k, int cols, i
   for (long t = blockIdx.x; t < tiles; t += gridDim.x)
     split_tile(b, int(t % tiles_x), int(t / tiles_x), k, cols, kp, bits, big, small,
                sizeof(T) == 2 ? &lossy : nullptr);
-}
-
-// B (k x cols) into FP16 big^T, small^T (cols x kp) by tiles of kScaleDepth k x 32 columns through
-// shared memory, 256 threads: each column's largest |x| in the tile gives its scale (above), eight
-// threads a column split 8 k each (16-byte stores). Columns from cols to the exponents' pitch get the
-// scale 2^0 and no parts. small may be null (half2).
-__global__ void split_b_tiles(const float* __restrict__ b, int k, int cols, int kp, unsigned char* __restrict__ exps,
-                              __half* __restrict__ big, __half* __restrict__ small,
-                              const __grid_constant__ HalfLossy lossy) {
-  __shared__ float tile[kScaleDepth][33];
-  const long pitch = exponents_pitch(cols);
-  const int tiles_x = int(pitch / 32);
-  const long tiles = long(tiles_x) * ((kp + kScaleDepth - 1) / kScaleDepth);
-  const int x = threadIdx.x % 32, y = threadIdx.x / 32, local = threadIdx.x / 8, chunk = threadIdx.x % 8;
-  for (long t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const int ty = int(t / tiles_x), k0 = ty * kScaleDepth, c0 = int(t % tiles_x) * 32;
-    for (int i = y; i < kScaleDepth; i += 8) {
-      const int kk = k0 + i, c = c0 + x;
-      tile[i][x] = kk < k && c < cols ? b[long(kk) * cols + c] : 0.f;
-    }
-    __syncthreads();
-    float v[8];
-    unsigned most = 0;
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      v[i] = tile[8 * chunk + i][local];
-      most = max(most, __float_as_uint(fabsf(v[i])));
-    }
-#pragma unroll
-    for (int d = 1; d < 8; d *= 2) most = max(most, __shfl_xor_sync(0xffffffffu, most, d));  // the column's 8 lanes
-    const int c = c0 + local, kk = k0 + 8 * chunk;
-    const int e = c < cols ? min(max(half_scale(most), kLowestScale), kHighestScale) : 0;
-    if (chunk == 0) exps[long(ty) * pitch + exponent_at(c)] = static_cast<unsigned char>(127 - e);
-    if (c < cols && kk < kp) {  // kp and kk are multiples of 8
-      __align__(16) __half bs[8], ss[8];
-      unsigned lost = 0;
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        const HalfParts h = half_parts(v[i], e, small != nullptr);
-        bs[i] = h.holds ? h.big : __half(0.f), ss[i] = h.holds ? h.small : __half(0.f);
-        lost |= unsigned(!h.holds) << i;
-      }
-      *reinterpret_cast<uint4*>(big + long(c) * kp + kk) = *reinterpret_cast<const uint4*>(bs);
-      if (small) *reinterpret_cast<uint4*>(small + long(c) * kp + kk) = *reinterpret_cast<const uint4*>(ss);
-      for (int i = 0; lost && i < 8; ++i)
-        if (lost >> i & 1)
-          note_lossy(lossy.b_count + c, lossy.b_list + long(c) * kLossyPerLine, lossy.b_any + c / kWgTile,
-                     lossy.fallback, kk + i, v[i]);
-    }
-    __syncthreads();  // the tile is free for the block's next one
-  }
 }
 
 // After the FP16 split: the TF32 parts of A and B^T (presplit3's, kp = k rounded up to 4) where it set
@@ -304,10 +254,9 @@ __device__ inline void wgmma_parts(float (&d)[64], std::uint64_t a, std::uint64_
     wgmma_f16_m64n128k16(d, a, b, accumulate);
 }
 
-// The product. FP16 parts only (else null): a_bits gives each row's scale exponent, undone in the
-// epilogue (c = acc 2^-e_row, exact short of FP32's underflow), `exps` each k tile's column scales, undone
-// as each tile's partial sums are added (acc += part 2^-e, one FFMA: exact product), and the listed
-// values' terms are added in the epilogue (`lossy`). Block z of the grid multiplies k tiles
+// The product. a_bits and b_bits (FP16 parts only, else null) give each row's and column's scale
+// exponents, undone in the epilogue: c = acc 2^-(e_row + e_column), exact short of FP32's underflow,
+// plus the listed values' terms (`lossy`, FP16 parts only). Block z of the grid multiplies k tiles
 // z per ... (z + 1) per - 1 and, with more than one block in z, adds its partial tile into C (zeroed
 // first) atomically; the listed terms go with z = 0's.
 template <typename T, int kStages, int kProducts>
@@ -315,15 +264,13 @@ __device__ __forceinline__ void presplit_product(const CUtensorMap& a_big_map, c
                                                  const CUtensorMap& b_big_map, const CUtensorMap& b_small_map,
                                                  float* __restrict__ c, int ldc, int m, int n, int k,
                                                  const unsigned* __restrict__ a_bits,
-                                                 const unsigned char* __restrict__ exps, long exps_pitch, int per,
+                                                 const unsigned* __restrict__ b_bits, int per,
                                                  const HalfLossy* lossy) {
   constexpr int kDepth = 128 / sizeof(T);  // k per 128-byte tile row
   extern __shared__ unsigned char smem_bytes[];
   unsigned char* stages = reinterpret_cast<unsigned char*>(
       (reinterpret_cast<std::uintptr_t>(smem_bytes) + 1023) & ~std::uintptr_t(1023));
-  // FP16: each stage also holds its k tile's exponent bytes of the block's 128 columns.
-  unsigned char* scales = stages + kStages * 4 * kTileBytes;
-  std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(scales + kStages * kWgTile);
+  std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(stages + kStages * 4 * kTileBytes);
   std::uint64_t* freed = landed + kStages;  // every consumer's products have read the stage
   const int tid = threadIdx.x, group = tid / 128;
   const int row0 = blockIdx.y * kWgTile, col0 = blockIdx.x * kWgTile;
@@ -344,10 +291,8 @@ __device__ __forceinline__ void presplit_product(const CUtensorMap& a_big_map, c
       for (int t = 0; t < tiles; ++t) {
         mbarrier_wait_cta(&freed[t % kStages], ((t / kStages) & 1) ^ 1);
         std::uint64_t* bar = &landed[t % kStages];
-        mbarrier_expect_bytes(bar, (kProducts == 3 ? 4 : 3) * kTileBytes + (sizeof(T) == 2 ? kWgTile : 0));
+        mbarrier_expect_bytes(bar, (kProducts == 3 ? 4 : 3) * kTileBytes);
         const int at = (first + t) * kDepth;
-        if (sizeof(T) == 2)
-          bulk_load(scales + (t % kStages) * kWgTile, exps + long(first + t) * exps_pitch + col0, kWgTile, bar);
         tma_load_2d(operand(t, 0), a_big_map, at, row0, bar);
         tma_load_2d(operand(t, 1), a_small_map, at, row0, bar);
         tma_load_2d(operand(t, 2), b_big_map, at, col0, bar);
@@ -375,34 +320,18 @@ __device__ __forceinline__ void presplit_product(const CUtensorMap& a_big_map, c
       wgmma_parts<T>(part, a_big + step, b_big + step, true);
     }
     wgmma_commit();
-    // FP16: this thread's 32 columns' exponent bytes for the tile (register 4 j + e of the sums is
-    // column 8 j + 2 (lane % 4) + e % 2, its byte 2 j + e % 2), read while the products run.
-    uint4 lo{}, hi{};
-    if constexpr (sizeof(T) == 2) {
-      const auto* at = reinterpret_cast<const uint4*>(scales + (t % kStages) * kWgTile + tid % 4 * 32);
-      lo = at[0], hi = at[1];
-    }
     wgmma_wait<0>();
     mbarrier_arrive_cta(&freed[t % kStages]);
-    if constexpr (sizeof(T) == 2) {
-      const unsigned bytes[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
 #pragma unroll
-      for (int i = 0; i < 64; ++i) {
-        const int b = 2 * (i / 4) + i % 2;
-        acc[i] = fmaf(part[i], __uint_as_float((bytes[b / 4] >> (8 * (b % 4)) & 0xffu) << 23), acc[i]);
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < 64; ++i) acc[i] += part[i];
-    }
+    for (int i = 0; i < 64; ++i) acc[i] += part[i];
   }
   const bool add = gridDim.z > 1;
   if (!a_bits) {
     store_accumulators(acc, c, ldc, m, n, row0, col0, half, Unscaled{}, add);
     return;
   }
-  auto unscaled = [&](int r, int, float v, int) {  // the column scales went with each tile
-    return ldexpf(v, -half_scale(a_bits[r]));
+  auto unscaled = [&](int r, int col, float v, int) {
+    return ldexpf(v, -(half_scale(a_bits[r]) + half_scale(b_bits[col])));
   };
   if (listed) {
     float (&terms)[64] = part;  // free after the k loop
@@ -428,7 +357,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
                            int m, int n, int k, int per) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   presplit_product<float, kStages, kProducts>(a_big_map, a_small_map, b_big_map, b_small_map, c, ldc, m, n, k,
-                                              nullptr, nullptr, 0, per, nullptr);
+                                              nullptr, nullptr, per, nullptr);
 #endif
 }
 
@@ -441,15 +370,15 @@ template <int kStages, int kProducts>
 __global__ void __launch_bounds__(kWgThreads, 1)
     tf32x3_half_kernel(const __grid_constant__ PartMaps halves, const __grid_constant__ PartMaps tf32,
                        float* __restrict__ c, int ldc, int m, int n, int kp_half, int kp_tf32,
-                       const unsigned* __restrict__ a_bits, const unsigned char* __restrict__ exps, int per_half,
+                       const unsigned* __restrict__ a_bits, const unsigned* __restrict__ b_bits, int per_half,
                        int per_tf32, const __grid_constant__ HalfLossy lossy) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (*lossy.fallback)
     presplit_product<float, kStages, kProducts>(tf32.a_big, tf32.a_small, tf32.b_big, tf32.b_small, c, ldc, m,
-                                                n, kp_tf32, nullptr, nullptr, 0, per_tf32, nullptr);
+                                                n, kp_tf32, nullptr, nullptr, per_tf32, nullptr);
   else
     presplit_product<__half, kStages, kProducts>(halves.a_big, halves.a_small, halves.b_big, halves.b_small, c,
-                                                 ldc, m, n, kp_half, a_bits, exps, exponents_pitch(n), per_half, &lossy);
+                                                 ldc, m, n, kp_half, a_bits, b_bits, per_half, &lossy);
 #endif
 }
 

@@ -40,15 +40,5 @@ __device__ inline void tma_load_2d(void* dst, const CUtensorMap& map, int x, int
       : "memory");
 }
 
-// `bytes` (a multiple of 16, both addresses 16-byte aligned) of global memory at `src` into shared memory
-// at `dst`, completing `bar`'s transaction count by `bytes`.
-__device__ inline void bulk_load(void* dst, const void* src, unsigned bytes, std::uint64_t* bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-          shared_address(dst)),
-      "l"(src), "r"(bytes), "r"(shared_address(bar))
-      : "memory");
-}
-
 }  // namespace
 }  // namespace mmlab

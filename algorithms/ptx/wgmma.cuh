@@ -49,13 +49,6 @@ __device__ inline void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
 #endif
 }
-// Makes the compiler compute these values here, before the asm statements that follow (a wgmma wait,
-// say), instead of sinking the work to where the values are used.
-template <int N>
-__device__ inline void pin_registers(float (&d)[N]) {
-#pragma unroll
-  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i]));
-}
 // The 64 accumulators of an m64n128 wgmma, as the instruction names them (%0 ... %63) and as the asm
 // statement binds them (d[0] ... d[63], read and written).
 #define MMLAB_WGMMA_D64                                                                                   \

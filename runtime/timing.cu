@@ -223,44 +223,25 @@ std::unique_ptr<TrialTimer> make_host_timer(const PreparedRun* run, const Buffer
   return std::make_unique<HostTimer>(run, io, stream);
 }
 
-namespace {
-// What one call of `enqueue` takes on `stream`: events around a batch of n calls, divided by n.
-double batch_ms_per_call(const std::function<void()>& enqueue, cudaStream_t stream, int n) {
-  Event from, to;
-  MMLAB_CHECK(cudaEventRecord(from.get(), stream));
-  for (int i = 0; i < n; ++i) enqueue();
-  MMLAB_CHECK(cudaEventRecord(to.get(), stream));
-  MMLAB_CHECK(cudaEventSynchronize(to.get()));
-  float ms = 0;
-  MMLAB_CHECK(cudaEventElapsedTime(&ms, from.get(), to.get()));
-  return double(ms) / n;
-}
-int calls_for(double first_ms, double batch_ms) {
-  return int(std::clamp(batch_ms / std::max(first_ms, 1e-3), 1.0, 64.0));
-}
-double median_of(std::vector<double> t) {
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-}  // namespace
-
 double median_call_ms(const std::function<void()>& enqueue, CUstream_st* stream, int calls, double batch_ms) {
-  const double first = batch_ms_per_call(enqueue, stream, 1);
-  const int n = calls > 0 ? calls : calls_for(first, batch_ms);
-  return median_of({batch_ms_per_call(enqueue, stream, n), batch_ms_per_call(enqueue, stream, n),
-                    batch_ms_per_call(enqueue, stream, n)});
-}
-
-std::vector<double> interleaved_median_call_ms(const std::vector<std::function<void()>>& enqueue,
-                                               CUstream_st* stream, int rounds, double batch_ms) {
-  std::vector<int> calls;
-  for (const auto& e : enqueue) calls.push_back(calls_for(batch_ms_per_call(e, stream, 1), batch_ms));
-  std::vector<std::vector<double>> t(enqueue.size());
-  for (int r = 0; r < rounds; ++r)
-    for (std::size_t i = 0; i < enqueue.size(); ++i) t[i].push_back(batch_ms_per_call(enqueue[i], stream, calls[i]));
-  std::vector<double> out;
-  for (auto& v : t) out.push_back(median_of(v));
-  return out;
+  cudaEvent_t from, to;
+  MMLAB_CHECK(cudaEventCreate(&from));
+  MMLAB_CHECK(cudaEventCreate(&to));
+  const auto batch = [&](int n) {
+    MMLAB_CHECK(cudaEventRecord(from, stream));
+    for (int i = 0; i < n; ++i) enqueue();
+    MMLAB_CHECK(cudaEventRecord(to, stream));
+    MMLAB_CHECK(cudaEventSynchronize(to));
+    float ms = 0;
+    MMLAB_CHECK(cudaEventElapsedTime(&ms, from, to));
+    return double(ms) / n;
+  };
+  const double first = batch(1);
+  const int n = calls > 0 ? calls : int(std::clamp(batch_ms / std::max(first, 1e-3), 1.0, 64.0));
+  double t[3] = {batch(n), batch(n), batch(n)};
+  std::sort(t, t + 3);
+  cudaEventDestroy(from), cudaEventDestroy(to);
+  return t[1];
 }
 
 }  // namespace mmlab

@@ -14,7 +14,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "core/algorithm.hpp"
 #include "core/invocation.hpp"
@@ -62,12 +61,6 @@ std::unique_ptr<TrialTimer> make_device_timer(const DeviceTiming& t);
 // about `batch_ms` (1 to 64). Synchronizes the stream.
 double median_call_ms(const std::function<void()>& enqueue, CUstream_st* stream, int calls = 1,
                       double batch_ms = 0.5);
-// The same for several candidates in turns, so that a drift of the clock (a GPU warming up, another
-// process) falls on all of them alike: one call of each as a warm-up (which sets its batch: as many
-// calls as last about `batch_ms`, 1 to 64), then `rounds` rounds, each timing one batch of every
-// candidate in order; each candidate's median batch. Synchronizes the stream.
-std::vector<double> interleaved_median_call_ms(const std::vector<std::function<void()>>& enqueue,
-                                               CUstream_st* stream, int rounds = 5, double batch_ms = 0.5);
 // Host and streamed algorithms: the steady clock around run(io, stream).
 std::unique_ptr<TrialTimer> make_host_timer(const PreparedRun* run, const Buffers& io, CUstream_st* stream);
 

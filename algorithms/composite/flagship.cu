@@ -28,7 +28,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -36,7 +35,6 @@
 #include <string>
 #include <tuple>
 #include <utility>
-#include <vector>
 
 #include "algorithms/launch/common.cuh"
 #include "algorithms/launch/graph_replay.cuh"
@@ -210,11 +208,9 @@ std::vector<Priced> priced(const Problem& p, const Params& q, const DeviceInfo& 
 
 // choice=measured: the models' kMeasured cheapest configurations (for tensor_cores also the
 // kFp32Measured cheapest of cuda_cores' that it may run, where those are not among them), each timed on
-// this GPU on the problem's shape and kind of input (a warm-up of each, then five rounds in which each
-// candidate's batch of launches, about half a millisecond, is timed in turn: each one's median batch),
-// and the fastest taken, once per problem and GPU in the process. (Timed one after another, three
-// batches each, the choice disagreed with the trials on small problems: at 8824647 tensor_cores' pick
-// was 5-9% slower than another candidate it had timed on 4-6 of the 93 held-out problems.) The kind of input matters: half3 lists the values FP16 cannot hold, and on wide
+// this GPU on the problem's shape and kind of input (a warm-up, then the median of three batches of
+// launches that each last about half a millisecond), and the fastest taken, once per problem and GPU in
+// the process. The kind of input matters: half3 lists the values FP16 cannot hold, and on wide
 // exponents it ran 1.4-2.3x cuda_cores' time where it had been timed on uniform inputs (issue #46).
 // The models choose the few worth timing; the clock chooses among them (Triton's autotuner pruned by a
 // performance model). On the held-out runs the fastest of the models' 8 cheapest, as measured in one
@@ -263,15 +259,13 @@ std::string measured_pick(const Problem& p, const std::vector<Priced>& list, con
   fill_input_device(b.as<float>(), p.k, p.n, p.inputs, 1, kMatrixB, s);
   Buffers io;
   io.a = a.as<float>(), io.b = b.as<float>(), io.c = c.as<float>(), io.workspace = w.get();
-  std::vector<std::function<void()>> calls;
-  std::vector<std::size_t> ready;  // of `timed`
-  for (std::size_t i = 0; i < runs.size(); ++i)
-    if (runs[i].ready()) calls.push_back([&, i] { runs[i].run(io, s); }), ready.push_back(i);
-  const std::vector<double> ms = interleaved_median_call_ms(calls, s);
   std::string best = list.front().spec;
   double best_ms = std::numeric_limits<double>::infinity();
-  for (std::size_t j = 0; j < ready.size(); ++j)
-    if (ms[j] < best_ms) best_ms = ms[j], best = list[timed[ready[j]]].spec;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (!runs[i].ready()) continue;
+    const double ms = median_call_ms([&] { runs[i].run(io, s); }, s, 0);
+    if (ms < best_ms) best_ms = ms, best = list[timed[i]].spec;
+  }
   MMLAB_CHECK(cudaStreamSynchronize(s));
   cudaStreamDestroy(s);
   return chosen[key] = best;

@@ -236,8 +236,7 @@ double median_call_ms(const std::function<void()>& enqueue, CUstream_st* stream,
     MMLAB_CHECK(cudaEventElapsedTime(&ms, from, to));
     return double(ms) / n;
   };
-  enqueue();  // a warm-up: a kernel's first launch in a process loads its module (lazy loading)
-  const double first = batch(1);  // then the batch size, from a warm call
+  const double first = batch(1);
   const int n = calls > 0 ? calls : int(std::clamp(batch_ms / std::max(first, 1e-3), 1.0, 64.0));
   double t[3] = {batch(n), batch(n), batch(n)};
   std::sort(t, t + 3);

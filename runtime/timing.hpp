@@ -58,8 +58,7 @@ std::unique_ptr<TrialTimer> make_device_timer(const DeviceTiming& t);
 // A quick time for a choice, not a trial (the flagship's measured choice, out_of_core's rates): what
 // one `enqueue` takes on `stream` (events; the host's enqueue time inside), after one call as a
 // warm-up: the median of three batches of `calls` calls each, or, with calls = 0, of as many as last
-// about `batch_ms` (1 to 64) by a second, warm call (a first launch that loads the kernel's module
-// would make them batches of one). Synchronizes the stream.
+// about `batch_ms` (1 to 64). Synchronizes the stream.
 double median_call_ms(const std::function<void()>& enqueue, CUstream_st* stream, int calls = 1,
                       double batch_ms = 0.5);
 // Host and streamed algorithms: the steady clock around run(io, stream).

@@ -206,8 +206,8 @@ std::vector<Priced> priced(const Problem& p, const Params& q, const DeviceInfo& 
   return out;
 }
 
-// choice=measured: the models' kMeasured cheapest configurations (for tensor_cores also the
-// kFp32Measured cheapest of cuda_cores' that it may run, where those are not among them), each timed on
+// choice=measured: the models' kMeasured cheapest configurations (for tensor_cores its kMeasured
+// cheapest tensor-core ones and the kFp32Measured cheapest of cuda_cores' that it may run), each timed on
 // this GPU on the problem's shape and kind of input (a warm-up, then the median of three batches of
 // launches that each last about half a millisecond), and the fastest taken, once per problem and GPU in
 // the process. The kind of input matters: half3 lists the values FP16 cannot hold, and on wide
@@ -220,14 +220,17 @@ std::vector<Priced> priced(const Problem& p, const Params& q, const DeviceInfo& 
 // free memory, the models' cheapest.
 constexpr std::size_t kMeasured = 8, kFp32Measured = 2;
 
-// The configurations choice=measured times: the first kMeasured of `list` and the first kFp32Measured
-// FP32 ones beyond them.
+// The configurations choice=measured times: cuda_cores (FP32 candidates only) its first kMeasured;
+// tensor_cores its first kMeasured tensor-core candidates and its first kFp32Measured FP32 ones. (Taken
+// from the one list by rank, the FP32 candidates it may run, small's splits of 4 and more, filled the
+// slots where their models were optimistic: at 647x366x1291 all eight were FP32 and no FP32-accurate
+// kernel was timed; at 1365x548x453 the fastest tensor-core candidate, 7% faster than the pick, was not.)
 std::vector<std::size_t> measured_indices(const std::vector<Priced>& list) {
+  const bool mixed = std::any_of(list.begin(), list.end(), [](const Priced& c) { return !c.fp32; });
   std::vector<std::size_t> out;
-  std::size_t fp32 = 0;
+  std::size_t tensor = 0, fp32 = 0;
   for (std::size_t i = 0; i < list.size(); ++i) {
-    if (i < kMeasured) out.push_back(i), fp32 += list[i].fp32;
-    else if (list[i].fp32 && fp32 < kFp32Measured) out.push_back(i), ++fp32;
+    if (!mixed ? i < kMeasured : list[i].fp32 ? fp32++ < kFp32Measured : tensor++ < kMeasured) out.push_back(i);
   }
   return out;
 }
@@ -363,8 +366,8 @@ MMLAB_ALGORITHM(flagship) {
             {"choice",
              AxisKind::choice,
              "measured: the models' " + std::to_string(kMeasured) +
-                 " cheapest configurations (tensor_cores: and cuda_cores' " + std::to_string(kFp32Measured) +
-                 " cheapest it may run) timed on this GPU once per problem and kind of input, the fastest "
+                 " cheapest configurations (tensor_cores: tensor-core ones, and cuda_cores' " +
+                 std::to_string(kFp32Measured) + " cheapest it may run) timed on this GPU once per problem and kind of input, the fastest "
                  "taken; model: "
                  "the models' cheapest (so too without a GPU)",
              "measured",

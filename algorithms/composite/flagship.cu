@@ -226,11 +226,13 @@ constexpr std::size_t kMeasured = 8, kFp32Measured = 2;
 // slots where their models were optimistic: at 647x366x1291 all eight were FP32 and no FP32-accurate
 // kernel was timed; at 1365x548x453 the fastest tensor-core candidate, 7% faster than the pick, was not.)
 std::vector<std::size_t> measured_indices(const std::vector<Priced>& list) {
-  const bool mixed = std::any_of(list.begin(), list.end(), [](const Priced& c) { return !c.fp32; });
+  const bool accurate = std::any_of(list.begin(), list.end(), [](const Priced& c) { return !c.fp32; });
   std::vector<std::size_t> out;
-  std::size_t tensor = 0, fp32 = 0;
+  std::size_t own = 0, fp32 = 0;  // taken of the dispatcher's own kind, of cuda_cores' (tensor_cores)
   for (std::size_t i = 0; i < list.size(); ++i) {
-    if (!mixed ? i < kMeasured : list[i].fp32 ? fp32++ < kFp32Measured : tensor++ < kMeasured) out.push_back(i);
+    const bool fp32_slot = accurate && list[i].fp32;
+    std::size_t& taken = fp32_slot ? fp32 : own;
+    if (taken < (fp32_slot ? kFp32Measured : kMeasured)) out.push_back(i), ++taken;
   }
   return out;
 }
@@ -367,7 +369,8 @@ MMLAB_ALGORITHM(flagship) {
              AxisKind::choice,
              "measured: the models' " + std::to_string(kMeasured) +
                  " cheapest configurations (tensor_cores: tensor-core ones, and cuda_cores' " +
-                 std::to_string(kFp32Measured) + " cheapest it may run) timed on this GPU once per problem and kind of input, the fastest "
+                 std::to_string(kFp32Measured) +
+                 " cheapest it may run) timed on this GPU once per problem and kind of input, the fastest "
                  "taken; model: "
                  "the models' cheapest (so too without a GPU)",
              "measured",

@@ -36,7 +36,7 @@ Verdict judge(const ErrorStats& e, long k, Inputs inputs, Precision p) {
   const std::size_t finite = e.count - e.nonfinite;
   v.mean_sumabs_err = finite ? e.sum_sumabs_err / double(finite) : 0;
   const bool uniform = inputs == Inputs::uniform;
-  const double measured = uniform ? v.max_rel_err : v.max_sumabs_err;
+  const double measured = judged_error(v, inputs);
   std::ostringstream why;
   if (e.nonfinite) {
     why << e.nonfinite << " of " << e.count << " elements are NaN or infinite (unwritten or invalid)";

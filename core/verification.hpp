@@ -12,6 +12,8 @@
 // is NaN-poisoned first, so an unwritten element is one) always fails.
 #pragma once
 
+#include <cmath>
+
 #include <cstddef>
 #include <string>
 
@@ -43,6 +45,16 @@ struct Verdict {
 
 double tolerance(long k, Precision p = Precision::fp32);
 Verdict judge(const ErrorStats& e, long k, Inputs inputs = Inputs::uniform, Precision p = Precision::fp32);
+// The error a verdict is judged by: max_rel_err on uniform inputs, max_sumabs_err on the others.
+inline double judged_error(const Verdict& v, Inputs inputs) {
+  return inputs == Inputs::uniform ? v.max_rel_err : v.max_sumabs_err;
+}
+// Its typical size, the same measure over all elements: the root mean square error on uniform
+// inputs, the mean of |C - ref| / sum |a b| on the others. Steadier from one draw of inputs to the
+// next than the largest, which a few elements decide.
+inline double typical_error(const Verdict& v, Inputs inputs) {
+  return inputs == Inputs::uniform ? std::sqrt(v.mse) : v.mean_sumabs_err;
+}
 
 // |C - ref| / sum|a b| of one element; a nonzero error where every term is zero is infinite.
 inline double sumabs_error(double err, double sumabs) {

@@ -1,6 +1,7 @@
 // The harness on a real GPU: reference, verification that can fail, scopes, limits.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include "harness/runner.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/engine.hpp"
+#include "runtime/sampled_error.hpp"
 #include "runtime/timing.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 #include "tests/gpu/planted_bugs.hpp"
@@ -76,6 +78,56 @@ TEST(GpuReference, MatchesEigenFloat64) {
         ASSERT_NEAR(gpu[i], host[i], 1e-12 * host_mag[i] + 1e-300) << inputs_name(kind) << " " << i;
         ASSERT_NEAR(gpu_mag[i], host_mag[i], 1e-12 * host_mag[i]) << inputs_name(kind) << " " << i;
       }
+    }
+}
+
+// The flagship's accuracy check (runtime/sampled_error.hpp) judges its samples as the verification
+// judges all of C: on a C of at most 256 x 256 the samples are all of it and the two agree, largest
+// and typical error; on a larger one the sampled largest error relative to sum |a b| is at most the
+// whole C's and neither is zero; an unwritten (NaN) entry among the samples fails it.
+TEST(SampledError, JudgesItsSamplesAsTheVerificationJudgesC) {
+  const Algorithm& sgemm = *test::lab().find("cublas");
+  for (Inputs kind : kAllInputs)
+    for (const Problem shape : {Problem{37, 256, 300}, Problem{1000, 777, 515}}) {
+      Problem p = shape;
+      p.inputs = kind;
+      const std::size_t nc = std::size_t(p.m) * p.n;
+      Buffer a(4 * p.m * p.k, Buffer::Kind::device), b(4 * p.k * p.n, Buffer::Kind::device),
+          c(4 * nc, Buffer::Kind::device), ref(8 * nc, Buffer::Kind::device),
+          mag(8 * nc, Buffer::Kind::device);
+      fill_input_device(a.as<float>(), p.m, p.k, kind, 9, kMatrixA, nullptr);
+      fill_input_device(b.as<float>(), p.k, p.n, kind, 9, kMatrixB, nullptr);
+      StateCache states;
+      const PreparedRun run = Invocation(sgemm, device()).prepare(p, Params("default"), states);
+      ASSERT_TRUE(run.ready());
+      Buffer w(std::max<std::size_t>(run.workspace_bytes(), 1), Buffer::Kind::device);
+      Buffers io;
+      io.a = a.as<float>(), io.b = b.as<float>(), io.c = c.as<float>(), io.workspace = w.get();
+      run.run(io, nullptr);
+      reference_device(a.as<float>(), b.as<float>(), ref.as<double>(), mag.as<double>(), p.m, p.n, p.k,
+                       nullptr);
+      const Verdict whole = judge(compare_device(c.as<float>(), ref.as<double>(), mag.as<double>(), nc, nullptr),
+                                  p.k, kind);
+      const SampledError sampled(a.as<float>(), b.as<float>(), p, nullptr);
+      const Verdict part = sampled(c.as<float>(), nullptr);
+      const std::string what = inputs_name(kind) + " at " + std::to_string(p.m) + "x" + std::to_string(p.n);
+      EXPECT_TRUE(part.ok) << what << ": " << part.reason;
+      if (p.m <= 256 && p.n <= 256) {
+        EXPECT_DOUBLE_EQ(judged_error(part, kind), judged_error(whole, kind)) << what;
+        EXPECT_NEAR(typical_error(part, kind), typical_error(whole, kind), 1e-9 * typical_error(whole, kind))
+            << what;
+      } else {
+        EXPECT_GT(judged_error(part, kind), 0) << what;
+        EXPECT_GT(typical_error(part, kind), 0) << what;
+        if (kind != Inputs::uniform) {
+          EXPECT_LE(judged_error(part, kind), judged_error(whole, kind)) << what;
+        }
+      }
+      // Row 0 is a sampled row; the middle column a sampled column.
+      MMLAB_CHECK(cudaMemset(c.as<float>() + p.n / 2, 0xff, sizeof(float)));  // a NaN
+      const Verdict unwritten = sampled(c.as<float>(), nullptr);
+      EXPECT_FALSE(unwritten.ok) << what;
+      EXPECT_NE(unwritten.reason.find("NaN"), std::string::npos) << what << ": " << unwritten.reason;
     }
 }
 

@@ -37,6 +37,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -262,17 +263,15 @@ std::vector<std::size_t> measured_indices(const std::vector<Priced>& list) {
 }
 
 // The fastest of measured_indices(list) as timed, the FP32 ones with split products beside them only
-// within kTypicalBound and kLargestBound;
-// `fallback` where nothing can be timed.
+// within kTypicalBound and kLargestBound; `fallback` where nothing can be timed. `fp32_pick`, for
+// tensor_cores, is cuda_cores' pick: where the bounds admit it, it is the one FP32 candidate timed
+// (cuda_cores has compared them; timed again, two near-equal ones could swap: at 16x836x1833
+// tensor_cores took one that ran 4.5% slower than cuda_cores' pick).
 std::string measured_pick(const Problem& p, const std::vector<Priced>& list, const std::string& fallback,
-                          const DeviceInfo& d) {
+                          const std::string& fp32_pick, const DeviceInfo& d) {
   static std::mutex lock;
   using Key = std::tuple<long, long, long, std::string, int, std::string>;  // problem, inputs, GPU, and
   static std::map<Key, std::string> chosen;  // the candidates timed: the pick
-  // A candidate's time, measured once for both dispatchers: each then compares the same times of the
-  // FP32 candidates (timed by each, two near-equal ones could swap: at 16x836x1833 tensor_cores took
-  // one that ran 4.5% slower than cuda_cores' pick).
-  static std::map<Key, double> times;
   static StateCache states;  // the timed candidates' states, for the process
   const std::vector<std::size_t> timed = measured_indices(list);
   const bool probe =
@@ -331,10 +330,14 @@ std::string measured_pick(const Problem& p, const std::vector<Priced>& list, con
     say(one, "error x SGEMM's, typical and largest", typical, largest);
     return v.ok && typical <= kTypicalBound && largest <= kLargestBound;
   };
+  std::vector<std::size_t> order(runs.size());  // cuda_cores' pick first
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  std::stable_partition(order.begin(), order.end(),
+                        [&](std::size_t i) { return list[timed[i]].spec == fp32_pick; });
   std::string best = fallback;
   double best_ms = inf, tensor_ms = inf;
   for (const bool fp32 : {false, true})  // tensor-core candidates first
-    for (std::size_t i = 0; i < runs.size(); ++i) {
+    for (std::size_t i : order) {
       const Priced& one = list[timed[i]];
       if (one.fp32 != fp32 || !runs[i].ready()) continue;
       if (fp32 && one.ms > kWorthTiming * tensor_ms) {
@@ -342,11 +345,11 @@ std::string measured_pick(const Problem& p, const std::vector<Priced>& list, con
         continue;
       }
       if (probe && fp32 && !within(runs[i], one)) continue;
-      double& ms = times[{p.m, p.n, p.k, inputs_name(p.inputs), d.ordinal, one.spec}];
-      if (ms == 0) ms = median_call_ms([&] { runs[i].run(io, s); }, s, 0);
+      const double ms = median_call_ms([&] { runs[i].run(io, s); }, s, 0);
       say(one, "ms", ms);
       if (ms < best_ms) best_ms = ms, best = one.spec;
       if (!fp32) tensor_ms = best_ms;
+      if (fp32 && one.spec == fp32_pick) break;
     }
   MMLAB_CHECK(cudaStreamSynchronize(s));
   cudaStreamDestroy(s);
@@ -363,8 +366,15 @@ Params choose(const Problem& p, const Params& q, const DeviceInfo& d, double* ms
   if (ms) *ms = cheapest == list.end() ? std::numeric_limits<double>::infinity() : cheapest->ms;
   Params out = q;
   std::string pick = cheapest == list.end() ? "none" : cheapest->spec;
-  if (!list.empty() && d.present && q.has("choice") && q.text("choice") == "measured")
-    pick = measured_pick(p, list, pick, d);
+  if (!list.empty() && d.present && q.has("choice") && q.text("choice") == "measured") {
+    std::string fp32_pick;  // tensor_cores weighs cuda_cores' pick (made first, once per problem)
+    if (variant_kind<Kind>(kVariants, q) == Kind::tensor_cores) {
+      Params fp32(kVariants[0].name);
+      fp32.set("choice", "measured");
+      fp32_pick = choose(p, fp32, d).text("kernel");
+    }
+    pick = measured_pick(p, list, pick, fp32_pick, d);
+  }
   out.set("kernel", pick);
   return out;
 }

@@ -20,7 +20,8 @@
 //                 k further; by the models alone, small's FP32 product split 4 ways or more).
 //                 docs/tf32x3-notes.md. MMLAB_CHOICE_LOG=1 prints each timed candidate's time and error.
 // It knows its candidates (kCandidates), the rules of the tensor-core class and one loop: check,
-// predict, cheapest (then, measured, the fastest of the cheapest). Each candidate is priced by its own
+// predict, cheapest (then, measured, the fastest of the cheapest: measured_choice.hpp, which times the
+// candidates and measures their error). Each candidate is priced by its own
 // algorithm's model (predict_ms: algorithms/models/, the device's SM count and the kernel's grid,
 // occupancy queried on the device), fitted by scripts/fit-flagship to the training shapes of
 // experiments/flagship-training.ini (skinny's: experiments/flagship-skinny.ini), timed on the GPU's own
@@ -32,27 +33,29 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <numeric>
 #include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
 
 #include "algorithms/launch/common.cuh"
+#include "algorithms/composite/measured_choice.hpp"
 #include "algorithms/launch/graph_replay.cuh"
 #include "core/invocation.hpp"
 #include "algorithms/registry.hpp"
 #include "runtime/gpu.hpp"
-#include "runtime/sampled_error.hpp"
-#include "runtime/timing.hpp"
 
 namespace mmlab {
 namespace {
+
+using flagship::kLargestBound;
+using flagship::kMeasured;
+using flagship::kTypicalBound;
+using flagship::Priced;
 
 enum class Kind { cuda_cores, tensor_cores };  // in the order of kVariants
 // Their descriptions name every candidate (candidate_list, below), added when the descriptor is made.
@@ -184,14 +187,6 @@ std::vector<std::string> priced_params(const Candidate& c) {
 
 std::string encode(const Candidate& c, const Params& q) { return EngineSpec{&c.algorithm(), q}.text(); }
 
-// A configuration the dispatcher prices for a problem: its engine spec, its model's time and its
-// rank (the time, a tensor-core candidate's divided by the margin).
-struct Priced {
-  std::string spec;
-  double ms, rank;
-  bool fp32;      // one of cuda_cores' candidates
-  bool admitted;  // it may run by the models alone (fp32_within_bound; choice=measured measures it)
-};
 
 // Every configuration of this dispatcher's kind (and, for tensor_cores, cuda_cores' as well) that can
 // run the problem and that its model prices, cheapest rank first.
@@ -216,149 +211,6 @@ std::vector<Priced> priced(const Problem& p, const Params& q, const DeviceInfo& 
   return out;
 }
 
-// choice=measured: the models' kMeasured cheapest configurations of each kind it runs (tensor_cores:
-// its tensor-core ones and cuda_cores' FP32 ones, those that cuda_cores times), each timed on this GPU
-// on the problem's shape and kind of input (a warm-up, then the median of three batches of launches
-// that each last about half a millisecond), and the fastest taken, once per problem and GPU in the
-// process. The kind of input matters: half3 lists the values FP16 cannot hold, and on wide exponents
-// it ran 1.4-2.3x cuda_cores' time where it had been timed on uniform inputs (issue #46). The models
-// choose the few worth timing; the clock chooses among them (Triton's autotuner pruned by a
-// performance model). On the held-out runs the fastest of the models' 8 cheapest, as measured in one
-// run, was within 5% of the fastest priced candidate of the other run on 92 of 93 problems
-// (cuda_cores) and 93 of 93 (tensor_cores), where the models' cheapest was on 59-62 and 75-76
-// (docs/flagship-notes.md, round seven). Without a GPU, or where the operands do not fit in half the
-// free memory, the models' cheapest.
-constexpr std::size_t kMeasured = 8;
-
-// From kFp32BelowK, where tensor_cores has split products, it times an FP32 candidate only where that
-// candidate's error on the problem, measured on the same inputs at sampled entries of C
-// (runtime/sampled_error.hpp), is typically at most kTypicalBound times cuBLAS SGEMM's and at most
-// kLargestBound times at its largest. How far an FP32 sum strays from SGEMM's depends on how far
-// cuBLAS splits k, which no model here knows: small's FP32 product at split 2 matched SGEMM's error
-// on 322x1907x943 and 2084x290x307, where its twin cost 5-7% more, and reached 2.3-2.9x on 466x418x923,
-// 768^3 and 13x6510x798; at split 4, 2.0-2.8x on deep problems with outputs of a few tiles
-// (data/flagship/regret/run1.csv). The largest error, which the promise of 2x is judged by, is decided
-// by a few elements and moves from one draw of inputs to the next: in the lab's committed rows of FP32
-// kernels at k >= 128 (12,287; scripts/error-bounds) it stayed within 1.65x SGEMM's where the typical
-// error was within 1.1x, reached 2.35x within 1.2x (one problem, cancelling inputs) and 2.66x within
-// 1.5x; with the largest alone bounded by 1.5x at the samples, the judged rows reached 1.78x, and with
-// both bounds 1.38x (data/flagship/regret/probe-eacc5e4/).
-constexpr double kTypicalBound = 1.2, kLargestBound = 1.5;
-
-// tensor_cores times (and measures) an FP32 candidate only where its model's time is at most this
-// many times the fastest tensor-core candidate's measured time: the models err by 5-10% (median), and
-// on large problems, where the FP32 kernels take twice the tensor-core ones' time, timing eight of
-// them would double the choice's cost.
-constexpr double kWorthTiming = 1.5;
-
-// The configurations choice=measured times: the first kMeasured of each kind, tensor-core and FP32.
-// (Taken from the one list by rank, small's FP32 splits, priced low by their model, filled the slots:
-// at 647x366x1291 all eight were FP32 and no FP32-accurate kernel was timed; at 1365x548x453 the
-// fastest tensor-core candidate, 7% faster than the pick, was not.)
-std::vector<std::size_t> measured_indices(const std::vector<Priced>& list) {
-  std::vector<std::size_t> out;
-  std::size_t taken[2] = {0, 0};  // tensor-core, FP32
-  for (std::size_t i = 0; i < list.size(); ++i)
-    if (taken[list[i].fp32]++ < kMeasured) out.push_back(i);
-  return out;
-}
-
-// The fastest of measured_indices(list) as timed, the FP32 ones with split products beside them only
-// within kTypicalBound and kLargestBound; `fallback` where nothing can be timed. `fp32_pick`, for
-// tensor_cores, is cuda_cores' pick: where the bounds admit it, it is the one FP32 candidate timed
-// (cuda_cores has compared them; timed again, two near-equal ones could swap: at 16x836x1833
-// tensor_cores took one that ran 4.5% slower than cuda_cores' pick).
-std::string measured_pick(const Problem& p, const std::vector<Priced>& list, const std::string& fallback,
-                          const std::string& fp32_pick, const DeviceInfo& d) {
-  static std::mutex lock;
-  using Key = std::tuple<long, long, long, std::string, int, std::string>;  // problem, inputs, GPU, and
-  static std::map<Key, std::string> chosen;  // the candidates timed: the pick
-  static StateCache states;  // the timed candidates' states, for the process
-  const std::vector<std::size_t> timed = measured_indices(list);
-  const bool probe =
-      p.k >= kFp32BelowK && std::any_of(list.begin(), list.end(), [](const Priced& c) { return !c.fp32; });
-  std::string key_list;
-  for (std::size_t i : timed) key_list += list[i].spec + "|";
-  const Key key{p.m, p.n, p.k, inputs_name(p.inputs), d.ordinal, key_list};
-  std::lock_guard<std::mutex> hold(lock);
-  if (auto it = chosen.find(key); it != chosen.end()) return it->second;
-  const std::size_t f = sizeof(float), operands = f * std::size_t(p.m * p.k + p.k * p.n + p.m * p.n);
-  std::vector<PreparedRun> runs;
-  for (std::size_t i : timed) {
-    const EngineSpec e = EngineSpec::parse(list[i].spec, algorithms::single_process());
-    runs.push_back(Invocation(*e.algorithm, d).prepare(p, e.params, states));
-  }
-  std::optional<PreparedRun> sgemm;  // cuBLAS SGEMM, the error bound's measure
-  if (probe) sgemm = Invocation(algorithms::cublas(), d).prepare(p, Params::parse("default", ""), states);
-  std::size_t workspace = sgemm ? sgemm->workspace_bytes() : 0;
-  for (const PreparedRun& r : runs) workspace = std::max(workspace, r.workspace_bytes());
-  if (operands + workspace > free_device_bytes() / 2) return chosen[key] = fallback;
-  Buffer a(f * p.m * p.k, Buffer::Kind::device), b(f * p.k * p.n, Buffer::Kind::device),
-      c(f * p.m * p.n, Buffer::Kind::device), w(std::max<std::size_t>(workspace, 1), Buffer::Kind::device);
-  cudaStream_t s = nullptr;
-  MMLAB_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  fill_input_device(a.as<float>(), p.m, p.k, p.inputs, 1, kMatrixA, s);
-  fill_input_device(b.as<float>(), p.k, p.n, p.inputs, 1, kMatrixB, s);
-  Buffers io;
-  io.a = a.as<float>(), io.b = b.as<float>(), io.c = c.as<float>(), io.workspace = w.get();
-  // The error of C after `run` (poisoned first) at the samples.
-  const auto error_of = [&](const PreparedRun& run, const SampledError& error) {
-    poison_device(io.c, std::size_t(p.m) * p.n, s);
-    run.run(io, s);
-    return error(io.c, s);
-  };
-  std::optional<SampledError> error;
-  Verdict base;  // SGEMM's at the samples
-  if (sgemm && sgemm->ready()) {
-    error.emplace(io.a, io.b, p, s);
-    base = error_of(*sgemm, *error);
-  }
-  static const bool log = std::getenv("MMLAB_CHOICE_LOG") != nullptr;
-  const auto say = [&](const Priced& one, const char* what, double x, double y = 0) {
-    if (log)
-      std::fprintf(stderr, "choice %ldx%ldx%ld %s %s: %s %.4g %.4g\n", p.m, p.n, p.k, inputs_name(p.inputs).c_str(),
-                   one.spec.c_str(), what, x, y);
-  };
-  const double inf = std::numeric_limits<double>::infinity();
-  const auto ratio = [&](double x, double sgemm) { return x == 0 ? 0 : sgemm > 0 ? x / sgemm : inf; };
-  // Whether an FP32 candidate is within the bounds on the problem (by the models alone without a GPU
-  // measure).
-  const auto within = [&](const PreparedRun& run, const Priced& one) {
-    if (!error) return one.admitted;
-    const Verdict v = error_of(run, *error);
-    const double typical = ratio(typical_error(v, p.inputs), typical_error(base, p.inputs)),
-                 largest = ratio(judged_error(v, p.inputs), judged_error(base, p.inputs));
-    say(one, "error x SGEMM's, typical and largest", typical, largest);
-    return v.ok && typical <= kTypicalBound && largest <= kLargestBound;
-  };
-  std::vector<std::size_t> order(runs.size());  // cuda_cores' pick first
-  std::iota(order.begin(), order.end(), std::size_t(0));
-  std::stable_partition(order.begin(), order.end(),
-                        [&](std::size_t i) { return list[timed[i]].spec == fp32_pick; });
-  std::string best = fallback;
-  double best_ms = inf, tensor_ms = inf;
-  for (const bool fp32 : {false, true})  // tensor-core candidates first
-    for (std::size_t i : order) {
-      const Priced& one = list[timed[i]];
-      if (one.fp32 != fp32 || !runs[i].ready()) continue;
-      if (fp32 && one.ms > kWorthTiming * tensor_ms) {
-        say(one, "not timed, its model's ms", one.ms);
-        continue;
-      }
-      if (probe && fp32 && !within(runs[i], one)) continue;
-      const double ms = median_call_ms([&] { runs[i].run(io, s); }, s, 0);
-      say(one, "ms", ms);
-      if (ms < best_ms) best_ms = ms, best = one.spec;
-      if (!fp32) tensor_ms = best_ms;
-      if (fp32 && one.spec == fp32_pick) break;
-    }
-  MMLAB_CHECK(cudaStreamSynchronize(s));
-  cudaStreamDestroy(s);
-  if (log)
-    std::fprintf(stderr, "choice %ldx%ldx%ld %s: %s\n", p.m, p.n, p.k, inputs_name(p.inputs).c_str(), best.c_str());
-  return chosen[key] = best;
-}
-
 // The pick for a problem: by the models (their cheapest that may run by them alone; `ms` receives its
 // predicted time), or with choice=measured on a GPU, the fastest of the models' cheapest as timed.
 Params choose(const Problem& p, const Params& q, const DeviceInfo& d, double* ms = nullptr) {
@@ -374,7 +226,9 @@ Params choose(const Problem& p, const Params& q, const DeviceInfo& d, double* ms
       fp32.set("choice", "measured");
       fp32_pick = choose(p, fp32, d).text("kernel");
     }
-    pick = measured_pick(p, list, pick, fp32_pick, d);
+    const bool measure_fp32 = p.k >= kFp32BelowK && std::any_of(list.begin(), list.end(),
+                                                                 [](const Priced& c) { return !c.fp32; });
+    pick = flagship::measured_pick(p, list, pick, measure_fp32, fp32_pick, d);
   }
   out.set("kernel", pick);
   return out;

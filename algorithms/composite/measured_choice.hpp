@@ -1,0 +1,70 @@
+// The flagship's measured choice (choice=measured, algorithms/composite/flagship.cu): the models'
+// cheapest configurations timed on the GPU, and for the FP32-accurate dispatcher its FP32 candidates'
+// error measured first. The flagship prices the candidates and keeps the rules of each class; this
+// times and measures them.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/algorithm.hpp"
+
+namespace mmlab::flagship {
+
+// A configuration the dispatcher prices for a problem: its engine spec, its model's time and its
+// rank (the time, a tensor-core candidate's divided by the margin).
+struct Priced {
+  std::string spec;
+  double ms, rank;
+  bool fp32;      // one of cuda_cores' candidates
+  bool admitted;  // it may run by the models alone (fp32_within_bound; choice=measured measures it)
+};
+
+// choice=measured: the models' kMeasured cheapest configurations of each kind it runs (tensor_cores:
+// its tensor-core ones and cuda_cores' FP32 ones, those that cuda_cores times), each timed on this GPU
+// on the problem's shape and kind of input (a warm-up, then the median of three batches of launches
+// that each last about half a millisecond), and the fastest taken, once per problem and GPU in the
+// process. The kind of input matters: half3 lists the values FP16 cannot hold, and on wide exponents
+// it ran 1.4-2.3x cuda_cores' time where it had been timed on uniform inputs (issue #46). The models
+// choose the few worth timing; the clock chooses among them (Triton's autotuner pruned by a
+// performance model). On the held-out runs the fastest of the models' 8 cheapest, as measured in one
+// run, was within 5% of the fastest priced candidate of the other run on 92 of 93 problems
+// (cuda_cores) and 93 of 93 (tensor_cores), where the models' cheapest was on 59-62 and 75-76
+// (docs/flagship-notes.md, round seven). Without a GPU, or where the operands do not fit in half the
+// free memory, the models' cheapest.
+inline constexpr std::size_t kMeasured = 8;
+
+// Where tensor_cores has split products (from k = 128), it times an FP32 candidate only where that
+// candidate's error on the problem, measured on the same inputs at sampled entries of C
+// (runtime/sampled_error.hpp), is typically at most kTypicalBound times cuBLAS SGEMM's and at most
+// kLargestBound times at its largest. How far an FP32 sum strays from SGEMM's depends on how far
+// cuBLAS splits k, which no model here knows: small's FP32 product at split 2 matched SGEMM's error
+// on 322x1907x943 and 2084x290x307, where its twin cost 5-7% more, and reached 2.3-2.9x on 466x418x923,
+// 768^3 and 13x6510x798; at split 4, 2.0-2.8x on deep problems with outputs of a few tiles
+// (data/flagship/regret/run1.csv). The largest error, which the promise of 2x is judged by, is decided
+// by a few elements and moves from one draw of inputs to the next: in the lab's committed rows of FP32
+// kernels at k >= 128 (12,287; scripts/error-bounds) it stayed within 1.65x SGEMM's where the typical
+// error was within 1.1x, reached 2.35x within 1.2x (one problem, cancelling inputs) and 2.66x within
+// 1.5x; with the largest alone bounded by 1.5x at the samples, the judged rows reached 1.78x, and with
+// both bounds 1.38x (data/flagship/regret/probe-eacc5e4/).
+inline constexpr double kTypicalBound = 1.2, kLargestBound = 1.5;
+
+// tensor_cores times (and measures) an FP32 candidate only where its model's time is at most this
+// many times the fastest tensor-core candidate's measured time: the models err by 5-10% (median), and
+// on large problems, where the FP32 kernels take twice the tensor-core ones' time, timing eight of
+// them would double the choice's cost.
+inline constexpr double kWorthTiming = 1.5;
+
+// The fastest of `list`'s first kMeasured candidates of each kind (tensor-core, FP32) as timed on the
+// device, once per problem, kind of input and GPU in the process; `fallback` where nothing can be
+// timed or the operands do not fit in half the free memory. With `measure_fp32` an FP32 candidate is
+// timed only within kTypicalBound and kLargestBound of SGEMM's error; `fp32_pick`, for tensor_cores,
+// is cuda_cores' pick: where the bounds admit it, it is the one FP32 candidate timed (cuda_cores has
+// compared them; timed again, two near-equal ones could swap: at 16x836x1833 tensor_cores took one
+// that ran 4.5% slower than cuda_cores' pick). MMLAB_CHOICE_LOG=1 prints each candidate's time and
+// error, and the pick.
+std::string measured_pick(const Problem& p, const std::vector<Priced>& list, const std::string& fallback,
+                          bool measure_fp32, const std::string& fp32_pick, const DeviceInfo& d);
+
+}  // namespace mmlab::flagship

@@ -35,7 +35,7 @@ struct Priced {
 // free memory, the models' cheapest.
 inline constexpr std::size_t kMeasured = 8;
 
-// tensor_cores (choice=measured) times an FP32 candidate only where that
+// Where tensor_cores has split products (from k = 128), it times an FP32 candidate only where that
 // candidate's error on the problem, measured on the same inputs at sampled entries of C
 // (runtime/sampled_error.hpp), is typically at most kTypicalBound times cuBLAS SGEMM's and at most
 // kLargestBound times at its largest. How far an FP32 sum strays from SGEMM's depends on how far

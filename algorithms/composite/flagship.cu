@@ -14,10 +14,11 @@
 //                 (short FP32 sums are within 1.0-1.5x SGEMM's error; a split product's terms carry
 //                 2^-22 of their size): there it runs cuda_cores' candidates only, but small's single k
 //                 chain at k 25-32 on outputs of fewer tiles than SMs (2.5x SGEMM's error, where cuBLAS
-//                 splits k); from 128 an FP32 candidate runs only where its error, measured on the
-//                 problem's shape and kind of input, is typically within 1.2x cuBLAS SGEMM's and at most
-//                 1.5x (small's FP32 product at split 2 reached 2.9x, at split 4 2.8x where cuBLAS splits
-//                 k further; by the models alone, small's FP32 product split 4 ways or more).
+//                 splits k). Measured (choice=measured), at every k an FP32 candidate runs only where
+//                 its error, measured on the problem's shape and kind of input, is typically within 1.3x
+//                 cuBLAS SGEMM's and at most 1.5x (small's FP32 product at split 2 reached 2.9x, at split
+//                 4 2.8x where cuBLAS splits k further, at split 1 below k = 128 2.2x); by the models
+//                 alone, from k = 128, small's FP32 product split 4 ways or more.
 //                 docs/tf32x3-notes.md. MMLAB_CHOICE_LOG=1 prints each timed candidate's time and error.
 // It knows its candidates (kCandidates), the rules of the tensor-core class and one loop: check,
 // predict, cheapest (then, measured, the fastest of the cheapest: measured_choice.hpp, which times the
@@ -220,15 +221,16 @@ Params choose(const Problem& p, const Params& q, const DeviceInfo& d, double* ms
   Params out = q;
   std::string pick = cheapest == list.end() ? "none" : cheapest->spec;
   if (!list.empty() && d.present && q.has("choice") && q.text("choice") == "measured") {
-    std::string fp32_pick;  // tensor_cores weighs cuda_cores' pick (made first, once per problem)
-    if (variant_kind<Kind>(kVariants, q) == Kind::tensor_cores) {
+    // tensor_cores measures its FP32 candidates' error, at every k, and weighs cuda_cores' pick (made
+    // first, once per problem).
+    const bool accurate = variant_kind<Kind>(kVariants, q) == Kind::tensor_cores;
+    std::string fp32_pick;
+    if (accurate) {
       Params fp32(kVariants[0].name);
       fp32.set("choice", "measured");
       fp32_pick = choose(p, fp32, d).text("kernel");
     }
-    const bool measure_fp32 = p.k >= kFp32BelowK && std::any_of(list.begin(), list.end(),
-                                                                 [](const Priced& c) { return !c.fp32; });
-    pick = flagship::measured_pick(p, list, pick, measure_fp32, fp32_pick, d);
+    pick = flagship::measured_pick(p, list, pick, accurate, fp32_pick, d);
   }
   out.set("kernel", pick);
   return out;
@@ -301,13 +303,12 @@ MMLAB_ALGORITHM(flagship) {
   a.variants[1].summary += candidate_list(Kind::tensor_cores) +
                                "; or cuda_cores' candidates where those do not pay (a tensor-core candidate's "
                                "model time is weighed divided by " + number_text(kTensorMargin) +
-                               ") (from k = " + std::to_string(kFp32BelowK) +
-                               " only those whose error, measured on the problem, is typically within " +
+                               ") (measured, only those whose error on the problem is typically within " +
                                number_text(kTypicalBound) + "x cuBLAS SGEMM's and at most " +
-                               number_text(kLargestBound) +
-                               "x; by the models alone, without small's FP32 product split fewer "
-                               "than " + std::to_string(kFp32FromSplit) +
-                               " ways, whose tf32x3 twin runs instead); below k = " +
+                               number_text(kLargestBound) + "x, or where none is and nothing else runs the "
+                               "nearest; by the models alone, from k = " + std::to_string(kFp32BelowK) +
+                               " without small's FP32 product split fewer than " +
+                               std::to_string(kFp32FromSplit) + " ways, whose tf32x3 twin runs instead); below k = " +
                                std::to_string(kFp32BelowK) + " cuda_cores' candidates only";
   a.axes = {{"kernel",
              AxisKind::choice,

@@ -12,13 +12,14 @@
 //                 tf32x3 product (one launch, small tiles, k over a cluster) for small work; or
 //                 cuda_cores' candidates where none pays. Below k = 128 split products buy no accuracy
 //                 (short FP32 sums are within 1.0-1.5x SGEMM's error; a split product's terms carry
-//                 2^-22 of their size): there it runs cuda_cores' candidates only, but small's single k
-//                 chain at k 25-32 on outputs of fewer tiles than SMs (2.5x SGEMM's error, where cuBLAS
-//                 splits k). Measured (choice=measured), at every k an FP32 candidate runs only where
-//                 its error, measured on the problem's shape and kind of input, is typically within 1.3x
-//                 cuBLAS SGEMM's and at most 1.5x (small's FP32 product at split 2 reached 2.9x, at split
-//                 4 2.8x where cuBLAS splits k further, at split 1 below k = 128 2.2x); by the models
-//                 alone, from k = 128, small's FP32 product split 4 ways or more.
+//                 2^-22 of their size): there it runs cuda_cores' candidates only. Measured
+//                 (choice=measured), at every k an FP32 candidate runs only where its error, measured on
+//                 the problem's shape and kind of input, is typically within 1.3x cuBLAS SGEMM's and at
+//                 most 1.5x (small's FP32 product at split 2 reached 2.9x, at split 4 2.8x where cuBLAS
+//                 splits k further, at split 1 below k = 128 2.2x), and where two kinds time alike they
+//                 are timed again in turns. By the models alone, from k = 128, small's FP32 product split
+//                 4 ways or more, and below it not its single k chain at k 25-32 on outputs of fewer
+//                 tiles than SMs (2.5x SGEMM's error, where cuBLAS splits k).
 //                 docs/tf32x3-notes.md. MMLAB_CHOICE_LOG=1 prints each timed candidate's time and error.
 // It knows its candidates (kCandidates), the rules of the tensor-core class and one loop: check,
 // predict, cheapest (then, measured, the fastest of the cheapest: measured_choice.hpp, which times the
@@ -136,6 +137,8 @@ bool fp32_within_bound(const Candidate& c, long k, const Params& q) {
 // FP32 product (the candidates with a twin) at split 1 with 25 <= k <= 32 on an output of fewer 64 x 64
 // tiles than SMs. There its error reached 2.51x SGEMM's (257x511x31; 1.16-1.49x at k = 17, 1.00x from 48
 // to 127), with split 2 1.51x; FP32 picks on larger outputs matched SGEMM's error exactly (short-k.csv).
+// By the models alone tensor_cores never runs it; measured, its error decides (at 257x511x31 on
+// exp_spread:4 inputs cuda_cores' pick, split 1, was within 1.5x SGEMM's and 15% faster).
 bool one_chain_where_cublas_splits(const Candidate& c, const Problem& p, const Params& q, const DeviceInfo& d) {
   const double tiles = std::ceil(double(p.m) / 64) * std::ceil(double(p.n) / 64);
   return c.kind == Kind::cuda_cores && has_accurate_twin(c) && q.text("split") == "1" && p.k > 24 && p.k <= 32 &&
@@ -201,11 +204,11 @@ std::vector<Priced> priced(const Problem& p, const Params& q, const DeviceInfo& 
     for (const std::string& canonical : priced_params(c)) {
       const Params cq = candidate_params(c, canonical, p, d);
       if (Invocation(a, d).check(p, cq)) continue;  // it cannot run here
-      if (accurate && one_chain_where_cublas_splits(c, p, cq, d)) continue;
       const double t = a.predict_ms ? a.predict_ms(p, cq, d) : std::nan("");
       if (std::isnan(t)) continue;  // its model does not price this configuration
       out.push_back({encode(c, cq), t, t / (c.kind == Kind::tensor_cores ? kTensorMargin : 1.0),
-                     c.kind == Kind::cuda_cores, !accurate || fp32_within_bound(c, p.k, cq)});
+                     c.kind == Kind::cuda_cores,
+                     !accurate || (fp32_within_bound(c, p.k, cq) && !one_chain_where_cublas_splits(c, p, cq, d))});
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const Priced& x, const Priced& y) { return x.rank < y.rank; });

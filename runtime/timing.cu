@@ -224,23 +224,31 @@ std::unique_ptr<TrialTimer> make_host_timer(const PreparedRun* run, const Buffer
 }
 
 double median_call_ms(const std::function<void()>& enqueue, CUstream_st* stream, int calls, double batch_ms) {
-  cudaEvent_t from, to;
-  MMLAB_CHECK(cudaEventCreate(&from));
-  MMLAB_CHECK(cudaEventCreate(&to));
+  const Event from, to;
+  StreamBlocker blocker(kDefaultBlockTimeoutSeconds);
+  bool blocking = false;  // the warm-up, unblocked: a first launch may load its module and wait
   const auto batch = [&](int n) {
-    MMLAB_CHECK(cudaEventRecord(from, stream));
-    for (int i = 0; i < n; ++i) enqueue();
-    MMLAB_CHECK(cudaEventRecord(to, stream));
-    MMLAB_CHECK(cudaEventSynchronize(to));
-    float ms = 0;
-    MMLAB_CHECK(cudaEventElapsedTime(&ms, from, to));
-    return double(ms) / n;
+    for (;;) {
+      Held held(blocking ? &blocker : nullptr, stream);
+      MMLAB_CHECK(cudaEventRecord(from.get(), stream));
+      for (int i = 0; i < n; ++i) enqueue();
+      MMLAB_CHECK(cudaEventRecord(to.get(), stream));
+      held.release();
+      MMLAB_CHECK(cudaEventSynchronize(to.get()));
+      if (blocking && blocker.timed_out()) {  // the work waited inside: timed unblocked from here
+        blocking = false;
+        continue;
+      }
+      float ms = 0;
+      MMLAB_CHECK(cudaEventElapsedTime(&ms, from.get(), to.get()));
+      return double(ms) / n;
+    }
   };
   const double first = batch(1);
+  blocking = true;
   const int n = calls > 0 ? calls : int(std::clamp(batch_ms / std::max(first, 1e-3), 1.0, 64.0));
   double t[3] = {batch(n), batch(n), batch(n)};
   std::sort(t, t + 3);
-  cudaEventDestroy(from), cudaEventDestroy(to);
   return t[1];
 }
 

@@ -55,10 +55,12 @@ struct DeviceTiming {
 
 std::unique_ptr<TrialTimer> make_device_timer(const DeviceTiming& t);
 
-// A quick time for a choice, not a trial (the flagship's measured choice, out_of_core's rates): what
-// one `enqueue` takes on `stream` (events; the host's enqueue time inside), after one call as a
-// warm-up: the median of three batches of `calls` calls each, or, with calls = 0, of as many as last
-// about `batch_ms` (1 to 64). Synchronizes the stream.
+// A quick time for a choice, not a trial (the flagship's measured choice): what one `enqueue` takes
+// on `stream`, after one call as a warm-up: the median of three batches of `calls` calls each, or,
+// with calls = 0, of as many as last about `batch_ms` (1 to 64). Each batch is enqueued behind the
+// blocking kernel, so the events time the GPU's work back to back: enqueued as it ran, a batch of
+// 5-8 us kernels timed the host's launches instead (7.33 and 7.35 us for two kernels whose trials
+// took 7.9 and 6.9 us, issue #46). Work that waits inside is timed unblocked. Synchronizes the stream.
 double median_call_ms(const std::function<void()>& enqueue, CUstream_st* stream, int calls = 1,
                       double batch_ms = 0.5);
 // Host and streamed algorithms: the steady clock around run(io, stream).

@@ -552,6 +552,7 @@ TEST(Clock, ARunThatWaitsInsideIsTimedUnblockedAndSaysSo) {
 TEST(Clock, TheChoicesQuickTimeIsTheGpusOwn) {
   StateCache states;
   Workbench bench({256, 256, 256}, device(), 777);
+  ASSERT_FALSE(bench.prepare_device());
   Buffers io;
   io.a = bench.device_a(), io.b = bench.device_b(), io.c = bench.device_c();
   const PreparedRun slow = Invocation(clock_test("slow_host"), device()).prepare({256, 256, 256}, Params("default"), states);

@@ -306,10 +306,10 @@ MMLAB_ALGORITHM(flagship) {
   a.variants[1].summary += candidate_list(Kind::tensor_cores) +
                                "; or cuda_cores' candidates where those do not pay (a tensor-core candidate's "
                                "model time is weighed divided by " + number_text(kTensorMargin) +
-                               ") (measured, only those whose error on the problem is typically within " +
+                               ") (measured: only those whose error on the problem is typically within " +
                                number_text(kTypicalBound) + "x cuBLAS SGEMM's and at most " +
-                               number_text(kLargestBound) + "x, or where none is and nothing else runs the "
-                               "nearest; by the models alone, from k = " + std::to_string(kFp32BelowK) +
+                               number_text(kLargestBound) + "x, or, where none is and nothing else runs, the "
+                               "one nearest that; by the models alone, from k = " + std::to_string(kFp32BelowK) +
                                " without small's FP32 product split fewer than " +
                                std::to_string(kFp32FromSplit) + " ways, whose tf32x3 twin runs instead); below k = " +
                                std::to_string(kFp32BelowK) + " cuda_cores' candidates only";

@@ -43,8 +43,9 @@ inline constexpr std::size_t kMeasured = 8;
 // knows: small's FP32 product at split 2 matched SGEMM's error on 322x1907x943 and 2084x290x307, where
 // its twin cost 5-7% more, and reached 2.3-2.9x on 466x418x923, 768^3 and 13x6510x798; at split 4,
 // 2.0-2.8x on deep problems with outputs of a few tiles (data/flagship/regret/run1.csv); below k = 128
-// at split 1, 2.1-2.2x at 353x250x49 and 959x47x37 (typically 1.59-1.63x), split 4 ways 1.10x and
-// 1.25x (data/flagship/regret/probe-eacc5e4/small-run1.csv). The largest error, which the promise of 2x
+// at split 1, 2.1-2.2x at 353x250x49 and 959x47x37 (data/flagship/regret/probe-eacc5e4/small-run1.csv;
+// typically 1.63x and 1.59x), split 4 ways at 353x250x49 1.25x, typically 1.10x
+// (data/flagship/small/round6/short-k.csv). The largest error, which the promise of 2x
 // is judged by, is decided by a few elements and moves from one draw of inputs to the next: in the
 // lab's committed rows of FP32 kernels beside SGEMM (scripts/error-bounds) it stayed within 1.65x
 // SGEMM's where the typical error was within 1.1x; within 1.3x it went beyond 2x on one problem of

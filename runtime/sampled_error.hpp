@@ -1,9 +1,9 @@
 // The error of a product at sampled entries of C, judged as the lab judges a whole C
 // (core/verification.hpp: error over max |C| on uniform inputs, over sum |a b| on the others): the
 // FP32-accurate dispatcher's check of an FP32 kernel against cuBLAS SGEMM on the problem it would
-// run (algorithms/composite/flagship.cu). The samples are up to 256 rows of C spread evenly over m and
-// up to 256 adjacent columns in the middle of n; their float64 reference is computed once, on the GPU,
-// from those rows of A and columns of B.
+// run (algorithms/composite/flagship.cu). The samples are up to 256 rows of C, m / 256 rows apart
+// (rounded down: below m = 512, the first 256 rows) and up to 256 adjacent columns in the middle of
+// n; their float64 reference is computed once, on the GPU, from those rows of A and columns of B.
 #pragma once
 
 #include <vector>

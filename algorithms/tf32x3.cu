@@ -131,17 +131,10 @@ Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) {
   return out;
 }
 
-// The work: 128 x 128 output tiles, times the k split.
-Dim3 work_grid(const Problem& p, const Params& q) {
-  return {ceil_div(p.n, kBN), ceil_div(p.m, kBM), unsigned(k_split(p, q).blocks)};
-}
-// A block per work item, except the presplit products: persistent, a block per SM at most
-// (presplit_product).
-LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo& d) {
+LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   LaunchConfig lc;
   lc.block = {unsigned(uses_wgmma(q) ? kWgThreads : kThreads), 1, 1};
-  lc.grid = work_grid(p, q);
-  if (presplit(q)) lc.grid = {unsigned(std::min<unsigned long long>(lc.grid.volume(), std::max(d.sm_count, 1))), 1, 1};
+  lc.grid = {ceil_div(p.n, kBN), ceil_div(p.m, kBM), unsigned(k_split(p, q).blocks)};  // 128 x 128 tiles
   lc.shared_bytes = shared_bytes(q);
   return lc;
 }
@@ -212,8 +205,7 @@ void launch_presplit(const RunArgs& r, const LaunchConfig& lc) {
   allow_shared_bytes(kernel, lc.shared_bytes);
   kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(
       parts_map(r, a_big, p.m, kp), parts_map(r, a_small, p.m, kp), parts_map(r, b_big, p.n, kp),
-      parts_map(r, b_small, p.n, kp), r.c, int(p.n), int(p.m), int(p.n), int(kp), int(split.tiles),
-      int(split.blocks));
+      parts_map(r, b_small, p.n, kp), r.c, int(p.n), int(p.m), int(p.n), int(kp), int(split.tiles));
 }
 
 // half3, half2: the FP16 split (scales, parts, lossy lists), the TF32 one where it fell back (a launch
@@ -244,7 +236,7 @@ void launch_half(const RunArgs& r, const LaunchConfig& lc) {
   allow_shared_bytes(kernel, lc.shared_bytes);
   kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(
       halves, tf32, r.c, int(p.n), int(p.m), int(p.n), int(kp), int(kp32), w.a_bits, w.b_bits, int(split.tiles),
-      per32, int(split.blocks), w.lossy);
+      per32, w.lossy);
 }
 
 #define MMLAB_MMA(V, P, S) {{#V, {{"stages", #S}}}, launch_mma<S, P>},
@@ -292,9 +284,7 @@ MMLAB_ALGORITHM(tf32x3) {
   mark_split_k(a, {"presplit3", "presplit2", "half3", "half2"});
   use_kernels(a, kKernels, launch, run);
   use_linear_model(a, [](const Problem& p, const Params& q, const DeviceInfo& d) {
-    LaunchConfig work = launch(p, q, d);
-    work.grid = work_grid(p, q);  // the model counts waves of work items
-    return tf32x3_model(p, q, work, d);
+    return tf32x3_model(p, q, launch(p, q, d), d);
   });
 }
 

@@ -256,22 +256,15 @@ __device__ inline void wgmma_parts(float (&d)[64], std::uint64_t a, std::uint64_
 
 // The product. a_bits and b_bits (FP16 parts only, else null) give each row's and column's scale
 // exponents, undone in the epilogue: c = acc 2^-(e_row + e_column), exact short of FP32's underflow,
-// plus the listed values' terms (`lossy`, FP16 parts only).
-//
-// The work is the 128 x 128 output tiles times `splits` k ranges: range z multiplies k tiles z per ...
-// (z + 1) per - 1 and, with more than one range, adds its partial tile into C (zeroed first)
-// atomically; the listed terms go with z = 0's. The blocks are persistent (one per SM at most): block
-// b takes work items b, b + gridDim.x, ... (x fastest, then y, then z, so that the items in flight at
-// once share k slices of A and B in L2), and the stage ring runs on from one item into the next: the
-// producer loads the next item's first stages while the consumers store this one's tile. A block per
-// item (a grid of waves) paid each item's pipeline fill and stores with the tensor pipe idle, every
-// wave at once: about 13 us an item at 4096 (ncu: 393, 652 and 1200 us at k = 2048, 4096 and 8192).
+// plus the listed values' terms (`lossy`, FP16 parts only). Block z of the grid multiplies k tiles
+// z per ... (z + 1) per - 1 and, with more than one block in z, adds its partial tile into C (zeroed
+// first) atomically; the listed terms go with z = 0's.
 template <typename T, int kStages, int kProducts>
 __device__ __forceinline__ void presplit_product(const CUtensorMap& a_big_map, const CUtensorMap& a_small_map,
                                                  const CUtensorMap& b_big_map, const CUtensorMap& b_small_map,
                                                  float* __restrict__ c, int ldc, int m, int n, int k,
                                                  const unsigned* __restrict__ a_bits,
-                                                 const unsigned* __restrict__ b_bits, int per, int splits,
+                                                 const unsigned* __restrict__ b_bits, int per,
                                                  const HalfLossy* lossy) {
   constexpr int kDepth = 128 / sizeof(T);  // k per 128-byte tile row
   extern __shared__ unsigned char smem_bytes[];
@@ -280,20 +273,10 @@ __device__ __forceinline__ void presplit_product(const CUtensorMap& a_big_map, c
   std::uint64_t* landed = reinterpret_cast<std::uint64_t*>(stages + kStages * 4 * kTileBytes);
   std::uint64_t* freed = landed + kStages;  // every consumer's products have read the stage
   const int tid = threadIdx.x, group = tid / 128;
-  const int col_tiles = (n + kWgTile - 1) / kWgTile, row_tiles = (m + kWgTile - 1) / kWgTile;
-  const int items = col_tiles * row_tiles * splits, k_tiles = (k + kDepth - 1) / kDepth;
-  struct Item {
-    int row0, col0, z, first, tiles;  // k tiles first ... first + tiles - 1 (none past k)
-  };
-  auto item = [&](int w) {
-    Item i;
-    i.col0 = w % col_tiles * kWgTile, i.row0 = w / col_tiles % row_tiles * kWgTile;
-    i.z = w / (col_tiles * row_tiles), i.first = i.z * per, i.tiles = min(k_tiles - i.first, per);
-    return i;
-  };
-  // Step s of the stage ring, counted over all of the block's items: buffer s % kStages, phase
-  // s / kStages. Operand `which` of its buffer: 0 big A, 1 small A, 2 big B^T, 3 small B^T.
-  auto operand = [&](int s, int which) { return stages + ((s % kStages) * 4 + which) * kTileBytes; };
+  const int row0 = blockIdx.y * kWgTile, col0 = blockIdx.x * kWgTile;
+  const int first = blockIdx.z * per, tiles = min((k + kDepth - 1) / kDepth - first, per);
+  // Tile t (of this block's) stage: 0 big A, 1 small A, 2 big B^T, 3 small B^T.
+  auto operand = [&](int t, int which) { return stages + ((t % kStages) * 4 + which) * kTileBytes; };
   if (tid == 0) {
     for (int i = 0; i < kStages; ++i) {
       mbarrier_init(&landed[i], 1);
@@ -304,72 +287,63 @@ __device__ __forceinline__ void presplit_product(const CUtensorMap& a_big_map, c
   __syncthreads();
   if (group == 0) {  // the producer: one thread issues every tile as its stage frees
     release_registers<40>();
-    if (tid == 0) {
-      int s = 0;
-      for (int w = blockIdx.x; w < items; w += gridDim.x) {
-        const Item it = item(w);
-        for (int t = 0; t < it.tiles; ++t, ++s) {
-          mbarrier_wait_cta(&freed[s % kStages], ((s / kStages) & 1) ^ 1);
-          std::uint64_t* bar = &landed[s % kStages];
-          mbarrier_expect_bytes(bar, (kProducts == 3 ? 4 : 3) * kTileBytes);
-          const int at = (it.first + t) * kDepth;
-          tma_load_2d(operand(s, 0), a_big_map, at, it.row0, bar);
-          tma_load_2d(operand(s, 1), a_small_map, at, it.row0, bar);
-          tma_load_2d(operand(s, 2), b_big_map, at, it.col0, bar);
-          if (kProducts == 3) tma_load_2d(operand(s, 3), b_small_map, at, it.col0, bar);
-        }
+    if (tid == 0)
+      for (int t = 0; t < tiles; ++t) {
+        mbarrier_wait_cta(&freed[t % kStages], ((t / kStages) & 1) ^ 1);
+        std::uint64_t* bar = &landed[t % kStages];
+        mbarrier_expect_bytes(bar, (kProducts == 3 ? 4 : 3) * kTileBytes);
+        const int at = (first + t) * kDepth;
+        tma_load_2d(operand(t, 0), a_big_map, at, row0, bar);
+        tma_load_2d(operand(t, 1), a_small_map, at, row0, bar);
+        tma_load_2d(operand(t, 2), b_big_map, at, col0, bar);
+        if (kProducts == 3) tma_load_2d(operand(t, 3), b_small_map, at, col0, bar);
       }
-    }
     return;
   }
   claim_registers<232>();
   const int half = group - 1;
-  const bool add = splits > 1;
-  int s = 0;
-  for (int w = blockIdx.x; w < items; w += gridDim.x) {
-    const Item it = item(w);
-    // Whether this tile holds listed values: read now, used after the k loop (its latency hidden).
-    const bool listed =
-        lossy && it.z == 0 && (lossy->a_any[it.row0 / kWgTile] | lossy->b_any[it.col0 / kWgTile]);
-    float acc[64] = {}, part[64];
-    for (int t = 0; t < it.tiles; ++t, ++s) {
-      mbarrier_wait_cta(&landed[s % kStages], (s / kStages) & 1);
-      const std::uint64_t a_big = swizzled_descriptor(operand(s, 0) + half * 64 * 128),
-                          a_small = swizzled_descriptor(operand(s, 1) + half * 64 * 128),
-                          b_big = swizzled_descriptor(operand(s, 2)), b_small = swizzled_descriptor(operand(s, 3));
-      wgmma_fence();
+  // Whether this tile holds listed values: read now, used after the k loop (its latency hidden).
+  const bool listed = lossy && blockIdx.z == 0 && (lossy->a_any[blockIdx.y] | lossy->b_any[blockIdx.x]);
+  float acc[64] = {}, part[64] = {};
+  for (int t = 0; t < tiles; ++t) {
+    mbarrier_wait_cta(&landed[t % kStages], (t / kStages) & 1);
+    const std::uint64_t a_big = swizzled_descriptor(operand(t, 0) + half * 64 * 128),
+                        a_small = swizzled_descriptor(operand(t, 1) + half * 64 * 128),
+                        b_big = swizzled_descriptor(operand(t, 2)),
+                        b_small = swizzled_descriptor(operand(t, 3));
+    wgmma_fence();
 #pragma unroll
-      for (int kk = 0; kk < 4; ++kk) {
-        const int step = 2 * kk;  // one instruction's k = 32 bytes = 2 descriptor units
-        wgmma_parts<T>(part, a_small + step, b_big + step, kk > 0);
-        if (kProducts == 3) wgmma_parts<T>(part, a_big + step, b_small + step, true);
-        wgmma_parts<T>(part, a_big + step, b_big + step, true);
-      }
-      wgmma_commit();
-      wgmma_wait<0>();
-      mbarrier_arrive_cta(&freed[s % kStages]);
+    for (int kk = 0; kk < 4; ++kk) {
+      const int step = 2 * kk;  // one instruction's k = 32 bytes = 2 descriptor units
+      wgmma_parts<T>(part, a_small + step, b_big + step, kk > 0);
+      if (kProducts == 3) wgmma_parts<T>(part, a_big + step, b_small + step, true);
+      wgmma_parts<T>(part, a_big + step, b_big + step, true);
+    }
+    wgmma_commit();
+    wgmma_wait<0>();
+    mbarrier_arrive_cta(&freed[t % kStages]);
 #pragma unroll
-      for (int i = 0; i < 64; ++i) acc[i] += part[i];
-    }
-    if (!a_bits) {
-      store_accumulators(acc, c, ldc, m, n, it.row0, it.col0, half, Unscaled{}, add);
-      continue;
-    }
-    auto unscaled = [&](int r, int col, float v, int) {
-      return ldexpf(v, -(half_scale(a_bits[r]) + half_scale(b_bits[col])));
-    };
-    if (listed) {
-      float (&terms)[64] = part;  // free after the k loop
+    for (int i = 0; i < 64; ++i) acc[i] += part[i];
+  }
+  const bool add = gridDim.z > 1;
+  if (!a_bits) {
+    store_accumulators(acc, c, ldc, m, n, row0, col0, half, Unscaled{}, add);
+    return;
+  }
+  auto unscaled = [&](int r, int col, float v, int) {
+    return ldexpf(v, -(half_scale(a_bits[r]) + half_scale(b_bits[col])));
+  };
+  if (listed) {
+    float (&terms)[64] = part;  // free after the k loop
 #pragma unroll
-      for (int i = 0; i < 64; ++i) terms[i] = 0.f;
-      const int r0 = it.row0 + half * 64 + (tid % 128 / 32) * 16 + (tid % 32) / 4;
-      add_lossy_terms(*lossy, a_bits, r0, it.col0, m, n, terms);
-      store_accumulators(
-          acc, c, ldc, m, n, it.row0, it.col0, half,
-          [&](int r, int col, float v, int i) { return unscaled(r, col, v, i) + terms[i]; }, add);
-    } else {
-      store_accumulators(acc, c, ldc, m, n, it.row0, it.col0, half, unscaled, add);
-    }
+    for (int i = 0; i < 64; ++i) terms[i] = 0.f;
+    const int r0 = row0 + half * 64 + (tid % 128 / 32) * 16 + (tid % 32) / 4;
+    add_lossy_terms(*lossy, a_bits, r0, col0, m, n, terms);
+    store_accumulators(
+        acc, c, ldc, m, n, row0, col0, half,
+        [&](int r, int col, float v, int i) { return unscaled(r, col, v, i) + terms[i]; }, add);
+  } else {
+    store_accumulators(acc, c, ldc, m, n, row0, col0, half, unscaled, add);
   }
 }
 
@@ -380,10 +354,10 @@ __global__ void __launch_bounds__(kWgThreads, 1)
                            const __grid_constant__ CUtensorMap a_small_map,
                            const __grid_constant__ CUtensorMap b_big_map,
                            const __grid_constant__ CUtensorMap b_small_map, float* __restrict__ c, int ldc,
-                           int m, int n, int k, int per, int splits) {
+                           int m, int n, int k, int per) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   presplit_product<float, kStages, kProducts>(a_big_map, a_small_map, b_big_map, b_small_map, c, ldc, m, n, k,
-                                              nullptr, nullptr, per, splits, nullptr);
+                                              nullptr, nullptr, per, nullptr);
 #endif
 }
 
@@ -397,14 +371,14 @@ __global__ void __launch_bounds__(kWgThreads, 1)
     tf32x3_half_kernel(const __grid_constant__ PartMaps halves, const __grid_constant__ PartMaps tf32,
                        float* __restrict__ c, int ldc, int m, int n, int kp_half, int kp_tf32,
                        const unsigned* __restrict__ a_bits, const unsigned* __restrict__ b_bits, int per_half,
-                       int per_tf32, int splits, const __grid_constant__ HalfLossy lossy) {
+                       int per_tf32, const __grid_constant__ HalfLossy lossy) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (*lossy.fallback)
     presplit_product<float, kStages, kProducts>(tf32.a_big, tf32.a_small, tf32.b_big, tf32.b_small, c, ldc, m,
-                                                n, kp_tf32, nullptr, nullptr, per_tf32, splits, nullptr);
+                                                n, kp_tf32, nullptr, nullptr, per_tf32, nullptr);
   else
     presplit_product<__half, kStages, kProducts>(halves.a_big, halves.a_small, halves.b_big, halves.b_small, c,
-                                                 ldc, m, n, kp_half, a_bits, b_bits, per_half, splits, &lossy);
+                                                 ldc, m, n, kp_half, a_bits, b_bits, per_half, &lossy);
 #endif
 }
 

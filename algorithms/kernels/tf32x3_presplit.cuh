@@ -255,9 +255,10 @@ __device__ inline float times_pow2(float x, int e) {
 // The FP16 product's epilogue: warpgroup `half`'s 64 x 128 accumulators (store_accumulators' layout)
 // times 2^-(e_row + e_column), plus the listed values' terms where kTerms, into C (atomically where
 // `add`). Each of the thread's 2 rows' and 32 columns' exponents is found once, and a pair of
-// adjacent columns goes as one float2 where C's rows are 8-byte aligned. (An ldexpf and two scale
-// lookups per element made this epilogue a fifth of the product's time at 4096: 126 M instructions
-// issued where the k loop needs about 80 M, and the tensor pipe idle meanwhile.)
+// adjacent columns goes as one float2 where C's rows are 8-byte aligned. (With an ldexpf and two scale
+// lookups per element, half3's product at 4096 issued 126 M instructions and took 657 us by ncu; so,
+// 109 M and 621 us: data/tf32x3/every-input/epilogue-13c1cf5/. Both warpgroups store at once, the
+// tensor pipe idle meanwhile.)
 template <bool kTerms>
 __device__ inline void store_unscaled(const float (&acc)[64], const float (&terms)[64], float* __restrict__ c,
                                       int ldc, int m, int n, int row0, int col0, int half,

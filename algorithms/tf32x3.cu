@@ -59,7 +59,7 @@ std::size_t split_bytes(const Problem& p) {
 // The half variants' workspace: the parts (FP16, or TF32 where the split falls back: the same bytes,
 // as many as TF32's take), then the rows' and columns' largest |x| (bits), the lossy values' counts,
 // per-tile marks and fallback flag (zeroed together before each run), then their lists
-// (kernels/tf32x3_presplit.cuh).
+// (kernels/tf32x3_split_pass.cuh).
 struct HalfWorkspace {
   __half *a_big, *a_small, *b_big, *b_small;
   float *a_big32, *a_small32, *b_big32, *b_small32;

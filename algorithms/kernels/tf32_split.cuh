@@ -9,7 +9,7 @@
 //         subnormals), an error no longer relative to each value: on inputs whose exponents spread, a
 //         short sum dominated by such a value came out 75,000x SGEMM's error (issue #46). half_parts
 //         says which values the parts hold; the presplit pass lists the others, whose terms the product
-//         adds exactly (tf32x3_presplit.cuh).
+//         adds exactly (tf32x3_split_pass.cuh, tf32x3_presplit.cuh).
 #pragma once
 
 #include <cuda_fp16.h>

@@ -71,8 +71,8 @@ __device__ __forceinline__ void split_b_fragment(const float* p, int pitch, unsi
 
 // The exponent e of the FP16 split's scale 2^e for a row (or column) whose largest |x| has the float
 // bits max_bits: max 2^e in [2^14, 2^15). 0 for a row of zeros, or one holding an Inf or a NaN.
-// From the bits: max = f 2^e with f in [0.5, 1) (frexpf's e; std::frexp's on all 2^32 patterns,
-// checked on the host) is e = E - 126 for a normal float of biased exponent E, and p - 148 for a
+// From the bits: max = f 2^e with f in [0.5, 1) (frexpf's e on all 2^32 patterns: GPU test HalfSplit,
+// tests/gpu/half_split_test.cu) is e = E - 126 for a normal float of biased exponent E, and p - 148 for a
 // subnormal one whose highest set bit is p; the scale is 15 - e.
 __device__ inline int half_scale(unsigned max_bits) {
   if (max_bits == 0 || max_bits >= 0x7f800000u) return 0;

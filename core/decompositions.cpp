@@ -113,7 +113,51 @@ Model Decomposed::model(int rank, int domain) const {
     s.far_out = far(d.i * grid.cols + d.j, (grid.layers - 1) * plane + d.i * grid.cols + d.j) ? s.bytes_out : 0;
     m.steps.push_back(s);
   }
+  add_layout_terms(m, layout(Operand::a), layout(Operand::b), layout(Operand::c), p, rank);
   return m;
+}
+
+void add_layout_terms(Model& m, const Layout& a, const Layout& b, const Layout& c, const Problem& p, int rank) {
+  const int ranks = int(a.size());
+  auto larger = [](const Redistribution& r) { return 4.0 * double(std::max(r.sent(), r.received())); };
+  m.layout_in_bytes = larger(plan_redistribution(home_layout(p.m, p.k, ranks), a, rank)) +
+                      larger(plan_redistribution(home_layout(p.k, p.n, ranks), b, rank));
+  m.layout_out_bytes = larger(plan_redistribution(c, home_layout(p.m, p.n, ranks), rank));
+}
+
+Layout Decomposed::layout(Operand which) const {
+  const Problem& p = problem;
+  const Grid& g = grid;
+  const int ranks = g.volume();
+  if (kind == Decomposition::cannon)
+    return block_layout(ranks, [&](int r) -> Rect {
+      const CannonRank c(g, r);
+      const Part rows = part(p.m, c.q, c.i), cols = part(p.n, c.q, c.j), k = c.kpart(p.k, 0);
+      if (which == Operand::a) return {rows.offset, rows.size, k.offset, k.size};
+      if (which == Operand::b) return {k.offset, k.size, cols.offset, cols.size};
+      return c.l == 0 ? Rect{rows.offset, rows.size, cols.offset, cols.size} : Rect{};
+    });
+  if (kind == Decomposition::summa)
+    return block_layout(ranks, [&](int r) -> Rect {
+      const int i = r / g.cols, j = r % g.cols;
+      const Part rows = part(p.m, g.rows, i), cols = part(p.n, g.cols, j);
+      if (which == Operand::a) {
+        const Part k = part(p.k, g.cols, j);
+        return {rows.offset, rows.size, k.offset, k.size};
+      }
+      if (which == Operand::b) {
+        const Part k = part(p.k, g.rows, i);
+        return {k.offset, k.size, cols.offset, cols.size};
+      }
+      return {rows.offset, rows.size, cols.offset, cols.size};
+    });
+  return block_layout(ranks, [&](int r) -> Rect {
+    const DnsRank d(g, r);
+    const Part rows = part(p.m, g.rows, d.i), cols = part(p.n, g.cols, d.j), k = part(p.k, g.layers, d.l);
+    if (which == Operand::a) return d.j == 0 ? Rect{rows.offset, rows.size, k.offset, k.size} : Rect{};
+    if (which == Operand::b) return d.i == 0 ? Rect{k.offset, k.size, cols.offset, cols.size} : Rect{};
+    return d.l == 0 ? Rect{rows.offset, rows.size, cols.offset, cols.size} : Rect{};
+  });
 }
 
 std::vector<int> Decomposed::peers(int rank) const {
@@ -145,20 +189,32 @@ std::vector<int> Decomposed::peers(int rank) const {
 std::size_t Decomposed::bytes_per_rank() const {
   const Problem& p = problem;
   const Grid& g = grid;
+  // The starting layout's blocks (rank 0's, the largest), and the staging of their redistribution:
+  // at most what a rank sends (its starting blocks) and receives (its schedule's first blocks).
+  const Grid h = home_grid(g.volume());
+  const double home = double(part(p.m, h.rows, 0).size) * part(p.k, h.cols, 0).size +
+                      double(part(p.k, h.rows, 0).size) * part(p.n, h.cols, 0).size +
+                      double(part(p.m, h.rows, 0).size) * part(p.n, h.cols, 0).size;
+  double schedule = 0, first = 0;  // all the schedule holds; its A, B and C blocks
   if (kind == Decomposition::cannon) {
     const double rows = part(p.m, g.rows, 0).size, cols = part(p.n, g.rows, 0).size,
                  k = part(p.k, g.rows, 0).size;
-    return std::size_t(4 * (2 * rows * k + 2 * k * cols + (g.layers > 1 ? 2 : 1) * rows * cols));
-  }
-  if (kind == Decomposition::summa) {
+    // A and B as they arrive, the shifts' buffers (two when a buffer is received twice), C
+    const double shifts = g.rows / g.layers > 2 ? 2 : g.rows / g.layers > 1 ? 1 : 0;
+    schedule = (1 + shifts) * (rows * k + k * cols) + (g.layers > 1 ? 2 : 1) * rows * cols;
+    first = rows * k + k * cols + rows * cols;
+  } else if (kind == Decomposition::summa) {
     const double rows = part(p.m, g.rows, 0).size, cols = part(p.n, g.cols, 0).size;
     const double w = std::min<double>(double(panel), double(p.k));
-    return std::size_t(4 * (rows * part(p.k, g.cols, 0).size + part(p.k, g.rows, 0).size * cols +
-                            2 * (rows + cols) * w + rows * cols));
+    first = rows * part(p.k, g.cols, 0).size + part(p.k, g.rows, 0).size * cols + rows * cols;
+    schedule = first + 2 * (rows + cols) * w;
+  } else {
+    const double rows = part(p.m, g.rows, 0).size, cols = part(p.n, g.cols, 0).size,
+                 k = part(p.k, g.layers, 0).size;
+    schedule = rows * k + k * cols + (g.layers > 1 ? 2 : 1) * rows * cols;
+    first = rows * k + k * cols + rows * cols;
   }
-  const double rows = part(p.m, g.rows, 0).size, cols = part(p.n, g.cols, 0).size,
-               k = part(p.k, g.layers, 0).size;
-  return std::size_t(4 * (rows * k + k * cols + (g.layers > 1 ? 2 : 1) * rows * cols));
+  return std::size_t(4 * (schedule + 2 * home + first));
 }
 
 }  // namespace mmlab

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/distributed.hpp"
+#include "core/layout.hpp"
 
 namespace mmlab {
 
@@ -42,6 +43,8 @@ struct SummaPanel {
 };
 std::vector<SummaPanel> summa_panels(long k, int pr, int pc, long panel);
 
+enum class Operand { a, b, c };
+
 // One configuration of a decomposition: the problem, the grid and SUMMA's panel width.
 struct Decomposed {
   Decomposition kind = Decomposition::cannon;
@@ -54,8 +57,16 @@ struct Decomposed {
   Model model(int rank, int domain = 0) const;
   // The ranks `rank` receives from or sends to (itself excluded), in world numbering.
   std::vector<int> peers(int rank) const;
-  // Device (or host) memory one rank holds, in bytes (the largest rank's).
+  // Device (or host) memory one rank holds, in bytes (the largest rank's): its schedule's blocks,
+  // the starting layout's A, B and C, and the redistribution's staging (at most what it moves).
   std::size_t bytes_per_rank() const;
+  // Where the schedule wants `which` when it starts (A, B) or leaves it when it ends (C): Cannon's
+  // skewed blocks, SUMMA's 2D blocks, DNS's blocks on the roots of its broadcasts and C on layer 0.
+  Layout layout(Operand which) const;
 };
+
+// What a rank moves to take A and B from the starting layout (home_layout) to `method`'s, and C
+// back: entries received and messages, into the model's layout terms (Model::layout_*).
+void add_layout_terms(Model& m, const Layout& a, const Layout& b, const Layout& c, const Problem& p, int rank);
 
 }  // namespace mmlab

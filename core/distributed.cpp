@@ -29,16 +29,16 @@ Grid parse_grid(const std::string& text) {
   return g;
 }
 
-double Model::predict_ms(double gflops, double gbytes_per_s, double far_gbytes_per_s) const {
+double Model::predict_ms(double gflops, double gbytes_per_s, double far_gbytes_per_s, double latency_ms) const {
   const double far_gbs = far_gbytes_per_s > 0 ? far_gbytes_per_s : gbytes_per_s;
   auto compute = [&](const ModelStep& s) { return s.flop / (gflops * 1e6); };  // ms
   auto move = [&](double bytes, double far) {                                  // ms
     if (bytes <= 0) return 0.0;
-    return std::max((bytes - far) / (gbytes_per_s * 1e6), far / (far_gbs * 1e6));
+    return latency_ms + std::max((bytes - far) / (gbytes_per_s * 1e6), far / (far_gbs * 1e6));
   };
   auto in = [&](const ModelStep& s) { return move(s.bytes_in, s.far_in); };
   auto out = [&](const ModelStep& s) { return move(s.bytes_out, s.far_out); };
-  double t = 0;
+  double t = move(layout_in_bytes, 0) + move(layout_out_bytes, 0);
   if (!pipelined) {
     for (const ModelStep& s : steps) t += in(s) + compute(s) + out(s);
     return t;

@@ -94,14 +94,22 @@ TEST(Decompositions, ModelTermsAndMemory) {
   EXPECT_TRUE(m.pipelined);
   EXPECT_DOUBLE_EQ(m.steps[0].bytes_in, 0);
   EXPECT_DOUBLE_EQ(m.steps[1].bytes_in, 4.0 * 2 * 500 * 500);
-  EXPECT_EQ(cannon.bytes_per_rank(), std::size_t(4) * 5 * 500 * 500);  // two A, two B buffers and C
+  // A and B where they land and the shift's buffers, C; the starting layout's A, B and C; the moves'
+  // staging at most (those three again, and the first blocks received).
+  EXPECT_EQ(cannon.bytes_per_rank(), std::size_t(4) * (5 + 3 + 3 + 3) * 500 * 500);
+  // The skew from the starting layout: rank (1, 1) takes one block of A and one of B, rank (0, 0) none.
+  EXPECT_DOUBLE_EQ(m.layout_in_bytes, 4.0 * 2 * 500 * 500);
+  EXPECT_DOUBLE_EQ(m.layout_out_bytes, 0);
+  EXPECT_DOUBLE_EQ(cannon.model(0).layout_in_bytes, 0);
   // DNS 1x1x4: no broadcast, a reduction of the whole C.
   const Decomposed dns{Decomposition::dns, {1000, 1000, 1000}, parse_grid("1x1x4")};
   EXPECT_DOUBLE_EQ(dns.model(1).steps.at(0).bytes_in, 0);
   EXPECT_DOUBLE_EQ(dns.model(1).steps.at(0).bytes_out, 4.0 * 1000 * 1000);
-  // A pipelined model: the first step's data, then the larger of each product and the next transfer.
-  // 2.5e8 flop at 1 TFLOP/s: 0.25 ms; 2 MB at 1 GB/s: 2 ms, under the first product
-  EXPECT_DOUBLE_EQ(m.predict_ms(1000, 1), 0 + std::max(0.25, 2.0) + 0.25);
+  // A pipelined model: the skew's 2 MB, the first step's data, then the larger of each product and the
+  // next transfer. 2.5e8 flop at 1 TFLOP/s: 0.25 ms; 2 MB at 1 GB/s: 2 ms, under the first product
+  EXPECT_DOUBLE_EQ(m.predict_ms(1000, 1), 2.0 + 0 + std::max(0.25, 2.0) + 0.25);
+  // A message's latency, once per phase that moves data: the skew and the shift.
+  EXPECT_DOUBLE_EQ(m.predict_ms(1000, 1, 0, 0.01), 2.01 + std::max(0.25, 2.01) + 0.25);
 }
 
 TEST(Decompositions, GridsEachAdmits) {

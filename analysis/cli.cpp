@@ -259,7 +259,8 @@ int frontier_command(Args& args, const po::variables_map& vm) {
 }
 
 int scaling_command(Args& args, const po::variables_map& vm) {
-  emit(render(scaling(load(args, true, vm), baseline_or_cublas(vm), vm["resamples"].as<int>()),
+  emit(render(scaling(load(args, true, vm), vm.count("baseline") ? vm["baseline"].as<std::string>() : "",
+                      vm["resamples"].as<int>()),
               parse_format(vm["format"].as<std::string>())),
        vm["output"].as<std::string>());
   return 0;
@@ -402,9 +403,11 @@ const Command kCommands[] = {
 )",
      headline_command},
     {"scaling",
-     R"(  scaling FILE...              distributed rows against one-GPU cuBLAS in the same job: speed-up
-                               (CI), efficiency, compute/communication/waiting, overlap, measured
-                               vs the model (--baseline ALG)
+     R"(  scaling FILE...              distributed rows against their own engine on one GPU in the same
+                               job (cublas:default, cublas:tf32, flagship:tensor_cores; --baseline
+                               ALG[:variant[:params]] names one for all): speed-up (CI), efficiency,
+                               at equal clocks, x FP32 cuBLAS, x cuBLASMp, time / bound, GFLOP/J,
+                               layout, compute/communication/waiting, overlap, measured vs the model
 )",
      scaling_command},
     {"frontier",

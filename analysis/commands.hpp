@@ -49,11 +49,15 @@ Table compare_across_runs(const std::vector<Result>& rows, const CompareOptions&
 Table headline(const std::vector<Result>& rows, const std::string& shape,
                const std::string& baseline = "cublas");
 
-// Strong scaling of the distributed rows (those with a grid): each against the baseline's row at
-// the same shape measured in the same job (else the latest such row in the files): speed-up with a
-// bootstrap CI, parallel efficiency (speed-up / GPUs, or / ranks on the CPU backend), the split
-// into compute, communication and waiting, the overlap, and measured / predicted.
-Table scaling(const std::vector<Result>& rows, const std::string& baseline = "cublas", int resamples = 4000);
+// Strong scaling of the distributed rows (those with a grid), analysis/scaling.cpp: each against its
+// own engine on one GPU (the single-process row its engine spec names: cublas:default, cublas:tf32,
+// flagship:tensor_cores, eigen:default), or against `baseline` (ALG[:variant[:params]]) where given,
+// at the same shape in the same job (else the fastest such row in the files): speed-up with a
+// bootstrap CI, parallel efficiency (speed-up / GPUs, or / ranks on the CPU backend) and the same at
+// equal clocks, the speed-up over FP32 cuBLAS and over the fastest cuBLASMp row of its precision,
+// time / bound, GFLOP/J, the moves to and from the starting layout, the split into compute,
+// communication and waiting, the overlap, and measured / predicted.
+Table scaling(const std::vector<Result>& rows, const std::string& baseline = "", int resamples = 4000);
 
 // The accuracy/speed frontier: per problem (size and inputs), each algorithm and variant's fastest
 // configuration, its TFLOP/s and error (max_sumabs_err, max_rel_err), and both as ratios to the

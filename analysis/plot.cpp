@@ -249,17 +249,21 @@ void plot(PlotKind kind, const std::vector<Result>& rows, const std::string& out
     run_gnuplot(script.str(), s.data(), out);
     return;
   }
-  if (kind == PlotKind::scaling) {  // speed-up over one-GPU cuBLAS against GPUs, per algorithm and size
+  if (kind == PlotKind::scaling) {  // speed-up over the same engine on one GPU against GPUs, per algorithm and size
     const Table t = scaling(rows);
+    const auto column = [&](const char* name) {
+      return std::size_t(std::find(t.header.begin(), t.header.end(), name) - t.header.begin());
+    };
+    const std::size_t workers = column("GPUs or ranks"), speed = column("x 1 GPU"), engine = column("engine");
     Series s;
     for (const auto& r : t.rows) {
-      const double gpus = std::stod(r[4]), speedup = std::stod(r[7]);
-      s.add(r[1] + " " + r[0], gpus, speedup);
+      const double gpus = std::stod(r[workers]), speedup = std::stod(r[speed]);
+      s.add(r[1] + " " + r[engine] + " " + r[0], gpus, speedup);
     }
     script
         << "set title "
         << quote(o.title.empty() ? "strong scaling (best grid per GPU count), " + device : o.title)
-        << "\nset xlabel 'GPUs'\nset ylabel 'speed-up over one-GPU cuBLAS'\nset xtics 1\nset xrange [0.5:*]\n"
+        << "\nset xlabel 'GPUs'\nset ylabel 'speed-up over the same engine on one GPU'\nset xtics 1\nset xrange [0.5:*]\n"
         << s.plot_clause("with linespoints", "x with lines dt 2 lc rgb 'gray' title 'ideal'");
     run_gnuplot(script.str(), s.data(), out);
     return;

@@ -184,7 +184,7 @@ std::string write_report(const std::string& data, const std::string& relative, c
     try {
       Table t = scaling(rows);
       t.title.clear();
-      md << "## Strong scaling against one-GPU cuBLAS (`mmlab-analyze scaling " << path << "`)\n\n"
+      md << "## Strong scaling against the same engine on one GPU (`mmlab-analyze scaling " << path << "`)\n\n"
          << render(t, Format::markdown) << "\n";
       const std::string file = name + "-scaling.svg";
       plot(PlotKind::scaling, rows, (fs::path(reports) / file).string(), PlotOptions{});
@@ -590,15 +590,24 @@ void regenerate(const std::string& data, const std::string& readme, const std::s
     const std::vector<Result> rows = load_results({path}, true);
     Table t = scaling(rows);
     t.title.clear();
+    std::vector<std::size_t> shown;
+    for (const char* name : {"algorithm", "configuration", "engine", "GPUs or ranks", "median ms", "x 1 GPU", "CI 95%",
+                             "efficiency", "x cuBLASMp", "time / bound"})
+      shown.push_back(std::size_t(std::find(t.header.begin(), t.header.end(), name) - t.header.begin()));
     std::vector<std::vector<std::string>> keep;
     for (auto& r : t.rows)
-      if (r[0] == size) keep.push_back({r[1], r[2], r[4], r[5], r[7], r[8], r[9], r[13], r[15]});
+      if (r[0] == size) {
+        keep.emplace_back();
+        for (std::size_t c : shown) keep.back().push_back(r[c]);
+      }
     t.rows = keep;
-    t.header = {t.header[1], t.header[2], t.header[4],  t.header[5], t.header[7],
-                t.header[8], t.header[9], t.header[13], t.header[15]};
+    std::vector<std::string> header;
+    for (std::size_t c : shown) header.push_back(t.header[c]);
+    t.header = header;
     t.note = "Measured on " + when_and_where(rows) +
-             ", one run. Across GPUs of one host (one rank each, NCCL between them), one-GPU cuBLAS in the "
-             "same job. Every size, the 2-GPU runs and the split into compute, communication and waiting: [" +
+             ", one run. Across GPUs of one host (one rank each), each row against its own engine on one GPU in "
+             "the same job, every method from the same starting layout. Every size, the clocks, energy, bounds "
+             "and the split into compute, communication and waiting: [" +
              report_name(f) + "](docs/results/" + report_name(f) + ".md).";
     md << "**Strong scaling at " << size << ", `" << f << "`:**\n\n" << render(t, Format::markdown) << "\n";
   }

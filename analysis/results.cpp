@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "core/csv.hpp"
+#include "core/distributed.hpp"
 #include "core/random.hpp"
 #include "core/schema.hpp"
 #include "core/scope.hpp"
@@ -27,7 +28,7 @@ namespace mmlab::analysis {
 namespace {
 constexpr std::size_t kColumns = kResultColumns.size();
 using Reader = io::CSVReader<kColumns, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>>;
-using SampleReader = io::CSVReader<5, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>>;
+using SampleReader = io::CSVReader<6, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>>;
 
 template <std::size_t... I>
 void read_header(Reader& in, std::index_sequence<I...>) {
@@ -109,6 +110,14 @@ std::unique_ptr<io::ByteSourceBase> source(const std::string& path) {
     throw AnalysisError(file + ": " + e.what());
   }
 }
+// A version 7 row in version 8's words: a distributed row's engine is the spec its engine axis's value
+// named (version 8 records the resolved spec of what ran the local products; the spec's algorithm and
+// variant are what the analysis matches a baseline on). Its layout, bound and energy were not measured.
+void upgrade_v7(std::map<std::string, std::string>& f) {
+  if (f["grid"].empty()) return;
+  if (const std::string spec = distributed_engine_spec(f["engine"]); !spec.empty()) f["engine"] = spec;
+}
+
 // A version 6 row in version 7's words: how its trials were timed. Before version 7 every GPU trial
 // was timed with events on an idle stream (the host's enqueue time inside the interval): `events`, or
 // `graph` in the batched scope; host, streamed and distributed rows by the host's steady clock. The
@@ -214,7 +223,7 @@ static void attach_samples(const std::string& file, std::vector<Result>& rows, s
     throw AnalysisError(file + ": its raw samples are missing (expected " + path + ")");
   struct Trial {
     double ms = 0;
-    std::optional<double> clock, host;
+    std::optional<double> clock, host, energy;
     unsigned line = 0;
   };
   std::unordered_map<std::string, std::map<long, Trial>> by_run;  // run_id -> trial number -> trial
@@ -222,9 +231,9 @@ static void attach_samples(const std::string& file, std::vector<Result>& rows, s
   if (std::filesystem::file_size(path) > 0) try {
       SampleReader in(path, source(path));
       in.read_header(io::ignore_extra_column | io::ignore_missing_column, "run_id", "trial", "ms",
-                     "clock_mhz", "host_ms");
-      std::string run, trial, ms, clock, host;
-      while (in.read_row(run, trial, ms, clock, host)) {
+                     "clock_mhz", "host_ms", "energy_j");
+      std::string run, trial, ms, clock, host, energy;
+      while (in.read_row(run, trial, ms, clock, host, energy)) {
         const unsigned line = in.get_file_line();
         if (trial.empty()) throw AnalysisError(where(path, line, "trial") + ": empty");
         const long t = integer(trial, path, line, "trial");
@@ -233,13 +242,14 @@ static void attach_samples(const std::string& file, std::vector<Result>& rows, s
         x.ms = sample_time(ms, path, line, "ms");
         if (!clock.empty()) x.clock = measured(clock, path, line, "clock_mhz");
         if (!host.empty()) x.host = sample_time(host, path, line, "host_ms");
+        if (!energy.empty()) x.energy = measured(energy, path, line, "energy_j");
         x.line = line;
         auto [it, fresh] = by_run[run].emplace(t, x);
         if (!fresh)
           throw AnalysisError(path + ":" + std::to_string(line) + ": trial " + trial + " of run_id " + run +
                               " again (first on line " + std::to_string(it->second.line) +
                               "); each trial is recorded once");
-        clock.clear(), host.clear();
+        clock.clear(), host.clear(), energy.clear();
       }
     } catch (const io::error::base&) {
       rethrow(path);
@@ -267,14 +277,15 @@ static void attach_samples(const std::string& file, std::vector<Result>& rows, s
                               : " (trials beyond them, from line " +
                                     std::to_string(trials.upper_bound(long(r.trials) - 1)->second.line) + ")");
     } else {
-      bool clocks = true, host = true;
+      bool clocks = true, host = true, energy = true;
       for (const auto& [t, x] : it->second) {
         r.samples.push_back(x.ms);
-        clocks = clocks && x.clock, host = host && x.host;
+        clocks = clocks && x.clock, host = host && x.host, energy = energy && x.energy;
       }
       for (const auto& [t, x] : it->second) {
         if (clocks) r.sample_clocks.push_back(*x.clock);
         if (host) r.sample_host.push_back(*x.host);
+        if (energy) r.sample_energy.push_back(*x.energy);
       }
     }
     if (problem.empty()) {
@@ -345,7 +356,8 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
                           : !in.has_column("order")  ? 4
                           : !in.has_column("plugin") ? 5
                           : !in.has_column("timer")  ? 6
-                                                     : 7;
+                          : !in.has_column("bound_ms") ? 7
+                                                       : 8;
       for (const std::string& c : result_columns_of(version))
         if (!in.has_column(c))
           throw AnalysisError(file + ": not an mmlab results file (no column '" + c + "')");
@@ -364,6 +376,7 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         if (version <= 3) upgrade_v3(r.fields);
         if (version <= 4) upgrade_v4(r.fields);
         if (version <= 6) upgrade_v6(r.fields);
+        if (version <= 7) upgrade_v7(r.fields);
         row.fill("");
         auto num = [&](const char* c) { return number(r.fields[c], file, r.line, c); };
         auto whole = [&](const char* c) { return integer(r.fields[c], file, r.line, c); };

@@ -46,6 +46,7 @@ struct Result {
   std::optional<Timer> timer;
   double host_ms = 0;
   std::vector<double> sample_host;
+  std::vector<double> sample_energy;  // each trial's energy, J, all the job's GPUs (schema 8, where NVML said)
 
   bool ok() const { return status == Status::ok; }
   bool has_ci() const { return !fields.at("ci_lo_ms").empty(); }  // empty below 3 trials (schema 5)

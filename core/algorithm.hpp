@@ -199,6 +199,10 @@ struct Algorithm {
   std::function<StreamedReport(const RunArgs&)> streamed_report;
   // Backend::distributed: this rank's run of a configuration, its inputs made (instead of run).
   std::function<std::unique_ptr<DistributedRun>(const DistributedSetup&)> make_distributed;
+  // Why it cannot run on this machine at all (a library it loads at run time is missing), in words;
+  // `mmlab list` says it and supports() refuses every configuration with it. Optional: null or ""
+  // means it is available.
+  std::function<std::string()> unavailable;
   // Which (resolved) configurations of a variant with a `nondeterminism` are so, e.g. only those that
   // split k. Optional: null means all of them.
   std::function<bool(const Problem&, const Params&)> is_nondeterministic;

@@ -19,9 +19,10 @@ struct CBlock {
   std::vector<float> values;  // rows x cols, row-major
 };
 
-// Time this rank spent in its phases during the last run(), in ms (summed over steps).
+// Time this rank spent in its phases during the last run(), in ms (summed over steps); layout_ms is
+// the part of comm_ms that moved A and B from the starting layout and C back to it.
 struct PhaseTimes {
-  double compute_ms = 0, comm_ms = 0;
+  double compute_ms = 0, comm_ms = 0, layout_ms = 0;
 };
 
 // The analytic model: the steps of one product on this rank. A pipelined schedule overlaps step
@@ -37,10 +38,34 @@ struct ModelStep {
 struct Model {
   std::vector<ModelStep> steps;
   bool pipelined = false;
+  // The redistribution from the starting layout before the first step (A and B) and back to it after
+  // the last (C): the larger of the bytes this rank sends and receives, and its messages. Zero for a
+  // rank whose blocks are where its schedule wants them.
+  double layout_in_bytes = 0, layout_out_bytes = 0;
   // ms at `gflops` per rank and `gbytes_per_s` per rank on its links (`far_gbytes_per_s` between
-  // domains; 0: the same).
-  double predict_ms(double gflops, double gbytes_per_s, double far_gbytes_per_s = 0) const;
+  // domains; 0: the same), each phase that moves data paying `latency_ms` once (its messages go
+  // together).
+  double predict_ms(double gflops, double gbytes_per_s, double far_gbytes_per_s = 0, double latency_ms = 0) const;
 };
+
+// The distributed algorithms' `engine` axis: each value and the engine spec ("algorithm:variant",
+// core/invocation.hpp) it names, the one list of them (distributed/engines.cu makes the engines; the
+// analysis reads rows of schema 7 and older, which recorded the value, as the spec).
+struct EngineName {
+  const char* value;
+  const char* spec;
+};
+inline constexpr EngineName kDistributedEngines[] = {{"cublas", "cublas:default"},
+                                                     {"cublas_tf32", "cublas:tf32"},
+                                                     {"register_tiled", "register_tiled:tuned"},
+                                                     {"tf32x3", "flagship:tensor_cores"},
+                                                     {"eigen", "eigen:default"}};
+// The spec an `engine` value names ("" for none).
+inline std::string distributed_engine_spec(const std::string& value) {
+  for (const EngineName& e : kDistributedEngines)
+    if (value == e.value) return e.spec;
+  return {};
+}
 
 struct DistributedSetup {
   Problem problem;
@@ -50,22 +75,35 @@ struct DistributedSetup {
   const DeviceInfo* device = nullptr;
 };
 
+// A distributed configuration prepared on this rank: A, B and C in the starting layout (2D blocks
+// over the ranks, core/layout.hpp's home_layout), made from the seed once. Each run() moves A and B
+// to the schedule's layout, multiplies, and moves C back, so every method is timed from the same
+// layout (the moves in PhaseTimes::layout_ms).
 class DistributedRun {
  public:
   virtual ~DistributedRun() = default;
-  virtual void poison() = 0;  // fill this rank's C with NaN (before the verification run)
+  virtual void poison() = 0;  // fill this rank's C (and the schedule's own) with NaN
   virtual void run() = 0;     // one product, collective; complete on this rank when it returns
   virtual PhaseTimes phases() const = 0;
-  virtual CBlock c_block() = 0;
+  virtual CBlock c_block() = 0;  // this rank's block of C in the starting layout, copied to the host
+  // That block where it lives (device memory for GPU engines, host memory for the CPU backend).
+  virtual const float* c_data() const = 0;
   virtual Model model() const = 0;
+  // What runs the local products, as a full engine spec ("cublas:default", the flagship's pick, ...).
+  virtual std::string engine() = 0;
   // One local product of the first step's shape, timed alone (the model's local rate).
   virtual double local_gflops() = 0;
   // A ring shift of `bytes` per rank on this run's links, timed (the model's bandwidth), GB/s.
   virtual double link_gbytes_per_s(double bytes) = 0;
+  // The time of a ring shift of one float on this run's links: a message's fixed cost, ms.
+  virtual double latency_ms() = 0;
   virtual std::size_t bytes_per_rank() const = 0;  // memory this run holds
   // What the row should say of how it ran when that differs from what was asked (e.g. a transport
   // that fell back), else empty. The same on every rank.
   virtual std::string note() const { return {}; }
+  // Why the last run (or the set-up) failed on this rank, where a library reports it by a status
+  // instead of an exception (cuBLASMp); "" when it did not. The pipeline agrees on it over ranks.
+  virtual std::string failure() const { return {}; }
 };
 
 }  // namespace mmlab

@@ -53,6 +53,8 @@ Params Invocation::resolve(const Problem& p, const Params& asked) const {
 
 Reason Invocation::check(const Problem& p, const Params& resolved, LaunchConfig* launch) const {
   if (Reason why = a_->compiled.missing(a_->name, resolved)) return why;
+  if (a_->unavailable)
+    if (std::string why = a_->unavailable(); !why.empty()) return why;
   if (a_->supports)
     if (Reason why = a_->supports(p, resolved, *d_)) return why;
   if (!a_->launch_config || a_->backend == Backend::distributed) return std::nullopt;

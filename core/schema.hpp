@@ -1,5 +1,10 @@
 // The results CSV schema, written once: mmlab writes these columns and mmlab-analyze reads them
-// (README, "The CSV"). Version 7 added `timer` (how the trials were timed: core/scope.hpp; GPU rows of
+// (README, "The CSV"). Version 8 added `layout_ms` (a distributed row's moves of A, B and C between
+// the starting layout, 2D blocks over the ranks, and its schedule's), `bound_ms` (the least time its
+// decomposition allows here), `latency_ms` (a message's fixed cost on its links, in its model) and `energy_j` (the GPUs' energy per trial, from NVML's counter), an
+// `energy_j` column to the samples, and made a distributed row's `engine` the full spec of what ran its
+// local products (it held the engine axis's value; the analysis reads older rows' values as the specs
+// they named). Version 7 added `timer` (how the trials were timed: core/scope.hpp; GPU rows of
 // older files were timed with events on an idle stream, `events` or `graph`, which the analysis fills
 // in) and `host_ms` (the median of the host's time to enqueue a trial's work), and a `host_ms` column
 // to the samples. Version 6 added `plugin` and `plugin_hash` (the shared library an algorithm
@@ -27,7 +32,7 @@
 
 namespace mmlab {
 
-inline constexpr const char* kSchemaVersion = "7";
+inline constexpr const char* kSchemaVersion = "8";
 
 // What a column holds: text (names, versions, free text), a choice among named values (parsed into
 // an enum by the reader: scope, timer, inputs, status, ...), a whole number or a decimal one. Numbers
@@ -47,9 +52,9 @@ constexpr ColumnType text = ColumnType::text, choice = ColumnType::choice, whole
 }  // namespace column_types
 
 // clang-format off
-inline constexpr std::array<Column, 81> kResultColumns = [] {
+inline constexpr std::array<Column, 85> kResultColumns = [] {
   using namespace column_types;
-  return std::array<Column, 81>{{
+  return std::array<Column, 85>{{
     // identity
     {"schema", text, ""}, {"run_id", text, ""}, {"timestamp", text, "ISO 8601"}, {"git_revision", text, ""},
     {"host", text, ""}, {"device", text, ""}, {"sm_count", whole, "SMs"}, {"compute_capability", text, ""},
@@ -68,7 +73,8 @@ inline constexpr std::array<Column, 81> kResultColumns = [] {
     {"ranks", whole, ""}, {"gpus", whole, ""}, {"grid", text, "rows x cols x layers"}, {"engine", text, ""},
     {"compute_ms", number, "ms"}, {"comm_ms", number, "ms"}, {"wait_ms", number, "ms"},
     {"overlap", number, "fraction"}, {"predicted_ms", number, "ms"}, {"link_gbs", number, "GB/s"},
-    {"local_gflops", number, "GFLOP/s"}, {"verified_entries", whole, "entries"},
+    {"local_gflops", number, "GFLOP/s"}, {"verified_entries", whole, "entries"}, {"layout_ms", number, "ms"},
+    {"bound_ms", number, "ms"}, {"latency_ms", number, "ms"},
     // statistics (ms per launch)
     {"trials", whole, ""}, {"min_ms", number, "ms"}, {"max_ms", number, "ms"}, {"mean_ms", number, "ms"},
     {"std_ms", number, "ms"}, {"median_ms", number, "ms"}, {"ci_lo_ms", number, "ms"}, {"ci_hi_ms", number, "ms"},
@@ -77,10 +83,11 @@ inline constexpr std::array<Column, 81> kResultColumns = [] {
     {"host_ms", number, "ms"},
     // clocks during the trials (GPU rows): the SM clock after each trial (median, lowest), the run's
     // reference clock (its first trial's), trials below 95% of it, power (median), temperature (max)
-    // and NVML's throttle reasons seen
+    // and NVML's throttle reasons seen; the energy of a trial (the mean over the trials, every GPU of the
+    // job together)
     {"clock_source", text, ""}, {"ref_clock_mhz", number, "MHz"}, {"clock_mhz", number, "MHz"},
     {"clock_min_mhz", number, "MHz"}, {"slow_trials", whole, "trials"}, {"power_w", number, "W"},
-    {"temp_c", number, "degrees C"}, {"throttle", text, ""},
+    {"energy_j", number, "J"}, {"temp_c", number, "degrees C"}, {"throttle", text, ""},
     // outcome
     {"status", choice, ""}, {"reason", text, ""}, {"verified", text, ""}, {"max_rel_err", number, ""},
     {"max_abs_err", number, ""}, {"mse", number, ""}, {"frac_err_over_1e-3", number, "fraction"},
@@ -105,6 +112,9 @@ inline const std::vector<std::string>& result_columns() {
   return columns;
 }
 
+inline bool added_in_v8(const std::string& c) {
+  return c == "layout_ms" || c == "bound_ms" || c == "latency_ms" || c == "energy_j";
+}
 inline bool added_in_v7(const std::string& c) { return c == "timer" || c == "host_ms"; }
 inline bool added_in_v6(const std::string& c) { return c == "plugin" || c == "plugin_hash"; }
 inline bool added_in_v5(const std::string& c) {
@@ -131,7 +141,7 @@ inline bool added_in_v2(const std::string& c) {
 inline std::vector<std::string> result_columns_of(int version) {
   std::vector<std::string> out;
   for (const std::string& c : result_columns())
-    if (!(version < 7 && added_in_v7(c)) && !(version < 6 && added_in_v6(c)) && !(version < 5 && added_in_v5(c)) &&
+    if (!(version < 8 && added_in_v8(c)) && !(version < 7 && added_in_v7(c)) && !(version < 6 && added_in_v6(c)) && !(version < 5 && added_in_v5(c)) &&
         !(version < 4 && added_in_v4(c)) && !(version < 3 && added_in_v3(c)) &&
         !(version < 2 && added_in_v2(c)))
       out.push_back(c);
@@ -188,13 +198,14 @@ inline void check_existing_row(const CsvRow& header, const CsvRow& row, const st
 }
 
 // The samples: a line per trial; clock_mhz (version 5) is the SM clock sampled after it, host_ms
-// (version 7) the host's time to enqueue its work, per launch; each empty where none was measured
-// (host algorithms, older files).
-inline constexpr std::array<Column, 5> kSampleColumns = {{{"run_id", ColumnType::text, ""},
+// (version 7) the host's time to enqueue its work, per launch, energy_j (version 8) the GPUs' energy
+// over it; each empty where none was measured (host algorithms, older files).
+inline constexpr std::array<Column, 6> kSampleColumns = {{{"run_id", ColumnType::text, ""},
                                                           {"trial", ColumnType::whole, ""},
                                                           {"ms", ColumnType::number, "ms"},
                                                           {"clock_mhz", ColumnType::number, "MHz"},
-                                                          {"host_ms", ColumnType::number, "ms"}}};
+                                                          {"host_ms", ColumnType::number, "ms"},
+                                                          {"energy_j", ColumnType::number, "J"}}};
 inline const std::vector<std::string>& sample_columns() {
   static const std::vector<std::string> columns = [] {
     std::vector<std::string> out;

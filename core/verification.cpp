@@ -92,12 +92,14 @@ void reference_host(const float* a, const float* b, double* ref, double* sumabs,
 namespace mmlab {
 
 ErrorStats check_entries(const float* c, long ldc, long row0, long col0, long rows, long cols, long m, long n,
-                         long k, Inputs kind, unsigned long long seed, double* checked, std::size_t samples) {
+                         long k, Inputs kind, unsigned long long seed, double* checked, std::size_t samples,
+                         EntrySamples* compared) {
   const std::size_t entries = std::size_t(rows) * std::size_t(cols);
   const bool all = double(m) * double(n) * double(k) <= double(1 << 26) || entries <= samples;
   const std::size_t count = all ? entries : samples;
   std::vector<double> ref(count), sumabs(count);
   std::vector<float> got(count);
+  std::vector<long long> index(count);
 #pragma omp parallel for schedule(dynamic, 16)
   for (long s = 0; s < long(count); ++s) {
     const std::size_t at =
@@ -113,8 +115,10 @@ ErrorStats check_entries(const float* c, long ldc, long row0, long col0, long ro
     ref[s] = sum;
     sumabs[s] = mag;
     got[s] = c[r * ldc + q];
+    index[s] = (long long)(at);
   }
   *checked = double(count);
+  if (compared) *compared = {index, ref, sumabs};
   return compare_host(got.data(), ref.data(), sumabs.data(), count);
 }
 

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "core/random.hpp"
 
@@ -74,9 +75,15 @@ void reference_host(const float* a, const float* b, double* ref, double* sumabs,
 // `rows` x `cols` entries from (row0, col0), leading dimension `ldc`. Every entry of the block when
 // the product has at most 2^26 multiply-adds or the block at most `samples` entries; else `samples`
 // of them, drawn from the seed. `checked` receives how many.
+// `compared`, when given, receives the entries checked (their index in the block, row * cols + col)
+// with their float64 reference and sum |a b|: what an audit of later runs compares with.
 inline constexpr std::size_t kSampledEntries = 2048;
+struct EntrySamples {
+  std::vector<long long> index;
+  std::vector<double> ref, sumabs;
+};
 ErrorStats check_entries(const float* c, long ldc, long row0, long col0, long rows, long cols, long m, long n,
                          long k, Inputs kind, unsigned long long seed, double* checked,
-                         std::size_t samples = kSampledEntries);
+                         std::size_t samples = kSampledEntries, EntrySamples* compared = nullptr);
 
 }  // namespace mmlab

@@ -49,6 +49,7 @@ class NcclComm final : public Comm {
       MMLAB_CHECK(cudaMemcpyAsync(recv, send, count * sizeof(float), cudaMemcpyDeviceToDevice, *stream_));
   }
   ncclComm_t get() const { return comm_; }
+  void* native() const override { return comm_; }
 
  private:
   ncclComm_t comm_;

@@ -67,18 +67,18 @@ struct Context::Impl {
   cudaStream_t compute = nullptr, comm = nullptr;
   struct Span {
     cudaEvent_t begin, end;
-    bool compute;
+    Phase phase;
   };
   std::vector<Span> spans;
   std::size_t used = 0;
-  Span& next(bool compute_phase) {
+  Span& next(Phase phase) {
     if (used == spans.size()) {
       Span s{};
       MMLAB_CHECK(cudaEventCreate(&s.begin));
       MMLAB_CHECK(cudaEventCreate(&s.end));
       spans.push_back(s);
     }
-    spans[used].compute = compute_phase;
+    spans[used].phase = phase;
     return spans[used++];
   }
   cudaEvent_t compute_done = nullptr, comm_done = nullptr;
@@ -120,6 +120,8 @@ Context::~Context() {
   cudaStreamDestroy(impl_->compute);
   cudaStreamDestroy(impl_->comm);
 }
+
+CUstream_st* Context::compute_stream() const { return impl_->compute; }
 
 Comm& Context::comm(const std::string& name, int color, int key, int ctas) {
   const bool nccl = device_ && transport_ == Transport::nccl;
@@ -208,19 +210,30 @@ void Context::start() {
   impl_->used = 0;
 }
 
-void Context::compute(const std::function<void()>& f) { timed(true, f); }
-void Context::communicate(const std::function<void()>& f) { timed(false, f); }
+void Context::compute(const std::function<void()>& f) { timed(Phase::compute, f); }
+void Context::communicate(const std::function<void()>& f) { timed(Phase::comm, f); }
+void Context::relayout(const std::function<void()>& f) { timed(Phase::layout, f); }
 
-void Context::timed(bool compute_phase, const std::function<void()>& f) {
+namespace {
+void add_phase(PhaseTimes& t, Context::Phase phase, double ms) {
+  if (phase == Context::Phase::compute) {
+    t.compute_ms += ms;
+    return;
+  }
+  t.comm_ms += ms;
+  if (phase == Context::Phase::layout) t.layout_ms += ms;
+}
+}  // namespace
+
+void Context::timed(Phase phase, const std::function<void()>& f) {
   if (!device_) {  // MPI and Eigen return complete: the host clock times them
     const auto t0 = Clock::now();
     f();
-    (compute_phase ? phases_.compute_ms : phases_.comm_ms) +=
-        std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    add_phase(phases_, phase, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     return;
   }
-  const cudaStream_t stream = compute_phase ? impl_->compute : impl_->comm;
-  Impl::Span& s = impl_->next(compute_phase);
+  const cudaStream_t stream = phase == Phase::compute ? impl_->compute : impl_->comm;
+  Impl::Span& s = impl_->next(phase);
   MMLAB_CHECK(cudaEventRecord(s.begin, stream));
   f();
   MMLAB_CHECK(cudaEventRecord(s.end, stream));
@@ -246,7 +259,7 @@ void Context::finish() {
   for (std::size_t i = 0; i < impl_->used; ++i) {
     float ms = 0;
     MMLAB_CHECK(cudaEventElapsedTime(&ms, impl_->spans[i].begin, impl_->spans[i].end));
-    (impl_->spans[i].compute ? phases_.compute_ms : phases_.comm_ms) += ms;
+    add_phase(phases_, impl_->spans[i].phase, ms);
   }
 }
 

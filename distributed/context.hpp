@@ -6,6 +6,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <tuple>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +39,9 @@ class Comm {
   virtual void exchange(const std::vector<Transfer>& transfers) = 0;  // as one group
   virtual void broadcast(float* buf, std::size_t count, int root) = 0;
   virtual void reduce_sum(const float* send, float* recv, std::size_t count, int root) = 0;
+  // The library's own handle (an ncclComm_t for NCCL's communicators), for a library that takes one
+  // (cuBLASMp); null for the others.
+  virtual void* native() const { return nullptr; }
 };
 
 // The transports between GPUs: NCCL's kernels, or the copy engines (copy_engine: each receiver
@@ -53,6 +58,9 @@ class Engine {
   virtual ~Engine() = default;
   virtual void gemm(const float* a, long lda, const float* b, long ldb, float* c, long ldc, long m, long n,
                     long k, bool accumulate) = 0;
+  // What runs a product of this shape, as a full engine spec ("algorithm:variant:params", the
+  // dispatcher's pick included): what a row records of its local products.
+  virtual std::string resolved(long m, long n, long k) = 0;
 };
 
 // Memory of one rank's run: device memory for GPU engines, host memory for Eigen.
@@ -81,6 +89,7 @@ class Context {
   ~Context();
   bool on_device() const { return device_; }
   Engine& engine() { return *engine_; }
+  CUstream_st* compute_stream() const;  // null on the host
   // A communicator of the ranks that share `color` (ordered by `key`); made once per job and kept.
   // `ctas` > 0 caps the thread blocks NCCL runs its transfers with (ncclConfig_t::maxCTAs): fewer
   // SMs taken from the products that the transfers overlap. 0: NCCL's choice.
@@ -102,23 +111,30 @@ class Context {
   // The local product, through the engine, with empty shapes handled (k = 0 gives C = 0).
   void product(const float* a, const float* b, float* c, long m, long n, long k, bool accumulate);
 
-  // Phases, timed: a product on the compute stream, communication on the communication stream.
+  enum class Phase { compute, comm, layout };
+  // Phases, timed: a product on the compute stream, communication on the communication stream;
+  // `relayout`: communication that moves blocks between the starting layout and the schedule's
+  // (counted in comm_ms and in layout_ms).
   void compute(const std::function<void()>& f);
   void communicate(const std::function<void()>& f);
+  void relayout(const std::function<void()>& f);
   void compute_waits_for_communication();  // the next product needs what was just received
   void communication_waits_for_compute();  // the next receive overwrites what the product read
   void finish();                           // wait for both streams; sum this run's phase times
   void start();                            // begin a run: phase times from zero
   PhaseTimes phases() const { return phases_; }
+  // The local rate measured for products of m x n x k on this context's engine (0 until measured).
+  double& measured_gflops(long m, long n, long k) { return rates_[{m, n, k}]; }
 
  private:
-  void timed(bool compute_phase, const std::function<void()>& f);
+  void timed(Phase phase, const std::function<void()>& f);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   bool device_ = false;
   Transport transport_ = Transport::nccl;
   std::unique_ptr<Engine> engine_;
   PhaseTimes phases_;
+  std::map<std::tuple<long, long, long>, double> rates_;
 };
 
 // The shared context of this process (one per engine and transport; communicators persist across

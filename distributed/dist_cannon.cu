@@ -10,13 +10,14 @@
 // s = l q / c ... (l + 1) q / c - 1, and the c partial C are summed onto layer 0.
 // Split: m, n and k are each cut in q near-equal parts (any m, n, k). Rank (i, j) of layer l owns a
 // partial C(i, j). It starts with A(i, l0) and B(l0, j), l0 = (i + j + l q / c) mod q: the initial
-// skew, made in place (each rank generates its blocks from the seed and their global indices, so no
-// scatter is timed). Then its steps: C(i, j) += A_cur B_cur on the compute stream while A_cur goes to
-// the left neighbour and B_cur to the one above within the layer (one grouped send/receive into
-// the other pair of buffers, on the communication stream); the next step waits for that exchange.
-// With c > 1 a reduction over the layers (a reduce onto layer 0) follows.
-// Words received per rank: about 2 n^2 / (c sqrt(p / c)) over q / c - 1 shifts (the skew is not
-// counted), plus n^2 c / p for the reduction when c > 1.
+// skew, moved from the starting layout (A, B and C in 2D blocks over the ranks) as the run's first
+// exchange (layout_ms; on a 2 x 2 torus half the ranks swap a block of A, half one of B). Then its
+// steps: C(i, j) += A_cur B_cur on the compute stream while A_cur goes to the left neighbour and B_cur
+// to the one above within the layer (one grouped send/receive into another buffer, on the
+// communication stream); the next step waits for that exchange. With c > 1 a reduction over the
+// layers (a reduce onto layer 0) follows, and C moves from layer 0 to the starting layout.
+// Words received per rank: about 2 n^2 / (c sqrt(p / c)) over q / c - 1 shifts, the skew's block of
+// A and of B, plus n^2 c / p for the reduction when c > 1.
 // Constraints: a grid q x q x c, c dividing q, whose volume is the job's rank count (mpirun -np c q^2).
 // Example: mpirun -np 8 build/bin/mmlab run --algorithms dist_cannon,cublas --grid 2x2x2 --size 16384
 #include "distributed/run_base.hpp"
@@ -29,7 +30,7 @@ using namespace dist;
 class CannonRun final : public RunBase {
  public:
   explicit CannonRun(const DistributedSetup& s)
-      : RunBase(s, Decomposition::cannon),
+      : RunBase(s, decomposed(Decomposition::cannon, s.problem, *s.params)),
         c_rank_(grid_, job().rank),
         q_(c_rank_.q),
         steps_(c_rank_.steps),
@@ -37,61 +38,57 @@ class CannonRun final : public RunBase {
         i_(c_rank_.i),
         j_(c_rank_.j) {
     rows_ = part(p_.m, q_, i_), cols_ = part(p_.n, q_, j_);
+    set_layouts(shape_.layout(Operand::a), shape_.layout(Operand::b), shape_.layout(Operand::c));
+    // Step s reads A and B from a_in_, b_in_ (s = 0; they may be the starting blocks, never written)
+    // or from the buffers the shifts fill in turn: [0] for step 1, [1] for step 2, [0] again ...
     const long kmax = part(p_.k, q_, 0).size;
-    for (int b = 0; b < 2; ++b)
-      a_[b] = keep(std::size_t(rows_.size * kmax)), b_[b] = keep(std::size_t(kmax * cols_.size));
-    partial_ = keep(std::size_t(rows_.size * cols_.size));
-    c_ = grid_.layers == 1 ? partial_ : l_ == 0 ? keep(std::size_t(rows_.size * cols_.size)) : nullptr;
-    if (c_) set_c(c_, rows_.offset, cols_.offset, rows_.size, cols_.size);
-    const Part k0 = kpart(0);  // the skewed first blocks
-    ctx_.fill(a_[0], rows_.size, k0.size, rows_.offset, k0.offset, p_, seed_, kMatrixA);
-    ctx_.fill(b_[0], k0.size, cols_.size, k0.offset, cols_.offset, p_, seed_, kMatrixB);
+    for (int t = 0; t < 2 && t + 1 < steps_; ++t)
+      a_[t] = keep(std::size_t(rows_.size * kmax)), b_[t] = keep(std::size_t(kmax * cols_.size));
+    partial_ = grid_.layers == 1 ? c_out_ : keep(std::size_t(rows_.size * cols_.size));
+    const Part k0 = kpart(0);
     set_first_step(rows_.size, cols_.size, k0.size);
   }
 
-  void run() override {
+ private:
+  void schedule() override {
     // The torus of this layer (the world when there is one layer), and the ranks sharing i and j.
     const std::string grid = grid_.text();
     Comm& torus =
         grid_.layers == 1 ? comm("world", 0, job().rank) : comm("cannon-layer-" + grid, l_, i_ * q_ + j_);
     const int left = i_ * q_ + (j_ + q_ - 1) % q_, right = i_ * q_ + (j_ + 1) % q_;
     const int up = ((i_ + q_ - 1) % q_) * q_ + j_, down = ((i_ + 1) % q_) * q_ + j_;
-    ctx_.start();
     for (int s = 0; s < steps_; ++s) {
-      const int cur = s % 2, nxt = 1 - cur;
       const Part k = kpart(s);
+      const float* a = s == 0 ? a_in_ : a_[(s - 1) % 2];
+      const float* b = s == 0 ? b_in_ : b_[(s - 1) % 2];
       if (s + 1 < steps_) {
         const Part kn = kpart(s + 1);
-        ctx_.communication_waits_for_compute();  // step s - 1's product read buffers `nxt`
+        ctx_.communication_waits_for_compute();  // step s - 1's product read the buffers filled now
         ctx_.communicate([&] {
-          torus.exchange({{a_[cur], std::size_t(rows_.size * k.size), left, a_[nxt],
+          torus.exchange({{a, std::size_t(rows_.size * k.size), left, a_[s % 2],
                            std::size_t(rows_.size * kn.size), right},
-                          {b_[cur], std::size_t(k.size * cols_.size), up, b_[nxt],
-                           std::size_t(kn.size * cols_.size), down}});
+                          {b, std::size_t(k.size * cols_.size), up, b_[s % 2], std::size_t(kn.size * cols_.size),
+                           down}});
         });
       }
-      ctx_.compute([&] { ctx_.product(a_[cur], b_[cur], partial_, rows_.size, cols_.size, k.size, s > 0); });
+      ctx_.compute([&] { ctx_.product(a, b, partial_, rows_.size, cols_.size, k.size, s > 0); });
       if (s + 1 < steps_) ctx_.compute_waits_for_communication();
     }
     if (grid_.layers > 1) {
       Comm& depth = comm("cannon-depth-" + grid, i_ * q_ + j_, l_);
       ctx_.communication_waits_for_compute();
       ctx_.communicate(
-          [&] { depth.reduce_sum(partial_, c_ ? c_ : partial_, std::size_t(rows_.size * cols_.size), 0); });
+          [&] { depth.reduce_sum(partial_, c_out_ ? c_out_ : partial_, std::size_t(rows_.size * cols_.size), 0); });
     }
-    ctx_.finish();
   }
 
-  // The model: core/decompositions.cpp, from the same CannonRank.
-
- private:
   // The k block of step s: layer l starts l q / c blocks further along.
   Part kpart(int s) const { return c_rank_.kpart(p_.k, s); }
 
   CannonRank c_rank_;
   int q_, steps_, l_, i_, j_;
   Part rows_, cols_;
-  float *a_[2], *b_[2], *partial_, *c_;
+  float *a_[2] = {}, *b_[2] = {}, *partial_ = nullptr;
 };
 
 }  // namespace
@@ -101,7 +98,7 @@ MMLAB_ALGORITHM(dist_cannon) {
       "Cannon's algorithm on a q x q torus of ranks, shifts overlapped with the products (O'Neil 2013); "
       "q x q x c: 2.5D, c replicas sharing the steps (Solomonik and Demmel 2011)";
   a.variants = {{"default",
-                 "skew in place, then the layer's steps of product + shift (A left, B up); "
+                 "skew from the starting layout, then the layer's steps of product + shift (A left, B up); "
                  "with c layers a reduction onto layer 0"}};
   a.constraints = "grid q x q x c (c divides q) = the job's ranks; any m, n, k";
   a.set_nondeterminism("default", "with replicas (c > 1): the reduction over them (NCCL or MPI) fixes no order");

@@ -4,7 +4,8 @@
 // Source: the broadcast form of the 2D algorithms the O'Neil (2013) paper's Cannon belongs to
 // (van de Geijn and Watts' SUMMA, 1997): C(i, j) = sum over k panels of A(i, panel) B(panel, j).
 // Split: rank (i, j) owns C(i, j) (m cut in pr, n in pc near-equal parts), A(i, j) with k cut in pc
-// parts, and B(i, j) with k cut in pr parts. k is walked in panels at most `panel` wide that never
+// parts, and B(i, j) with k cut in pr parts (on the starting layout's grid these are its blocks, and
+// nothing moves before or after; on another, layout_ms moves them). k is walked in panels at most `panel` wide that never
 // straddle an owner: for each, the owner in grid row i broadcasts its slice of A to the row (a
 // broadcast on the row communicator), the owner in grid column j its slice of B to the column. The
 // broadcast of panel t + 1 (communication stream) overlaps the product of panel t (compute stream).
@@ -23,7 +24,7 @@ using namespace dist;
 class SummaRun final : public RunBase {
  public:
   explicit SummaRun(const DistributedSetup& s)
-      : RunBase(s, Decomposition::summa),
+      : RunBase(s, decomposed(Decomposition::summa, s.problem, *s.params)),
         pr_(grid_.rows),
         pc_(grid_.cols),
         i_(job().rank / pc_),
@@ -31,37 +32,32 @@ class SummaRun final : public RunBase {
         panels_(summa_panels(p_.k, pr_, pc_, shape_.panel)) {
     rows_ = part(p_.m, pr_, i_), cols_ = part(p_.n, pc_, j_);
     ka_ = part(p_.k, pc_, j_), kb_ = part(p_.k, pr_, i_);
+    set_layouts(shape_.layout(Operand::a), shape_.layout(Operand::b), shape_.layout(Operand::c));
     long widest = 0;
     for (const SummaPanel& pa : panels_) widest = std::max(widest, pa.width);
-    a_ = keep(std::size_t(rows_.size * ka_.size));
-    b_ = keep(std::size_t(kb_.size * cols_.size));
     for (int t = 0; t < 2; ++t)
       ap_[t] = keep(std::size_t(rows_.size * widest)), bp_[t] = keep(std::size_t(widest * cols_.size));
-    c_ = keep(std::size_t(rows_.size * cols_.size));
-    set_c(c_, rows_.offset, cols_.offset, rows_.size, cols_.size);
-    ctx_.fill(a_, rows_.size, ka_.size, rows_.offset, ka_.offset, p_, seed_, kMatrixA);
-    ctx_.fill(b_, kb_.size, cols_.size, kb_.offset, cols_.offset, p_, seed_, kMatrixB);
     if (!panels_.empty()) set_first_step(rows_.size, cols_.size, panels_.front().width);
   }
 
-  void run() override {
+ private:
+  void schedule() override {
     Comm& row = comm("summa-row-" + std::to_string(pr_) + "x" + std::to_string(pc_), i_, j_);
     Comm& col = comm("summa-col-" + std::to_string(pr_) + "x" + std::to_string(pc_), j_, i_);
+    float* c = c_out_;
     auto fetch = [&](std::size_t t, int buf) {  // panel t into buffers `buf`, on the communication stream
       const SummaPanel& pa = panels_[t];
       ctx_.communicate([&] {
         if (pa.a_owner == j_)
-          ctx_.copy_2d(ap_[buf], pa.width, a_ + (pa.k0 - ka_.offset), ka_.size, rows_.size, pa.width);
+          ctx_.copy_2d(ap_[buf], pa.width, a_in_ + (pa.k0 - ka_.offset), ka_.size, rows_.size, pa.width);
         if (pa.b_owner == i_)
-          ctx_.copy_2d(bp_[buf], cols_.size, b_ + (pa.k0 - kb_.offset) * cols_.size, cols_.size, pa.width,
+          ctx_.copy_2d(bp_[buf], cols_.size, b_in_ + (pa.k0 - kb_.offset) * cols_.size, cols_.size, pa.width,
                        cols_.size);
         row.broadcast(ap_[buf], std::size_t(rows_.size * pa.width), pa.a_owner);
         col.broadcast(bp_[buf], std::size_t(pa.width * cols_.size), pa.b_owner);
       });
     };
-    ctx_.start();
-    if (panels_.empty())
-      ctx_.compute([&] { ctx_.product(nullptr, nullptr, c_, rows_.size, cols_.size, 0, false); });
+    if (panels_.empty()) ctx_.compute([&] { ctx_.product(nullptr, nullptr, c, rows_.size, cols_.size, 0, false); });
     if (!panels_.empty()) fetch(0, 0);
     for (std::size_t t = 0; t < panels_.size(); ++t) {
       const int cur = int(t % 2);
@@ -70,19 +66,16 @@ class SummaRun final : public RunBase {
         ctx_.communication_waits_for_compute();  // panel t - 1's product read buffers 1 - cur
         fetch(t + 1, 1 - cur);
       }
-      ctx_.compute(
-          [&] { ctx_.product(ap_[cur], bp_[cur], c_, rows_.size, cols_.size, panels_[t].width, t > 0); });
+      ctx_.compute([&] { ctx_.product(ap_[cur], bp_[cur], c, rows_.size, cols_.size, panels_[t].width, t > 0); });
     }
-    ctx_.finish();
   }
 
   // The model: core/decompositions.cpp, over the same panels.
 
- private:
   int pr_, pc_, i_, j_;
   std::vector<SummaPanel> panels_;
   Part rows_, cols_, ka_, kb_;
-  float *a_, *b_, *ap_[2], *bp_[2], *c_;
+  float *ap_[2] = {}, *bp_[2] = {};
 };
 
 }  // namespace

@@ -1,10 +1,12 @@
 // The local engines of the distributed algorithms, behind dist::Engine: each a lab algorithm run by
 // runtime/engine.hpp's Engine (each product shape prepared once; C += A B the algorithm's own or
-// through its partial product). The `engine` axis's values and the spec each names (kEngines): cublas
+// through its partial product). The `engine` axis's values and the spec each names
+// (core/distributed.hpp's kDistributedEngines): cublas
 // (cublas:default, pure FP32), cublas_tf32 (cublas:tf32, TF32 tensor cores, judged as TF32),
 // register_tiled (its `tuned` choice), tf32x3 (flagship:tensor_cores, the FP32-accurate tensor-core
 // dispatcher: tf32x3 half3 or wgmma3 for each product's shape, FP32-level error), and eigen on the
 // host (the CPU backend).
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -15,12 +17,6 @@
 namespace mmlab::dist {
 
 namespace {
-
-const std::vector<std::pair<std::string, std::string>> kEngines = {{"cublas", "cublas:default"},
-                                                                   {"cublas_tf32", "cublas:tf32"},
-                                                                   {"register_tiled", "register_tiled:tuned"},
-                                                                   {"tf32x3", "flagship:tensor_cores"},
-                                                                   {"eigen", "eigen:default"}};
 
 class LabEngine final : public Engine {
  public:
@@ -34,6 +30,11 @@ class LabEngine final : public Engine {
     io.a = a, io.b = b, io.c = c, io.ldc = ldc, io.accumulate = accumulate;
     engine_.run({m, n, k}, io, *stream_);
   }
+  std::string resolved(long m, long n, long k) override {
+    const PreparedRun& run = engine_.prepared({std::max(m, 1L), std::max(n, 1L), std::max(k, 1L)});
+    const std::string q = run.params().canonical();
+    return run.algorithm().name + ":" + run.params().variant() + (q.empty() ? "" : ":" + q);
+  }
 
  private:
   CUstream_st** stream_;
@@ -44,9 +45,9 @@ class LabEngine final : public Engine {
 }  // namespace
 
 EngineSpec engine_spec(const std::string& name) {
-  for (const auto& [value, spec] : kEngines)
-    if (value == name) return EngineSpec::parse(spec, algorithms::single_process());
-  throw std::invalid_argument("no distributed engine " + name);
+  const std::string spec = distributed_engine_spec(name);
+  if (spec.empty()) throw std::invalid_argument("no distributed engine " + name);
+  return EngineSpec::parse(spec, algorithms::single_process());
 }
 
 std::unique_ptr<Engine> make_engine(const std::string& name, CUstream_st** stream, const DeviceInfo& device) {

@@ -1,24 +1,32 @@
-// What every distributed run shares: its context, its C block, its model (core/decompositions.hpp),
-// the probes of the model's local rate and link bandwidth. An algorithm file adds its blocks and its
-// schedule.
+// What every distributed run shares: its context; A, B and C in the starting layout (2D blocks over
+// the ranks, made from the seed once) and the moves between it and the schedule's layouts; its model
+// (core/decompositions.hpp); the probes of the model's local rate, link bandwidth and latency. An
+// algorithm file adds its layouts, its blocks and its schedule.
 #pragma once
 
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "distributed/context.hpp"
+#include "distributed/redistribute.hpp"
 #include "core/random.hpp"
 
 namespace mmlab::dist {
 
+// What a configuration is, as core/decompositions.hpp describes it.
+inline Decomposed decomposed(Decomposition kind, const Problem& p, const Params& q) {
+  return {kind, p, parse_grid(q.text("grid")), q.has("panel") ? long(q.integer("panel")) : 4096};
+}
+
 class RunBase : public DistributedRun {
  public:
-  RunBase(const DistributedSetup& s, Decomposition kind)
+  RunBase(const DistributedSetup& s, Decomposed shape)
       : ctx_(context(s.params->text("engine"), transport_of(s.params->text("transport")), *s.device)),
-        grid_(parse_grid(s.params->text("grid"))),
+        grid_(shape.grid),
         p_(s.problem),
-        shape_{kind, s.problem, grid_, s.params->has("panel") ? long(s.params->integer("panel")) : 4096},
+        shape_(std::move(shape)),
         seed_(s.seed),
         ctas_(s.params->has("comm_ctas") && s.params->text("comm_ctas") != "auto"
                   ? std::stoi(s.params->text("comm_ctas"))
@@ -29,27 +37,58 @@ class RunBase : public DistributedRun {
   // Peers may have mapped this run's memory: every rank unmaps before any frees it.
   ~RunBase() override { ctx_.release_peers(); }
 
-  Model model() const override { return shape_.model(job().rank); }
+  // One product from the starting layout back to it: A and B moved to the schedule's layout (on the
+  // communication stream; the first product waits for them), the schedule, C moved back.
+  void run() final {
+    Comm& world = comm("world", 0, job().rank);
+    ctx_.start();
+    ctx_.relayout([&] {
+      in_a_->run(world, home_a_, a_to_);
+      in_b_->run(world, home_b_, b_to_);
+    });
+    ctx_.compute_waits_for_communication();
+    schedule();
+    ctx_.communication_waits_for_compute();
+    ctx_.relayout([&] { out_c_->run(world, c_out_, home_c_); });
+    ctx_.finish();
+  }
+
+  Model model() const override {
+    Model m = shape_.model(job().rank);
+    add_layout_terms(m, layout_a_, layout_b_, layout_c_, p_, job().rank);
+    return m;
+  }
   std::string note() const override { return note_; }
+  std::string engine() override { return ctx_.engine().resolved(first_m_, first_n_, first_k_); }
 
   void poison() override {
-    if (c_rows_ * c_cols_ > 0) ctx_.fill_nan(c_, std::size_t(c_rows_ * c_cols_));
+    if (home_c_count_) ctx_.fill_nan(home_c_, home_c_count_);
+    if (c_out_ && c_out_ != home_c_ && c_out_count_) ctx_.fill_nan(c_out_, c_out_count_);
   }
   PhaseTimes phases() const override { return ctx_.phases(); }
   std::size_t bytes_per_rank() const override { return bytes_; }
+  const float* c_data() const override { return home_c_; }
 
   CBlock c_block() override {
     CBlock b;
-    if (!c_) return b;
-    b.row0 = c_row0_, b.col0 = c_col0_, b.rows = c_rows_, b.cols = c_cols_;
-    b.values.resize(std::size_t(c_rows_ * c_cols_));
-    ctx_.copy_to_host(b.values.data(), c_, b.values.size());
+    if (!home_c_count_) return b;
+    b.row0 = home_c_block_.row0, b.col0 = home_c_block_.col0, b.rows = home_c_block_.rows, b.cols = home_c_block_.cols;
+    b.values.resize(home_c_count_);
+    ctx_.copy_to_host(b.values.data(), home_c_, b.values.size());
     return b;
   }
 
-  // One product of the first step's shape on scratch inputs, the best of three.
+  // One product of the first step's shape on scratch inputs, the best of three; measured once per
+  // engine and shape in a job (the context's engine is this process's for that engine).
   double local_gflops() override {
     if (first_m_ * first_n_ * first_k_ == 0) return std::numeric_limits<double>::infinity();  // no work here
+    double& rate = ctx_.measured_gflops(first_m_, first_n_, first_k_);
+    if (rate == 0) rate = measure_gflops();
+    return rate;
+  }
+
+ private:
+  double measure_gflops() {
     auto a = ctx_.allocate(std::size_t(first_m_ * first_k_)),
          b = ctx_.allocate(std::size_t(first_k_ * first_n_)),
          c = ctx_.allocate(std::size_t(first_m_ * first_n_));
@@ -66,11 +105,74 @@ class RunBase : public DistributedRun {
     return 2.0 * first_m_ * first_n_ * first_k_ / (best * 1e6);
   }
 
-  // A ring shift (send to the next rank, receive from the previous) of `bytes` per rank.
+ public:
+  // A ring shift (send to the next rank, receive from the previous) of `bytes` per rank: its GB/s.
   double link_gbytes_per_s(double bytes) override {
+    const double ms = ring_shift_ms(bytes);
+    return std::isfinite(ms) ? double(std::size_t(bytes / sizeof(float)) * sizeof(float)) / (ms * 1e6) : ms;
+  }
+  double latency_ms() override { return ring_shift_ms(sizeof(float)); }
+
+ protected:
+  // The schedule, enqueued: A and B in the schedule's layout at a_in_ and b_in_ (read only: they may
+  // be the starting layout's own blocks), C to leave at c_out_ in its layout.
+  virtual void schedule() = 0;
+
+  // The schedule's layouts of A, B (where it starts) and C (where it leaves it); called once by the
+  // algorithm's constructor. Makes the starting blocks (A and B from the seed), the moves, and where
+  // A and B land and C is left: the starting blocks themselves where a rank's block is the same.
+  void set_layouts(Layout a, Layout b, Layout c) {
+    const int ranks = job().size, me = job().rank;
+    layout_a_ = std::move(a), layout_b_ = std::move(b), layout_c_ = std::move(c);
+    const Layout home_a = home_layout(p_.m, p_.k, ranks), home_b = home_layout(p_.k, p_.n, ranks),
+                 home_c = home_layout(p_.m, p_.n, ranks);
+    home_a_ = home_block(home_a[me], kMatrixA);
+    home_b_ = home_block(home_b[me], kMatrixB);
+    home_c_ = home_block(home_c[me], 0);
+    home_c_count_ = home_c[me].count();
+    if (!home_c[me].pieces.empty()) home_c_block_ = home_c[me].pieces.front().global;
+    in_a_.emplace(ctx_, plan_redistribution(home_a, layout_a_, me), home_a[me].cols, layout_a_[me].cols);
+    in_b_.emplace(ctx_, plan_redistribution(home_b, layout_b_, me), home_b[me].cols, layout_b_[me].cols);
+    out_c_.emplace(ctx_, plan_redistribution(layout_c_, home_c, me), layout_c_[me].cols, home_c[me].cols);
+    a_in_ = a_to_ = in_a_->plan().in_place ? home_a_ : landing(layout_a_[me]);
+    b_in_ = b_to_ = in_b_->plan().in_place ? home_b_ : landing(layout_b_[me]);
+    c_out_ = out_c_->plan().in_place ? home_c_ : landing(layout_c_[me]);
+    c_out_count_ = layout_c_[me].count();
+    bytes_ += in_a_->staging_bytes() + in_b_->staging_bytes() + out_c_->staging_bytes();
+  }
+
+  Comm& comm(const std::string& name, int color, int key) { return ctx_.comm(name, color, key, ctas_); }
+  float* keep(std::size_t count) {  // memory that lives as long as the run
+    memory_.push_back(ctx_.allocate(std::max<std::size_t>(count, 1)));
+    bytes_ += count * sizeof(float);
+    return memory_.back()->get();
+  }
+  void set_first_step(long m, long n, long k) { first_m_ = m, first_n_ = n, first_k_ = k; }
+
+  Context& ctx_;
+  Grid grid_;
+  Problem p_;
+  Decomposed shape_;
+  unsigned long long seed_;
+  int ctas_;
+  const float *a_in_ = nullptr, *b_in_ = nullptr;  // A and B where the schedule starts
+  float* c_out_ = nullptr;                         // C where the schedule leaves it (null: none here)
+
+ private:
+  // This rank's block of the starting layout, made from the seed (`id` 0: C, left as it is).
+  float* home_block(const Share& s, unsigned long long id) {
+    if (!s.count()) return nullptr;
+    float* x = keep(s.count());
+    const Rect& g = s.pieces.front().global;
+    if (id) ctx_.fill(x, g.rows, g.cols, g.row0, g.col0, p_, seed_, id);
+    return x;
+  }
+  float* landing(const Share& s) { return s.count() ? keep(s.count()) : nullptr; }
+
+  double ring_shift_ms(double bytes) {
     Comm& world = comm("world", 0, job().rank);
     if (world.size() == 1 || bytes <= 0) return std::numeric_limits<double>::infinity();
-    const std::size_t count = std::size_t(bytes / sizeof(float));
+    const std::size_t count = std::max<std::size_t>(std::size_t(bytes / sizeof(float)), 1);
     auto send = ctx_.allocate(count), recv = ctx_.allocate(count);
     const int next = (world.rank() + 1) % world.size(),
               prev = (world.rank() + world.size() - 1) % world.size();
@@ -83,45 +185,24 @@ class RunBase : public DistributedRun {
       if (i) best = std::min(best, max_over_ranks(ctx_.phases().comm_ms));
     }
     ctx_.release_peers();  // before `send` and `recv` are freed
-    return double(count * sizeof(float)) / (best * 1e6);
+    return best;
   }
 
- protected:
-  Comm& comm(const std::string& name, int color, int key) { return ctx_.comm(name, color, key, ctas_); }
-  float* keep(std::size_t count) {  // memory that lives as long as the run
-    memory_.push_back(ctx_.allocate(count));
-    bytes_ += count * sizeof(float);
-    return memory_.back()->get();
-  }
-  void set_c(float* c, long row0, long col0, long rows, long cols) {
-    c_ = c, c_row0_ = row0, c_col0_ = col0, c_rows_ = rows, c_cols_ = cols;
-  }
-  void set_first_step(long m, long n, long k) { first_m_ = m, first_n_ = n, first_k_ = k; }
-
-  Context& ctx_;
-  Grid grid_;
-  Problem p_;
-  Decomposed shape_;
-  unsigned long long seed_;
-  int ctas_;
-
- private:
   std::vector<std::shared_ptr<Memory>> memory_;
   std::size_t bytes_ = 0;
   std::string note_;
-  float* c_ = nullptr;
-  long c_row0_ = 0, c_col0_ = 0, c_rows_ = 0, c_cols_ = 0;
+  Layout layout_a_, layout_b_, layout_c_;
+  std::optional<Mover> in_a_, in_b_, out_c_;
+  float *home_a_ = nullptr, *home_b_ = nullptr, *home_c_ = nullptr;
+  float *a_to_ = nullptr, *b_to_ = nullptr;  // where the moves leave A and B (a_in_, b_in_)
+  std::size_t home_c_count_ = 0, c_out_count_ = 0;
+  Rect home_c_block_;
   long first_m_ = 0, first_n_ = 0, first_k_ = 0;
 };
 
 }  // namespace mmlab::dist
 
 namespace mmlab::dist {
-
-// What a configuration is, as core/decompositions.hpp describes it.
-inline Decomposed decomposed(Decomposition kind, const Problem& p, const Params& q) {
-  return {kind, p, parse_grid(q.text("grid")), q.has("panel") ? long(q.integer("panel")) : 4096};
-}
 
 // The descriptor parts every distributed algorithm shares: the backend, the grid, engine, transport
 // and comm_ctas axes (then its own), the precision its engine gives, copy_engine resolved to NCCL

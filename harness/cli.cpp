@@ -121,6 +121,7 @@ void list_json(const std::vector<const mmlab::Algorithm*>& which, std::ostream& 
     os << (i ? ",\n " : "") << "{\"name\": " << json_string(a.name) << ", \"backend\": " << json_string(backend_name(a.backend))
        << ", \"summary\": " << json_string(a.summary) << ", \"source\": " << json_string(a.source)
        << ", \"plugin_hash\": " << json_string(a.plugin_hash) << ", \"constraints\": " << json_string(a.constraints)
+       << ", \"unavailable\": " << json_string(a.unavailable ? a.unavailable() : std::string())
        << ", \"variants\": [";
     for (std::size_t j = 0; j < a.variants.size(); ++j) {
       const auto& v = a.variants[j];
@@ -200,6 +201,8 @@ int list(int argc, char** argv) {
       if (!x.variants.empty()) std::cout << "      only for variants: " << join(x.variants) << "\n";
     }
     if (!a->constraints.empty()) std::cout << "  constraints: " << a->constraints << "\n";
+    if (a->unavailable)
+      if (const std::string why = a->unavailable(); !why.empty()) std::cout << "  unavailable here: " << why << "\n";
     std::cout << "\n";
   }
   return 0;

@@ -1,17 +1,25 @@
-// A distributed configuration on every rank: memory check, inputs, one verified product (C
-// poisoned first; every entry of small problems, a sample of every rank's block for large ones,
-// against float64 dot products of the regenerated inputs), trials (the slowest rank's time), and
-// the analytic model with the local rate and link bandwidth measured in the same job.
+// A distributed configuration as a collective prepared run (pipeline.hpp's Timed): every rank checks
+// it (the prepared run: resolved once, the engine with it), agrees on memory, makes its run (A, B and
+// C in the starting layout), verifies one product (C poisoned first; every entry of small problems,
+// a sample of every rank's block for large ones, against float64 dot products of the regenerated
+// inputs), then takes its trials (the slowest rank's time), alone or round-robin with the other
+// distributed configurations of the problem. Each trial's C is audited against the verified one (a
+// hash of every rank's block where the run is deterministic, the verified sample otherwise), off the
+// clock. The analytic model and the row's bound come from the local rate, link bandwidth and latency
+// measured in the same job.
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <map>
 
 #include "core/distributed.hpp"
 #include "core/random.hpp"
 #include "harness/pipeline.hpp"
+#include "runtime/audit.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/job.hpp"
 
@@ -21,115 +29,295 @@ namespace {
 
 double host_free_bytes() { return double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)); }
 
-}  // namespace
-
-Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, const TimingOptions* timing,
-                        const std::atomic<bool>* interrupted, unsigned long long seed, Outcome out,
-                        ClockMonitor* clocks) {
-  const Algorithm& alg = *cfg.algorithm;
-  const Problem& p = cfg.problem;
-  const Params& q = out.resolved;
-  // What this rank is doing, for the watchdog's message should a wait time out.
-  const std::string what = alg.name + " " + cfg.params.canonical() + " " + std::to_string(p.m) + "x" +
-                           std::to_string(p.n) + "x" + std::to_string(p.k) + ": ";
-  job_step(what + "the memory check");
-  DistributedOutcome d;
-  d.ranks = job().size;
-  d.engine = q.text("engine");
-  d.grid = q.text("grid");
-  d.gpus = d.engine == "eigen" ? 0 : d.ranks;
-
-  // Every rank must agree before anything is allocated: a rank short of memory skips for all.
-  const double need = double(alg.workspace(p, q));
-  const double free = d.gpus ? double(free_device_bytes()) - double(kDeviceReserve) : host_free_bytes() * 0.8;
-  if (max_over_ranks(need > free ? 1 : 0) > 0) {
-    out.status = Status::skipped;
-    out.reason = "needs " + gib(need) + " per rank; a rank has " + gib(std::max(free, 0.0)) + " free";
-    return out;
+// A hash of every element of a host block, order-independent as the GPU audit's (runtime/audit.cu).
+unsigned long long host_hash(const float* c, std::size_t n) {
+  unsigned long long h = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    unsigned bits;
+    std::memcpy(&bits, &c[i], sizeof bits);
+    const unsigned long long z = ((std::uint64_t(i) << 32) ^ bits) * 0x9E3779B97F4A7C15ull;
+    h += z ^ (z >> 29);
   }
-  DistributedSetup setup{p, &q, &cfg.params, seed, &device};
-  std::unique_ptr<DistributedRun> run = alg.make_distributed(setup);
+  return h;
+}
 
-  // Verify once, C poisoned first.
-  job_step(what + "the verified product");
-  run->poison();
-  barrier();
-  run->run();
-  const CBlock block = run->c_block();
-  ErrorStats e = check_entries(block.values.data(), block.cols, block.row0, block.col0, block.rows, block.cols,
-                               p.m, p.n, p.k, p.inputs, seed, &d.verified_entries);
-  ErrorStats all;
-  all.max_abs_err = max_over_ranks(e.max_abs_err);
-  all.max_abs_ref = max_over_ranks(e.max_abs_ref);
-  all.max_sumabs_err = max_over_ranks(e.max_sumabs_err);
-  all.sum_sumabs_err = sum_over_ranks(e.sum_sumabs_err);
-  all.sum_sq_err = sum_over_ranks(e.sum_sq_err);
-  all.over_1e3 = std::size_t(sum_over_ranks(double(e.over_1e3)));
-  all.nonfinite = std::size_t(sum_over_ranks(double(e.nonfinite)));
-  all.count = std::size_t(sum_over_ranks(double(e.count)));
-  d.verified_entries = sum_over_ranks(d.verified_entries);
-  out.verdict = judge(all, p.k, p.inputs, alg.precision_of(q));
-  out.distributed = d;
-  if (!out.verdict->ok) {
-    out.status = Status::failed;
-    out.reason = out.verdict->reason;
-    return out;
+// The model's measurements, made once per job and kept: they depend on the engine and the shape (the
+// local rate) or on the links and the message size (bandwidth, latency), not on the configuration.
+// Every rank asks for the same keys in the same order, so a collective measurement is made by all.
+std::map<std::string, double>& measured() {
+  static std::map<std::string, double> all;
+  return all;
+}
+template <class Measure>
+double once(const std::string& key, Measure measure) {
+  auto it = measured().find(key);
+  if (it != measured().end()) return it->second;
+  return measured()[key] = measure();
+}
+
+class PreparedDistributed final : public Timed {
+ public:
+  PreparedDistributed(const Configuration& cfg, Outcome o) : Timed(cfg, std::move(o)) {
+    const Problem& p = cfg.problem;
+    what_ = cfg.algorithm->name + " " + cfg.params.canonical() + " " + std::to_string(p.m) + "x" +
+            std::to_string(p.n) + "x" + std::to_string(p.k) + ": ";
   }
-  if (!timing) return out;
+  ~PreparedDistributed() override {
+    audit_.reset();
+    run_.reset();  // collective where peers mapped its memory: every rank frees in the same order
+  }
 
-  out.timer = Timer::host;  // the slowest rank's steady clock, every rank's work started by a barrier
-  std::vector<double> compute, comm, wait, hidden;
-  const auto warmup = [&] {
-    job_step(what + "a warm-up run");
+  bool ready() const override { return run_ && outcome_.status == Status::ok && outcome_.verdict && outcome_.verdict->ok; }
+
+  // Check, memory, run, verification and the audit's reference; the outcome says how far it got.
+  void prepare(Workbench& bench, const DeviceInfo& device, StateCache& states) {
+    Outcome& out = outcome_;
+    if (Reason why = check_configuration(cfg_, device, states, prepared_, out)) {
+      out.status = Status::skipped, out.reason = *why;
+      return;
+    }
+    const Algorithm& alg = *cfg_.algorithm;
+    const Problem& p = cfg_.problem;
+    const Params& q = prepared_.params();
+    job_step(what_ + "the memory check");
+    d_.ranks = job().size;
+    d_.grid = q.has("grid") ? q.text("grid") : "";
+    on_gpus_ = q.text("engine") != "eigen";
+    d_.gpus = on_gpus_ ? d_.ranks : 0;
+    // Every rank must agree before anything is allocated: a rank short of memory skips for all.
+    const double need = double(prepared_.workspace_bytes());
+    const double free = on_gpus_ ? double(free_device_bytes()) - double(kDeviceReserve) : host_free_bytes() * 0.8;
+    if (max_over_ranks(need > free ? 1 : 0) > 0) {
+      out.status = Status::skipped;
+      out.reason = "needs " + gib(need) + " per rank; a rank has " + gib(std::max(free, 0.0)) + " free";
+      short_of_memory = on_gpus_;
+      return;
+    }
+    seed_ = bench.seed();
+    stream_ = on_gpus_ ? bench.stream() : nullptr;
+    const DistributedSetup setup{p, &q, &cfg_.params, seed_, &device};
+    run_ = alg.make_distributed(setup);
+    if (fail_if_any_rank_failed()) return;
+    verify();
+    if (fail_if_any_rank_failed()) return;
+    out.distributed = d_;
+    if (!out.verdict->ok) {
+      out.status = Status::failed, out.reason = out.verdict->reason;
+      return;
+    }
+    d_.engine = run_->engine();
+    prepare_audit();
+  }
+
+  void warmup() override {
+    job_step(what_ + "a warm-up run");
     barrier();
-    run->run();
-  };
-  const auto trial = [&] {  // the slowest rank's time
-    job_step(what + "trial " + std::to_string(out.samples.size()));
+    run_->run();
+  }
+
+  double trial(ClockMonitor* clocks) override {
+    job_step(what_ + "trial " + std::to_string(outcome_.samples.size()));
     barrier();
+    const double energy_before = clocks && on_gpus_ ? clocks->energy_j() : -1;
     const auto t0 = std::chrono::steady_clock::now();
-    run->run();
-    const double local =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    const double total = max_over_ranks(local);
-    const PhaseTimes ph = run->phases();
+    run_->run();
+    const double local = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double total = max_over_ranks(local);  // the slowest rank's time
+    const PhaseTimes ph = run_->phases();
     const double c = max_over_ranks(ph.compute_ms), m = max_over_ranks(ph.comm_ms);
     // Time not spent in products is communication not hidden, then waiting (skew, synchronisation).
     const double exposed = std::max(0.0, total - c), comm_exposed = std::min(exposed, m);
-    compute.push_back(c), comm.push_back(m), wait.push_back(exposed - comm_exposed);
-    hidden.push_back(m > 0 ? 1 - comm_exposed / m : 1);
-    if (clocks && d.gpus) {  // the slowest rank's clock, the hottest and most power-hungry rank
-      ClockSample c = clocks->sample(nullptr);
-      c.sm_mhz = -max_over_ranks(-c.sm_mhz);
-      c.power_w = max_over_ranks(c.power_w);
-      c.temperature_c = max_over_ranks(c.temperature_c);
-      out.clocks.push_back(c);
-      out.clock_source = clocks->source();
-      out.reference_mhz = clocks->reference_mhz();
+    compute_.push_back(c), comm_.push_back(m), wait_.push_back(exposed - comm_exposed);
+    layout_.push_back(max_over_ranks(ph.layout_ms));
+    hidden_.push_back(m > 0 ? 1 - comm_exposed / m : 1);
+    if (failure_.empty()) failure_ = agreed_failure();
+    audit_trial();
+    outcome_.timer = Timer::host;  // the slowest rank's steady clock, every rank's work started by a barrier
+    if (clocks && on_gpus_) {  // the slowest rank's clock, the hottest and most power-hungry rank
+      ClockSample s = clocks->sample(nullptr);
+      s.sm_mhz = -max_over_ranks(-s.sm_mhz);
+      s.power_w = max_over_ranks(s.power_w);
+      s.temperature_c = max_over_ranks(s.temperature_c);
+      const double energy_after = clocks->energy_j();
+      const bool known = -max_over_ranks(-(energy_before >= 0 && energy_after >= 0 ? 1 : 0)) > 0;
+      const double mine = energy_after - energy_before;
+      s.energy_j = known ? sum_over_ranks(mine) : -1;  // every GPU of the job
+      outcome_.clocks.push_back(s);
+      outcome_.clock_source = clocks->source();
+      outcome_.reference_mhz = clocks->reference_mhz();
     }
     return total;
-  };
-  if (!run_trials(warmup, trial, *timing, interrupted, true, out.samples)) {
-    out.status = Status::interrupted;
-    return out;
   }
-  out.stats = summarize(out.samples);
-  d.compute_ms = summarize(compute).median, d.comm_ms = summarize(comm).median;
-  d.wait_ms = summarize(wait).median, d.overlap = summarize(hidden).median;
 
-  // The model, with this job's own local rate and link bandwidth.
-  job_step(what + "the model's rate and link measurements");
-  const Model model = run->model();
-  double largest = 0;
-  for (const ModelStep& s : model.steps) largest = std::max({largest, s.bytes_in, s.bytes_out});
-  const double mine = run->local_gflops();
-  d.local_gflops = -max_over_ranks(-mine);  // the slowest rank's rate
-  d.link_gbs = run->link_gbytes_per_s(max_over_ranks(std::min(largest, double(1 << 30))));
-  d.predicted_ms = max_over_ranks(model.predict_ms(d.local_gflops, d.link_gbs));
-  if (!std::isfinite(d.link_gbs)) d.link_gbs = 0;          // one rank: no link
-  if (!std::isfinite(d.local_gflops)) d.local_gflops = 0;  // no rank had work
-  out.distributed = d;
-  out.reason = run->note();
+  void finish() override {
+    Outcome& out = outcome_;
+    if (!failure_.empty()) {  // a library's status in a timed trial
+      out.status = Status::failed, out.reason = failure_ + " (in a timed trial)";
+      out.verdict->ok = false;
+      out.samples.clear(), out.clocks.clear();
+      out.distributed = d_;
+      return;
+    }
+    const long long differed = (long long)sum_over_ranks(double(differed_));
+    if (differed > 0) {
+      out.status = Status::failed;
+      out.reason = "the C of " + std::to_string(differed) + " rank-trials (of " +
+                   std::to_string((long long)sum_over_ranks(double(audited_))) +
+                   ") differs from the verified C (" +
+                   (deterministic_ ? "a hash of every rank's block, bit for bit"
+                                   : "the verified sample against float64, judged as the verification judges") +
+                   ")";
+      out.verdict->ok = false;
+      out.samples.clear(), out.clocks.clear();
+      out.distributed = d_;
+      return;
+    }
+    if (out.samples.empty() || out.status != Status::ok) {
+      out.distributed = d_;
+      return;
+    }
+    out.stats = summarize(out.samples);
+    d_.compute_ms = summarize(compute_).median, d_.comm_ms = summarize(comm_).median;
+    d_.wait_ms = summarize(wait_).median, d_.overlap = summarize(hidden_).median;
+    d_.layout_ms = summarize(layout_).median;
+    measure_model();
+    out.distributed = d_;
+    out.reason = run_->note();
+  }
+
+ private:
+  void verify() {
+    const Problem& p = cfg_.problem;
+    job_step(what_ + "the verified product");
+    run_->poison();
+    barrier();
+    run_->run();
+    const CBlock block = run_->c_block();
+    const ErrorStats e = check_entries(block.values.data(), block.cols, block.row0, block.col0, block.rows,
+                                       block.cols, p.m, p.n, p.k, p.inputs, seed_, &d_.verified_entries,
+                                       kSampledEntries, &entries_);
+    ErrorStats all;
+    all.max_abs_err = max_over_ranks(e.max_abs_err);
+    all.max_abs_ref = max_over_ranks(e.max_abs_ref);
+    all.max_sumabs_err = max_over_ranks(e.max_sumabs_err);
+    all.sum_sumabs_err = sum_over_ranks(e.sum_sumabs_err);
+    all.sum_sq_err = sum_over_ranks(e.sum_sq_err);
+    all.over_1e3 = std::size_t(sum_over_ranks(double(e.over_1e3)));
+    all.nonfinite = std::size_t(sum_over_ranks(double(e.nonfinite)));
+    all.count = std::size_t(sum_over_ranks(double(e.count)));
+    d_.verified_entries = sum_over_ranks(d_.verified_entries);
+    max_abs_ref_ = all.max_abs_ref;
+    const Algorithm& alg = *cfg_.algorithm;
+    outcome_.verdict = judge(all, p.k, p.inputs, alg.precision_of(prepared_.params()));
+    c_count_ = block.values.size();
+    if (!on_gpus_ && c_count_) host_expected_ = host_hash(block.values.data(), c_count_);
+  }
+
+  // The first rank's failure (DistributedRun::failure), the same on every rank; "" when none failed.
+  std::string agreed_failure() {
+    const std::vector<std::string> all = gather_texts(run_->failure());
+    for (std::size_t r = 0; r < all.size(); ++r)
+      if (!all[r].empty()) return (all.size() > 1 ? "rank " + std::to_string(r) + ": " : "") + all[r];
+    return {};
+  }
+  // Before the trials: a failure any rank reports makes the row `failed` with its reason.
+  bool fail_if_any_rank_failed() {
+    const std::string why = agreed_failure();
+    if (why.empty()) return false;
+    outcome_.status = Status::failed, outcome_.reason = why;
+    outcome_.verdict = Verdict{};
+    outcome_.verdict->reason = why;
+    outcome_.distributed = d_;
+    return true;
+  }
+
+  // The verified C's hash (deterministic runs), or its checked sample (the others), on each rank.
+  void prepare_audit() {
+    const Problem& p = cfg_.problem;
+    deterministic_ = cfg_.algorithm->deterministic(p, prepared_.params());
+    if (!on_gpus_ || !c_count_) return;
+    const Precision precision = cfg_.algorithm->precision_of(prepared_.params());
+    if (!deterministic_) samples_ = audit_samples_of(entries_, max_abs_ref_);
+    audit_ = std::make_unique<OutputAudit>(run_->c_data(), c_count_, deterministic_, samples_,
+                                           tolerance(p.k, precision), p.inputs == Inputs::uniform, stream_);
+    MMLAB_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  // This trial's C on this rank against the verified one, before the next trial begins.
+  void audit_trial() {
+    if (!c_count_) return;
+    ++audited_;
+    if (audit_) {
+      audit_->after_trial(run_->c_data(), stream_);
+      const OutputAudit::Result r = audit_->result(stream_);  // synchronizes
+      differed_ = r.differed;
+      return;
+    }
+    const CBlock block = run_->c_block();  // the CPU backend's: host memory
+    if (deterministic_) {
+      differed_ += host_hash(block.values.data(), block.values.size()) != host_expected_;
+      return;
+    }
+    std::vector<float> got(entries_.index.size());
+    for (std::size_t s = 0; s < got.size(); ++s) got[s] = block.values[std::size_t(entries_.index[s])];
+    ErrorStats e = compare_host(got.data(), entries_.ref.data(), entries_.sumabs.data(), got.size());
+    e.max_abs_ref = max_abs_ref_;
+    const Problem& p = cfg_.problem;
+    differed_ += !judge(e, p.k, p.inputs, cfg_.algorithm->precision_of(prepared_.params())).ok;
+  }
+
+  // The model with this job's own local rate, link bandwidth and latency: the prediction (the
+  // bandwidth of the run's largest message, the slowest rank's rate) and the bound (each rank's own
+  // rate, the links' bandwidth at 1 GiB between GPUs, the latency of one float), the slowest rank's.
+  void measure_model() {
+    job_step(what_ + "the model's rate, link and latency measurements");
+    const Model model = run_->model();
+    double largest = 0;
+    for (const ModelStep& s : model.steps) largest = std::max({largest, s.bytes_in, s.bytes_out});
+    largest = std::max({largest, model.layout_in_bytes, model.layout_out_bytes});
+    const std::string links = cfg_.params.text("engine") + "/" + prepared_.params().text("transport") + "/";
+    const double mine = run_->local_gflops();
+    d_.local_gflops = -max_over_ranks(-mine);  // the slowest rank's rate
+    const double bytes = max_over_ranks(std::min(largest, double(1 << 30)));
+    d_.link_gbs = once(links + std::to_string(bytes), [&] { return run_->link_gbytes_per_s(bytes); });
+    // The links' best: a ring shift of 1 GiB between GPUs, once per job; between host processes (the
+    // CPU backend) the run's own largest message.
+    const double peak =
+        on_gpus_ ? once(links + "1GiB", [&] { return run_->link_gbytes_per_s(double(1 << 30)); }) : d_.link_gbs;
+    d_.latency_ms = once(links + "latency", [&] { return run_->latency_ms(); });
+    if (!std::isfinite(d_.latency_ms)) d_.latency_ms = 0;  // one rank: no link
+    d_.predicted_ms = max_over_ranks(model.predict_ms(d_.local_gflops, d_.link_gbs, 0, d_.latency_ms));
+    d_.bound_ms = max_over_ranks(model.predict_ms(mine, std::max(peak, d_.link_gbs), 0, d_.latency_ms));
+    if (!std::isfinite(d_.link_gbs)) d_.link_gbs = 0;          // one rank: no link
+    if (!std::isfinite(d_.local_gflops)) d_.local_gflops = 0;  // no rank had work
+    if (!std::isfinite(d_.bound_ms)) d_.bound_ms = 0;
+  }
+
+  std::string what_;  // for the watchdog's message should a wait time out
+  PreparedRun prepared_;
+  std::unique_ptr<DistributedRun> run_;
+  DistributedOutcome d_;
+  unsigned long long seed_ = 0;
+  bool on_gpus_ = false, deterministic_ = true;
+  CUstream_st* stream_ = nullptr;
+  // The audit: the verified block's size, its sample and scale, the GPU's audit or the host's hash.
+  std::size_t c_count_ = 0;
+  EntrySamples entries_;
+  double max_abs_ref_ = 0;
+  AuditSamples samples_;
+  std::unique_ptr<OutputAudit> audit_;
+  unsigned long long host_expected_ = 0;
+  long long audited_ = 0, differed_ = 0;
+  std::vector<double> compute_, comm_, layout_, wait_, hidden_;
+  std::string failure_;  // a library's failure in a timed trial, agreed over ranks
+};
+
+}  // namespace
+
+std::unique_ptr<Timed> prepare_distributed(Workbench& bench, const Configuration& cfg, const DeviceInfo& device,
+                                           StateCache& states) {
+  auto out = std::make_unique<PreparedDistributed>(cfg, Outcome{});
+  out->prepare(bench, device, states);
   return out;
 }
 

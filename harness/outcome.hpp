@@ -20,10 +20,16 @@ namespace mmlab {
 // products and copies; the grid left empty).
 struct DistributedOutcome {
   int ranks = 1, gpus = 0;
-  std::string grid, engine;
+  std::string grid;
+  std::string engine;  // what ran the local products: a full engine spec (distributed rows)
   double compute_ms = 0, comm_ms = 0, wait_ms = 0;
-  double overlap = 0;  // the share of the communication hidden behind the products
+  double layout_ms = 0;  // the part of comm_ms that moved A, B and C between the starting layout and the schedule's
+  double overlap = 0;    // the share of the communication hidden behind the products
   double predicted_ms = 0, link_gbs = 0, local_gflops = 0;
+  // The least time the decomposition allows here: its model at the local rate, the link bandwidth
+  // of 1 GiB messages and the per-message latency measured in the same job (0: none).
+  double bound_ms = 0;
+  double latency_ms = 0;
   double verified_entries = 0;  // entries of C checked against float64 (all of them, or a sample)
   bool phases = true;           // false: a streamed library call that reports no phases or model
 };

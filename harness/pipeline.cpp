@@ -17,11 +17,9 @@
 
 namespace mmlab {
 
-namespace {
-
 // Phase 1: can this configuration run on this device? Prepares the run: resolved, checked, sized.
-Reason check(const Configuration& cfg, const DeviceInfo& device, StateCache& states, PreparedRun& run,
-             Outcome& out) {
+Reason check_configuration(const Configuration& cfg, const DeviceInfo& device, StateCache& states,
+                           PreparedRun& run, Outcome& out) {
   const Algorithm& alg = *cfg.algorithm;
   const Problem& p = cfg.problem;
   const Invocation invocation(alg, device);
@@ -42,6 +40,8 @@ Reason check(const Configuration& cfg, const DeviceInfo& device, StateCache& sta
   if (alg.backend == Backend::host && cfg.l2_flush) return "host algorithm: the L2 flush does not apply";
   return std::nullopt;
 }
+
+namespace {
 
 // Phase 2: inputs, output and workspace; the buffers run() receives.
 Reason prepare_buffers(Workbench& bench, const Configuration& cfg, const PreparedRun& run, Buffer& workspace,
@@ -125,10 +125,13 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-Prepared::Prepared(const Configuration& cfg, Outcome outcome) : cfg_(cfg), outcome_(std::move(outcome)) {}
+Prepared::Prepared(const Configuration& cfg, Outcome outcome) : Timed(cfg, std::move(outcome)) {}
 Prepared::~Prepared() = default;
 
-void Prepared::warmup() { timer_->untimed(); }
+void Prepared::warmup() {
+  timer_->untimed();
+  last_energy_j_ = -1;  // the next trial's energy starts from a counter read after a timed trial
+}
 
 double Prepared::trial(ClockMonitor* clocks) {
   const TrialTime t = timer_->trial();
@@ -140,7 +143,11 @@ double Prepared::trial(ClockMonitor* clocks) {
   const Algorithm& alg = *cfg_.algorithm;
   if (alg.backend == Backend::streamed && alg.streamed_report) reports_.push_back(alg.streamed_report(run_.args(io_, stream_)));
   if (clocks && (alg.backend == Backend::device || alg.backend == Backend::streamed)) {
-    outcome_.clocks.push_back(clocks->sample(stream_));
+    ClockSample c = clocks->sample(stream_);
+    const double energy = clocks->energy_j();  // the trial's: from the counter after the last one
+    if (energy >= 0 && last_energy_j_ >= 0) c.energy_j = energy - last_energy_j_;
+    last_energy_j_ = energy;
+    outcome_.clocks.push_back(c);
     outcome_.clock_source = clocks->source();
     outcome_.reference_mhz = clocks->reference_mhz();
   }
@@ -198,7 +205,7 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
                                   StateCache& states, const TimingOptions& timing) {
   auto out = std::make_unique<Prepared>(cfg, Outcome{});
   Outcome& o = out->outcome_;
-  if (Reason why = check(cfg, device, states, out->run_, o)) {
+  if (Reason why = check_configuration(cfg, device, states, out->run_, o)) {
     o.status = Status::skipped, o.reason = *why;
     return out;
   }
@@ -233,39 +240,43 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
   return out;
 }
 
-bool time_alone(Prepared& p, const TimingOptions& timing, const std::atomic<bool>* interrupted,
-                ClockMonitor* clocks) {
+bool time_alone(Timed& p, const TimingOptions& timing, const std::atomic<bool>* interrupted, ClockMonitor* clocks) {
+  const bool collective = p.configuration().algorithm->backend == Backend::distributed;
   const bool done = run_trials([&] { p.warmup(); }, [&] { return p.trial(clocks); }, timing, interrupted,
-                               false, p.outcome().samples);
+                               collective, p.outcome().samples);
   if (!done) p.outcome().status = Status::interrupted;
   p.finish();
   return done;
 }
 
-bool time_interleaved(const std::vector<Prepared*>& group, const TimingOptions& timing,
-                      const std::atomic<bool>* interrupted, ClockMonitor* clocks, std::uint64_t seed) {
-  for (Prepared* p : group)
+bool time_interleaved(const std::vector<Timed*>& group, const TimingOptions& timing,
+                      const std::atomic<bool>* interrupted, ClockMonitor* clocks, std::uint64_t seed,
+                      bool collective) {
+  const auto agreed = [&](double v) { return collective ? max_over_ranks(v) : v; };
+  for (Timed* p : group)
     for (int w = 0; w < timing.warmup; ++w) p->warmup();
+  // Every rank shuffles alike (the same seed) and stops each configuration at the same trial (its
+  // samples, the slowest rank's times, are the same on every rank).
   std::mt19937_64 rng(seed);
-  std::vector<Prepared*> order = group;
+  std::vector<Timed*> order = group;
   const auto start = std::chrono::steady_clock::now();
   // Adaptive trials: the group's time limit is each configuration's, summed.
   const double limit = timing.max_seconds * double(group.size());
   for (bool more = true; more;) {
     more = false;
     std::shuffle(order.begin(), order.end(), rng);
-    for (Prepared* p : order) {
+    for (Timed* p : order) {
       if (should_stop(p->outcome().samples, timing.stop)) continue;
-      if (interrupted && interrupted->load()) {
-        for (Prepared* q : group) q->outcome().status = Status::interrupted;
+      if (agreed(interrupted && interrupted->load() ? 1 : 0) > 0) {
+        for (Timed* q : group) q->outcome().status = Status::interrupted;
         return false;
       }
       p->outcome().samples.push_back(p->trial(clocks));
       more = true;
     }
-    if (timing.stop.adaptive && seconds_since(start) > limit) break;
+    if (timing.stop.adaptive && agreed(seconds_since(start)) > limit) break;
   }
-  for (Prepared* p : group) {
+  for (Timed* p : group) {
     p->outcome().interleaved = group.size() > 1;
     p->finish();
   }
@@ -289,17 +300,10 @@ bool run_trials(const std::function<void()>& warmup, const std::function<double(
 Outcome run_configuration(Workbench& bench, const Configuration& cfg, const DeviceInfo& device,
                           StateCache& states, const TimingOptions* timing,
                           const std::atomic<bool>* interrupted, ClockMonitor* clocks) {
-  if (cfg.algorithm->backend == Backend::distributed) {
-    Outcome out;
-    PreparedRun run;
-    if (Reason why = check(cfg, device, states, run, out)) {
-      out.status = Status::skipped, out.reason = *why;
-      return out;
-    }
-    return run_distributed(cfg, device, timing, interrupted, bench.seed(), std::move(out), clocks);
-  }
   const TimingOptions untimed;
-  std::unique_ptr<Prepared> p = prepare(bench, cfg, device, states, timing ? *timing : untimed);
+  std::unique_ptr<Timed> p = cfg.algorithm->backend == Backend::distributed
+                                 ? prepare_distributed(bench, cfg, device, states)
+                                 : prepare(bench, cfg, device, states, timing ? *timing : untimed);
   if (p->ready() && timing) time_alone(*p, *timing, interrupted, clocks);
   return std::move(p->outcome());
 }

@@ -23,27 +23,42 @@ namespace mmlab {
 class TrialTimer;
 class OutputAudit;
 
-// A configuration checked, prepared and verified: its outcome so far, and what its trials need.
-class Prepared {
+// A configuration checked, prepared and verified, whose trials can be timed alone or round-robin
+// with others: one GPU's or the host's (Prepared), or a distributed one's on every rank of the job
+// (prepare_distributed: a collective prepared run, every rank calling each method in step).
+class Timed {
  public:
-  Prepared(const Configuration& cfg, Outcome outcome);
-  ~Prepared();
+  Timed(const Configuration& cfg, Outcome outcome) : cfg_(cfg), outcome_(std::move(outcome)) {}
+  virtual ~Timed() = default;
   const Configuration& configuration() const { return cfg_; }
   Outcome& outcome() { return outcome_; }
-  bool ready() const { return timer_ != nullptr; }  // verified, and can be timed
+  virtual bool ready() const = 0;  // verified, and can be timed
   // Why it was skipped, when that was free device memory (a group holding others' buffers may retry).
   bool short_of_memory = false;
-  void warmup();
-  double trial(ClockMonitor* clocks);  // one timed trial (ms); the clock sampled after it goes to the outcome
-  // The statistics of the trials so far; a GPU configuration whose timed trials did not compute what
+  virtual void warmup() = 0;
+  // One timed trial (ms); the clock sampled after it goes to the outcome.
+  virtual double trial(ClockMonitor* clocks) = 0;
+  // The statistics of the trials so far; a configuration whose timed trials did not compute what
   // was verified (runtime/audit.hpp) becomes `failed` here, without a time.
-  void finish();
+  virtual void finish() = 0;
+
+ protected:
+  Configuration cfg_;
+  Outcome outcome_;
+};
+
+class Prepared final : public Timed {
+ public:
+  Prepared(const Configuration& cfg, Outcome outcome);
+  ~Prepared() override;
+  bool ready() const override { return timer_ != nullptr; }
+  void warmup() override;
+  double trial(ClockMonitor* clocks) override;
+  void finish() override;
 
  private:
   friend std::unique_ptr<Prepared> prepare(Workbench&, const Configuration&, const DeviceInfo&,
                                            StateCache&, const TimingOptions&);
-  Configuration cfg_;
-  Outcome outcome_;
   Buffer workspace_;
   std::unique_ptr<TrialTimer> timer_;
   std::unique_ptr<OutputAudit> audit_;  // device algorithms: each trial's C against the verified one
@@ -52,19 +67,31 @@ class Prepared {
   PreparedRun run_;  // the configuration resolved, checked and sized (core/invocation.hpp)
   Buffers io_;
   std::vector<StreamedReport> reports_;  // a streamed algorithm's, one per trial
+  double last_energy_j_ = -1;            // the energy counter after the last trial (-1: none yet)
 };
 
-// Check, prepare and verify one single-process configuration (distributed ones: run_distributed).
+// Phase 1 of every configuration: can it run here? `run` receives it resolved, checked and sized
+// (core/invocation.hpp), `out` its resolved parameters and launch; the reason it cannot, or nullopt.
+Reason check_configuration(const Configuration& cfg, const DeviceInfo& device, StateCache& states,
+                           PreparedRun& run, Outcome& out);
+
+// Check, prepare and verify one single-process configuration (distributed ones: prepare_distributed).
 std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, const DeviceInfo& device,
                                   StateCache& states, const TimingOptions& timing);
 
+// Check, prepare and verify one distributed configuration, on every rank of the job (collective).
+std::unique_ptr<Timed> prepare_distributed(Workbench& bench, const Configuration& cfg, const DeviceInfo& device,
+                                           StateCache& states);
+
 // Warm-up, then trials of one configuration until its stop rule. False: interrupted.
-bool time_alone(Prepared& p, const TimingOptions& timing, const std::atomic<bool>* interrupted,
-                ClockMonitor* clocks);
+bool time_alone(Timed& p, const TimingOptions& timing, const std::atomic<bool>* interrupted, ClockMonitor* clocks);
 // Every configuration warmed up, then rounds: each configuration not yet stopped takes one trial,
 // in an order shuffled every round (from `seed`). Trial i of each is round i. False: interrupted.
-bool time_interleaved(const std::vector<Prepared*>& group, const TimingOptions& timing,
-                      const std::atomic<bool>* interrupted, ClockMonitor* clocks, std::uint64_t seed);
+// `collective`: distributed configurations, every rank running the same rounds (the same seed) and
+// agreeing on an interrupt.
+bool time_interleaved(const std::vector<Timed*>& group, const TimingOptions& timing,
+                      const std::atomic<bool>* interrupted, ClockMonitor* clocks, std::uint64_t seed,
+                      bool collective = false);
 
 // Check, prepare, verify and (with `timing`) time one configuration alone: a single-process one
 // through the above, a distributed one on every rank. Without `timing` it is only verified (the
@@ -72,12 +99,6 @@ bool time_interleaved(const std::vector<Prepared*>& group, const TimingOptions& 
 Outcome run_configuration(Workbench& bench, const Configuration& cfg, const DeviceInfo& device,
                           StateCache& states, const TimingOptions* timing,
                           const std::atomic<bool>* interrupted = nullptr, ClockMonitor* clocks = nullptr);
-
-// A distributed configuration, already checked (every rank calls it): verify, time, model.
-// Each trial's clock: the slowest rank's SM clock (GPU engines, with `clocks`).
-Outcome run_distributed(const Configuration& cfg, const DeviceInfo& device, const TimingOptions* timing,
-                        const std::atomic<bool>* interrupted, unsigned long long seed, Outcome checked,
-                        ClockMonitor* clocks = nullptr);
 
 // The trial loop of one configuration: `warmup` untimed runs, then `trial`s until the stopping rule
 // says stop, the time limit of adaptive trials passes, or an interrupt arrives (false: the samples

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <fstream>
 
+#include "core/distributed.hpp"
 #include "core/schema.hpp"
 #include "runtime/job.hpp"
 
@@ -41,12 +42,13 @@ std::string cpu_name() {
 
 // The clock columns from the samples taken after each trial (GPU rows with a clock source).
 void set_clocks(Record& r, const Outcome& o) {
-  std::vector<double> mhz, watts;
+  std::vector<double> mhz, watts, joules;
   double hottest = -1;
   unsigned long long reasons = 0;
   for (const ClockSample& c : o.clocks) {
     if (c.sm_mhz > 0) mhz.push_back(c.sm_mhz);
     if (c.power_w >= 0) watts.push_back(c.power_w);
+    if (c.energy_j >= 0) joules.push_back(c.energy_j);
     hottest = std::max(hottest, c.temperature_c);
     reasons |= c.throttle;
   }
@@ -58,6 +60,9 @@ void set_clocks(Record& r, const Outcome& o) {
   r.set("clock_min_mhz", format_double(*std::min_element(mhz.begin(), mhz.end()), 6));
   r.set("slow_trials", (long long)slow);
   if (!watts.empty()) r.set("power_w", format_double(summarize(watts).median, 5));
+  // The mean, not the median: NVML's counter moves in steps, which only a sum over trials evens out.
+  if (!joules.empty() && joules.size() == o.clocks.size())
+    r.set("energy_j", format_double(summarize(joules).mean, 6));
   if (hottest >= 0) r.set("temp_c", format_double(hottest, 4));
   r.set("throttle", throttle_names(reasons));
 }
@@ -121,7 +126,11 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
     const bool gpus = q.has("engine") && q.text("engine") != "eigen";
     r.set("ranks", job().size).set("gpus", gpus ? job().size : 0);
     if (q.has("grid")) r.set("grid", q.text("grid"));
-    if (q.has("engine")) r.set("engine", q.text("engine"));
+    // What ran the local products (a full spec) once the run was made; before, the spec the axis names.
+    if (o.distributed && !o.distributed->engine.empty())
+      r.set("engine", o.distributed->engine);
+    else if (q.has("engine"))
+      r.set("engine", distributed_engine_spec(q.text("engine")));
   }
   if (o.predicted_ms > 0) r.set("predicted_ms", o.predicted_ms);  // a single-GPU algorithm's own model
   if (const auto& d = o.distributed) {
@@ -129,6 +138,9 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
       r.set("compute_ms", d->compute_ms).set("comm_ms", d->comm_ms).set("wait_ms", d->wait_ms);
       r.set("overlap", d->overlap).set("predicted_ms", d->predicted_ms).set("link_gbs", d->link_gbs);
       r.set("local_gflops", d->local_gflops);
+      if (backend == Backend::distributed) r.set("layout_ms", d->layout_ms);
+      if (d->bound_ms > 0) r.set("bound_ms", d->bound_ms);
+      if (backend == Backend::distributed) r.set("latency_ms", d->latency_ms);
     }
     if (o.verdict) r.set("verified_entries", d->verified_entries);
   }

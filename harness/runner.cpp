@@ -99,6 +99,7 @@ class Run {
       if (plan_.resume) done = recorded_keys(plan_);
       if (!plan_.dry_run)
         samples_.emplace(plan_.samples_output, sample_columns(), mode, numbers(sample_columns()));
+      if (plan_.resume && !plan_.dry_run) record_in_flight(done);
       return done;
     };
     for (std::size_t i : agree_on_todo(plan_, &recorded_, open)) todo_.push_back(plan_.configurations[i]);
@@ -152,12 +153,14 @@ class Run {
         ++i;
         continue;
       }
+      // A problem's single-process configurations form a group, its distributed ones another (timed
+      // by every rank: a collective group).
       std::size_t end = i + 1;
-      if (!collective && plan_.interleaved)
+      if (plan_.interleaved)
         while (end < todo_.size() && todo_[end].problem == cfg.problem &&
-               todo_[end].algorithm->backend != Backend::distributed)
+               (todo_[end].algorithm->backend == Backend::distributed) == collective)
           ++end;
-      const int status = end - i > 1 ? run_group(i, end) : run_alone(i, collective);
+      const int status = end - i > 1 ? run_group(i, end, collective) : run_alone(i, collective);
       if (status >= 0) return status;
       i = end;
     }
@@ -166,6 +169,60 @@ class Run {
 
  private:
   bool root() const { return job().rank == 0; }
+
+  // The configurations being prepared or timed, named in <output>.inflight while they run, so that a
+  // job that ends inside one (a library's abort, a crash, or a kill from outside) leaves word of it:
+  // --resume runs such a configuration once more, marked as a second try, and records one that a job
+  // ended inside on its second try as a failed row with that reason, then goes on (an experiment's
+  // script reruns the job with --resume until it completes).
+  std::string in_flight_path() const { return plan_.output + ".inflight"; }
+  static constexpr const char* kAgain = "again ";  // a second try's line
+  void mark_in_flight(const std::vector<std::size_t>& which) {
+    if (!root() || plan_.dry_run) return;
+    std::string text;
+    for (std::size_t i : which) text += (retried_.count(todo_[i].key()) ? kAgain : "") + todo_[i].key() + "\n";
+    const std::string tmp = in_flight_path() + ".tmp";
+    if (std::FILE* f = std::fopen(tmp.c_str(), "w")) {
+      std::fputs(text.c_str(), f);
+      std::fclose(f);
+      std::rename(tmp.c_str(), in_flight_path().c_str());
+    }
+  }
+  void clear_in_flight() {
+    if (root() && !plan_.dry_run) std::remove(in_flight_path().c_str());
+  }
+  void record_in_flight(std::set<std::string>& done) {
+    std::FILE* f = std::fopen(in_flight_path().c_str(), "r");
+    if (!f) return;
+    std::set<std::string> keys;  // those a job ended inside twice
+    std::size_t lines = 0;
+    char line[4096];
+    while (std::fgets(line, sizeof line, f)) {
+      std::string key = line;
+      if (!key.empty() && key.back() == '\n') key.pop_back();
+      if (key.empty()) continue;
+      ++lines;
+      if (key.rfind(kAgain, 0) == 0)
+        keys.insert(key.substr(std::string(kAgain).size()));
+      else
+        retried_.insert(key);  // run again, as a second try
+    }
+    std::fclose(f);
+    for (std::size_t i = 0; i < plan_.configurations.size(); ++i) {
+      const Configuration& cfg = plan_.configurations[i];
+      if (!keys.count(cfg.key()) || done.count(cfg.key())) continue;
+      Outcome o;
+      o.status = Status::failed;
+      o.reason = "two jobs ended while this configuration ran (" + std::to_string(lines) +
+                 " in flight the second time: an abort or crash, in a library or the lab); recorded by --resume";
+      samples_->write_header();
+      rows_->write(make_row(session_ + "-inflight-" + std::to_string(i), plan_, device_, cfg, o));
+      ++counts_[int(Status::failed)];
+      done.insert(cfg.key());
+      std::fprintf(stderr, "mmlab: recorded as failed (two jobs ended inside it): %s\n", describe(cfg).c_str());
+    }
+    std::remove(in_flight_path().c_str());
+  }
   bool alone() const { return job().size == 1; }
   std::string run_id(std::size_t i) const { return session_ + "-" + std::to_string(i); }
 
@@ -210,6 +267,7 @@ class Run {
     if (!context_ok) {  // a sticky error: the context is gone; record what happened and stop
       samples_->write_header();
       rows_->write(make_row(run_id(i), plan_, device_, todo_[i], o));
+      clear_in_flight();
       std::fprintf(stderr, "\nmmlab: fatal CUDA error in %s: %s\n", describe(todo_[i]).c_str(),
                    o.reason.c_str());
       if (!alone()) abort_job(1);
@@ -223,6 +281,7 @@ class Run {
   int run_alone(std::size_t i, bool collective) {
     const Configuration& cfg = todo_[i];
     if (root()) progress_.start(i);
+    mark_in_flight({i});
     Outcome o;
     const bool context_ok = guarded(cfg, collective, o, [&] {
       o = run_configuration(bench_for(cfg.problem), cfg, device_, states_, &plan_.timing, &interrupted_,
@@ -237,25 +296,30 @@ class Run {
   // A problem's configurations [begin, end): each checked, prepared and verified (a skipped or
   // failed one recorded at once), then the ready ones timed round-robin and recorded. One short of
   // device memory while others hold theirs has those timed and released first, then tries again.
-  int run_group(std::size_t begin, std::size_t end) {
-    std::vector<std::unique_ptr<Prepared>> held;
+  // `collective`: distributed configurations, every rank taking each step in the same order.
+  int run_group(std::size_t begin, std::size_t end, bool collective) {
+    std::vector<std::unique_ptr<Timed>> held;
     std::vector<std::size_t> index;
     for (std::size_t i = begin; i < end; ++i) {
       const Configuration& cfg = todo_[i];
-      std::unique_ptr<Prepared> p;
+      std::unique_ptr<Timed> p;
       Outcome o;
       bool context_ok = true;
       for (int attempt = 0; attempt < 2 && context_ok; ++attempt) {
         if (attempt == 1) {
           if (!p || !p->short_of_memory || held.empty()) break;
-          if (const int status = time_and_record(held, index); status >= 0) return status;
+          p.reset();
+          if (const int status = time_and_record(held, index, collective); status >= 0) return status;
           held.clear(), index.clear();
         }
-        progress_.start(i);
-        context_ok = guarded(
-            cfg, false, o, [&] { p = prepare(bench_for(cfg.problem), cfg, device_, states_, plan_.timing); });
+        if (root()) progress_.start(i);
+        mark_in_flight({i});
+        context_ok = guarded(cfg, collective, o, [&] {
+          p = collective ? prepare_distributed(bench_for(cfg.problem), cfg, device_, states_)
+                         : prepare(bench_for(cfg.problem), cfg, device_, states_, plan_.timing);
+        });
         if (p) o = p->outcome();
-        if (p && p->short_of_memory && !held.empty())
+        if (root() && p && p->short_of_memory && !held.empty())
           progress_.note("short of device memory beside the others held: after their trials");
       }
       if (!context_ok && !held.empty())  // verified, not yet timed: left for --resume
@@ -265,28 +329,31 @@ class Run {
                      held.size());
       if (const int status = stop_after(i, o, context_ok); status >= 0) return status;
       if (p && p->ready()) {
-        progress_.verified(i, end - begin);
+        if (root()) progress_.verified(i, end - begin);
         held.push_back(std::move(p));
         index.push_back(i);
         continue;
       }
       ++counts_[int(o.status)];
-      record(i, o);
+      if (root()) record(i, o);
     }
-    return time_and_record(held, index);
+    return time_and_record(held, index, collective);
   }
 
   // The held configurations' trials, interleaved, then their rows: the exit status, or -1.
-  int time_and_record(std::vector<std::unique_ptr<Prepared>>& held, const std::vector<std::size_t>& index) {
+  int time_and_record(std::vector<std::unique_ptr<Timed>>& held, const std::vector<std::size_t>& index,
+                      bool collective) {
     if (held.empty()) return -1;
-    std::vector<Prepared*> group;
+    std::vector<Timed*> group;
     for (auto& p : held) group.push_back(p.get());
     const std::string id = session_ + "-" + std::to_string(index.front());
-    for (Prepared* p : group) p->outcome().interleave_group = group.size() > 1 ? id : "";
+    for (Timed* p : group) p->outcome().interleave_group = group.size() > 1 ? id : "";
+    mark_in_flight(index);
     const auto t0 = std::chrono::steady_clock::now();
     Outcome error;
-    const bool context_ok = guarded(group.front()->configuration(), false, error, [&] {
-      time_interleaved(group, plan_.timing, &interrupted_, &clocks_, plan_.seed ^ splitmix64(index.front()));
+    const bool context_ok = guarded(group.front()->configuration(), collective, error, [&] {
+      time_interleaved(group, plan_.timing, &interrupted_, &clocks_, plan_.seed ^ splitmix64(index.front()),
+                       collective);
     });
     const double share =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / double(group.size());
@@ -298,7 +365,7 @@ class Run {
       }
       if (const int status = stop_after(index[g], o, context_ok); status >= 0) return status;
       ++counts_[int(o.status)];
-      record(index[g], o, share);
+      if (root()) record(index[g], o, share);
     }
     return -1;
   }
@@ -310,18 +377,21 @@ class Run {
     if (!o.samples.empty()) {
       std::vector<CsvRow> lines;
       const bool host = o.host_samples.size() == o.samples.size();
-      for (std::size_t t = 0; t < o.samples.size(); ++t)
+      for (std::size_t t = 0; t < o.samples.size(); ++t) {
+        const ClockSample* c = t < o.clocks.size() ? &o.clocks[t] : nullptr;
         lines.push_back({run_id(i), std::to_string(t), format_double(o.samples[t]),
-                         t < o.clocks.size() && o.clocks[t].sm_mhz > 0 ? format_double(o.clocks[t].sm_mhz, 6)
-                                                                       : std::string(),
-                         host ? format_double(o.host_samples[t]) : std::string()});
+                         c && c->sm_mhz > 0 ? format_double(c->sm_mhz, 6) : std::string(),
+                         host ? format_double(o.host_samples[t]) : std::string(),
+                         c && c->energy_j >= 0 ? format_double(c->energy_j, 6) : std::string()});
+      }
       samples_->write_lines(lines);
     }
     rows_->write(make_row(run_id(i), plan_, device_, todo_[i], o));
     progress_.finish(i, o, seconds);
   }
 
-  int stop_interrupted() const {
+  int stop_interrupted() {
+    clear_in_flight();  // an interrupt is not a crash: --resume runs them again
     if (!root()) return 130;
     std::fprintf(stderr, "\nmmlab: interrupted; %zu rows written to %s. Rerun with --resume to complete.\n",
                  counts_[0] + counts_[1] + counts_[2], plan_.output.c_str());
@@ -329,7 +399,8 @@ class Run {
     return 130;
   }
 
-  int finish() const {
+  int finish() {
+    clear_in_flight();
     if (root())
       std::fprintf(stderr, "mmlab: %zu ok, %zu skipped, %zu failed; rows in %s, samples in %s\n", counts_[0],
                    counts_[1], counts_[2], plan_.output.c_str(), plan_.samples_output.c_str());
@@ -348,6 +419,7 @@ class Run {
   Progress progress_;
   std::unique_ptr<Workbench> bench_;
   std::size_t counts_[4] = {};
+  std::set<std::string> retried_;  // configurations a job ended inside once: this is their second try
 };
 
 }  // namespace

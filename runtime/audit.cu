@@ -143,6 +143,14 @@ AuditSamples audit_samples_host(const double* ref, const double* sumabs, std::si
   return a;
 }
 
+AuditSamples audit_samples_of(const EntrySamples& e, double max_abs_ref) {
+  AuditSamples a = with_index(e.index);
+  MMLAB_CHECK(cudaMemcpy(a.ref.get(), e.ref.data(), sizeof(double) * e.ref.size(), cudaMemcpyHostToDevice));
+  MMLAB_CHECK(cudaMemcpy(a.sumabs.get(), e.sumabs.data(), sizeof(double) * e.sumabs.size(), cudaMemcpyHostToDevice));
+  a.max_abs_ref = max_abs_ref;
+  return a;
+}
+
 OutputAudit::OutputAudit(const float* verified_c, std::size_t elements, bool deterministic,
                          const AuditSamples& samples, double tolerance, bool uniform, CUstream_st* stream)
     : elements_(elements),

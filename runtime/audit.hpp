@@ -32,6 +32,8 @@ AuditSamples audit_samples_device(const double* ref, const double* sumabs, std::
                                   unsigned long long seed, CUstream_st* stream);
 AuditSamples audit_samples_host(const double* ref, const double* sumabs, std::size_t elements,
                                 unsigned long long seed);
+// The entries a verification compared (check_entries), with `max_abs_ref` the uniform inputs' scale.
+AuditSamples audit_samples_of(const EntrySamples& entries, double max_abs_ref);
 
 class OutputAudit {
  public:

@@ -56,6 +56,12 @@ const char* ClockMonitor::source() const {
   return source_ == Source::nvml ? "nvml" : source_ == Source::probe ? "probe" : "none";
 }
 
+double ClockMonitor::energy_j() const {
+  unsigned long long mj = 0;
+  if (source_ != Source::nvml || !nvml::energy_mj(static_cast<nvml::Device*>(nvml_device_), &mj)) return -1;
+  return double(mj) / 1e3;
+}
+
 ClockSample ClockMonitor::sample(CUstream_st* stream) {
   ClockSample s;
   if (source_ == Source::none) return s;

@@ -16,6 +16,10 @@ struct ClockSample {
   double power_w = -1;              // -1: unknown
   double temperature_c = -1;        // -1: unknown
   unsigned long long throttle = 0;  // NVML's clock event reason bits (0: none, or unknown)
+  // The trial's energy, J (the pipeline's: NVML's energy counter before and after it, summed over a
+  // job's GPUs); -1: unknown. The counter moves in steps of milliseconds of the GPU's time: a trial
+  // of less than a few ms reads 0 or a step, and only sums over many trials mean much.
+  double energy_j = -1;
 };
 
 // "sw_power_cap+hw_slowdown": the names of the reasons set ("" for none). Idle is left out: a trial
@@ -30,6 +34,8 @@ class ClockMonitor {
   const char* source() const;  // "nvml", "probe" or "none"
   // A sample now (after a trial has completed); the probe runs on `stream`.
   ClockSample sample(CUstream_st* stream);
+  // NVML's energy counter of this GPU, J since the driver loaded; -1 without NVML.
+  double energy_j() const;
   // The run's reference: the SM clock of its first sample under load (0 until then). A trial below
   // kSlowFraction of it counts as slow in its row.
   double reference_mhz() const { return reference_mhz_; }

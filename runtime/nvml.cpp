@@ -19,6 +19,7 @@ struct Api {
   int (*power_usage)(Device*, unsigned*) = nullptr;
   int (*temperature)(Device*, int, unsigned*) = nullptr;
   int (*reasons)(Device*, unsigned long long*) = nullptr;
+  int (*energy)(Device*, unsigned long long*) = nullptr;
 };
 
 const Api* api() {
@@ -37,6 +38,7 @@ const Api* api() {
     get(a.temperature, "nvmlDeviceGetTemperature");
     get(a.reasons, "nvmlDeviceGetCurrentClocksEventReasons");
     if (!a.reasons) get(a.reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");  // drivers before 535
+    get(a.energy, "nvmlDeviceGetTotalEnergyConsumption");
     if (!a.init || a.init() != kSuccess) return nullptr;  // the library stays loaded: the process needs it
     return &a;
   }();
@@ -75,6 +77,11 @@ bool temperature_c(Device* d, unsigned* c) {
 bool throttle_reasons(Device* d, unsigned long long* reasons) {
   const Api* a = api();
   return d && a && a->reasons && a->reasons(d, reasons) == kSuccess;
+}
+
+bool energy_mj(Device* d, unsigned long long* mj) {
+  const Api* a = api();
+  return d && a && a->energy && a->energy(d, mj) == kSuccess;
 }
 
 }  // namespace mmlab::nvml

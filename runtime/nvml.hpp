@@ -20,5 +20,6 @@ bool sm_clock_mhz(Device* d, unsigned* mhz);
 bool power_mw(Device* d, unsigned* mw);
 bool temperature_c(Device* d, unsigned* c);
 bool throttle_reasons(Device* d, unsigned long long* reasons);  // NVML's "clock event reasons" bits
+bool energy_mj(Device* d, unsigned long long* mj);  // the GPU's energy since the driver loaded, mJ
 
 }  // namespace mmlab::nvml

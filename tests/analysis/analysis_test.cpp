@@ -188,18 +188,18 @@ TEST(Results, HostileFilesAreClearErrors) {
   { std::ofstream(d / "r.samples.csv") << samples; }
   // A schema no mmlab-analyze of this revision knows, and a row of another schema in a file.
   text = rows;
-  const auto schema = text.find(",7,", text.find('\n'));
+  const auto schema = text.find(",8,", text.find('\n'));
   ASSERT_NE(schema, std::string::npos);
   text.replace(schema, 3, ",99,");
   { std::ofstream(d / "s.csv") << text; }
   e = error_of([&] { load_results({d / "s.csv"}, false); });
-  EXPECT_NE(e.find("s.csv:2: column 'schema': '99': this mmlab-analyze reads schema versions 1 to 7"),
+  EXPECT_NE(e.find("s.csv:2: column 'schema': '99': this mmlab-analyze reads schema versions 1 to 8"),
             std::string::npos)
       << e;
   text.replace(schema, 4, ",6,");
   { std::ofstream(d / "s.csv") << text; }
   e = error_of([&] { load_results({d / "s.csv"}, false); });
-  EXPECT_NE(e.find("a row of version 6 in a file whose columns are version 7"), std::string::npos) << e;
+  EXPECT_NE(e.find("a row of version 6 in a file whose columns are version 8"), std::string::npos) << e;
   // A folder, a loop of links, a run_id twice.
   std::filesystem::create_directory(d / "folder");
   e = error_of([&] { load_results({d / "folder"}, false); });
@@ -477,45 +477,107 @@ TEST(Headline, PairsByL2SettingAndTakesABaseline) {
   EXPECT_NE(error_of([&] { headline(loaded, "64", "nope"); }).find("no nope row"), std::string::npos);
 }
 
-// Strong scaling pairs each distributed row with the baseline measured in its own job, even when
-// a later job measured the baseline again.
+// Strong scaling pairs each distributed row with its own engine on one GPU measured in its own job,
+// even when a later job measured the baseline again.
 TEST(Scaling, PairsEachRowWithItsOwnJobsBaseline) {
   TempDir d;
   Row base1{"cublas", "default", "", 512, 512, 512, "kernel", around(4.0)},
       dist{"dist_cannon", "default", "grid=2x2;engine=cublas", 512, 512, 512, "kernel", around(1.0)};
+  dist.fields = {{"grid", "2x2"}, {"gpus", "4"}, {"ranks", "4"}, {"engine", "cublas:default"}};
   Row base2 = base1;
   base1.run = dist.run = "first";
   base2.run = "second";
   base2.samples = around(8.0);
   write_results(d / "s.csv", {base1, dist, base2});
-  // The fixture leaves the distributed columns empty; give this row a grid and its GPUs.
-  std::vector<Result> rows = load_results({d / "s.csv"}, true);
-  rows[1].fields["grid"] = "2x2", rows[1].fields["gpus"] = "4", rows[1].fields["ranks"] = "4";
-  const Table t = scaling(rows);
+  const Table t = scaling(load_results({d / "s.csv"}, true));
   ASSERT_EQ(t.rows.size(), 1u);
-  EXPECT_EQ(t.rows[0][7], "4.000");  // 4.0 ms in its own job, not the second job's 8.0
-  EXPECT_EQ(t.rows[0][9], "1.000");
+  const auto at = [&](const char* column) {
+    return t.rows[0][std::size_t(std::find(t.header.begin(), t.header.end(), column) - t.header.begin())];
+  };
+  EXPECT_EQ(at("x 1 GPU"), "4.000");  // 4.0 ms in its own job, not the second job's 8.0
+  EXPECT_EQ(at("efficiency"), "1.000");
+  EXPECT_EQ(at("x FP32 cuBLAS"), "4.000");
 }
 
-// Files of schema version 1 (the committed data before version 2) read as version 2 rows.
-// The CPU backend's baseline is one process of eigen on the host: the title says so, not "one-GPU".
+// Each engine against itself: a TF32 row against cuBLAS TF32 on one GPU (not FP32 cuBLAS), an
+// FP32-accurate one against the flagship's tensor cores; beside them FP32 cuBLAS and the fastest
+// cuBLASMp row of the same precision, the efficiency at equal clocks, time / bound and GFLOP/J.
+TEST(Scaling, EachEngineAgainstItselfBesideCublasMp) {
+  TempDir d;
+  Row fp32{"cublas", "default", "", 4096, 4096, 4096, "kernel", around(8.0)},
+      tf32{"cublas", "tf32", "", 4096, 4096, 4096, "kernel", around(2.0)},
+      flagship{"flagship", "tensor_cores", "kernel=auto", 4096, 4096, 4096, "kernel", around(3.0)},
+      cannon{"dist_cannon", "default", "grid=2x2;engine=cublas_tf32", 4096, 4096, 4096, "kernel", around(1.0)},
+      summa{"dist_summa", "default", "grid=2x2;engine=tf32x3", 4096, 4096, 4096, "kernel", around(1.0)},
+      vendor{"cublasmp", "gemm", "grid=2x2;engine=cublas_tf32;block=whole", 4096, 4096, 4096, "kernel", around(2.0)},
+      vendor_fp32{"cublasmp", "gemm", "grid=2x2;engine=cublas;block=whole", 4096, 4096, 4096, "kernel", around(3.0)};
+  const std::map<std::string, std::string> four = {{"grid", "2x2"}, {"gpus", "4"}, {"ranks", "4"}};
+  cannon.fields = summa.fields = vendor.fields = vendor_fp32.fields = four;
+  cannon.fields["engine"] = vendor.fields["engine"] = "cublas:tf32";
+  cannon.fields["bound_ms"] = "0.5", cannon.fields["clock_mhz"] = "1500", cannon.fields["energy_j"] = "1.0";
+  tf32.fields["clock_mhz"] = "1800", tf32.fields["energy_j"] = "0.5";
+  summa.fields["engine"] = "flagship:tensor_cores:kernel=tf32x3:half3;choice=measured";
+  vendor_fp32.fields["engine"] = "cublas:default";
+  vendor.variant = vendor_fp32.variant = "gemm";
+  write_results(d / "s.csv", {fp32, tf32, flagship, cannon, summa, vendor, vendor_fp32});
+  std::vector<Result> rows = load_results({d / "s.csv"}, true);
+  for (Result& r : rows)  // the fixture judges only a variant named tf32 as TF32
+    if (r.get("engine") == "cublas:tf32") r.precision = mmlab::Precision::tf32;
+  const Table t = scaling(rows);
+  const auto at = [&](const std::string& algorithm, const char* column) {
+    for (const auto& r : t.rows)
+      if (r[1] == algorithm) return r[std::size_t(std::find(t.header.begin(), t.header.end(), column) - t.header.begin())];
+    return std::string("absent");
+  };
+  EXPECT_EQ(at("dist_cannon", "engine"), "cublas:tf32");
+  EXPECT_EQ(at("dist_cannon", "x 1 GPU"), "2.000");        // against cuBLAS TF32's 2.0 ms
+  EXPECT_EQ(at("dist_cannon", "efficiency"), "0.500");
+  EXPECT_EQ(at("dist_cannon", "at equal clocks"), "0.600");  // 0.5 x 1800 / 1500 MHz
+  EXPECT_EQ(at("dist_cannon", "x FP32 cuBLAS"), "8.000");
+  EXPECT_EQ(at("dist_cannon", "x cuBLASMp"), "2.000");     // the TF32 cuBLASMp row, 2.0 ms
+  EXPECT_NEAR(std::stod(at("dist_cannon", "time / bound")), 2.0, 0.01);
+  EXPECT_EQ(at("dist_cannon", "GFLOP/J"), "137.4");        // 2 4096^3 flop / 1 J
+  EXPECT_EQ(at("dist_cannon", "GFLOP/J, 1 GPU"), "274.9");
+  EXPECT_EQ(at("dist_summa", "engine"), "flagship:tensor_cores");
+  EXPECT_EQ(at("dist_summa", "x 1 GPU"), "3.000");  // against flagship tensor_cores' 3.0 ms
+  EXPECT_EQ(at("dist_summa", "x cuBLASMp"), "3.000");  // FP32: the FP32 cuBLASMp row
+  // --baseline names one yardstick for every row, a TF32 one too when its variant is named.
+  const Table all = scaling(rows, "cublas:tf32");
+  for (const auto& r : all.rows) {
+    if (r[1] == "dist_summa") {
+      EXPECT_EQ(r[8], "2.000");  // 2.0 ms of cuBLAS TF32 over its 1.0
+    }
+  }
+}
+
+// Rows of schema 7 recorded the engine axis's value: read as the spec it names.
+TEST(Scaling, ReadsSchema7EnginesAsTheirSpecs) {
+  TempDir d;
+  Row base{"flagship", "tensor_cores", "", 512, 512, 512, "kernel", around(4.0)},
+      dist{"dist_dns", "default", "grid=2x2;engine=tf32x3", 512, 512, 512, "kernel", around(2.0)};
+  dist.fields = {{"grid", "2x2"}, {"gpus", "4"}, {"ranks", "4"}, {"engine", "tf32x3"}};
+  write_results(d / "s.csv", {base, dist}, true, 7);
+  const std::vector<Result> rows = load_results({d / "s.csv"}, true);
+  EXPECT_EQ(rows[1].get("engine"), "flagship:tensor_cores");
+  EXPECT_EQ(scaling(rows).rows.at(0)[8], "2.000");
+}
+
+// The CPU backend's baseline is one process of eigen on the host, its own engine.
 TEST(Scaling, AnEigenBaselineIsOneProcessNotOneGpu) {
   TempDir d;
   Row base{"eigen", "default", "threads=4", 256, 256, 256, "kernel", around(4.0)},
       dist{"dist_cannon", "default", "grid=2x2;engine=eigen", 256, 256, 256, "kernel", around(2.0)};
   base.device = dist.device = "cpu: test";
+  base.fields = {{"gpus", "0"}, {"ranks", "1"}};
+  dist.fields = {{"grid", "2x2"}, {"gpus", "0"}, {"ranks", "4"}, {"engine", "eigen:default"}};
   write_results(d / "s.csv", {base, dist});
-  std::vector<Result> rows = load_results({d / "s.csv"}, true);
-  rows[0].fields["gpus"] = "0", rows[0].fields["ranks"] = "1";
-  rows[1].fields["grid"] = "2x2", rows[1].fields["gpus"] = "0", rows[1].fields["ranks"] = "4";
-  const Table t = scaling(rows, "eigen");
-  EXPECT_EQ(t.title, "strong scaling against one process of eigen (the host CPU)");
-  EXPECT_EQ(t.note.find("one-GPU"), std::string::npos) << t.note;
-  EXPECT_EQ(t.rows[0][9], "0.500");  // speed-up 2 over 4 ranks
+  const std::vector<Result> rows = load_results({d / "s.csv"}, true);
+  const Table t = scaling(rows);
+  EXPECT_EQ(t.rows[0][10], "0.500");  // speed-up 2 over 4 ranks
   EXPECT_EQ(t.rows[0][4], "4 CPU ranks");
-  // Against cuBLAS, which the CPU backend's job did not run: the error names the baseline it has.
+  // Against cuBLAS, which the CPU backend's job did not run: the error says what is missing.
   const std::string e = error_of([&] { scaling(rows, "cublas"); });
-  EXPECT_NE(e.find("at their shapes the files have --baseline eigen"), std::string::npos) << e;
+  EXPECT_NE(e.find("no one-GPU row of cublas at the distributed rows' shapes"), std::string::npos) << e;
 }
 
 // README's generated tables each name the GPU and revision they were measured on (not one line

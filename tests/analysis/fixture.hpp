@@ -35,6 +35,7 @@ struct Row {
   int slow_trials = 0;
   std::vector<double> host = {};  // the host's ms per trial (schema 7); empty: none recorded
   std::string timer = "blocked";  // how the trials were timed (schema 7)
+  std::map<std::string, std::string> fields = {};  // other columns (a distributed row's grid, engine, ...)
 };
 
 struct TempDir {
@@ -134,6 +135,7 @@ inline void write_results(const std::string& path, const std::vector<Row>& rows,
         f["host_ms"] = num(h[h.size() / 2]);
       }
     }
+    for (const auto& [column, value] : r.fields) f[column] = value;
     out << "x";
     for (const auto& c : columns) out << "," << mmlab::csv_escape(f[c]);
     out << "\n";

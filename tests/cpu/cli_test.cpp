@@ -434,7 +434,7 @@ TEST(Cli, TrialsOfAProblemAreInterleavedUnlessSequentialIsAsked) {
     EXPECT_EQ(row[s.column("interleave_group")], "");
   }
   const CsvTable samples = read_csv(d / "i.samples.csv");
-  EXPECT_EQ(samples.header, (CsvRow{"run_id", "trial", "ms", "clock_mhz", "host_ms"}));
+  EXPECT_EQ(samples.header, (CsvRow{"run_id", "trial", "ms", "clock_mhz", "host_ms", "energy_j"}));
   EXPECT_EQ(samples.rows.size(), 20u);
   for (const CsvRow& row : samples.rows) EXPECT_EQ(row[4], "");  // a host algorithm: no enqueueing to time
   for (const CsvRow& row : i.rows) {  // timed by the host's clock, which has no host time apart
@@ -566,7 +566,7 @@ TEST(NewUser, ARunWithoutTimedRowsLeavesReadableFiles) {
   if (fs::exists("/proc/driver/nvidia/version")) GTEST_SKIP() << "a GPU machine times cuBLAS";
   Dir d;
   ASSERT_EQ(mmlab("run --algorithms cublas,tiled --size 8 --output " + (d / "x.csv")).code, 0);
-  EXPECT_EQ(slurp(d / "x.samples.csv"), "run_id,trial,ms,clock_mhz,host_ms\n");
+  EXPECT_EQ(slurp(d / "x.samples.csv"), "run_id,trial,ms,clock_mhz,host_ms,energy_j\n");
   const Result s = run_analyze("summary " + (d / "x.csv") + " --all");
   EXPECT_EQ(s.code, 0) << s.output;
   const Result c = run_analyze("compare " + (d / "x.csv") + " --baseline cublas");

@@ -10,6 +10,11 @@
 #   mpi_test.sh MMLAB MPIEXEC NP gpu      the GPU engines and both transports, every rank on GPU 0 (the
 #                                          copy engines' handshakes and IPC mappings, without NCCL, which
 #                                          refuses two ranks on one GPU): all rows verify; 77 without a GPU
+#   mpi_test.sh MMLAB MPIEXEC NP gpus     one GPU per rank (77 with fewer): every decomposition, engine and
+#                                          transport and cuBLASMp (where its library loads) from the starting
+#                                          layout: all rows verify, their trials audited
+#   mpi_test.sh MMLAB MPIEXEC NP crash    a job killed inside a configuration, then --resume: that
+#                                          configuration is a failed row saying so, the rest are measured
 set -u
 mmlab=$1 mpiexec=$2 np=$3 mode=$4
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # CI runs as root
@@ -28,6 +33,15 @@ shapes=1x1x1,7x7x7,17x33x65,129x4x12,127x129x131,300x260x1028
 sweep=(run --algorithms dist_cannon,dist_summa,dist_dns --engine eigen --grid "$grids" --dist_summa.panel 7,4096
        --shape "$shapes" --trials 2 --warmup 0 --output "$dir/x.csv")
 
+if [ "$mode" = gpus ]; then
+  gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+  [ "$gpus" -ge "$np" ] || { echo "fewer than $np GPUs ($gpus): skipped"; exit 77; }
+  export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+  sweep=(run --algorithms dist_cannon,dist_summa,dist_dns,cublasmp --variant all --engine cublas,tf32x3,cublas_tf32
+         --transport nccl,copy_engine --grid "$grids" --dist_summa.panel 7,4096 --cublasmp.block whole,1024
+         --shape "$shapes,2048x2047x2049" --trials 3 --warmup 1 --output "$dir/x.csv")
+  mode=verify
+fi
 if [ "$mode" = gpu ]; then
   nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
   sweep=(run --algorithms dist_cannon,dist_summa,dist_dns --engine cublas,tf32x3,cublas_tf32 --transport copy_engine
@@ -46,7 +60,7 @@ case $mode in
              st == "failed" || (st == "ok" && $col["verified"] != "1") { bad++ ; print "not verified: " $0 }
              st == "ok" { ok[$col["algorithm"]]++ }
              END { n = ok["dist_cannon"] + 0; s = ok["dist_summa"] + 0; d = ok["dist_dns"] + 0
-                   printf "verified: dist_cannon %d, dist_summa %d, dist_dns %d\n", n, s, d
+                   printf "verified: dist_cannon %d, dist_summa %d, dist_dns %d, cublasmp %d\n", n, s, d, ok["cublasmp"] + 0
                    exit (bad > 0 || n == 0 || s == 0 || d == 0) }' "$dir/x.csv" || { echo "FAIL"; exit 1; }
     ;;
   reject)
@@ -60,7 +74,7 @@ case $mode in
     ;;
   die)
     # Rank 1 is killed two seconds in, while the others wait for it in a collective.
-    launch bash -c 'if [ "${OMPI_COMM_WORLD_RANK:-0}" = 1 ]; then (sleep 2; kill -9 $$) & fi; exec "$0" "$@"' \
+    launch bash -c 'if [ "${OMPI_COMM_WORLD_RANK:-0}" = 0 ]; then (sleep 2; kill -9 $$) & fi; exec "$0" "$@"' \
       "$mmlab" run --algorithms dist_summa --engine eigen --grid 2x2 --size 400 --trials 100000 --warmup 0 \
       --output "$dir/x.csv" >"$dir/log" 2>&1
     rc=$?
@@ -82,6 +96,33 @@ case $mode in
     grep -q "rank 1: .*missing.so" "$dir/log" || { echo "FAIL: the failing rank's message is missing"; exit 1; }
     [ "$(grep -c 'mmlab: error' "$dir/log")" -eq 1 ] || { echo "FAIL: the error should be said once"; exit 1; }
     [ ! -e "$dir/x.csv" ] || { echo "FAIL: a file was written"; exit 1; }
+    ;;
+  crash)
+    # Rank 0 (which keeps the files) is killed whenever it is inside one configuration (dist_dns at
+    # 200^3, named in the in-flight file); the job ends. A second job with --resume tries it again and
+    # is killed again; a third records it as failed (twice a job ended inside it) and measures the rest.
+    args=(run --algorithms dist_summa,dist_cannon,dist_dns --engine eigen --grid 2x2 --shape 200x200x200,201x199x202
+          --trials 30 --warmup 0 --order sequential --output "$dir/x.csv")
+    for attempt in 1 2; do
+      # the first job on its first try of it, the second on its second (the first's file names it too)
+      mark=$([ $attempt = 1 ] && echo "" || echo "again ")
+      killer='if [ "${OMPI_COMM_WORLD_RANK:-0}" = 0 ]; then
+                (for i in $(seq 1200); do grep -q "^'"$mark"'dist_dns|.*|200x200x200|" '"$dir"'/x.csv.inflight 2>/dev/null &&
+                                          break; sleep 0.05; done; kill -9 $$) & fi; exec "$0" "$@"'
+      launch bash -c "$killer" "$mmlab" "${args[@]}" --resume >"$dir/log$attempt" 2>&1
+      [ $? -ne 0 ] || { cat "$dir/log$attempt"; echo "FAIL: job $attempt should have ended"; exit 1; }
+    done
+    grep -q "^again dist_dns" "$dir/x.csv.inflight" || { cat "$dir/x.csv.inflight"; echo "FAIL: no second try marked"; exit 1; }
+    launch "$mmlab" "${args[@]}" --resume >"$dir/log3" 2>&1
+    rc=$?
+    cat "$dir/log3"
+    [ $rc -eq 1 ] || { echo "FAIL: exit $rc, expected 1 (a failed row)"; exit 1; }
+    [ ! -e "$dir/x.csv.inflight" ] || { echo "FAIL: the in-flight file stayed"; exit 1; }
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+             $col["status"] == "failed" { failed++; if ($0 !~ /two jobs ended/ || $0 !~ /dist_dns/) bad++ }
+             $col["status"] == "ok" { ok++ }
+             END { printf "ok %d, failed %d\n", ok, failed; exit !(failed == 1 && !bad && ok == 5) }' "$dir/x.csv" ||
+      { echo "FAIL"; exit 1; }
     ;;
   watchdog)
     # Rank 1 is stopped (not killed) two seconds in: the others wait for it in a collective until the

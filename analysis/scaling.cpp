@@ -1,0 +1,173 @@
+// mmlab-analyze scaling: each distributed row against the same engine on one GPU in the same job,
+// beside NVIDIA's distributed GEMM and FP32 cuBLAS, its bound, clocks and energy (commands.hpp).
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "analysis/commands.hpp"
+#include "analysis/statistics.hpp"
+
+namespace mmlab::analysis {
+
+namespace {
+
+double number_of(const Result& r, const std::string& column) {
+  const std::string& text = r.get(column);
+  if (text.empty()) return std::numeric_limits<double>::quiet_NaN();
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  return *end ? std::numeric_limits<double>::quiet_NaN() : v;
+}
+
+// "algorithm:variant" of an engine spec ("flagship:tensor_cores:kernel=...;..." -> "flagship:tensor_cores").
+std::string engine_name(const std::string& spec) {
+  const std::size_t a = spec.find(':');
+  if (a == std::string::npos) return spec;
+  const std::size_t v = spec.find(':', a + 1);
+  return v == std::string::npos ? spec : spec.substr(0, v);
+}
+
+// ALG[:variant[:params]] as a test of a single-process row.
+bool matches(const Result& r, const std::string& spec) {
+  std::vector<std::string> part;
+  std::stringstream ss(spec);
+  for (std::string p; std::getline(ss, p, ':');) part.push_back(p);
+  if (part.empty()) return false;
+  return r.algorithm == part[0] && (part.size() < 2 || r.variant == part[1]) &&
+         (part.size() < 3 || r.params == part[2]);
+}
+
+bool distributed(const Result& r) { return !r.get("grid").empty(); }
+bool cublasmp(const Result& r) { return r.algorithm == "cublasmp"; }
+
+// The fastest ok row passing `test` at r's shape: in r's job where there is one, else in any.
+template <class Test>
+const Result* fastest(const std::vector<Result>& all, const Result& r, Test test) {
+  const Result* same_job = nullptr;
+  const Result* any = nullptr;
+  for (const Result& x : all) {
+    if (!x.ok() || x.shape() != r.shape() || x.scope != r.scope || !test(x)) continue;
+    if (!any || x.median_ms < any->median_ms) any = &x;
+    if (x.fields.at("run") == r.fields.at("run") && (!same_job || x.median_ms < same_job->median_ms)) same_job = &x;
+  }
+  return same_job ? same_job : any;
+}
+
+std::string three(double v) {
+  if (!std::isfinite(v)) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+}  // namespace
+
+Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, int resamples) {
+  const std::vector<Result> rows = select_run(all_rows, "latest");
+  Table t;
+  t.title = baseline.empty() ? "strong scaling: each row against its own engine on one GPU in the same job"
+                             : "strong scaling against " + baseline;
+  t.header = {"size",        "algorithm",     "configuration", "engine",       "GPUs or ranks",  "median ms",
+              "TFLOP/s",     "layout ms",     "x 1 GPU",       "CI 95%",       "efficiency",     "at equal clocks",
+              "x FP32 cuBLAS", "x cuBLASMp",  "bound ms",      "time / bound", "GFLOP/J",        "GFLOP/J, 1 GPU",
+              "compute ms",  "comm ms",       "wait ms",       "overlap",      "predicted ms",   "measured / predicted"};
+  t.fields = {"m", "n", "k", "inputs", "algorithm", "variant", "params", "engine", "grid", "gpus", "ranks", "median_ms",
+              "tflops", "layout_ms", "baseline", "baseline_median_ms", "speedup", "ci_lo", "ci_hi", "efficiency",
+              "efficiency_equal_clocks", "x_cublas_fp32", "x_cublasmp", "cublasmp_configuration", "bound_ms",
+              "time_over_bound", "gflops_per_joule", "baseline_gflops_per_joule", "compute_ms", "comm_ms",
+              "wait_ms", "overlap", "predicted_ms", "measured_over_predicted"};
+  std::set<std::string> missing;  // engines with no one-GPU row in the files
+  for (const Result& r : rows) {
+    if (!r.ok() || !distributed(r)) continue;
+    const std::string engine = r.get("engine");
+    const std::string yardstick = baseline.empty() ? engine_name(engine) : baseline;
+    const Result* base = fastest(all_rows, r, [&](const Result& x) { return !distributed(x) && matches(x, yardstick); });
+    if (!base) {
+      missing.insert(yardstick);
+      continue;
+    }
+    const Result* fp32 = fastest(all_rows, r, [](const Result& x) {
+      return !distributed(x) && x.algorithm == "cublas" && x.variant == "default" && x.fp32();
+    });
+    const Result* vendor =
+        fastest(all_rows, r, [&](const Result& x) { return cublasmp(x) && x.precision == r.precision; });
+    const int gpus = std::stoi(r.get("gpus")), ranks = std::stoi(r.get("ranks")), workers = std::max(1, gpus ? gpus : ranks);
+    const double speedup = base->median_ms / r.median_ms, efficiency = speedup / workers;
+    Value ci_lo, ci_hi;
+    std::string ci;
+    if (base->samples.size() >= 2 && r.samples.size() >= 2) {
+      const Interval i = bootstrap_median_ratio(base->samples, r.samples, 0.95, resamples, 1);
+      ci = fixed(i.lo, 3) + " to " + fixed(i.hi, 3);
+      ci_lo = i.lo, ci_hi = i.hi;
+    }
+    // At equal clocks: the times in SM cycles (each row's median clock, the slowest rank's).
+    const double clock = number_of(r, "clock_mhz"), base_clock = number_of(*base, "clock_mhz");
+    const double equal = clock > 0 && base_clock > 0 ? efficiency * base_clock / clock : std::nan("");
+    const double x_fp32 = fp32 ? fp32->median_ms / r.median_ms : std::nan("");
+    const double x_vendor = vendor ? vendor->median_ms / r.median_ms : std::nan("");
+    const double bound = number_of(r, "bound_ms"), predicted = number_of(r, "predicted_ms");
+    const double flop = 2.0 * double(r.m) * double(r.n) * double(r.k);
+    const double joules = number_of(r, "energy_j"), base_joules = number_of(*base, "energy_j");
+    const double per_joule = joules > 0 ? flop / joules / 1e9 : std::nan("");
+    const double base_per_joule = base_joules > 0 ? flop / base_joules / 1e9 : std::nan("");
+    const std::string who = gpus ? std::to_string(gpus) + " GPUs" : std::to_string(ranks) + " CPU ranks";
+    t.rows.push_back({r.shape(), r.algorithm, r.variant == "default" ? r.params : r.variant + " " + r.params,
+                      engine_name(engine), who, three(r.median_ms), fixed(r.gflops / 1000, 2),
+                      three(number_of(r, "layout_ms")), fixed(speedup, 3), ci, fixed(efficiency, 3), fixed(equal, 3),
+                      fixed(x_fp32, 3), fixed(x_vendor, 3), three(bound), bound > 0 ? fixed(r.median_ms / bound, 3) : "",
+                      fixed(per_joule, 1), fixed(base_per_joule, 1), three(number_of(r, "compute_ms")),
+                      three(number_of(r, "comm_ms")), three(number_of(r, "wait_ms")), three(number_of(r, "overlap")),
+                      predicted > 0 ? fixed(predicted, 3) : "", predicted > 0 ? fixed(r.median_ms / predicted, 3) : ""});
+    t.records.push_back({r.m, r.n, r.k, inputs_name(r.inputs), r.algorithm, r.variant, r.params, engine, r.get("grid"),
+                         gpus, ranks, r.median_ms, r.gflops / 1000, number_of(r, "layout_ms"), base->configuration(),
+                         base->median_ms, speedup, ci_lo, ci_hi, efficiency, equal, x_fp32, x_vendor,
+                         vendor ? Value(vendor->configuration()) : Value(), bound,
+                         bound > 0 ? Value(r.median_ms / bound) : Value(), per_joule, base_per_joule,
+                         number_of(r, "compute_ms"), number_of(r, "comm_ms"), number_of(r, "wait_ms"),
+                         number_of(r, "overlap"), predicted > 0 ? Value(predicted) : Value(),
+                         predicted > 0 ? Value(r.median_ms / predicted) : Value()});
+  }
+  if (t.rows.empty()) {
+    std::set<std::string> shapes;
+    for (const Result& r : rows)
+      if (r.ok() && distributed(r)) shapes.insert(r.shape());
+    std::string names;
+    for (const std::string& m : missing) names += (names.empty() ? "" : ", ") + m;
+    throw AnalysisError("scaling: " + std::string(shapes.empty() ? "no distributed rows in the given files"
+                                                                  : "no one-GPU row of " + names +
+                                                                        " at the distributed rows' shapes") +
+                        " (a distributed row is set against its own engine on one GPU, e.g. cublas for "
+                        "cublas:default, flagship tensor_cores for flagship:tensor_cores; --baseline "
+                        "ALG[:variant[:params]] names one for every row)");
+  }
+  t.note =
+      "Every method is timed from one starting layout: A, B and C in 2D blocks over the ranks (the job's most square "
+      "grid), its moves to its own layout and back included in its time and shown as layout ms. x 1 GPU = " +
+      std::string(baseline.empty() ? "the same engine on one GPU (the row's engine spec: cublas:default against "
+                                     "cublas, cublas:tf32 against cublas tf32, flagship:tensor_cores against "
+                                     "flagship tensor_cores)"
+                                   : baseline) +
+      ", in the same job, median / median (bootstrap 95% CI); efficiency = that / GPUs (ranks on the CPU backend); "
+      "at equal clocks = the same in SM cycles (each side's median clock, a distributed row's slowest rank's). "
+      "x FP32 cuBLAS: one-GPU cublas (pure FP32) / the row; x cuBLASMp: the fastest cuBLASMp row of the same "
+      "precision at the shape (its grid, block and algorithm) / the row. bound: the least time the decomposition "
+      "allows here (its model at each rank's one-GPU rate on its local shapes, the links' bandwidth at 1 GiB and a "
+      "message's latency, measured in the job). GFLOP/J: 2mnk over the energy of a trial, all the job's GPUs "
+      "(NVML's counter; trials of a few ms read it in steps). The phase times are medians over the trials of each "
+      "phase's maximum over ranks; overlap = the share of communication hidden behind the products." +
+      (missing.empty() ? std::string()
+                       : " Left out: rows whose engine has no one-GPU row here (" +
+                             [&] {
+                               std::string s;
+                               for (const std::string& m : missing) s += (s.empty() ? "" : ", ") + m;
+                               return s;
+                             }() +
+                             ").");
+  return t;
+}
+
+}  // namespace mmlab::analysis

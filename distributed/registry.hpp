@@ -11,7 +11,8 @@
 #define MMLAB_DISTRIBUTED_ALGORITHMS(X) \
   X(dist_cannon)                        \
   X(dist_summa)                         \
-  X(dist_dns)
+  X(dist_dns)                           \
+  X(cublasmp)
 
 namespace mmlab::algorithms {
 

@@ -242,6 +242,10 @@ mmlab::DeviceInfo job_device(mmlab::RunPlan& plan, bool device_given) {
     gpus = gpus || uses_gpus(c);
     if (c.algorithm->backend != mmlab::Backend::distributed) continue;
     distributed = true;
+    if (!c.params.has("grid")) {  // a variant on every rank of the job, whatever its count (cuBLASMp's matmul)
+      fits = true;
+      continue;
+    }
     const mmlab::Grid g = mmlab::parse_grid(c.params.text("grid"));
     grids.insert(g.text());
     fits = fits || g.volume() == j.size;
@@ -249,7 +253,7 @@ mmlab::DeviceInfo job_device(mmlab::RunPlan& plan, bool device_given) {
   if (j.size > 1 && !distributed)
     throw mmlab::UsageError(
         "launched on " + std::to_string(j.size) +
-        " ranks, but the sweep has no distributed algorithm (dist_cannon, dist_summa, dist_dns)");
+        " ranks, but the sweep has no distributed algorithm (dist_cannon, dist_summa, dist_dns, cublasmp)");
   if (j.size > 1 && !fits) {
     std::string list;
     for (const auto& g : grids) list += (list.empty() ? "" : ", ") + g;

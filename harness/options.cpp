@@ -92,6 +92,9 @@ const Option kOptions[] = {
      "under mpirun: seconds a rank may wait for the others in one collective before it ends the job, naming "
      "itself, the wait and the step (a rank that never comes: mismatched command lines, a stuck GPU)",
      0, 7 * 24 * 3600},
+    {"stop-after", Takes::text, "none",
+     "seconds after which no further configuration (or interleaved group) starts: the run ends as an interrupt "
+     "does (exit 130, every finished row kept; --resume completes it); none: no limit"},
     {"seed", Takes::count, "20240601", "seed of the random inputs", 0, kAnyCount},
     {"device", Takes::count, "0", "CUDA device ordinal", 0, 1023},
     {"resume", Takes::flag, "", "skip configurations already recorded in the output"},
@@ -618,6 +621,8 @@ static RunPlan make_plan_unlocated(Reading& r, const Settings& cli, const Settin
   if (timer != "blocked" && timer != "events") throw UsageError("timer: '" + timer + "' must be blocked or events");
   t.blocking = timer == "blocked";
   plan.rank_timeout_s = fraction_setting(r, cli, file, "rank-timeout");
+  if (const std::string stop = setting(r, cli, file, "stop-after"); stop != "none")
+    plan.stop_after_s = double(parse_bounded(stop, "stop-after (seconds, or none)", 1, 365ull * 24 * 3600));
   plan.seed = count_setting(r, cli, file, "seed");
   plan.device = int(count_setting(r, cli, file, "device"));
 

@@ -53,6 +53,7 @@ struct RunPlan {
   unsigned long long seed = 20240601;
   int device = 0;
   double rank_timeout_s = 600;  // under mpirun: the watchdog's bound on one wait (runtime/job.hpp)
+  double stop_after_s = 0;      // no configuration starts after this many seconds of the run (0: none)
 };
 
 // Every key of the registry's algorithms (their axes, variants and own problems) is an option.

@@ -146,7 +146,16 @@ class Run {
   // Every configuration in turn (a problem's single-process ones as one group when interleaved);
   // the exit status.
   int run_all() {
+    const auto started = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < todo_.size();) {
+      // --stop-after: past it (rank 0's clock, agreed by every rank) no configuration starts.
+      if (plan_.stop_after_s > 0) {
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        if (max_over_ranks(root() && s > plan_.stop_after_s ? 1 : 0) > 0) {
+          if (root()) std::fprintf(stderr, "\nmmlab: --stop-after %g s reached\n", plan_.stop_after_s);
+          return stop_interrupted();
+        }
+      }
       const Configuration& cfg = todo_[i];
       const bool collective = cfg.algorithm->backend == Backend::distributed;
       if (!root() && !collective) {  // single-process configurations run on rank 0 only

@@ -32,7 +32,8 @@ class RunBase : public DistributedRun {
                   ? std::stoi(s.params->text("comm_ctas"))
                   : 0) {
     // Asked for copy_engine, resolved to NCCL (ranks on more than one host): the row says why.
-    if (s.asked && s.asked->text("transport") != s.params->text("transport")) note_ = copy_engine_unavailable();
+    if (s.asked && s.asked->has("transport") && s.asked->text("transport") != s.params->text("transport"))
+      note_ = copy_engine_unavailable();
   }
   // Peers may have mapped this run's memory: every rank unmaps before any frees it.
   ~RunBase() override { ctx_.release_peers(); }

@@ -148,19 +148,21 @@ class Run {
   int run_all() {
     const auto started = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < todo_.size();) {
-      // --stop-after: past it (rank 0's clock, agreed by every rank) no configuration starts.
-      if (plan_.stop_after_s > 0) {
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        if (max_over_ranks(root() && s > plan_.stop_after_s ? 1 : 0) > 0) {
-          if (root()) std::fprintf(stderr, "\nmmlab: --stop-after %g s reached\n", plan_.stop_after_s);
-          return stop_interrupted();
-        }
-      }
       const Configuration& cfg = todo_[i];
       const bool collective = cfg.algorithm->backend == Backend::distributed;
       if (!root() && !collective) {  // single-process configurations run on rank 0 only
         ++i;
         continue;
+      }
+      // --stop-after: past it (rank 0's clock) no configuration starts. Before a collective group every
+      // rank agrees (the other ranks reach only those); before rank 0's own, rank 0 alone decides.
+      if (plan_.stop_after_s > 0) {
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        const bool past = root() && s > plan_.stop_after_s;
+        if (collective ? max_over_ranks(past ? 1 : 0) > 0 : past) {
+          if (root()) std::fprintf(stderr, "\nmmlab: --stop-after %g s reached\n", plan_.stop_after_s);
+          return stop_interrupted();
+        }
       }
       // A problem's single-process configurations form a group, its distributed ones another (timed
       // by every rank: a collective group).

@@ -130,6 +130,7 @@ class CublasMpRun final : public RunBase {
       return;
     }
     set_up();
+    allocate_workspace();
   }
 
   ~CublasMpRun() override {
@@ -201,13 +202,21 @@ class CublasMpRun final : public RunBase {
       check(api_->matmul_buffer_size(handle_, matmul_, m, n, k, &alpha, b(), 1, 1, desc_x_, a(), 1, 1, desc_y_, &beta,
                                      nullptr, 1, 1, nullptr, c(), 1, 1, desc_d_, &device_bytes, &host_bytes),
             "cublasMpMatmul_bufferSize");
-    if (!failure_.empty()) return;
-    // Version 0.7's overlapping matmul reads its workspace on the other ranks: NVSHMEM's symmetric
-    // memory, the same size on every rank (a collective allocation).
-    device_bytes_ = std::size_t(max_over_ranks(double(device_bytes)));
+    device_bytes_ = device_bytes;
+    host_work_.resize(std::max<std::size_t>(host_bytes, 1));
+  }
+
+  // The workspace, once every rank has set up (collective: every rank calls it, failed or not).
+  // Version 0.7's overlapping matmul reads its workspace on the other ranks: NVSHMEM's symmetric
+  // memory, the same size on every rank (a collective allocation).
+  void allocate_workspace() {
+    if (max_over_ranks(failure_.empty() ? 0 : 1) > 0) {
+      if (failure_.empty()) failure_ = "another rank's cuBLASMp set-up failed";
+      return;
+    }
+    device_bytes_ = std::size_t(max_over_ranks(double(device_bytes_)));
     if (x_.kind != Kind::gemm && api_->nvshmem_malloc) symmetric_ = api_->nvshmem_malloc(std::max<std::size_t>(device_bytes_, 1));
     work_ = symmetric_ ? static_cast<float*>(symmetric_) : keep((device_bytes_ + sizeof(float) - 1) / sizeof(float));
-    host_work_.resize(std::max<std::size_t>(host_bytes, 1));
   }
 
   void describe(cublasmp::Descriptor& d, std::int64_t rows, std::int64_t cols, std::int64_t rb, std::int64_t cb,

@@ -343,6 +343,13 @@ class Run {
         if (root()) progress_.verified(i, end - begin);
         held.push_back(std::move(p));
         index.push_back(i);
+        // A distributed group holds at most kHeldRuns runs at once: each holds NCCL's, the copy engines'
+        // and the libraries' own memory beside its blocks, which no workspace estimate counts (a four-GPU
+        // group of 77 ran out of memory and hung a library's set-up).
+        if (collective && held.size() >= kHeldRuns) {
+          if (const int status = time_and_record(held, index, collective); status >= 0) return status;
+          held.clear(), index.clear();
+        }
         continue;
       }
       ++counts_[int(o.status)];
@@ -429,6 +436,7 @@ class Run {
   ClockMonitor clocks_;
   Progress progress_;
   std::unique_ptr<Workbench> bench_;
+  static constexpr std::size_t kHeldRuns = 12;
   std::size_t counts_[4] = {};
   std::set<std::string> retried_;  // configurations a job ended inside once: this is their second try
 };

@@ -117,8 +117,12 @@ class PreparedDistributed final : public Timed {
 
   double trial(ClockMonitor* clocks) override {
     job_step(what_ + "trial " + std::to_string(outcome_.samples.size()));
-    barrier();
+    // The energy counter is read before the barrier: between the barrier and the start nothing may
+    // run that takes a rank longer than the others (an NVML call takes milliseconds, and the slowest
+    // rank's time then held every other rank's wait for it in its first exchange: at 8192 on four
+    // H100s, 2-4 ms of 3-10 ms trials, f755c56).
     const double energy_before = clocks && on_gpus_ ? clocks->energy_j() : -1;
+    barrier();
     const auto t0 = std::chrono::steady_clock::now();
     run_->run();
     const double local = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -175,13 +175,16 @@ class CublasMpRun final : public RunBase {
       check(api_->grid_create(ranks, 1, cublasmp::kGridColMajor, nccl_, &grid_cols_), "cublasMpGridCreate");
       check(api_->grid_create(1, ranks, cublasmp::kGridRowMajor, nccl_, &grid_rows_), "cublasMpGridCreate");
       if (!failure_.empty()) return;
+      // Blocks as NVIDIA's samples of the two algorithms give them: the dimension a grid does not cut
+      // still has the blocks of the one it cuts in the other operand (0.7 refused whole-width blocks
+      // there with CUBLASMP_STATUS_INVALID_VALUE, data/distributed/x4/timing-defect-9fc54bb).
       if (x_.kind == Kind::matmul_ag) {  // X and D row-wise (ranks x 1), Y column-wise (1 x ranks)
         describe(desc_x_, m, k, x_.nb, k, lld_b_, grid_cols_);
         describe(desc_y_, k, n, k, x_.mb, lld_a_, grid_rows_);
-        describe(desc_d_, m, n, x_.nb, n, lld_c_, grid_cols_);
+        describe(desc_d_, m, n, x_.nb, x_.mb, lld_c_, grid_cols_);
       } else {  // X column-wise (k split), Y row-wise (k split), D column-wise
         describe(desc_x_, m, k, m, x_.kb, lld_b_, grid_rows_);
-        describe(desc_y_, k, n, x_.kb, n, lld_a_, grid_cols_);
+        describe(desc_y_, k, n, x_.kb, x_.mb, lld_a_, grid_cols_);
         describe(desc_d_, m, n, m, x_.mb, lld_c_, grid_rows_);
       }
       check(api_->matmul_desc_create(&matmul_, int(compute_)), "cublasMpMatmulDescriptorCreate");

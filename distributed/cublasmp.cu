@@ -309,6 +309,7 @@ MMLAB_ALGORITHM(cublasmp) {
   a.resolve = [](const Problem&, const Params& q, const DeviceInfo&) {
     Params r = q;
     r.set("transport", "nccl");
+    if (const cublasmp::Api* api = cublasmp::api()) r.set("library", api->versions);  // the row records them
     return r;
   };
   a.workspace_bytes = [](const Problem& p, const Params& q) {

@@ -2,6 +2,7 @@
 #include "distributed/cublasmp_api.hpp"
 
 #include <dlfcn.h>
+#include <nccl.h>
 #include <glob.h>
 #include <unistd.h>
 
@@ -98,9 +99,21 @@ const Api* load(std::string* why) {
     return nullptr;
   }
   if (a.get_version(&a.version) != kSuccess) a.version = 0;
+  a.versions = "cuBLASMp " + std::to_string(a.version / 1000) + "." + std::to_string(a.version % 1000 / 100) + "." +
+               std::to_string(a.version % 100);
+  int nccl = 0;
+  if (ncclGetVersion(&nccl) == ncclSuccess)
+    a.versions += ", NCCL " + std::to_string(nccl / 10000) + "." + std::to_string(nccl % 10000 / 100) + "." +
+                  std::to_string(nccl % 100);
   if (nvshmem) {
     a.nvshmem_malloc = reinterpret_cast<void* (*)(std::size_t)>(dlsym(nvshmem, "nvshmem_malloc"));
     a.nvshmem_free = reinterpret_cast<void (*)(void*)>(dlsym(nvshmem, "nvshmem_free"));
+    using Version = void (*)(int*, int*, int*);
+    if (auto v = reinterpret_cast<Version>(dlsym(nvshmem, "nvshmemx_vendor_get_version_info"))) {
+      int major = 0, minor = 0, patch = 0;
+      v(&major, &minor, &patch);
+      a.versions += ", NVSHMEM " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+    }
   }
   return &a;
 }

@@ -67,6 +67,8 @@ struct Api {
   int version = 0;          // cublasMpGetVersion: 700 for 0.7.0
   std::string library;      // the file loaded
   std::string nvshmem;      // NVSHMEM's host library, or why it was not found
+  // "cuBLASMp 0.7.0, NCCL 2.28.9, NVSHMEM 3.3.24": what a row of it ran with.
+  std::string versions;
 };
 
 // The library, loaded once per process (NVSHMEM's host library first, with NVLink multicast off:

@@ -128,25 +128,25 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 Prepared::Prepared(const Configuration& cfg, Outcome outcome) : Timed(cfg, std::move(outcome)) {}
 Prepared::~Prepared() = default;
 
-void Prepared::warmup() {
-  timer_->untimed();
-  last_energy_j_ = -1;  // the next trial's energy starts from a counter read after a timed trial
-}
+void Prepared::warmup() { timer_->untimed(); }
 
 double Prepared::trial(ClockMonitor* clocks) {
+  const Algorithm& alg = *cfg_.algorithm;
+  const bool gpu = alg.backend == Backend::device || alg.backend == Backend::streamed;
+  // NVML's energy counter around the trial (a GPU trial's clock is the GPU's own: the host's calls
+  // before it are not inside it).
+  const double energy_before = clocks && gpu ? clocks->energy_j() : -1;
   const TrialTime t = timer_->trial();
   if (audit_) audit_->after_trial(io_.c, stream_);  // behind the trial's stop event: off the clock
   if (t.host_ms >= 0) outcome_.host_samples.push_back(t.host_ms);
   outcome_.timer = timer_->timer();
   outcome_.timer_note = timer_->unblocked_reason();
   const double ms = t.ms;
-  const Algorithm& alg = *cfg_.algorithm;
   if (alg.backend == Backend::streamed && alg.streamed_report) reports_.push_back(alg.streamed_report(run_.args(io_, stream_)));
-  if (clocks && (alg.backend == Backend::device || alg.backend == Backend::streamed)) {
+  if (clocks && gpu) {
+    const double energy_after = clocks->energy_j();
     ClockSample c = clocks->sample(stream_);
-    const double energy = clocks->energy_j();  // the trial's: from the counter after the last one
-    if (energy >= 0 && last_energy_j_ >= 0) c.energy_j = energy - last_energy_j_;
-    last_energy_j_ = energy;
+    if (energy_before >= 0 && energy_after >= 0) c.energy_j = energy_after - energy_before;
     outcome_.clocks.push_back(c);
     outcome_.clock_source = clocks->source();
     outcome_.reference_mhz = clocks->reference_mhz();

@@ -67,7 +67,6 @@ class Prepared final : public Timed {
   PreparedRun run_;  // the configuration resolved, checked and sized (core/invocation.hpp)
   Buffers io_;
   std::vector<StreamedReport> reports_;  // a streamed algorithm's, one per trial
-  double last_energy_j_ = -1;            // the energy counter after the last trial (-1: none yet)
 };
 
 // Phase 1 of every configuration: can it run here? `run` receives it resolved, checked and sized

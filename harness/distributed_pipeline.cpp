@@ -118,9 +118,10 @@ class PreparedDistributed final : public Timed {
   double trial(ClockMonitor* clocks) override {
     job_step(what_ + "trial " + std::to_string(outcome_.samples.size()));
     // The energy counter is read before the barrier: between the barrier and the start nothing may
-    // run that takes a rank longer than the others (an NVML call takes milliseconds, and the slowest
-    // rank's time then held every other rank's wait for it in its first exchange: at 8192 on four
-    // H100s, 2-4 ms of 3-10 ms trials, f755c56).
+    // run that takes one rank longer than the others, or the slowest rank's time holds every other
+    // rank's wait for it in its first exchange. With the NVML read there (9fc54bb), the medians at 8192
+    // on four H100s held 2-4 ms of such waiting; the read is the suspected cause (its time was not
+    // measured), the only call between the barrier and the start.
     const double energy_before = clocks && on_gpus_ ? clocks->energy_j() : -1;
     barrier();
     const auto t0 = std::chrono::steady_clock::now();

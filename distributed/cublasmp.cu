@@ -102,12 +102,15 @@ Layouts layouts_of(const Problem& p, const Plan& x, int ranks) {
   return l;
 }
 
-// The nearest lab decomposition, for the model and the row's bound.
+// The nearest lab decomposition, for the model and the row's bound. The block size is how cuBLASMp
+// tiles the same decomposition, not a different one: the model takes the grid's widest panels (one
+// per rank), whose products run at the engine's best rate, so a small block cannot raise the bound
+// above the time cuBLASMp measures (with 1024 it did, the model's products being 1024 deep).
 Decomposed model_shape(const Problem& p, const Params& q, int ranks) {
   const Plan x = plan_of(p, q, ranks);
   if (x.kind == Kind::matmul_rs) return {Decomposition::dns, p, Grid{1, 1, ranks}, 4096};
   if (x.kind == Kind::matmul_ag) return {Decomposition::summa, p, Grid{1, ranks, 1}, x.kb};
-  return {Decomposition::summa, p, Grid{x.pr, x.pc, 1}, x.kb};
+  return {Decomposition::summa, p, Grid{x.pr, x.pc, 1}, ceil_div(p.k, std::max(x.pr, x.pc))};
 }
 
 class CublasMpRun final : public RunBase {
@@ -133,15 +136,14 @@ class CublasMpRun final : public RunBase {
     allocate_workspace();
   }
 
-  ~CublasMpRun() override {
+  ~CublasMpRun() override {  // the handle is the process's (cublasmp::shared_handle)
     if (!api_) return;
+    if (symmetric_ && api_->nvshmem_free) api_->nvshmem_free(symmetric_);  // while NVSHMEM's teams stand
     for (cublasmp::Descriptor d : {desc_x_, desc_y_, desc_d_})
       if (d) api_->descriptor_destroy(d);
     if (matmul_) api_->matmul_desc_destroy(matmul_);
     for (cublasmp::Grid g : {grid_, grid_rows_, grid_cols_})
       if (g) api_->grid_destroy(g);
-    if (symmetric_ && api_->nvshmem_free) api_->nvshmem_free(symmetric_);
-    if (handle_) api_->destroy(handle_);
   }
 
   std::string failure() const override { return failure_; }
@@ -162,7 +164,7 @@ class CublasMpRun final : public RunBase {
   // failure (the configuration's row says it, the job goes on).
   void set_up() {
     const int ranks = job().size;
-    check(api_->create(&handle_, ctx_.compute_stream()), "cublasMpCreate");
+    check(cublasmp::shared_handle(ctx_.compute_stream(), &handle_), "cublasMpCreate");
     if (!failure_.empty()) return;
     const std::int64_t m = p_.n, n = p_.m, k = p_.k;  // cuBLASMp's D (m x n) = X (m x k) Y (k x n)
     if (x_.kind == Kind::gemm) {

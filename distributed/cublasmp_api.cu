@@ -6,8 +6,13 @@
 #include <glob.h>
 #include <unistd.h>
 
+#include <cuda_runtime.h>
+
 #include <cstdlib>
+#include <map>
 #include <vector>
+
+#include "runtime/job.hpp"
 
 namespace mmlab::dist::cublasmp {
 
@@ -125,6 +130,28 @@ const Api* api(std::string* why) {
   static const Api* loaded = load(&reason);
   if (!loaded && why) *why = reason;
   return loaded;
+}
+
+int shared_handle(Stream stream, Handle* out) {
+  static std::map<int, Handle> handles = [] {
+    at_job_end([] {  // registered after the communicators' release, so it runs before it
+      for (auto& [device, h] : handles) {
+        cudaSetDevice(device);
+        api()->destroy(h);
+      }
+      handles.clear();
+    });
+    return std::map<int, Handle>{};
+  }();
+  int device = 0;
+  cudaGetDevice(&device);
+  if (auto it = handles.find(device); it != handles.end()) {
+    *out = it->second;
+    return kSuccess;
+  }
+  const int status = api()->create(out, stream);
+  if (status == kSuccess) handles[device] = *out;
+  return status;
 }
 
 std::string status_text(int status) {

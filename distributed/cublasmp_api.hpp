@@ -75,6 +75,13 @@ struct Api {
 // NVSHMEM_DISABLE_NVLS=1 unless set); null, and `why` says what is missing, where it cannot be.
 const Api* api(std::string* why = nullptr);
 
+// The process's one cuBLASMp handle on the current GPU (cuBLASMp supports one handle per process and
+// GPU; version 0.7 finalises NVSHMEM when a handle goes, which left the symmetric workspaces of the
+// other runs held beside it dangling: four H100s, data/distributed/x4/run1-03968b8). Made on first use
+// on `stream` (each call sets its own stream), destroyed when the job ends, before its communicators.
+// Returns cuBLASMp's status.
+int shared_handle(Stream stream, Handle* out);
+
 // cuBLASMp's status as text.
 std::string status_text(int status);
 

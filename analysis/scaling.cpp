@@ -15,6 +15,11 @@ namespace mmlab::analysis {
 
 namespace {
 
+// NVML's energy counter moves in steps tens of milliseconds apart: a trial shorter than this reads
+// a step or none (four H100s, data/distributed/x4/sweep-2026-11-27: FP32 cuBLAS at 4096, 2.6 ms, read
+// 0 J; at 8192, 21 ms at 613 W, 8.5 J; at 16384, 173 ms at 679 W, 120 J, power x time 117 J).
+constexpr double kEnergyResolvedMs = 100;
+
 double number_of(const Result& r, const std::string& column) {
   const std::string& text = r.get(column);
   if (text.empty()) return std::numeric_limits<double>::quiet_NaN();
@@ -111,9 +116,11 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
     const double x_vendor = vendor ? vendor->median_ms / r.median_ms : std::nan("");
     const double bound = number_of(r, "bound_ms"), predicted = number_of(r, "predicted_ms");
     const double flop = 2.0 * double(r.m) * double(r.n) * double(r.k);
-    const double joules = number_of(r, "energy_j"), base_joules = number_of(*base, "energy_j");
-    const double per_joule = joules > 0 ? flop / joules / 1e9 : std::nan("");
-    const double base_per_joule = base_joules > 0 ? flop / base_joules / 1e9 : std::nan("");
+    const auto per_joule_of = [&](const Result& x) {  // only where a trial spans the counter's steps
+      const double joules = number_of(x, "energy_j");
+      return joules > 0 && x.median_ms >= kEnergyResolvedMs ? flop / joules / 1e9 : std::nan("");
+    };
+    const double per_joule = per_joule_of(r), base_per_joule = per_joule_of(*base);
     const std::string who = gpus ? std::to_string(gpus) + " GPUs" : std::to_string(ranks) + " CPU ranks";
     t.rows.push_back({r.shape(), r.algorithm, r.variant == "default" ? r.params : r.variant + " " + r.params,
                       engine_name(engine), who, three(r.median_ms), fixed(r.gflops / 1000, 2),
@@ -157,7 +164,8 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
       "precision at the shape (its grid, block and algorithm) / the row. bound: the least time the decomposition "
       "allows here (its model at each rank's one-GPU rate on its local shapes, the links' bandwidth at 1 GiB and a "
       "message's latency, measured in the job). GFLOP/J: 2mnk over the energy of a trial, all the job's GPUs "
-      "(NVML's counter; trials of a few ms read it in steps). The phase times are medians over the trials of each "
+      "(NVML's counter), shown where the median trial takes 100 ms or more (the counter moves in steps tens of "
+      "ms apart). The phase times are medians over the trials of each "
       "phase's maximum over ranks; overlap = the share of communication hidden behind the products." +
       (missing.empty() ? std::string()
                        : " Left out: rows whose engine has no one-GPU row here (" +

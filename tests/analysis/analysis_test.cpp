@@ -536,8 +536,8 @@ TEST(Scaling, EachEngineAgainstItselfBesideCublasMp) {
   EXPECT_EQ(at("dist_cannon", "x FP32 cuBLAS"), "8.000");
   EXPECT_EQ(at("dist_cannon", "x cuBLASMp"), "2.000");     // the TF32 cuBLASMp row, 2.0 ms
   EXPECT_NEAR(std::stod(at("dist_cannon", "time / bound")), 2.0, 0.01);
-  EXPECT_EQ(at("dist_cannon", "GFLOP/J"), "137.4");        // 2 4096^3 flop / 1 J
-  EXPECT_EQ(at("dist_cannon", "GFLOP/J, 1 GPU"), "274.9");
+  EXPECT_EQ(at("dist_cannon", "GFLOP/J"), "");  // a trial of 1 ms: shorter than NVML's counter's steps
+  EXPECT_EQ(at("dist_cannon", "GFLOP/J, 1 GPU"), "");
   EXPECT_EQ(at("dist_summa", "engine"), "flagship:tensor_cores");
   EXPECT_EQ(at("dist_summa", "x 1 GPU"), "3.000");  // against flagship tensor_cores' 3.0 ms
   EXPECT_EQ(at("dist_summa", "x cuBLASMp"), "3.000");  // FP32: the FP32 cuBLASMp row
@@ -548,6 +548,23 @@ TEST(Scaling, EachEngineAgainstItselfBesideCublasMp) {
       EXPECT_EQ(r[8], "2.000");  // 2.0 ms of cuBLAS TF32 over its 1.0
     }
   }
+}
+
+// Energy per trial only where a trial spans NVML's counter's steps (100 ms and more).
+TEST(Scaling, EnergyOfLongTrialsOnly) {
+  TempDir d;
+  Row base{"cublas", "default", "", 16384, 16384, 16384, "kernel", around(200.0)},
+      dist{"dist_cannon", "default", "grid=2x2;engine=cublas", 16384, 16384, 16384, "kernel", around(100.0)};
+  dist.fields = {{"grid", "2x2"}, {"gpus", "4"}, {"ranks", "4"}, {"engine", "cublas:default"}, {"energy_j", "80"}};
+  base.fields["energy_j"] = "140";
+  write_results(d / "e.csv", {base, dist});
+  const Table t = scaling(load_results({d / "e.csv"}, true));
+  ASSERT_EQ(t.rows.size(), 1u);
+  const auto column = [&](const char* name) {
+    return t.rows[0][std::size_t(std::find(t.header.begin(), t.header.end(), name) - t.header.begin())];
+  };
+  EXPECT_EQ(column("GFLOP/J"), "110.0");         // 2 16384^3 flop / 80 J
+  EXPECT_EQ(column("GFLOP/J, 1 GPU"), "62.8");   // / 140 J
 }
 
 // Rows of schema 7 recorded the engine axis's value: read as the spec it names.

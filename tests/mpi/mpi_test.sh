@@ -38,6 +38,7 @@ if [ "$mode" = gpus ]; then
   [ "$gpus" -ge "$np" ] || { echo "fewer than $np GPUs ($gpus): skipped"; exit 77; }
   export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
   sweep=(run --algorithms dist_cannon,dist_summa,dist_dns,cublasmp --variant all --engine cublas,tf32x3,cublas_tf32
+         --cublasmp.engine cublas,cublas_tf32 --cublasmp.grid 2x2,1x4,4x1
          --transport nccl,copy_engine --grid "$grids" --dist_summa.panel 7,4096 --cublasmp.block whole,1024
          --shape "$shapes,2048x2047x2049" --trials 3 --warmup 1 --output "$dir/x.csv")
   mode=verify

@@ -79,6 +79,7 @@ po::options_description options() {
       "summary: group by these columns (default algorithm,variant,params,m,n,k,scope)");
   add("sort", po::value<std::string>()->default_value(""), "summary: sort by these columns");
   add("all", po::bool_switch(), "summary: keep skipped and failed rows");
+  add("best", po::bool_switch(), "scaling: only each shape's fastest lab row and cuBLASMp row of each engine");
   add("baseline", po::value<std::string>(),
       "compare: ALG[:variant[:params]], or best:SPEC,SPEC... (at each problem the fastest FP32 row of "
       "those yardsticks, e.g. best:cublas,cutlass); headline: ALG (default cublas)");
@@ -137,7 +138,7 @@ using Args = std::vector<std::string>;
 // The commands that read each option: `<command> --help` lists these only ("" : every command).
 const std::map<std::string, std::string> kOptionCommands = {
     {"help", ""}, {"version", ""}, {"format", ""}, {"output", ""}, {"bad-samples", ""},
-    {"by", "summary"}, {"sort", "summary"}, {"all", "summary"},
+    {"by", "summary"}, {"sort", "summary"}, {"all", "summary"}, {"best", "scaling"},
     {"baseline", "compare,headline,scaling,frontier,plot"}, {"run", "compare,summary,plot"},
     {"margin", "compare"}, {"family", "compare"}, {"cycles", "compare"}, {"metric", "compare"},
     {"baseline-scope", "compare"}, {"across-runs", "compare"}, {"size", "compare,headline,frontier,plot"},
@@ -260,7 +261,7 @@ int frontier_command(Args& args, const po::variables_map& vm) {
 
 int scaling_command(Args& args, const po::variables_map& vm) {
   emit(render(scaling(load(args, true, vm), vm.count("baseline") ? vm["baseline"].as<std::string>() : "",
-                      vm["resamples"].as<int>()),
+                      vm["resamples"].as<int>(), vm["best"].as<bool>()),
               parse_format(vm["format"].as<std::string>())),
        vm["output"].as<std::string>());
   return 0;
@@ -407,7 +408,8 @@ const Command kCommands[] = {
                                job (cublas:default, cublas:tf32, flagship:tensor_cores; --baseline
                                ALG[:variant[:params]] names one for all): speed-up (CI), efficiency,
                                at equal clocks, x FP32 cuBLAS, x cuBLASMp, time / bound, GFLOP/J,
-                               layout, compute/communication/waiting, overlap, measured vs the model
+                               layout, compute/communication/waiting, overlap, measured vs the model;
+                               --best: each shape's fastest lab and cuBLASMp row of each engine
 )",
      scaling_command},
     {"frontier",

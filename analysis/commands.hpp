@@ -57,7 +57,9 @@ Table headline(const std::vector<Result>& rows, const std::string& shape,
 // equal clocks, the speed-up over FP32 cuBLAS and over the fastest cuBLASMp row of its precision,
 // time / bound, GFLOP/J, the moves to and from the starting layout, the split into compute,
 // communication and waiting, the overlap, and measured / predicted.
-Table scaling(const std::vector<Result>& rows, const std::string& baseline = "", int resamples = 4000);
+// With `best`, only each shape's fastest lab row and fastest cuBLASMp row of each engine.
+Table scaling(const std::vector<Result>& rows, const std::string& baseline = "", int resamples = 4000,
+              bool best = false);
 
 // The accuracy/speed frontier: per problem (size and inputs), each algorithm and variant's fastest
 // configuration, its TFLOP/s and error (max_sumabs_err, max_rel_err), and both as ratios to the

@@ -179,7 +179,7 @@ std::string write_report(const std::string& data, const std::string& relative, c
     md << "## Summary\n\n" << render(t, Format::markdown) << "\n";
   }
   const bool distributed =
-      std::any_of(rows.begin(), rows.end(), [](const Result& r) { return r.ok() && !r.get("grid").empty(); });
+      std::any_of(rows.begin(), rows.end(), [](const Result& r) { return r.ok() && r.distributed(); });
   if (distributed) {
     try {
       Table t = scaling(rows);

@@ -177,6 +177,12 @@ std::string Result::configuration() const {
   return s;
 }
 
+bool Result::distributed() const {
+  const auto grid = fields.find("grid"), ranks = fields.find("ranks");
+  return (grid != fields.end() && !grid->second.empty()) ||
+         (ranks != fields.end() && !ranks->second.empty() && std::atol(ranks->second.c_str()) > 1);
+}
+
 std::string Result::dims() const {
   return square() ? std::to_string(m) : std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
 }

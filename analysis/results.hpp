@@ -53,6 +53,8 @@ struct Result {
   bool fp32() const { return precision == Precision::fp32; }
   bool uniform() const { return inputs == Inputs::uniform; }
   bool square() const { return m == n && n == k; }
+  // A row of an MPI job: a process grid, or more than one rank (cuBLASMp's 1D matmul rows have no grid).
+  bool distributed() const;
   std::string configuration()
       const;                  // "algorithm variant params" (variant "default" and empty params omitted)
   std::string dims() const;   // "4096" when square, else "1041x1247x139"

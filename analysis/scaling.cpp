@@ -46,7 +46,7 @@ bool matches(const Result& r, const std::string& spec) {
          (part.size() < 3 || r.params == part[2]);
 }
 
-bool distributed(const Result& r) { return !r.get("grid").empty(); }
+bool distributed(const Result& r) { return r.distributed(); }
 bool cublasmp(const Result& r) { return r.algorithm == "cublasmp"; }
 
 // The fastest ok row passing `test` at r's shape: in r's job where there is one, else in any.
@@ -71,18 +71,35 @@ std::string three(double v) {
 
 }  // namespace
 
-Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, int resamples) {
-  const std::vector<Result> rows = select_run(all_rows, "latest");
+Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, int resamples, bool best) {
+  std::vector<Result> rows = select_run(all_rows, "latest");
+  if (best) {  // each shape's fastest lab row and fastest cuBLASMp row of each engine
+    std::map<std::string, const Result*> fastest_of;
+    for (const Result& r : rows) {
+      if (!r.ok() || !distributed(r)) continue;
+      const std::string key = r.shape() + "|" + scope_name(r.scope) + "|" + (cublasmp(r) ? "cublasmp" : "lab") + "|" +
+                              engine_name(r.get("engine"));
+      const Result*& f = fastest_of[key];
+      if (!f || r.median_ms < f->median_ms) f = &r;
+    }
+    std::vector<Result> kept;
+    for (const Result& r : rows)
+      for (const auto& [key, f] : fastest_of)
+        if (f == &r) kept.push_back(r);
+    rows = std::move(kept);
+  }
   Table t;
   t.title = baseline.empty() ? "strong scaling: each row against its own engine on one GPU in the same job"
                              : "strong scaling against " + baseline;
+  if (best) t.title += " (the fastest lab row and cuBLASMp row of each engine and shape)";
   t.header = {"size",        "algorithm",     "configuration", "engine",       "GPUs or ranks",  "median ms",
               "TFLOP/s",     "layout ms",     "x 1 GPU",       "CI 95%",       "efficiency",     "at equal clocks",
-              "x FP32 cuBLAS", "x cuBLASMp",  "bound ms",      "time / bound", "GFLOP/J",        "GFLOP/J, 1 GPU",
+              "x FP32 cuBLAS", "x cuBLASMp",  "x cuBLASMp CI", "bound ms",      "time / bound", "GFLOP/J",        "GFLOP/J, 1 GPU",
               "compute ms",  "comm ms",       "wait ms",       "overlap",      "predicted ms",   "measured / predicted"};
   t.fields = {"m", "n", "k", "inputs", "algorithm", "variant", "params", "engine", "grid", "gpus", "ranks", "median_ms",
               "tflops", "layout_ms", "baseline", "baseline_median_ms", "speedup", "ci_lo", "ci_hi", "efficiency",
-              "efficiency_equal_clocks", "x_cublas_fp32", "x_cublasmp", "cublasmp_configuration", "bound_ms",
+              "efficiency_equal_clocks", "x_cublas_fp32", "x_cublasmp", "x_cublasmp_ci_lo", "x_cublasmp_ci_hi",
+              "cublasmp_configuration", "bound_ms",
               "time_over_bound", "gflops_per_joule", "baseline_gflops_per_joule", "compute_ms", "comm_ms",
               "wait_ms", "overlap", "predicted_ms", "measured_over_predicted"};
   std::set<std::string> missing;  // engines with no one-GPU row in the files
@@ -109,6 +126,13 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
       ci = fixed(i.lo, 3) + " to " + fixed(i.hi, 3);
       ci_lo = i.lo, ci_hi = i.hi;
     }
+    Value vendor_lo, vendor_hi;
+    std::string vendor_ci;
+    if (vendor && vendor->run_id != r.run_id && vendor->samples.size() >= 2 && r.samples.size() >= 2) {
+      const Interval i = bootstrap_median_ratio(vendor->samples, r.samples, 0.95, resamples, 2);
+      vendor_ci = fixed(i.lo, 3) + " to " + fixed(i.hi, 3);
+      vendor_lo = i.lo, vendor_hi = i.hi;
+    }
     // At equal clocks: the times in SM cycles (each row's median clock, the slowest rank's).
     const double clock = number_of(r, "clock_mhz"), base_clock = number_of(*base, "clock_mhz");
     const double equal = clock > 0 && base_clock > 0 ? efficiency * base_clock / clock : std::nan("");
@@ -125,13 +149,13 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
     t.rows.push_back({r.shape(), r.algorithm, r.variant == "default" ? r.params : r.variant + " " + r.params,
                       engine_name(engine), who, three(r.median_ms), fixed(r.gflops / 1000, 2),
                       three(number_of(r, "layout_ms")), fixed(speedup, 3), ci, fixed(efficiency, 3), fixed(equal, 3),
-                      fixed(x_fp32, 3), fixed(x_vendor, 3), three(bound), bound > 0 ? fixed(r.median_ms / bound, 3) : "",
+                      fixed(x_fp32, 3), fixed(x_vendor, 3), vendor_ci, three(bound), bound > 0 ? fixed(r.median_ms / bound, 3) : "",
                       fixed(per_joule, 1), fixed(base_per_joule, 1), three(number_of(r, "compute_ms")),
                       three(number_of(r, "comm_ms")), three(number_of(r, "wait_ms")), three(number_of(r, "overlap")),
                       predicted > 0 ? fixed(predicted, 3) : "", predicted > 0 ? fixed(r.median_ms / predicted, 3) : ""});
     t.records.push_back({r.m, r.n, r.k, inputs_name(r.inputs), r.algorithm, r.variant, r.params, engine, r.get("grid"),
                          gpus, ranks, r.median_ms, r.gflops / 1000, number_of(r, "layout_ms"), base->configuration(),
-                         base->median_ms, speedup, ci_lo, ci_hi, efficiency, equal, x_fp32, x_vendor,
+                         base->median_ms, speedup, ci_lo, ci_hi, efficiency, equal, x_fp32, x_vendor, vendor_lo, vendor_hi,
                          vendor ? Value(vendor->configuration()) : Value(), bound,
                          bound > 0 ? Value(r.median_ms / bound) : Value(), per_joule, base_per_joule,
                          number_of(r, "compute_ms"), number_of(r, "comm_ms"), number_of(r, "wait_ms"),
@@ -161,7 +185,7 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
       ", in the same job, median / median (bootstrap 95% CI); efficiency = that / GPUs (ranks on the CPU backend); "
       "at equal clocks = the same in SM cycles (each side's median clock, a distributed row's slowest rank's). "
       "x FP32 cuBLAS: one-GPU cublas (pure FP32) / the row; x cuBLASMp: the fastest cuBLASMp row of the same "
-      "precision at the shape (its grid, block and algorithm) / the row. bound: the least time the decomposition "
+      "precision at the shape (its grid, block and algorithm) / the row, median / median (bootstrap 95% CI). bound: the least time the decomposition "
       "allows here (its model at each rank's one-GPU rate on its local shapes, the links' bandwidth at 1 GiB and a "
       "message's latency, measured in the job). GFLOP/J: 2mnk over the energy of a trial, all the job's GPUs "
       "(NVML's counter), shown where the median trial takes 100 ms or more (the counter moves in steps tens of "

@@ -2,6 +2,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <set>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -510,7 +511,8 @@ TEST(Scaling, EachEngineAgainstItselfBesideCublasMp) {
       cannon{"dist_cannon", "default", "grid=2x2;engine=cublas_tf32", 4096, 4096, 4096, "kernel", around(1.0)},
       summa{"dist_summa", "default", "grid=2x2;engine=tf32x3", 4096, 4096, 4096, "kernel", around(1.0)},
       vendor{"cublasmp", "gemm", "grid=2x2;engine=cublas_tf32;block=whole", 4096, 4096, 4096, "kernel", around(2.0)},
-      vendor_fp32{"cublasmp", "gemm", "grid=2x2;engine=cublas;block=whole", 4096, 4096, 4096, "kernel", around(3.0)};
+      vendor_fp32{"cublasmp", "gemm", "grid=2x2;engine=cublas;block=whole", 4096, 4096, 4096, "kernel", around(3.0)},
+      vendor_1d{"cublasmp", "matmul_ag", "engine=cublas_tf32", 4096, 4096, 4096, "kernel", around(1.6)};
   const std::map<std::string, std::string> four = {{"grid", "2x2"}, {"gpus", "4"}, {"ranks", "4"}};
   cannon.fields = summa.fields = vendor.fields = vendor_fp32.fields = four;
   cannon.fields["engine"] = vendor.fields["engine"] = "cublas:tf32";
@@ -519,7 +521,8 @@ TEST(Scaling, EachEngineAgainstItselfBesideCublasMp) {
   summa.fields["engine"] = "flagship:tensor_cores:kernel=tf32x3:half3;choice=measured";
   vendor_fp32.fields["engine"] = "cublas:default";
   vendor.variant = vendor_fp32.variant = "gemm";
-  write_results(d / "s.csv", {fp32, tf32, flagship, cannon, summa, vendor, vendor_fp32});
+  vendor_1d.fields = {{"gpus", "4"}, {"ranks", "4"}, {"engine", "cublas:tf32"}};  // a 1D algorithm: no grid
+  write_results(d / "s.csv", {fp32, tf32, flagship, cannon, summa, vendor, vendor_fp32, vendor_1d});
   std::vector<Result> rows = load_results({d / "s.csv"}, true);
   for (Result& r : rows)  // the fixture judges only a variant named tf32 as TF32
     if (r.get("engine") == "cublas:tf32") r.precision = mmlab::Precision::tf32;
@@ -534,13 +537,20 @@ TEST(Scaling, EachEngineAgainstItselfBesideCublasMp) {
   EXPECT_EQ(at("dist_cannon", "efficiency"), "0.500");
   EXPECT_EQ(at("dist_cannon", "at equal clocks"), "0.600");  // 0.5 x 1800 / 1500 MHz
   EXPECT_EQ(at("dist_cannon", "x FP32 cuBLAS"), "8.000");
-  EXPECT_EQ(at("dist_cannon", "x cuBLASMp"), "2.000");     // the TF32 cuBLASMp row, 2.0 ms
+  EXPECT_EQ(at("dist_cannon", "x cuBLASMp"), "1.600");  // the fastest TF32 cuBLASMp row, matmul_ag's 1.6 ms
+  EXPECT_NE(at("dist_cannon", "x cuBLASMp CI"), "");
   EXPECT_NEAR(std::stod(at("dist_cannon", "time / bound")), 2.0, 0.01);
   EXPECT_EQ(at("dist_cannon", "GFLOP/J"), "");  // a trial of 1 ms: shorter than NVML's counter's steps
   EXPECT_EQ(at("dist_cannon", "GFLOP/J, 1 GPU"), "");
   EXPECT_EQ(at("dist_summa", "engine"), "flagship:tensor_cores");
   EXPECT_EQ(at("dist_summa", "x 1 GPU"), "3.000");  // against flagship tensor_cores' 3.0 ms
   EXPECT_EQ(at("dist_summa", "x cuBLASMp"), "3.000");  // FP32: the FP32 cuBLASMp row
+  // --best: each shape's fastest lab row and fastest cuBLASMp row of each engine; the 1D one is there.
+  const Table best = scaling(rows, "", 400, true);
+  std::multiset<std::string> kept;
+  for (const auto& r : best.rows) kept.insert(r[1] + " " + r[3]);
+  EXPECT_EQ(kept, (std::multiset<std::string>{"dist_cannon cublas:tf32", "dist_summa flagship:tensor_cores",
+                                               "cublasmp cublas:tf32", "cublasmp cublas:default"}));
   // --baseline names one yardstick for every row, a TF32 one too when its variant is named.
   const Table all = scaling(rows, "cublas:tf32");
   for (const auto& r : all.rows) {

@@ -150,20 +150,6 @@ class Run {
     for (std::size_t i = 0; i < todo_.size();) {
       const Configuration& cfg = todo_[i];
       const bool collective = cfg.algorithm->backend == Backend::distributed;
-      if (!root() && !collective) {  // single-process configurations run on rank 0 only
-        ++i;
-        continue;
-      }
-      // --stop-after: past it (rank 0's clock) no configuration starts. Before a collective group every
-      // rank agrees (the other ranks reach only those); before rank 0's own, rank 0 alone decides.
-      if (plan_.stop_after_s > 0) {
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        const bool past = root() && s > plan_.stop_after_s;
-        if (collective ? max_over_ranks(past ? 1 : 0) > 0 : past) {
-          if (root()) std::fprintf(stderr, "\nmmlab: --stop-after %g s reached\n", plan_.stop_after_s);
-          return stop_interrupted();
-        }
-      }
       // A problem's single-process configurations form a group, its distributed ones another (timed
       // by every rank: a collective group).
       std::size_t end = i + 1;
@@ -171,8 +157,22 @@ class Run {
         while (end < todo_.size() && todo_[end].problem == cfg.problem &&
                (todo_[end].algorithm->backend == Backend::distributed) == collective)
           ++end;
-      const int status = end - i > 1 ? run_group(i, end, collective) : run_alone(i, collective);
-      if (status >= 0) return status;
+      // --stop-after: past it (rank 0's clock) no configuration starts. Before a collective group every
+      // rank agrees (the other ranks reach only those); before rank 0's own, rank 0 alone decides.
+      if (plan_.stop_after_s > 0 && (collective || root())) {
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        const bool past = root() && s > plan_.stop_after_s;
+        if (collective ? max_over_ranks(past ? 1 : 0) > 0 : past) {
+          if (root()) std::fprintf(stderr, "\nmmlab: --stop-after %g s reached\n", plan_.stop_after_s);
+          return stop_interrupted();
+        }
+      }
+      // Single-process configurations run on rank 0 only, the other ranks waiting for them unwatched.
+      if (collective || root()) {
+        const int status = end - i > 1 ? run_group(i, end, collective) : run_alone(i, collective);
+        if (status >= 0) return status;
+      }
+      if (!collective && !alone()) barrier_after_rank0_alone();
       i = end;
     }
     return finish();

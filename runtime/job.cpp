@@ -116,6 +116,10 @@ void barrier() {
   if (g_job.mpi) MPI_Barrier(MPI_COMM_WORLD);
 }
 
+void barrier_after_rank0_alone() {
+  if (g_job.mpi) MPI_Barrier(MPI_COMM_WORLD);
+}
+
 double max_over_ranks(double v) {
   Waiting w("an MPI all-reduce");
   if (g_job.mpi) MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);

@@ -24,6 +24,11 @@ void at_job_end(std::function<void()> release);  // e.g. free communicators whil
 [[noreturn]] void abort_job(int code);           // every rank ends (MPI_Abort), not just this one
 // Collectives over the world (no-ops in a one-process job).
 void barrier();
+// A barrier the watchdog does not time: the other ranks wait here while rank 0 runs its
+// single-process configurations alone, which take as long as they take (a one-GPU baseline at 30001,
+// its choice of kernel measured, outlasted a 60 s --rank-timeout on four H100s). Rank 0 waits on no
+// one meanwhile; if it dies mpirun ends the job, if it stops it aborts the job.
+void barrier_after_rank0_alone();
 double max_over_ranks(double v);
 double sum_over_ranks(double v);
 void broadcast_text(std::string& text);  // from rank 0

@@ -101,7 +101,10 @@ po::options_description options() {
   add("across-runs", po::bool_switch(),
       "compare: every run in the files, one estimate per configuration with the run-to-run spread");
   add("size", po::value<std::string>()->default_value(""),
-      "compare: only these shapes; headline, plot blocks: one");
+      "compare: only these shapes; headline, plot blocks: one; model --fit: the shapes fitted on");
+  add("fit", po::value<std::string>()->default_value(""),
+      "model: fit the model's factors to these files' rows (FILE,FILE...; --size: only those shapes) and "
+      "judge it on the rows of FILE... it was not fitted on");
   add("level", po::value<double>()->default_value(0.95, "0.95"), "compare: confidence level, in (0, 1)");
   add("resamples", po::value<int>()->default_value(4000), "compare: bootstrap resamples (>= 100)");
   add("seed", po::value<unsigned long long>()->default_value(1), "compare: bootstrap seed");
@@ -141,12 +144,12 @@ const std::map<std::string, std::string> kOptionCommands = {
     {"by", "summary"}, {"sort", "summary"}, {"all", "summary"}, {"best", "scaling"},
     {"baseline", "compare,headline,scaling,frontier,plot"}, {"run", "compare,summary,plot"},
     {"margin", "compare"}, {"family", "compare"}, {"cycles", "compare"}, {"metric", "compare"},
-    {"baseline-scope", "compare"}, {"across-runs", "compare"}, {"size", "compare,headline,frontier,plot"},
+    {"baseline-scope", "compare"}, {"across-runs", "compare"}, {"size", "compare,headline,frontier,plot,model"},
     {"level", "compare"}, {"resamples", "compare,scaling"}, {"seed", "compare"}, {"data", "tables,readme"},
     {"out-dir", "tables"}, {"readme", "readme"}, {"reports", "readme"}, {"title", "plot"}, {"scope", "plot"},
     {"inputs", "plot"}, {"error", "plot"}, {"engine-gflops", "model"}, {"nvlink-gbs", "model"},
     {"fabric-gbs", "model"}, {"domain", "model"}, {"gpu-memory", "model"}, {"step-ms", "model"},
-    {"sizes", "model"}, {"gpus", "model"}, {"plot", "model"}};
+    {"sizes", "model"}, {"gpus", "model"}, {"plot", "model"}, {"fit", "model"}};
 
 po::options_description options_of(const po::options_description& all, const std::string& command) {
   po::options_description out("Options of " + command);
@@ -287,7 +290,23 @@ int model_command(Args& args, const po::variables_map& vm) {
   }
   if (sizes.empty() || gpus.empty()) throw AnalysisError("model: --sizes and --gpus need at least one value");
   std::vector<Table> tables;
-  if (!args.empty()) tables.push_back(model_validation(load(args, false, vm)));
+  if (const std::string fit = vm["fit"].as<std::string>(); !fit.empty()) {
+    if (args.empty()) throw AnalysisError("model --fit: name the files to judge it on too");
+    const std::vector<std::string> shapes = split(vm["size"].as<std::string>());
+    std::vector<Result> fitted_on;
+    std::set<std::string> ids;
+    for (Result& r : load(split(fit), false, vm))
+      if (shapes.empty() || std::find(shapes.begin(), shapes.end(), r.dims()) != shapes.end()) {
+        ids.insert(r.run_id);
+        fitted_on.push_back(std::move(r));
+      }
+    std::vector<Result> judged;
+    for (Result& r : load(args, false, vm))
+      if (!ids.count(r.run_id)) judged.push_back(std::move(r));
+    tables.push_back(model_judged(judged, fit_model(fitted_on)));
+  } else if (!args.empty()) {
+    tables.push_back(model_validation(load(args, false, vm)));
+  }
   tables.push_back(model_prediction(sizes, gpus, m));
   if (const std::string plot = vm["plot"].as<std::string>(); !plot.empty()) {
     plot_winners(tables.back(), plot_path(plot), "the predicted winner over GPUs and N");

@@ -95,6 +95,184 @@ Table model_validation(const std::vector<Result>& rows, double tolerance) {
   return t;
 }
 
+namespace {
+
+// A row the model can be fitted to or judged on: its models (the ranks predict() samples), its
+// measured inputs and the keys of its calibration.
+struct Observed {
+  const Result* row;
+  std::vector<Model> models;
+  double gflops, gbs, latency_ms;
+  std::string engine, link, transport;
+};
+
+// "algorithm:variant" of an engine spec: the flagship's measured choice names its kernel after it,
+// which may differ by shape, and the calibration is the engine's.
+std::string engine_of(const std::string& spec) {
+  const std::size_t a = spec.find(':');
+  const std::size_t v = a == std::string::npos ? a : spec.find(':', a + 1);
+  return v == std::string::npos ? spec : spec.substr(0, v);
+}
+
+std::vector<Observed> observed(const std::vector<Result>& rows) {
+  std::vector<Observed> out;
+  for (const Result& r : rows) {
+    Decomposition kind;
+    if (!r.ok() || !decomposition_of(r.algorithm, &kind)) continue;
+    const double gflops = number(r, "local_gflops"), gbs = number(r, "link_gbs");
+    if (gflops <= 0 || r.median_ms <= 0) continue;
+    const std::string panel = param(r, "panel"), transport = param(r, "transport").empty() ? "nccl" : param(r, "transport");
+    const Decomposed d{kind, {r.m, r.n, r.k}, parse_grid(r.get("grid")), panel.empty() ? 4096 : std::stol(panel)};
+    const bool v8 = std::stol(r.get("schema")) >= 8;
+    Observed o{&r, {}, gflops, gbs > 0 ? gbs : std::numeric_limits<double>::infinity(), number(r, "latency_ms"),
+               engine_of(r.get("engine")), r.algorithm + "/" + transport, transport};
+    const int ranks = d.grid.volume(), sample = std::min(ranks, 64);
+    for (int s = 0; s < sample; ++s) {
+      Model m = d.model(int((long(s) * ranks) / sample), 0);
+      if (!v8) m.layout_in_bytes = m.layout_out_bytes = 0;
+      o.models.push_back(std::move(m));
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+double value_or(const std::map<std::string, double>& m, const std::string& key, double fallback) {
+  const auto it = m.find(key);
+  return it == m.end() ? fallback : it->second;
+}
+
+double predicted(const Observed& o, const Calibration& c) {
+  const double gflops = o.gflops * value_or(c.compute, o.engine, 1), gbs = o.gbs * value_or(c.bandwidth, o.link, 1);
+  double worst = 0;
+  for (const Model& m : o.models) worst = std::max(worst, m.predict_ms(gflops, gbs, 0, o.latency_ms));
+  return worst + value_or(c.fixed_ms, o.transport, 0);
+}
+
+double sum_squared_log(const std::vector<Observed>& obs, const Calibration& c) {
+  double sum = 0;
+  for (const Observed& o : obs) {
+    const double e = std::log(o.row->median_ms / predicted(o, c));
+    sum += e * e;
+  }
+  return sum;
+}
+
+}  // namespace
+
+Calibration fit_model(const std::vector<Result>& rows) {
+  const std::vector<Observed> obs = observed(rows);
+  if (obs.empty()) throw AnalysisError("model --fit: no ok distributed row with the model's inputs to fit");
+  Calibration c;
+  for (const Observed& o : obs) c.compute[o.engine] = 1, c.bandwidth[o.link] = 1, c.fixed_ms[o.transport] = 0;
+  // The knobs in log space (a factor f as log f, a fixed time t as log(t + 1 us)), searched by
+  // Nelder and Mead's simplex, restarted from its best point until a restart gains nothing.
+  std::vector<double*> factors, times;
+  for (auto& [key, v] : c.compute) factors.push_back(&v);
+  for (auto& [key, v] : c.bandwidth) factors.push_back(&v);
+  for (auto& [key, v] : c.fixed_ms) times.push_back(&v);
+  const std::size_t n = factors.size() + times.size();
+  constexpr double kMicro = 1e-3;  // ms
+  auto set = [&](const std::vector<double>& x) {
+    for (std::size_t i = 0; i < factors.size(); ++i) *factors[i] = std::exp(x[i]);
+    for (std::size_t i = 0; i < times.size(); ++i) *times[i] = std::max(0.0, std::exp(x[factors.size() + i]) - kMicro);
+  };
+  auto f = [&](const std::vector<double>& x) {
+    set(x);
+    return sum_squared_log(obs, c);
+  };
+  std::vector<double> best(n, 0.0);
+  for (std::size_t i = factors.size(); i < n; ++i) best[i] = std::log(kMicro);
+  double best_f = f(best);
+  for (int restart = 0; restart < 8; ++restart) {
+    std::vector<std::vector<double>> p(n + 1, best);
+    for (std::size_t i = 0; i < n; ++i) p[i + 1][i] += i < factors.size() ? 0.5 : 3.0;
+    std::vector<double> y(n + 1);
+    for (std::size_t i = 0; i <= n; ++i) y[i] = f(p[i]);
+    for (int iteration = 0; iteration < 400 * int(n); ++iteration) {
+      std::vector<std::size_t> order(n + 1);
+      for (std::size_t i = 0; i <= n; ++i) order[i] = i;
+      std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return y[a] < y[b]; });
+      const std::size_t lo = order.front(), hi = order.back(), second = order[n - 1];
+      if (y[hi] - y[lo] < 1e-10 * (1 + y[lo])) break;
+      std::vector<double> mid(n, 0.0);
+      for (std::size_t i = 0; i <= n; ++i)
+        if (i != hi)
+          for (std::size_t j = 0; j < n; ++j) mid[j] += p[i][j] / double(n);
+      auto toward = [&](double t) {  // mid + t (mid - worst)
+        std::vector<double> x(n);
+        for (std::size_t j = 0; j < n; ++j) x[j] = mid[j] + t * (mid[j] - p[hi][j]);
+        return x;
+      };
+      const std::vector<double> reflected = toward(1);
+      const double fr = f(reflected);
+      if (fr < y[lo]) {
+        const std::vector<double> expanded = toward(2);
+        const double fe = f(expanded);
+        p[hi] = fe < fr ? expanded : reflected, y[hi] = std::min(fe, fr);
+      } else if (fr < y[second]) {
+        p[hi] = reflected, y[hi] = fr;
+      } else {
+        const std::vector<double> contracted = toward(fr < y[hi] ? 0.5 : -0.5);
+        const double fc = f(contracted);
+        if (fc < std::min(fr, y[hi])) {
+          p[hi] = contracted, y[hi] = fc;
+        } else {  // shrink toward the best
+          for (std::size_t i = 0; i <= n; ++i) {
+            if (i == lo) continue;
+            for (std::size_t j = 0; j < n; ++j) p[i][j] = p[lo][j] + 0.5 * (p[i][j] - p[lo][j]);
+            y[i] = f(p[i]);
+          }
+        }
+      }
+    }
+    const std::size_t lo = std::size_t(std::min_element(y.begin(), y.end()) - y.begin());
+    const bool gained = y[lo] < best_f * (1 - 1e-6);
+    if (y[lo] < best_f) best = p[lo], best_f = y[lo];
+    if (!gained) break;
+  }
+  set(best);
+  c.rows = obs.size();
+  c.rms_log = std::sqrt(best_f / double(obs.size()));
+  return c;
+}
+
+Table model_judged(const std::vector<Result>& rows, const Calibration& c, double tolerance) {
+  const std::vector<Observed> obs = observed(rows);
+  if (obs.empty()) throw AnalysisError("model --fit: no ok distributed row with the model's inputs to judge it on");
+  Table t;
+  t.title = "the fitted model against rows it was not fitted on";
+  t.header = {"algorithm", "grid", "engine", "transport", "size", "measured ms", "fitted ms", "measured / fitted",
+              "within " + fixed(100 * tolerance, 0) + "%"};
+  int within = 0;
+  double worst = 1;
+  for (const Observed& o : obs) {
+    const Result& r = *o.row;
+    const double f = predicted(o, c), ratio = r.median_ms / f;
+    const bool ok = std::abs(ratio - 1) <= tolerance;
+    within += ok;
+    if (std::abs(std::log(ratio)) > std::abs(std::log(worst))) worst = ratio;
+    t.rows.push_back({r.algorithm, r.get("grid"), r.get("engine"), o.transport, r.dims(), fixed(r.median_ms, 3),
+                      fixed(f, 3), fixed(ratio, 3), ok ? "yes" : "no"});
+  }
+  std::ostringstream fitted;
+  auto list = [&](const char* what, const std::map<std::string, double>& m, int decimals) {
+    fitted << what;
+    bool first = true;
+    for (const auto& [key, v] : m) fitted << (first ? " " : ", ") << key << " " << fixed(v, decimals), first = false;
+    fitted << "; ";
+  };
+  list("local rate x", c.compute, 3);
+  list("link bandwidth x", c.bandwidth, 3);
+  list("ms per trial +", c.fixed_ms, 4);
+  t.note = std::to_string(within) + " of " + std::to_string(obs.size()) + " rows within " + fixed(100 * tolerance, 0) +
+           "% of the fitted model (the farthest: measured / fitted " + fixed(worst, 3) + "). Fitted on " +
+           std::to_string(c.rows) + " other rows (root mean square log ratio " + fixed(c.rms_log, 3) +
+           "): " + fitted.str() + "the model of core/decompositions with each row's own measured local rate, link "
+           "bandwidth and latency, scaled by these.";
+  return t;
+}
+
 std::vector<std::pair<std::string, double>> parse_engines(const std::string& text) {
   std::vector<std::pair<std::string, double>> out;
   std::stringstream s(text);

@@ -4,6 +4,7 @@
 // counts from 4 to thousands.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,24 @@ namespace mmlab::analysis {
 // afresh for its shape and grid with those inputs, beside the time measured and the prediction the
 // row recorded; measured / predicted, and whether it is within `tolerance` (0.15: 15%).
 Table model_validation(const std::vector<Result>& rows, double tolerance = 0.15);
+
+// The model fitted to measured rows: a factor on each engine's probed local rate (the products of
+// a whole run against the probe's one product: clocks under a power cap, panel shapes), a factor on
+// the probed link bandwidth for each decomposition and transport (a broadcast, a shift and a
+// reduction use the links differently from the probe's ring shift), and a fixed time per trial for
+// each transport (launches, the host's barrier). Fitted by least squares on log(measured /
+// predicted) over the rows given; a key no row had keeps 1 (or 0).
+struct Calibration {
+  std::map<std::string, double> compute;    // engine spec ("cublas:tf32") -> factor on local_gflops
+  std::map<std::string, double> bandwidth;  // "dist_summa/nccl" -> factor on link_gbs
+  std::map<std::string, double> fixed_ms;   // transport -> ms per trial
+  std::size_t rows = 0;                     // rows it was fitted on
+  double rms_log = 0;                       // their root mean square log ratio after the fit
+};
+Calibration fit_model(const std::vector<Result>& rows);
+// The fitted model against rows (those it was not fitted on, to judge it): measured / predicted per
+// row, within `tolerance`; the note gives the share within and the fitted values.
+Table model_judged(const std::vector<Result>& rows, const Calibration& c, double tolerance = 0.10);
 
 struct Machine {
   std::vector<std::pair<std::string, double>> engines;  // name and local GFLOP/s per GPU

@@ -125,7 +125,7 @@ std::vector<Observed> observed(const std::vector<Result>& rows) {
     const Decomposed d{kind, {r.m, r.n, r.k}, parse_grid(r.get("grid")), panel.empty() ? 4096 : std::stol(panel)};
     const bool v8 = std::stol(r.get("schema")) >= 8;
     Observed o{&r, {}, gflops, gbs > 0 ? gbs : std::numeric_limits<double>::infinity(), number(r, "latency_ms"),
-               engine_of(r.get("engine")), r.algorithm + "/" + transport, transport};
+               engine_of(r.get("engine")), r.algorithm + " " + r.get("grid") + "/" + transport, transport};
     const int ranks = d.grid.volume(), sample = std::min(ranks, 64);
     for (int s = 0; s < sample; ++s) {
       Model m = d.model(int((long(s) * ranks) / sample), 0);
@@ -173,8 +173,11 @@ Calibration fit_model(const std::vector<Result>& rows) {
   for (auto& [key, v] : c.fixed_ms) times.push_back(&v);
   const std::size_t n = factors.size() + times.size();
   constexpr double kMicro = 1e-3;  // ms
+  // A factor stays within 10x either way: a link that no row's time depends on (all of it hidden
+  // behind the products) would otherwise run off to infinity.
+  const double bound = std::log(10.0);
   auto set = [&](const std::vector<double>& x) {
-    for (std::size_t i = 0; i < factors.size(); ++i) *factors[i] = std::exp(x[i]);
+    for (std::size_t i = 0; i < factors.size(); ++i) *factors[i] = std::exp(std::clamp(x[i], -bound, bound));
     for (std::size_t i = 0; i < times.size(); ++i) *times[i] = std::max(0.0, std::exp(x[factors.size() + i]) - kMicro);
   };
   auto f = [&](const std::vector<double>& x) {

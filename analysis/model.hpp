@@ -19,14 +19,15 @@ namespace mmlab::analysis {
 Table model_validation(const std::vector<Result>& rows, double tolerance = 0.15);
 
 // The model fitted to measured rows: a factor on each engine's probed local rate (the products of
-// a whole run against the probe's one product: clocks under a power cap, panel shapes), a factor on
-// the probed link bandwidth for each decomposition and transport (a broadcast, a shift and a
-// reduction use the links differently from the probe's ring shift), and a fixed time per trial for
-// each transport (launches, the host's barrier). Fitted by least squares on log(measured /
+// a whole run against the probe's one product: clocks under a power cap, panel shapes, the
+// transfers beside them), a factor (0.1 to 10) on the probed link bandwidth for each decomposition,
+// grid and transport (the grid fixes the groups its broadcasts, shifts and reductions span, which
+// use the links otherwise than the probe's ring shift), and a fixed time per trial for each
+// transport (launches, the host's barrier). Fitted by least squares on log(measured /
 // predicted) over the rows given; a key no row had keeps 1 (or 0).
 struct Calibration {
   std::map<std::string, double> compute;    // engine spec ("cublas:tf32") -> factor on local_gflops
-  std::map<std::string, double> bandwidth;  // "dist_summa/nccl" -> factor on link_gbs
+  std::map<std::string, double> bandwidth;  // "dist_summa 1x4/nccl" -> factor on link_gbs
   std::map<std::string, double> fixed_ms;   // transport -> ms per trial
   std::size_t rows = 0;                     // rows it was fitted on
   double rms_log = 0;                       // their root mean square log ratio after the fit

@@ -75,7 +75,9 @@ Table model_validation(const std::vector<Result>& rows, double tolerance) {
     const double gflops = number(r, "local_gflops"), gbs = number(r, "link_gbs");
     if (gflops <= 0 || r.median_ms <= 0) continue;
     const std::string panel = param(r, "panel");
-    const Decomposed d{kind, {r.m, r.n, r.k}, parse_grid(r.get("grid")), panel.empty() ? 4096 : std::stol(panel)};
+    const std::string slabs = param(r, "slabs");
+    const Decomposed d{kind, {r.m, r.n, r.k}, parse_grid(r.get("grid")), panel.empty() ? 4096 : std::stol(panel),
+                       slabs.empty() ? 1 : std::stol(slabs)};
     const bool v8 = std::stol(r.get("schema")) >= 8;  // its runs moved A, B and C from the starting layout
     const double predicted = predict(d, gflops, gbs > 0 ? gbs : std::numeric_limits<double>::infinity(), 0, 0, 0,
                                      number(r, "latency_ms"), v8);
@@ -122,7 +124,9 @@ std::vector<Observed> observed(const std::vector<Result>& rows) {
     const double gflops = number(r, "local_gflops"), gbs = number(r, "link_gbs");
     if (gflops <= 0 || r.median_ms <= 0) continue;
     const std::string panel = param(r, "panel"), transport = param(r, "transport").empty() ? "nccl" : param(r, "transport");
-    const Decomposed d{kind, {r.m, r.n, r.k}, parse_grid(r.get("grid")), panel.empty() ? 4096 : std::stol(panel)};
+    const std::string slabs = param(r, "slabs");
+    const Decomposed d{kind, {r.m, r.n, r.k}, parse_grid(r.get("grid")), panel.empty() ? 4096 : std::stol(panel),
+                       slabs.empty() ? 1 : std::stol(slabs)};
     const bool v8 = std::stol(r.get("schema")) >= 8;
     Observed o{&r, {}, gflops, gbs > 0 ? gbs : std::numeric_limits<double>::infinity(), number(r, "latency_ms"),
                engine_of(r.get("engine")), r.algorithm + " " + r.get("grid") + "/" + transport, transport};

@@ -43,6 +43,10 @@ struct DnsRank {
 
 }  // namespace
 
+long dns_slabs(const Decomposed& d, long rows) {
+  return d.grid.layers > 1 ? std::max(1L, std::min(d.slabs, rows)) : 1;
+}
+
 std::vector<SummaPanel> summa_panels(long k, int pr, int pc, long panel) {
   // Panel edges: both owners' edges, then cut to at most `panel` wide.
   std::vector<long> edges = {k};
@@ -103,15 +107,24 @@ Model Decomposed::model(int rank, int domain) const {
     const Part rows = part(p.m, grid.rows, d.i), cols = part(p.n, grid.cols, d.j),
                k = part(p.k, grid.layers, d.l);
     const int plane = grid.rows * grid.cols, row0 = d.l * plane + d.i * grid.cols;
-    ModelStep s;
-    s.flop = 2.0 * rows.size * cols.size * k.size;
     const double a = grid.cols > 1 ? 4.0 * rows.size * k.size : 0, b = grid.rows > 1 ? 4.0 * k.size * cols.size : 0;
-    s.bytes_in = a + b;
-    s.far_in = (far(row0, row0 + grid.cols - 1) ? a : 0) +
-               (far(d.l * plane + d.j, d.l * plane + (grid.rows - 1) * grid.cols + d.j) ? b : 0);
-    s.bytes_out = grid.layers > 1 ? 4.0 * rows.size * cols.size : 0;
-    s.far_out = far(d.i * grid.cols + d.j, (grid.layers - 1) * plane + d.i * grid.cols + d.j) ? s.bytes_out : 0;
-    m.steps.push_back(s);
+    const bool far_c = far(d.i * grid.cols + d.j, (grid.layers - 1) * plane + d.i * grid.cols + d.j);
+    // With layers, the product in slabs of C's rows, each reduced while the next is made.
+    const long slabs = dns_slabs(*this, rows.size);
+    m.pipelined = m.outputs_overlap = slabs > 1;
+    for (long t = 0; t < slabs; ++t) {
+      const long slab = part(rows.size, slabs, t).size;
+      ModelStep s;
+      s.flop = 2.0 * slab * cols.size * k.size;
+      if (t == 0) {
+        s.bytes_in = a + b;
+        s.far_in = (far(row0, row0 + grid.cols - 1) ? a : 0) +
+                   (far(d.l * plane + d.j, d.l * plane + (grid.rows - 1) * grid.cols + d.j) ? b : 0);
+      }
+      s.bytes_out = grid.layers > 1 ? 4.0 * slab * cols.size : 0;
+      s.far_out = far_c ? s.bytes_out : 0;
+      m.steps.push_back(s);
+    }
   }
   add_layout_terms(m, layout(Operand::a), layout(Operand::b), layout(Operand::c), p, rank);
   return m;

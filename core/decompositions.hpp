@@ -43,14 +43,20 @@ struct SummaPanel {
 };
 std::vector<SummaPanel> summa_panels(long k, int pr, int pc, long panel);
 
+// DNS's slabs on a rank with `rows` rows of C: its `slabs` where it has layers to reduce over, at
+// most one a row; else 1 (nothing to overlap).
+struct Decomposed;
+long dns_slabs(const Decomposed& d, long rows);
+
 enum class Operand { a, b, c };
 
-// One configuration of a decomposition: the problem, the grid and SUMMA's panel width.
+// One configuration of a decomposition: the problem, the grid, SUMMA's panel width and DNS's slabs.
 struct Decomposed {
   Decomposition kind = Decomposition::cannon;
   Problem problem;
   Grid grid;
   long panel = 4096;  // SUMMA only
+  long slabs = 1;     // DNS only: its product in this many slabs of C's rows, each reduced as it is made
   // The steps of rank `rank` (the analytic model's terms). With `domain` > 0 ranks are placed in link
   // domains of that many consecutive ranks, and bytes from or to another domain are marked far (a
   // group that spans domains moves all its bytes far: its collective crosses the slow link).

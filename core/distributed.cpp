@@ -43,13 +43,20 @@ double Model::predict_ms(double gflops, double gbytes_per_s, double far_gbytes_p
     for (const ModelStep& s : steps) t += in(s) + compute(s) + out(s);
     return t;
   }
-  // Step s computes while the data of step s + 1 moves.
+  // Step s computes while the data of step s + 1 moves (and step s - 1's output, where outputs overlap:
+  // one communication stream, so the two move one after the other).
   if (!steps.empty()) t += in(steps.front());
+  double pending = 0;
   for (std::size_t s = 0; s < steps.size(); ++s) {
     const double next = s + 1 < steps.size() ? in(steps[s + 1]) : 0;
-    t += std::max(compute(steps[s]), next) + out(steps[s]);
+    if (outputs_overlap) {
+      t += std::max(compute(steps[s]), next + pending);
+      pending = out(steps[s]);
+    } else {
+      t += std::max(compute(steps[s]), next) + out(steps[s]);
+    }
   }
-  return t;
+  return t + pending;
 }
 
 }  // namespace mmlab

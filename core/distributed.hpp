@@ -38,6 +38,9 @@ struct ModelStep {
 struct Model {
   std::vector<ModelStep> steps;
   bool pipelined = false;
+  // Pipelined, and step s's output (bytes_out) moves while step s + 1 computes (DNS's slabs); else
+  // each step's output moves after its product, exposed.
+  bool outputs_overlap = false;
   // The redistribution from the starting layout before the first step (A and B) and back to it after
   // the last (C): the larger of the bytes this rank sends and receives, and its messages. Zero for a
   // rank whose blocks are where its schedule wants them.

@@ -11,6 +11,9 @@
 // (both moves in layout_ms). q x q x q is DNS proper; q x q x c (c < q) the 2.5D decomposition of the
 // same three phases (each layer one broadcast product of its k slice, not 2.5D's Cannon shifts);
 // 1 x 1 x p a pure k split (no broadcasts, one reduction).
+// With `slabs` > 1 and layers, the product is made in that many slabs of C's rows and each slab is
+// reduced on the communication stream while the next is made: the reduction hides behind all but
+// the last slab's product.
 // Words per rank: A and B broadcasts about n^2 / (px pz) + n^2 / (py pz), the reduction n^2 / (px py).
 // Constraints: px py pz = the job's rank count; any m, n, k.
 // Example: mpirun -np 4 build/bin/mmlab run --algorithms dist_dns,cublas --grid 1x1x4,2x1x2 --size 16384
@@ -46,11 +49,19 @@ class DnsRun final : public RunBase {
       col.broadcast(b_, std::size_t(k_.size * cols_.size), 0);
     });
     ctx_.compute_waits_for_communication();
-    ctx_.compute([&] { ctx_.product(a_, b_, partial_, rows_.size, cols_.size, k_.size, false); });
-    if (grid_.layers > 1) {
-      ctx_.communication_waits_for_compute();
-      ctx_.communicate(
-          [&] { layer.reduce_sum(partial_, c_out_ ? c_out_ : partial_, std::size_t(rows_.size * cols_.size), 0); });
+    // The product in slabs of C's rows (one slab: the whole product, then the reduction), each slab
+    // reduced onto layer 0 on the communication stream while the next is made.
+    const long slabs = dns_slabs(shape_, rows_.size);
+    for (long t = 0; t < slabs; ++t) {
+      const Part s = part(rows_.size, slabs, t);
+      const long a0 = s.offset * k_.size, c0 = s.offset * cols_.size;
+      ctx_.compute([&] { ctx_.product(a_ + a0, b_, partial_ + c0, s.size, cols_.size, k_.size, false); });
+      if (grid_.layers > 1) {
+        ctx_.communication_waits_for_compute();
+        ctx_.communicate([&] {
+          layer.reduce_sum(partial_ + c0, (c_out_ ? c_out_ : partial_) + c0, std::size_t(s.size * cols_.size), 0);
+        });
+      }
     }
   }
 
@@ -70,8 +81,12 @@ MMLAB_ALGORITHM(dist_dns) {
   a.constraints = "grid px x py x pz = the job's ranks; any m, n, k";
   a.set_nondeterminism("default", "with layers (pz > 1): the reduction over them (NCCL or MPI) fixes no order");
   a.is_nondeterministic = [](const Problem&, const Params& q) { return parse_grid(q.text("grid")).layers > 1; };
-  describe_distributed<DnsRun>(a, Decomposition::dns,
-                               grid_axis("2x1x2", {"1x1", "1x1x4", "2x1x2", "2x2x2", "1x1x2"}), {});
+  describe_distributed<DnsRun>(
+      a, Decomposition::dns, grid_axis("2x1x2", {"1x1", "1x1x4", "2x1x2", "2x2x2", "1x1x2"}),
+      {{"slabs", AxisKind::integer,
+        "the product in this many slabs of C's rows, each reduced over the layers while the next is made "
+        "(1: the whole product, then the reduction)",
+        "1", {"1", "4"}}});
 }
 
 }  // namespace mmlab

@@ -17,7 +17,8 @@ namespace mmlab::dist {
 
 // What a configuration is, as core/decompositions.hpp describes it.
 inline Decomposed decomposed(Decomposition kind, const Problem& p, const Params& q) {
-  return {kind, p, parse_grid(q.text("grid")), q.has("panel") ? long(q.integer("panel")) : 4096};
+  return {kind, p, parse_grid(q.text("grid")), q.has("panel") ? long(q.integer("panel")) : 4096,
+          q.has("slabs") ? long(q.integer("slabs")) : 1};
 }
 
 class RunBase : public DistributedRun {

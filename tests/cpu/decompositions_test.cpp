@@ -112,6 +112,30 @@ TEST(Decompositions, ModelTermsAndMemory) {
   EXPECT_DOUBLE_EQ(m.predict_ms(1000, 1, 0, 0.01), 2.01 + std::max(0.25, 2.01) + 0.25);
 }
 
+// DNS in slabs: the same flops and reduced bytes in `slabs` steps, each slab's reduction moving while
+// the next slab is made; at most one slab a row; none without layers to reduce over.
+TEST(Decompositions, DnsSlabsReduceWhileTheNextIsMade) {
+  const Decomposed one{Decomposition::dns, {1000, 1000, 1000}, parse_grid("1x1x4")},
+      four{Decomposition::dns, {1000, 1000, 1000}, parse_grid("1x1x4"), 4096, 4};
+  const Model a = one.model(1), b = four.model(1);
+  ASSERT_EQ(a.steps.size(), 1u);
+  ASSERT_EQ(b.steps.size(), 4u);
+  EXPECT_TRUE(b.pipelined && b.outputs_overlap);
+  double flop = 0, out = 0;
+  for (const ModelStep& s : b.steps) flop += s.flop, out += s.bytes_out;
+  EXPECT_DOUBLE_EQ(flop, a.steps[0].flop);
+  EXPECT_DOUBLE_EQ(out, a.steps[0].bytes_out);
+  // 5e8 flop at 1 TFLOP/s: 0.5 ms of products; 4 MB at 4 GB/s: 1 ms of reduction. In one piece they
+  // add up (plus the moves from the starting layout, the same in both); in four the reduction of
+  // each quarter hides behind the next quarter's product but for the last: 0.125 + 3 x max(0.125,
+  // 0.25) + 0.25.
+  const double moves = a.predict_ms(1000, 4) - 1.5;
+  EXPECT_NEAR(b.predict_ms(1000, 4) - moves, 0.125 + 3 * 0.25 + 0.25, 1e-9);
+  // One slab a row at most; with one layer nothing to overlap.
+  EXPECT_EQ((Decomposed{Decomposition::dns, {3, 5, 7}, parse_grid("1x1x4"), 4096, 100}.model(0).steps.size()), 3u);
+  EXPECT_EQ((Decomposed{Decomposition::dns, {64, 64, 64}, parse_grid("2x2x1"), 4096, 4}.model(0).steps.size()), 1u);
+}
+
 TEST(Decompositions, GridsEachAdmits) {
   EXPECT_FALSE(grid_problem(Decomposition::cannon, parse_grid("1x4")).empty());
   EXPECT_FALSE(grid_problem(Decomposition::cannon, parse_grid("4x4x3")).empty());

@@ -43,6 +43,11 @@ struct DnsRank {
 
 }  // namespace
 
+long cannon_slabs(const Decomposed& d) {
+  const int q = d.grid.rows;
+  return q > 1 ? std::max(1L, std::min(d.slabs, d.problem.k / q)) : 1;
+}
+
 long dns_slabs(const Decomposed& d, long rows) {
   return d.grid.layers > 1 ? std::max(1L, std::min(d.slabs, rows)) : 1;
 }
@@ -75,6 +80,7 @@ Model Decomposed::model(int rank, int domain) const {
                far_b = far(std::min(rank, down), std::max(rank, down)),
                far_c = far(c.i * c.q + c.j, (grid.layers - 1) * plane + c.i * c.q + c.j);
     m.pipelined = true;
+    m.layout_in_slabs = int(cannon_slabs(*this));
     for (int s = 0; s < c.steps; ++s) {
       const Part k = c.kpart(p.k, s);
       ModelStep step;
@@ -216,6 +222,7 @@ std::size_t Decomposed::bytes_per_rank() const {
     const double shifts = g.rows / g.layers > 2 ? 2 : g.rows / g.layers > 1 ? 1 : 0;
     schedule = (1 + shifts) * (rows * k + k * cols) + (g.layers > 1 ? 2 : 1) * rows * cols;
     first = rows * k + k * cols + rows * cols;
+    if (const long slabs = cannon_slabs(*this); slabs > 1) schedule += rows * part(long(k), slabs, 0).size;  // A's slab, contiguous
   } else if (kind == Decomposition::summa) {
     const double rows = part(p.m, g.rows, 0).size, cols = part(p.n, g.cols, 0).size;
     const double w = std::min<double>(double(panel), double(p.k));
@@ -227,7 +234,9 @@ std::size_t Decomposed::bytes_per_rank() const {
     schedule = rows * k + k * cols + (g.layers > 1 ? 2 : 1) * rows * cols;
     first = rows * k + k * cols + rows * cols;
   }
-  return std::size_t(4 * (schedule + 2 * home + first));
+  // Cannon's skew in slabs stages its slabs apart from the whole move's staging (held for both).
+  const double staging = 2 * home + first;
+  return std::size_t(4 * (schedule + staging * (kind == Decomposition::cannon && cannon_slabs(*this) > 1 ? 2 : 1)));
 }
 
 }  // namespace mmlab

@@ -47,6 +47,9 @@ std::vector<SummaPanel> summa_panels(long k, int pr, int pc, long panel);
 // most one a row; else 1 (nothing to overlap).
 struct Decomposed;
 long dns_slabs(const Decomposed& d, long rows);
+// Cannon's slabs of its skew: its `slabs`, at most the smallest first k block (k / q), on a torus
+// of q >= 2 (else nothing is skewed); the same on every rank.
+long cannon_slabs(const Decomposed& d);
 
 enum class Operand { a, b, c };
 
@@ -56,7 +59,7 @@ struct Decomposed {
   Problem problem;
   Grid grid;
   long panel = 4096;  // SUMMA only
-  long slabs = 1;     // DNS only: its product in this many slabs of C's rows, each reduced as it is made
+  long slabs = 1;     // DNS: the product in slabs of C's rows, each reduced as it is made; Cannon: the skew in slabs
   // The steps of rank `rank` (the analytic model's terms). With `domain` > 0 ranks are placed in link
   // domains of that many consecutive ranks, and bytes from or to another domain are marked far (a
   // group that spans domains moves all its bytes far: its collective crosses the slow link).

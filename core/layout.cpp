@@ -100,6 +100,22 @@ std::vector<LocalCopy> between(const Share& from, const Share& to) {
 
 }  // namespace
 
+Layout restrict_layout(const Layout& layout, const std::function<Rect(int rank)>& band) {
+  Layout out(layout.size());
+  for (std::size_t r = 0; r < layout.size(); ++r) {
+    const Share& s = layout[r];
+    out[r].rows = s.rows, out[r].cols = s.cols;
+    const Rect b = band(int(r));
+    for (const Piece& p : s.pieces) {
+      const Rect g = intersect(p.global, b);
+      if (g.empty()) continue;
+      out[r].pieces.push_back(
+          {g, p.local_row0 + (g.row0 - p.global.row0), p.local_col0 + (g.col0 - p.global.col0)});
+    }
+  }
+  return out;
+}
+
 Redistribution plan_redistribution(const Layout& from, const Layout& to, int rank) {
   if (from.size() != to.size() || rank < 0 || std::size_t(rank) >= from.size())
     throw std::invalid_argument("plan_redistribution: layouts of different jobs, or a rank outside them");

@@ -61,6 +61,11 @@ Layout block_cyclic_layout(long rows, long cols, long rb, long cb, int pr, int p
 // How many of `n` indices cut in blocks of `nb` cyclically over `procs` process `p` holds (numroc).
 long block_cyclic_count(long n, long nb, int p, int procs);
 
+// The part of `layout` inside each rank's `band(rank)` (global indices): each piece cut to it, kept
+// where it was in the rank's local buffer (same buffer geometry), so that moving a layout band by
+// band fills the same buffers as moving it whole (Cannon's skew in slabs of k).
+Layout restrict_layout(const Layout& layout, const std::function<Rect(int rank)>& band);
+
 // A rectangle copied between two local buffers: (src_row0, src_col0) of one to (dst_row0, dst_col0)
 // of the other, rows x cols.
 struct LocalCopy {

@@ -205,6 +205,19 @@ void Context::product(const float* a, const float* b, float* c, long m, long n, 
   engine_->gemm(a, k, b, n, c, n, m, n, k, accumulate);  // contiguous operands
 }
 
+void Context::product_of_band(const float* a, long lda, const float* b, float* c, long m, long n, long k,
+                              bool accumulate, float* scratch) {
+  if (lda != k && m > 0 && k > 0) {
+    if (device_)
+      MMLAB_CHECK(cudaMemcpy2DAsync(scratch, k * sizeof(float), a, lda * sizeof(float), k * sizeof(float), m,
+                                    cudaMemcpyDeviceToDevice, impl_->compute));
+    else
+      for (long r = 0; r < m; ++r) std::copy(a + r * lda, a + r * lda + k, scratch + r * k);
+    a = scratch;
+  }
+  product(a, b, c, m, n, k, accumulate);
+}
+
 void Context::start() {
   phases_ = {};
   impl_->used = 0;

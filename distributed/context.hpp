@@ -110,6 +110,10 @@ class Context {
 
   // The local product, through the engine, with empty shapes handled (k = 0 gives C = 0).
   void product(const float* a, const float* b, float* c, long m, long n, long k, bool accumulate);
+  // The same with A's rows `lda` apart (a band of its columns): the band is first copied into
+  // `scratch` (m x k, contiguous) on the compute stream, as the engines take contiguous operands.
+  void product_of_band(const float* a, long lda, const float* b, float* c, long m, long n, long k, bool accumulate,
+                       float* scratch);
 
   enum class Phase { compute, comm, layout };
   // Phases, timed: a product on the compute stream, communication on the communication stream;

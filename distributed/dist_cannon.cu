@@ -16,6 +16,9 @@
 // to the one above within the layer (one grouped send/receive into another buffer, on the
 // communication stream); the next step waits for that exchange. With c > 1 a reduction over the
 // layers (a reduce onto layer 0) follows, and C moves from layer 0 to the starting layout.
+// With `slabs` > 1 the skew moves in that many slabs of each rank's first k block (A's columns, B's
+// rows), and the first step's product of a slab is made while the next slab moves: the skew hides
+// behind the first product but for its first slab (A's slab copied contiguous for the engine).
 // Words received per rank: about 2 n^2 / (c sqrt(p / c)) over q / c - 1 shifts, the skew's block of
 // A and of B, plus n^2 c / p for the reduction when c > 1.
 // Constraints: a grid q x q x c, c dividing q, whose volume is the job's rank count (mpirun -np c q^2).
@@ -47,6 +50,19 @@ class CannonRun final : public RunBase {
     partial_ = grid_.layers == 1 ? c_out_ : keep(std::size_t(rows_.size * cols_.size));
     const Part k0 = kpart(0);
     set_first_step(rows_.size, cols_.size, k0.size);
+    // The skew in slabs of each rank's first k block: A's columns and B's rows of slab t move
+    // together, and the first step's product of slab t follows them while slab t + 1 moves.
+    slabs_ = cannon_slabs(shape_);
+    if (slabs_ > 1) {
+      auto band = [&](int t, int r) {
+        const Part k = CannonRank(grid_, r).kpart(p_.k, 0), b = part(k.size, slabs_, t);
+        return Part{k.offset + b.offset, b.size};
+      };
+      move_in_bands(
+          int(slabs_), [&](int t, int r) { const Part b = band(t, r); return Rect{0, p_.m, b.offset, b.size}; },
+          [&](int t, int r) { const Part b = band(t, r); return Rect{b.offset, b.size, 0, p_.n}; });
+      scratch_ = keep(std::size_t(rows_.size * part(k0.size, slabs_, 0).size));
+    }
   }
 
  private:
@@ -63,7 +79,7 @@ class CannonRun final : public RunBase {
       const float* b = s == 0 ? b_in_ : b_[(s - 1) % 2];
       if (s + 1 < steps_) {
         const Part kn = kpart(s + 1);
-        ctx_.communication_waits_for_compute();  // step s - 1's product read the buffers filled now
+        if (s > 0) ctx_.communication_waits_for_compute();  // step s - 1's product read the buffers filled now
         ctx_.communicate([&] {
           torus.exchange({{a, std::size_t(rows_.size * k.size), left, a_[s % 2],
                            std::size_t(rows_.size * kn.size), right},
@@ -71,7 +87,8 @@ class CannonRun final : public RunBase {
                            down}});
         });
       }
-      ctx_.compute([&] { ctx_.product(a, b, partial_, rows_.size, cols_.size, k.size, s > 0); });
+      if (s > 0 || slabs_ == 1)  // with slabs, step 0's product followed its slabs in (first_step_band)
+        ctx_.compute([&] { ctx_.product(a, b, partial_, rows_.size, cols_.size, k.size, s > 0); });
       if (s + 1 < steps_) ctx_.compute_waits_for_communication();
     }
     if (grid_.layers > 1) {
@@ -82,6 +99,15 @@ class CannonRun final : public RunBase {
     }
   }
 
+  // Step 0's product of slab t of its k block: A's columns of it (rows k0 apart) and B's rows.
+  void first_step_band(int t) override {
+    const Part k0 = kpart(0), b = part(k0.size, slabs_, t);
+    ctx_.compute([&] {
+      ctx_.product_of_band(a_in_ + b.offset, k0.size, b_in_ + b.offset * cols_.size, partial_, rows_.size,
+                           cols_.size, b.size, t > 0, scratch_);
+    });
+  }
+
   // The k block of step s: layer l starts l q / c blocks further along.
   Part kpart(int s) const { return c_rank_.kpart(p_.k, s); }
 
@@ -89,6 +115,8 @@ class CannonRun final : public RunBase {
   int q_, steps_, l_, i_, j_;
   Part rows_, cols_;
   float *a_[2] = {}, *b_[2] = {}, *partial_ = nullptr;
+  long slabs_ = 1;
+  float* scratch_ = nullptr;  // slab t's columns of A, contiguous for the engine
 };
 
 }  // namespace
@@ -103,7 +131,12 @@ MMLAB_ALGORITHM(dist_cannon) {
   a.constraints = "grid q x q x c (c divides q) = the job's ranks; any m, n, k";
   a.set_nondeterminism("default", "with replicas (c > 1): the reduction over them (NCCL or MPI) fixes no order");
   a.is_nondeterministic = [](const Problem&, const Params& q) { return parse_grid(q.text("grid")).layers > 1; };
-  describe_distributed<CannonRun>(a, Decomposition::cannon, grid_axis("2x2", {"1x1", "2x2", "3x3", "2x2x2"}), {});
+  describe_distributed<CannonRun>(
+      a, Decomposition::cannon, grid_axis("2x2", {"1x1", "2x2", "3x3", "2x2x2"}),
+      {{"slabs", AxisKind::integer,
+        "the skew from the starting layout in this many slabs of the first k block, the first step's "
+        "product of each slab made while the next moves (1: the whole skew, then the product)",
+        "1", {"1", "4"}}});
 }
 
 }  // namespace mmlab

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -40,15 +41,27 @@ class RunBase : public DistributedRun {
   ~RunBase() override { ctx_.release_peers(); }
 
   // One product from the starting layout back to it: A and B moved to the schedule's layout (on the
-  // communication stream; the first product waits for them), the schedule, C moved back.
+  // communication stream; the first product waits for them), the schedule, C moved back. Where the
+  // algorithm asked for bands (move_in_bands), A and B move band by band and the first step's share
+  // of each band is enqueued as soon as that band is in (first_step_band).
   void run() final {
     Comm& world = comm("world", 0, job().rank);
     ctx_.start();
-    ctx_.relayout([&] {
-      in_a_->run(world, home_a_, a_to_);
-      in_b_->run(world, home_b_, b_to_);
-    });
-    ctx_.compute_waits_for_communication();
+    if (bands_a_.empty()) {
+      ctx_.relayout([&] {
+        in_a_->run(world, home_a_, a_to_);
+        in_b_->run(world, home_b_, b_to_);
+      });
+      ctx_.compute_waits_for_communication();
+    }
+    for (std::size_t t = 0; t < bands_a_.size(); ++t) {
+      ctx_.relayout([&] {
+        bands_a_[t].run(world, home_a_, a_to_);
+        bands_b_[t].run(world, home_b_, b_to_);
+      });
+      ctx_.compute_waits_for_communication();
+      first_step_band(int(t));
+    }
     schedule();
     ctx_.communication_waits_for_compute();
     ctx_.relayout([&] { out_c_->run(world, c_out_, home_c_); });
@@ -119,6 +132,28 @@ class RunBase : public DistributedRun {
   // The schedule, enqueued: A and B in the schedule's layout at a_in_ and b_in_ (read only: they may
   // be the starting layout's own blocks), C to leave at c_out_ in its layout.
   virtual void schedule() = 0;
+  // With bands: band t of A and B is in (at a_in_ and b_in_); enqueue the first step's share of it.
+  virtual void first_step_band(int) {}
+
+  // A and B moved to the schedule's layouts in `bands` moves instead of one: move t takes each rank's
+  // share of A inside a_band(t, rank) and of B inside b_band(t, rank) (global rectangles), into the
+  // same buffers as the whole move. Called by the constructor after set_layouts.
+  void move_in_bands(int bands, const std::function<Rect(int band, int rank)>& a_band,
+                     const std::function<Rect(int band, int rank)>& b_band) {
+    const int ranks = job().size, me = job().rank;
+    const Layout home_a = home_layout(p_.m, p_.k, ranks), home_b = home_layout(p_.k, p_.n, ranks);
+    auto moves = [&](const Layout& home, const Layout& to, const std::function<Rect(int, int)>& band, bool in_place,
+                     std::vector<Mover>& out) {
+      for (int t = 0; t < bands; ++t) {
+        Redistribution plan = plan_redistribution(home, restrict_layout(to, [&](int r) { return band(t, r); }), me);
+        if (in_place) plan.local.clear();  // its share is where it starts: the same buffer
+        out.emplace_back(ctx_, std::move(plan), home[me].cols, to[me].cols);
+        bytes_ += out.back().staging_bytes();
+      }
+    };
+    moves(home_a, layout_a_, a_band, in_a_->plan().in_place, bands_a_);
+    moves(home_b, layout_b_, b_band, in_b_->plan().in_place, bands_b_);
+  }
 
   // The schedule's layouts of A, B (where it starts) and C (where it leaves it); called once by the
   // algorithm's constructor. Makes the starting blocks (A and B from the seed), the moves, and where
@@ -195,6 +230,7 @@ class RunBase : public DistributedRun {
   std::string note_;
   Layout layout_a_, layout_b_, layout_c_;
   std::optional<Mover> in_a_, in_b_, out_c_;
+  std::vector<Mover> bands_a_, bands_b_;  // move_in_bands' moves, in order
   float *home_a_ = nullptr, *home_b_ = nullptr, *home_c_ = nullptr;
   float *a_to_ = nullptr, *b_to_ = nullptr;  // where the moves leave A and B (a_in_, b_in_)
   std::size_t home_c_count_ = 0, c_out_count_ = 0;

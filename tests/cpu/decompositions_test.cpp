@@ -136,6 +136,25 @@ TEST(Decompositions, DnsSlabsReduceWhileTheNextIsMade) {
   EXPECT_EQ((Decomposed{Decomposition::dns, {64, 64, 64}, parse_grid("2x2x1"), 4096, 4}.model(0).steps.size()), 1u);
 }
 
+// Cannon's skew in slabs: the first step's product of each slab follows it while the next moves.
+TEST(Decompositions, CannonSkewInSlabsHidesBehindTheFirstProduct) {
+  const Decomposed whole{Decomposition::cannon, {1000, 1000, 1000}, parse_grid("2x2")},
+      slabs{Decomposition::cannon, {1000, 1000, 1000}, parse_grid("2x2"), 4096, 4};
+  const Model a = whole.model(3), b = slabs.model(3);  // rank (1, 1): a block of A and one of B skewed
+  EXPECT_EQ(a.layout_in_slabs, 1);
+  EXPECT_EQ(b.layout_in_slabs, 4);
+  // 100 GFLOP/s: 2.5 ms a step; 1 GB/s: the skew's 2 MB in 2 ms, the shift's 2 MB in 2 ms. Whole: the
+  // skew, then step 0 (the shift behind it), step 1. In four slabs of 0.5 ms and 0.625 ms of product
+  // each, step 0 ends at 3 ms, the shift (after the last slab) at 4 ms; then step 1.
+  EXPECT_DOUBLE_EQ(a.predict_ms(100, 1), 2.0 + std::max(2.5, 2.0) + 2.5);
+  EXPECT_DOUBLE_EQ(b.predict_ms(100, 1), std::max(3.0, 2.0 + 2.0) + 2.5);
+  // A rank with nothing to skew, and a torus of one, have nothing to slab.
+  EXPECT_DOUBLE_EQ(slabs.model(0).predict_ms(100, 1), whole.model(0).predict_ms(100, 1));
+  EXPECT_EQ((Decomposed{Decomposition::cannon, {9, 9, 9}, parse_grid("1x1"), 4096, 4}.model(0).layout_in_slabs), 1);
+  // At most the smallest first k block's width: k = 5 on 2 x 2 gives blocks of 3 and 2.
+  EXPECT_EQ(cannon_slabs(Decomposed{Decomposition::cannon, {9, 9, 5}, parse_grid("2x2"), 4096, 4}), 2);
+}
+
 TEST(Decompositions, GridsEachAdmits) {
   EXPECT_FALSE(grid_problem(Decomposition::cannon, parse_grid("1x4")).empty());
   EXPECT_FALSE(grid_problem(Decomposition::cannon, parse_grid("4x4x3")).empty());

@@ -145,6 +145,43 @@ TEST(Layout, RedistributionRebuildsTheTarget) {
       }
 }
 
+// Cannon's skew in slabs of k: each rank's A block restricted to a band of its own k block, moved
+// band by band into the same buffers, rebuilds the whole move; B likewise by rows. A band holds only
+// what it should.
+TEST(Layout, RestrictedBandsMoveTheWholeLayoutPieceByPiece) {
+  for (const char* grid : {"2x2", "3x3", "2x2x2"})
+    for (const Problem& p : {Problem{7, 5, 9}, Problem{64, 33, 100}, Problem{3, 3, 2}}) {
+      SCOPED_TRACE(std::string(grid) + " " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+                   std::to_string(p.k));
+      const Decomposed d{Decomposition::cannon, p, parse_grid(grid)};
+      const int ranks = d.grid.volume();
+      for (const bool is_a : {true, false}) {
+        const long rows = is_a ? p.m : p.k, cols = is_a ? p.k : p.n;
+        const Layout home = home_layout(rows, cols, ranks), to = d.layout(is_a ? Operand::a : Operand::b);
+        const auto in = fill(home, cols);
+        std::vector<std::vector<float>> merged(static_cast<std::size_t>(ranks));
+        for (int r = 0; r < ranks; ++r) merged[r].assign(to[r].count(), 0.f);
+        const int slabs = 3;
+        for (int t = 0; t < slabs; ++t) {
+          const Layout band = restrict_layout(to, [&](int r) {
+            const CannonRank c(d.grid, r);
+            const Part k = c.kpart(p.k, 0), b = part(k.size, slabs, t);
+            return is_a ? Rect{0, p.m, k.offset + b.offset, b.size} : Rect{k.offset + b.offset, b.size, 0, p.n};
+          });
+          for (int r = 0; r < ranks; ++r) EXPECT_EQ(band[r].count(), to[r].count());  // the same buffers
+          const auto out = move(home, band, in);
+          for (int r = 0; r < ranks; ++r)
+            for (std::size_t i = 0; i < out[r].size(); ++i)
+              if (out[r][i] != 0) {
+                EXPECT_EQ(merged[r][i], 0.f) << "rank " << r << ": an entry moved twice";
+                merged[r][i] = out[r][i];
+              }
+        }
+        EXPECT_EQ(merged, fill(to, cols));
+      }
+    }
+}
+
 TEST(Layout, DecompositionsLayoutsMoveWhatTheModelSays) {
   struct Case {
     Decomposition kind;

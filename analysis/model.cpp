@@ -77,7 +77,7 @@ Table model_validation(const std::vector<Result>& rows, double tolerance) {
     const std::string panel = param(r, "panel");
     const std::string slabs = param(r, "slabs");
     const Decomposed d{kind, {r.m, r.n, r.k}, parse_grid(r.get("grid")), panel.empty() ? 4096 : std::stol(panel),
-                       slabs.empty() ? 1 : std::stol(slabs)};
+                       slabs.empty() ? 1 : std::stol(slabs), kind == Decomposition::cannon && r.variant == "direct"};
     const bool v8 = std::stol(r.get("schema")) >= 8;  // its runs moved A, B and C from the starting layout
     const double predicted = predict(d, gflops, gbs > 0 ? gbs : std::numeric_limits<double>::infinity(), 0, 0, 0,
                                      number(r, "latency_ms"), v8);
@@ -126,7 +126,7 @@ std::vector<Observed> observed(const std::vector<Result>& rows) {
     const std::string panel = param(r, "panel"), transport = param(r, "transport").empty() ? "nccl" : param(r, "transport");
     const std::string slabs = param(r, "slabs");
     const Decomposed d{kind, {r.m, r.n, r.k}, parse_grid(r.get("grid")), panel.empty() ? 4096 : std::stol(panel),
-                       slabs.empty() ? 1 : std::stol(slabs)};
+                       slabs.empty() ? 1 : std::stol(slabs), kind == Decomposition::cannon && r.variant == "direct"};
     const bool v8 = std::stol(r.get("schema")) >= 8;
     Observed o{&r, {}, gflops, gbs > 0 ? gbs : std::numeric_limits<double>::infinity(), number(r, "latency_ms"),
                engine_of(r.get("engine")), r.algorithm + " " + r.get("grid") + "/" + transport, transport};

@@ -45,6 +45,7 @@ struct DnsRank {
 
 long cannon_slabs(const Decomposed& d) {
   const int q = d.grid.rows;
+  if (d.direct) return 1;  // nothing is skewed
   return q > 1 ? std::max(1L, std::min(d.slabs, d.problem.k / q)) : 1;
 }
 
@@ -71,7 +72,23 @@ Model Decomposed::model(int rank, int domain) const {
   // Whether ranks `first` ... `last` (a group listed in increasing order) span link domains.
   auto far = [&](int first, int last) { return domain > 0 && first / domain != last / domain; };
   Model m;
-  if (kind == Decomposition::cannon) {
+  if (kind == Decomposition::cannon && direct) {
+    // Step s: k block (j + s) mod q; A's block from rank (i, that), B's from (that, j), but its own.
+    const int q = grid.rows, i = rank / q, j = rank % q;
+    const Part rows = part(p.m, q, i), cols = part(p.n, q, j);
+    m.pipelined = true;
+    for (int s = 0; s < q; ++s) {
+      const int kb = (j + s) % q;
+      const Part k = part(p.k, q, kb);
+      ModelStep step;
+      step.flop = 2.0 * rows.size * cols.size * k.size;
+      const double a = kb != j ? 4.0 * rows.size * k.size : 0, b = kb != i ? 4.0 * k.size * cols.size : 0;
+      step.bytes_in = a + b;
+      step.far_in = (a > 0 && far(std::min(rank, i * q + kb), std::max(rank, i * q + kb)) ? a : 0) +
+                    (b > 0 && far(std::min(rank, kb * q + j), std::max(rank, kb * q + j)) ? b : 0);
+      m.steps.push_back(step);
+    }
+  } else if (kind == Decomposition::cannon) {
     const CannonRank c(grid, rank);
     const Part rows = part(p.m, c.q, c.i), cols = part(p.n, c.q, c.j);
     const int base = c.l * c.q * c.q, right = base + c.i * c.q + (c.j + 1) % c.q,
@@ -148,6 +165,14 @@ Layout Decomposed::layout(Operand which) const {
   const Problem& p = problem;
   const Grid& g = grid;
   const int ranks = g.volume();
+  if (kind == Decomposition::cannon && direct)  // the starting layout itself: each block at (i, j)
+    return block_layout(ranks, [&](int r) -> Rect {
+      const int i = r / g.rows, j = r % g.rows;
+      const Part rows = part(p.m, g.rows, i), cols = part(p.n, g.rows, j);
+      if (which == Operand::a) return Rect{rows.offset, rows.size, part(p.k, g.rows, j).offset, part(p.k, g.rows, j).size};
+      if (which == Operand::b) return Rect{part(p.k, g.rows, i).offset, part(p.k, g.rows, i).size, cols.offset, cols.size};
+      return Rect{rows.offset, rows.size, cols.offset, cols.size};
+    });
   if (kind == Decomposition::cannon)
     return block_layout(ranks, [&](int r) -> Rect {
       const CannonRank c(g, r);
@@ -181,7 +206,10 @@ Layout Decomposed::layout(Operand which) const {
 
 std::vector<int> Decomposed::peers(int rank) const {
   std::set<int> out;
-  if (kind == Decomposition::cannon) {
+  if (kind == Decomposition::cannon && direct) {  // its row's A blocks and its column's B blocks
+    const int q = grid.rows, i = rank / q, j = rank % q;
+    for (int c = 0; c < q; ++c) out.insert(i * q + c), out.insert(c * q + j);
+  } else if (kind == Decomposition::cannon) {
     const CannonRank c(grid, rank);
     const int base = c.l * c.q * c.q, q = c.q;
     if (c.steps > 1)

@@ -60,6 +60,9 @@ struct Decomposed {
   Grid grid;
   long panel = 4096;  // SUMMA only
   long slabs = 1;     // DNS: the product in slabs of C's rows, each reduced as it is made; Cannon: the skew in slabs
+  // Cannon (q x q, one layer): no skew; rank (i, j) takes the k blocks j, j + 1, ... (mod q), each
+  // block of A and B fetched from the rank it starts on (dist_cannon's `direct` variant).
+  bool direct = false;
   // The steps of rank `rank` (the analytic model's terms). With `domain` > 0 ranks are placed in link
   // domains of that many consecutive ranks, and bytes from or to another domain are marked far (a
   // group that spans domains moves all its bytes far: its collective crosses the slow link).

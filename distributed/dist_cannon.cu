@@ -119,6 +119,75 @@ class CannonRun final : public RunBase {
   float* scratch_ = nullptr;  // slab t's columns of A, contiguous for the engine
 };
 
+// Cannon's order of k blocks without the skew (variant `direct`, q x q, one layer): rank (i, j) takes
+// k blocks j, j + 1, ... (mod q), so its first A block is its own; step s's A(i, j + s) comes from
+// rank (i, j + s) and B(j + s, j) from rank (j + s, j), where they start, over all-to-all links,
+// while step s - 1's product runs. On 2 x 2 a rank receives two blocks where the skew and the shift
+// bring it four on rank (1, 1) (the shift returns the blocks its skew sent away), and the first step
+// waits for at most its B block (none on the diagonal).
+class DirectRun final : public RunBase {
+ public:
+  explicit DirectRun(const DistributedSetup& s) : RunBase(s, shape_of(s)), q_(grid_.rows) {
+    i_ = job().rank / q_, j_ = job().rank % q_;
+    rows_ = part(p_.m, q_, i_), cols_ = part(p_.n, q_, j_);
+    set_layouts(shape_.layout(Operand::a), shape_.layout(Operand::b), shape_.layout(Operand::c));
+    const long kmax = part(p_.k, q_, 0).size;
+    for (int t = 0; t < 2 && q_ > 1; ++t)
+      a_[t] = keep(std::size_t(rows_.size * kmax)), b_[t] = keep(std::size_t(kmax * cols_.size));
+    set_first_step(rows_.size, cols_.size, part(p_.k, q_, j_).size);
+  }
+
+ private:
+  static Decomposed shape_of(const DistributedSetup& s) {
+    Decomposed d = decomposed(Decomposition::cannon, s.problem, *s.params);
+    d.direct = true;
+    return d;
+  }
+  int kblock(int s) const { return (j_ + s) % q_; }
+  int rank_of(int i, int j) const { return i * q_ + j; }
+  // Step s's blocks: this rank's own where the k block is its own, else the buffer fetched into.
+  const float* a_of(int s) const { return kblock(s) == j_ ? a_in_ : a_[s % 2]; }
+  const float* b_of(int s) const { return kblock(s) == i_ ? b_in_ : b_[s % 2]; }
+
+  // One grouped exchange: step s's blocks fetched here, and this rank's own blocks sent to the ranks
+  // whose step s takes them (A(i, j) to rank (i, j - s); B(i, j), k block i, down its column at the
+  // step s = i - j).
+  std::vector<Transfer> fetch(int s) {
+    std::vector<Transfer> t;
+    auto add = [&](const float* send, float* recv, std::size_t count, int peer) {
+      if (count) t.push_back({send, send ? count : 0, peer, recv, recv ? count : 0, peer});
+    };
+    const int kb = kblock(s);
+    const long k = part(p_.k, q_, kb).size;
+    if (kb != j_) add(nullptr, a_[s % 2], std::size_t(rows_.size * k), rank_of(i_, kb));
+    if (kb != i_) add(nullptr, b_[s % 2], std::size_t(k * cols_.size), rank_of(kb, j_));
+    const int to = ((j_ - s) % q_ + q_) % q_;
+    if (to != j_) add(a_in_, nullptr, std::size_t(rows_.size * part(p_.k, q_, j_).size), rank_of(i_, to));
+    if (kb == i_)
+      for (int r = 0; r < q_; ++r)
+        if (r != i_) add(b_in_, nullptr, std::size_t(part(p_.k, q_, i_).size * cols_.size), rank_of(r, j_));
+    return t;
+  }
+
+  void schedule() override {
+    Comm& world = comm("world", 0, job().rank);
+    ctx_.communicate([&] { world.exchange(fetch(0)); });
+    for (int s = 0; s < q_; ++s) {
+      ctx_.compute_waits_for_communication();  // step s's blocks are in
+      if (s + 1 < q_) {
+        if (s > 0) ctx_.communication_waits_for_compute();  // step s - 1's product read what arrives now
+        ctx_.communicate([&] { world.exchange(fetch(s + 1)); });
+      }
+      const long k = part(p_.k, q_, kblock(s)).size;
+      ctx_.compute([&] { ctx_.product(a_of(s), b_of(s), c_out_, rows_.size, cols_.size, k, s > 0); });
+    }
+  }
+
+  int q_, i_ = 0, j_ = 0;
+  Part rows_, cols_;
+  float *a_[2] = {}, *b_[2] = {};
+};
+
 }  // namespace
 
 MMLAB_ALGORITHM(dist_cannon) {
@@ -127,7 +196,10 @@ MMLAB_ALGORITHM(dist_cannon) {
       "q x q x c: 2.5D, c replicas sharing the steps (Solomonik and Demmel 2011)";
   a.variants = {{"default",
                  "skew from the starting layout, then the layer's steps of product + shift (A left, B up); "
-                 "with c layers a reduction onto layer 0"}};
+                 "with c layers a reduction onto layer 0"},
+                {"direct",
+                 "Cannon's order of k blocks without the skew: each step's blocks fetched from where they "
+                 "start (q x q, one layer)"}};
   a.constraints = "grid q x q x c (c divides q) = the job's ranks; any m, n, k";
   a.set_nondeterminism("default", "with replicas (c > 1): the reduction over them (NCCL or MPI) fixes no order");
   a.is_nondeterministic = [](const Problem&, const Params& q) { return parse_grid(q.text("grid")).layers > 1; };
@@ -137,6 +209,18 @@ MMLAB_ALGORITHM(dist_cannon) {
         "the skew from the starting layout in this many slabs of the first k block, the first step's "
         "product of each slab made while the next moves (1: the whole skew, then the product)",
         "1", {"1", "4"}}});
+  for (Axis& x : a.axes)
+    if (x.name == "slabs") x.variants = {"default"};  // `direct` has no skew
+  const auto supports = a.supports;
+  a.supports = [supports](const Problem& p, const Params& q, const DeviceInfo& d) -> Reason {
+    if (q.variant() == "direct" && parse_grid(q.text("grid")).layers > 1)
+      return std::string("direct: one layer (q x q); 2.5D replicas share a skewed torus");
+    return supports(p, q, d);
+  };
+  a.make_distributed = [](const DistributedSetup& s) -> std::unique_ptr<DistributedRun> {
+    if (s.params->variant() == "direct") return std::make_unique<DirectRun>(s);
+    return std::make_unique<CannonRun>(s);
+  };
 }
 
 }  // namespace mmlab

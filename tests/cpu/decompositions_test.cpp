@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/decompositions.hpp"
+#include "core/layout.hpp"
 #include "core/params.hpp"
 
 namespace mmlab {
@@ -153,6 +154,30 @@ TEST(Decompositions, CannonSkewInSlabsHidesBehindTheFirstProduct) {
   EXPECT_EQ((Decomposed{Decomposition::cannon, {9, 9, 9}, parse_grid("1x1"), 4096, 4}.model(0).layout_in_slabs), 1);
   // At most the smallest first k block's width: k = 5 on 2 x 2 gives blocks of 3 and 2.
   EXPECT_EQ(cannon_slabs(Decomposed{Decomposition::cannon, {9, 9, 5}, parse_grid("2x2"), 4096, 4}), 2);
+}
+
+// Cannon `direct`: no skew (its layouts are the starting ones); rank (0, 1) fetches B(1, 1) for its
+// first step and A(0, 0) for its second, rank (1, 1) nothing first and A(1, 0), B(0, 1) second.
+TEST(Decompositions, CannonDirectFetchesFromWhereBlocksStart) {
+  Decomposed d{Decomposition::cannon, {1000, 1000, 1000}, parse_grid("2x2")};
+  d.direct = true;
+  const double block = 4.0 * 500 * 500;
+  for (int r = 0; r < 4; ++r) {
+    const Model m = d.model(r);
+    EXPECT_DOUBLE_EQ(m.layout_in_bytes, 0) << r;
+    EXPECT_DOUBLE_EQ(m.layout_out_bytes, 0) << r;
+    double in = 0;
+    for (const ModelStep& s : m.steps) in += s.bytes_in;
+    EXPECT_DOUBLE_EQ(in, 2 * block) << r;  // two blocks received, where Cannon's rank (1, 1) takes four
+  }
+  EXPECT_DOUBLE_EQ(d.model(1).steps[0].bytes_in, block);
+  EXPECT_DOUBLE_EQ(d.model(3).steps[0].bytes_in, 0);
+  EXPECT_DOUBLE_EQ(d.model(3).steps[1].bytes_in, 2 * block);
+  // 1 TFLOP/s, 1 GB/s: rank (0, 1) waits 1 ms for B(1, 1), then 0.25 ms of product beside 1 ms of A(0, 0)
+  EXPECT_DOUBLE_EQ(d.model(1).predict_ms(1000, 1), 1.0 + std::max(0.25, 1.0) + 0.25);
+  EXPECT_EQ(d.layout(Operand::a), home_layout(1000, 1000, 4));
+  EXPECT_EQ(d.layout(Operand::b), home_layout(1000, 1000, 4));
+  EXPECT_EQ(d.layout(Operand::c), home_layout(1000, 1000, 4));
 }
 
 TEST(Decompositions, GridsEachAdmits) {

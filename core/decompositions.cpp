@@ -45,7 +45,6 @@ struct DnsRank {
 
 long cannon_slabs(const Decomposed& d) {
   const int q = d.grid.rows;
-  if (d.direct) return 1;  // nothing is skewed
   return q > 1 ? std::max(1L, std::min(d.slabs, d.problem.k / q)) : 1;
 }
 
@@ -77,6 +76,7 @@ Model Decomposed::model(int rank, int domain) const {
     const int q = grid.rows, i = rank / q, j = rank % q;
     const Part rows = part(p.m, q, i), cols = part(p.n, q, j);
     m.pipelined = true;
+    m.first_step_slabs = int(cannon_slabs(*this));
     for (int s = 0; s < q; ++s) {
       const int kb = (j + s) % q;
       const Part k = part(p.k, q, kb);
@@ -97,7 +97,7 @@ Model Decomposed::model(int rank, int domain) const {
                far_b = far(std::min(rank, down), std::max(rank, down)),
                far_c = far(c.i * c.q + c.j, (grid.layers - 1) * plane + c.i * c.q + c.j);
     m.pipelined = true;
-    m.layout_in_slabs = int(cannon_slabs(*this));
+    m.first_step_slabs = int(cannon_slabs(*this));
     for (int s = 0; s < c.steps; ++s) {
       const Part k = c.kpart(p.k, s);
       ModelStep step;

@@ -47,8 +47,9 @@ std::vector<SummaPanel> summa_panels(long k, int pr, int pc, long panel);
 // most one a row; else 1 (nothing to overlap).
 struct Decomposed;
 long dns_slabs(const Decomposed& d, long rows);
-// Cannon's slabs of its skew: its `slabs`, at most the smallest first k block (k / q), on a torus
-// of q >= 2 (else nothing is skewed); the same on every rank.
+// Cannon's slabs of what its first step waits for (the skew; `direct`: its first fetch): its
+// `slabs`, at most the smallest first k block (k / q), on a torus of q >= 2 (else nothing moves
+// first); the same on every rank.
 long cannon_slabs(const Decomposed& d);
 
 enum class Operand { a, b, c };

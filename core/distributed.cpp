@@ -38,7 +38,8 @@ double Model::predict_ms(double gflops, double gbytes_per_s, double far_gbytes_p
   };
   auto in = [&](const ModelStep& s) { return move(s.bytes_in, s.far_in); };
   auto out = [&](const ModelStep& s) { return move(s.bytes_out, s.far_out); };
-  const bool banded = pipelined && layout_in_slabs > 1 && !steps.empty() && layout_in_bytes > 0;
+  const double first_in = layout_in_bytes + (steps.empty() ? 0 : steps.front().bytes_in);
+  const bool banded = pipelined && first_step_slabs > 1 && !steps.empty() && first_in > 0;
   double t = (banded ? 0 : move(layout_in_bytes, 0)) + move(layout_out_bytes, 0);
   if (!pipelined) {
     for (const ModelStep& s : steps) t += in(s) + compute(s) + out(s);
@@ -46,13 +47,12 @@ double Model::predict_ms(double gflops, double gbytes_per_s, double far_gbytes_p
   }
   // Step s computes while the data of step s + 1 moves (and step s - 1's output, where outputs overlap:
   // one communication stream, so the two move one after the other).
-  if (!steps.empty()) t += in(steps.front());
+  if (!steps.empty() && !banded) t += in(steps.front());
   std::size_t first = 0;
-  if (banded) {  // the moves slab by slab, step 0's product of each slab behind it; step 1's data after
-    const double slab_move = move(layout_in_bytes / layout_in_slabs, 0),
-                 slab_compute = compute(steps[0]) / layout_in_slabs;
+  if (banded) {  // the first step's input slab by slab, its product of each slab behind it; step 1's after
+    const double slab_move = move(first_in / first_step_slabs, 0), slab_compute = compute(steps[0]) / first_step_slabs;
     double comm = 0, comp = 0;
-    for (int i = 0; i < layout_in_slabs; ++i) comm += slab_move, comp = std::max(comp, comm) + slab_compute;
+    for (int i = 0; i < first_step_slabs; ++i) comm += slab_move, comp = std::max(comp, comm) + slab_compute;
     t += std::max(comp, comm + (steps.size() > 1 ? in(steps[1]) : 0)) + out(steps[0]);
     first = 1;
   }

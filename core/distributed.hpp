@@ -45,9 +45,10 @@ struct Model {
   // the last (C): the larger of the bytes this rank sends and receives, and its messages. Zero for a
   // rank whose blocks are where its schedule wants them.
   double layout_in_bytes = 0, layout_out_bytes = 0;
-  // Pipelined, the moves of A and B in this many slabs, the first step's product of each slab
-  // following it while the next moves (Cannon's skew in slabs); 1: the moves, then the steps.
-  int layout_in_slabs = 1;
+  // Pipelined, what the first step waits for (the moves of A and B from the starting layout and its
+  // own input) in this many slabs, the first step's product of each slab following it while the next
+  // moves (Cannon's skew in slabs, `direct`'s first fetch); 1: all of it, then the steps.
+  int first_step_slabs = 1;
   // ms at `gflops` per rank and `gbytes_per_s` per rank on its links (`far_gbytes_per_s` between
   // domains; 0: the same), each phase that moves data paying `latency_ms` once (its messages go
   // together).

@@ -135,6 +135,10 @@ class DirectRun final : public RunBase {
     for (int t = 0; t < 2 && q_ > 1; ++t)
       a_[t] = keep(std::size_t(rows_.size * kmax)), b_[t] = keep(std::size_t(kmax * cols_.size));
     set_first_step(rows_.size, cols_.size, part(p_.k, q_, j_).size);
+    // The first fetch (B's block, off the diagonal) in slabs of its rows, the first product of each
+    // slab (A's columns of it, copied contiguous) following it while the next moves.
+    slabs_ = cannon_slabs(shape_);
+    if (slabs_ > 1) scratch_ = keep(std::size_t(rows_.size * part(part(p_.k, q_, j_).size, slabs_, 0).size));
   }
 
  private:
@@ -169,9 +173,33 @@ class DirectRun final : public RunBase {
     return t;
   }
 
+  // Slab t of the first step's B blocks (rows of k block j): received here off the diagonal, sent
+  // down its column from the diagonal.
+  std::vector<Transfer> first_slab(int t) {
+    std::vector<Transfer> out;
+    const Part k = part(p_.k, q_, j_), b = part(k.size, slabs_, t);
+    const std::size_t count = std::size_t(b.size * cols_.size);
+    if (!count) return out;
+    if (j_ != i_) out.push_back({nullptr, 0, rank_of(j_, j_), b_[0] + b.offset * cols_.size, count, rank_of(j_, j_)});
+    if (j_ == i_)
+      for (int r = 0; r < q_; ++r)
+        if (r != i_) out.push_back({b_in_ + b.offset * cols_.size, count, rank_of(r, j_), nullptr, 0, rank_of(r, j_)});
+    return out;
+  }
+
   void schedule() override {
     Comm& world = comm("world", 0, job().rank);
-    ctx_.communicate([&] { world.exchange(fetch(0)); });
+    if (slabs_ == 1) ctx_.communicate([&] { world.exchange(fetch(0)); });
+    const Part k0 = part(p_.k, q_, j_);
+    for (int t = 0; t < slabs_ && slabs_ > 1; ++t) {
+      const Part b = part(k0.size, slabs_, t);
+      ctx_.communicate([&] { world.exchange(first_slab(t)); });
+      ctx_.compute_waits_for_communication();
+      ctx_.compute([&] {
+        ctx_.product_of_band(a_in_ + b.offset, k0.size, b_of(0) + b.offset * cols_.size, c_out_, rows_.size,
+                             cols_.size, b.size, t > 0, scratch_);
+      });
+    }
     for (int s = 0; s < q_; ++s) {
       ctx_.compute_waits_for_communication();  // step s's blocks are in
       if (s + 1 < q_) {
@@ -179,13 +207,16 @@ class DirectRun final : public RunBase {
         ctx_.communicate([&] { world.exchange(fetch(s + 1)); });
       }
       const long k = part(p_.k, q_, kblock(s)).size;
-      ctx_.compute([&] { ctx_.product(a_of(s), b_of(s), c_out_, rows_.size, cols_.size, k, s > 0); });
+      if (s > 0 || slabs_ == 1)  // with slabs, step 0's product followed its slabs in
+        ctx_.compute([&] { ctx_.product(a_of(s), b_of(s), c_out_, rows_.size, cols_.size, k, s > 0); });
     }
   }
 
   int q_, i_ = 0, j_ = 0;
   Part rows_, cols_;
   float *a_[2] = {}, *b_[2] = {};
+  long slabs_ = 1;
+  float* scratch_ = nullptr;  // a slab's columns of A, contiguous for the engine
 };
 
 }  // namespace
@@ -206,11 +237,10 @@ MMLAB_ALGORITHM(dist_cannon) {
   describe_distributed<CannonRun>(
       a, Decomposition::cannon, grid_axis("2x2", {"1x1", "2x2", "3x3", "2x2x2"}),
       {{"slabs", AxisKind::integer,
-        "the skew from the starting layout in this many slabs of the first k block, the first step's "
-        "product of each slab made while the next moves (1: the whole skew, then the product)",
+        "what the first step waits for (the skew from the starting layout; direct: its first B block) in this "
+        "many slabs of the first k block, the first step's product of each slab made while the next moves "
+        "(1: all of it, then the product)",
         "1", {"1", "4"}}});
-  for (Axis& x : a.axes)
-    if (x.name == "slabs") x.variants = {"default"};  // `direct` has no skew
   const auto supports = a.supports;
   a.supports = [supports](const Problem& p, const Params& q, const DeviceInfo& d) -> Reason {
     if (q.variant() == "direct" && parse_grid(q.text("grid")).layers > 1)

@@ -142,8 +142,8 @@ TEST(Decompositions, CannonSkewInSlabsHidesBehindTheFirstProduct) {
   const Decomposed whole{Decomposition::cannon, {1000, 1000, 1000}, parse_grid("2x2")},
       slabs{Decomposition::cannon, {1000, 1000, 1000}, parse_grid("2x2"), 4096, 4};
   const Model a = whole.model(3), b = slabs.model(3);  // rank (1, 1): a block of A and one of B skewed
-  EXPECT_EQ(a.layout_in_slabs, 1);
-  EXPECT_EQ(b.layout_in_slabs, 4);
+  EXPECT_EQ(a.first_step_slabs, 1);
+  EXPECT_EQ(b.first_step_slabs, 4);
   // 100 GFLOP/s: 2.5 ms a step; 1 GB/s: the skew's 2 MB in 2 ms, the shift's 2 MB in 2 ms. Whole: the
   // skew, then step 0 (the shift behind it), step 1. In four slabs of 0.5 ms and 0.625 ms of product
   // each, step 0 ends at 3 ms, the shift (after the last slab) at 4 ms; then step 1.
@@ -151,7 +151,7 @@ TEST(Decompositions, CannonSkewInSlabsHidesBehindTheFirstProduct) {
   EXPECT_DOUBLE_EQ(b.predict_ms(100, 1), std::max(3.0, 2.0 + 2.0) + 2.5);
   // A rank with nothing to skew, and a torus of one, have nothing to slab.
   EXPECT_DOUBLE_EQ(slabs.model(0).predict_ms(100, 1), whole.model(0).predict_ms(100, 1));
-  EXPECT_EQ((Decomposed{Decomposition::cannon, {9, 9, 9}, parse_grid("1x1"), 4096, 4}.model(0).layout_in_slabs), 1);
+  EXPECT_EQ((Decomposed{Decomposition::cannon, {9, 9, 9}, parse_grid("1x1"), 4096, 4}.model(0).first_step_slabs), 1);
   // At most the smallest first k block's width: k = 5 on 2 x 2 gives blocks of 3 and 2.
   EXPECT_EQ(cannon_slabs(Decomposed{Decomposition::cannon, {9, 9, 5}, parse_grid("2x2"), 4096, 4}), 2);
 }
@@ -175,6 +175,12 @@ TEST(Decompositions, CannonDirectFetchesFromWhereBlocksStart) {
   EXPECT_DOUBLE_EQ(d.model(3).steps[1].bytes_in, 2 * block);
   // 1 TFLOP/s, 1 GB/s: rank (0, 1) waits 1 ms for B(1, 1), then 0.25 ms of product beside 1 ms of A(0, 0)
   EXPECT_DOUBLE_EQ(d.model(1).predict_ms(1000, 1), 1.0 + std::max(0.25, 1.0) + 0.25);
+  // Its first fetch in four slabs at 100 GFLOP/s (2.5 ms a step): rank (0, 1)'s B block in 0.25 ms
+  // slabs, each followed by 0.625 ms of product: step 0 ends at 2.75 ms, A(0, 0) is in at 2 ms.
+  EXPECT_DOUBLE_EQ(d.model(1).predict_ms(100, 1), 1.0 + 2.5 + 2.5);
+  d.slabs = 4;
+  EXPECT_EQ(d.model(1).first_step_slabs, 4);
+  EXPECT_DOUBLE_EQ(d.model(1).predict_ms(100, 1), 2.75 + 2.5);
   EXPECT_EQ(d.layout(Operand::a), home_layout(1000, 1000, 4));
   EXPECT_EQ(d.layout(Operand::b), home_layout(1000, 1000, 4));
   EXPECT_EQ(d.layout(Operand::c), home_layout(1000, 1000, 4));

@@ -243,8 +243,11 @@ MMLAB_ALGORITHM(dist_cannon) {
         "1", {"1", "4"}}});
   const auto supports = a.supports;
   a.supports = [supports](const Problem& p, const Params& q, const DeviceInfo& d) -> Reason {
-    if (q.variant() == "direct" && parse_grid(q.text("grid")).layers > 1)
+    const Grid g = parse_grid(q.text("grid"));
+    if (q.variant() == "direct" && g.layers > 1)
       return std::string("direct: one layer (q x q); 2.5D replicas share a skewed torus");
+    if (q.integer("slabs") > 1 && g.rows == 1)
+      return std::string("slabs: a torus of one rank moves nothing first (the same run as slabs 1)");
     return supports(p, q, d);
   };
   a.make_distributed = [](const DistributedSetup& s) -> std::unique_ptr<DistributedRun> {

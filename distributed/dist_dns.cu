@@ -87,6 +87,12 @@ MMLAB_ALGORITHM(dist_dns) {
         "the product in this many slabs of C's rows, each reduced over the layers while the next is made "
         "(1: the whole product, then the reduction)",
         "1", {"1", "4"}}});
+  const auto supports = a.supports;
+  a.supports = [supports](const Problem& p, const Params& q, const DeviceInfo& d) -> Reason {
+    if (q.integer("slabs") > 1 && parse_grid(q.text("grid")).layers == 1)
+      return std::string("slabs: one layer, no reduction to overlap (the same run as slabs 1)");
+    return supports(p, q, d);
+  };
 }
 
 }  // namespace mmlab

@@ -24,11 +24,6 @@ std::string param(const Result& r, const std::string& key) {
   return q.has(key) ? q.text(key) : std::string();
 }
 
-double number(const Result& r, const std::string& column) {
-  const auto it = r.fields.find(column);
-  if (it == r.fields.end() || it->second.empty()) return 0;
-  return std::stod(it->second);
-}
 
 // The slowest rank's predicted time: every rank up to 64 of them, else 64 spread evenly (rank 0,
 // which holds the largest blocks, among them). `layout`: with the moves from and to the starting
@@ -72,7 +67,7 @@ Table model_validation(const std::vector<Result>& rows, double tolerance) {
   for (const Result& r : rows) {
     Decomposition kind;
     if (!r.ok() || !decomposition_of(r.algorithm, &kind)) continue;
-    const double gflops = number(r, "local_gflops"), gbs = number(r, "link_gbs");
+    const double gflops = r.number("local_gflops", 0), gbs = r.number("link_gbs", 0);
     if (gflops <= 0 || r.median_ms <= 0) continue;
     const std::string panel = param(r, "panel");
     const std::string slabs = param(r, "slabs");
@@ -80,13 +75,13 @@ Table model_validation(const std::vector<Result>& rows, double tolerance) {
                        slabs.empty() ? 1 : std::stol(slabs), kind == Decomposition::cannon && r.variant == "direct"};
     const bool v8 = std::stol(r.get("schema")) >= 8;  // its runs moved A, B and C from the starting layout
     const double predicted = predict(d, gflops, gbs > 0 ? gbs : std::numeric_limits<double>::infinity(), 0, 0, 0,
-                                     number(r, "latency_ms"), v8);
+                                     r.number("latency_ms", 0), v8);
     const double ratio = r.median_ms / predicted;
     const bool ok = std::abs(ratio - 1) <= tolerance;
     within += ok, ++total;
     const std::string transport = param(r, "transport");
     t.rows.push_back({r.algorithm, r.get("grid"), r.get("engine"), transport.empty() ? "nccl" : transport, r.dims(),
-                      r.get("gpus"), fixed(r.median_ms, 3), fixed(predicted, 3), fixed(number(r, "predicted_ms"), 3),
+                      r.get("gpus"), fixed(r.median_ms, 3), fixed(predicted, 3), fixed(r.number("predicted_ms", 0), 3),
                       fixed(ratio, 3), ok ? "yes" : "no"});
   }
   if (total == 0) throw AnalysisError("model: no ok distributed row with the model's inputs in the files");
@@ -108,28 +103,20 @@ struct Observed {
   std::string engine, link, transport;
 };
 
-// "algorithm:variant" of an engine spec: the flagship's measured choice names its kernel after it,
-// which may differ by shape, and the calibration is the engine's.
-std::string engine_of(const std::string& spec) {
-  const std::size_t a = spec.find(':');
-  const std::size_t v = a == std::string::npos ? a : spec.find(':', a + 1);
-  return v == std::string::npos ? spec : spec.substr(0, v);
-}
-
 std::vector<Observed> observed(const std::vector<Result>& rows) {
   std::vector<Observed> out;
   for (const Result& r : rows) {
     Decomposition kind;
     if (!r.ok() || !decomposition_of(r.algorithm, &kind)) continue;
-    const double gflops = number(r, "local_gflops"), gbs = number(r, "link_gbs");
+    const double gflops = r.number("local_gflops", 0), gbs = r.number("link_gbs", 0);
     if (gflops <= 0 || r.median_ms <= 0) continue;
     const std::string panel = param(r, "panel"), transport = param(r, "transport").empty() ? "nccl" : param(r, "transport");
     const std::string slabs = param(r, "slabs");
     const Decomposed d{kind, {r.m, r.n, r.k}, parse_grid(r.get("grid")), panel.empty() ? 4096 : std::stol(panel),
                        slabs.empty() ? 1 : std::stol(slabs), kind == Decomposition::cannon && r.variant == "direct"};
     const bool v8 = std::stol(r.get("schema")) >= 8;
-    Observed o{&r, {}, gflops, gbs > 0 ? gbs : std::numeric_limits<double>::infinity(), number(r, "latency_ms"),
-               engine_of(r.get("engine")), r.algorithm + " " + r.get("grid") + "/" + transport, transport};
+    Observed o{&r, {}, gflops, gbs > 0 ? gbs : std::numeric_limits<double>::infinity(), r.number("latency_ms", 0),
+               engine_name(r.get("engine")), r.algorithm + " " + r.get("grid") + "/" + transport, transport};
     const int ranks = d.grid.volume(), sample = std::min(ranks, 64);
     for (int s = 0; s < sample; ++s) {
       Model m = d.model(int((long(s) * ranks) / sample), 0);

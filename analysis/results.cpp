@@ -177,6 +177,20 @@ std::string Result::configuration() const {
   return s;
 }
 
+double Result::number(const std::string& column, double absent) const {
+  const auto it = fields.find(column);
+  if (it == fields.end() || it->second.empty()) return absent;
+  char* end = nullptr;
+  const double v = std::strtod(it->second.c_str(), &end);
+  return *end ? absent : v;
+}
+
+std::string engine_name(const std::string& spec) {
+  const std::size_t a = spec.find(':');
+  const std::size_t v = a == std::string::npos ? a : spec.find(':', a + 1);
+  return v == std::string::npos ? spec : spec.substr(0, v);
+}
+
 bool Result::distributed() const {
   const auto grid = fields.find("grid"), ranks = fields.find("ranks");
   return (grid != fields.end() && !grid->second.empty()) ||

@@ -2,6 +2,7 @@
 // Plain C++ (no CUDA): CSV through fast-cpp-csv-parser.
 #pragma once
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -65,7 +66,14 @@ struct Result {
   std::string problem() const;
   // A column by name; AnalysisError naming the column and the valid ones when unknown.
   const std::string& get(const std::string& column) const;
+  // A numeric column's value; `absent` where the file has no such column, the cell is empty or not a
+  // number.
+  double number(const std::string& column, double absent = std::numeric_limits<double>::quiet_NaN()) const;
 };
+
+// "algorithm:variant" of an engine spec ("flagship:tensor_cores:kernel=tf32x3:half3;..." ->
+// "flagship:tensor_cores"): the engine, whatever the dispatcher picked for a shape.
+std::string engine_name(const std::string& spec);
 
 // The columns the analysis reads; mmlab writes them all.
 const std::vector<std::string>& required_columns();

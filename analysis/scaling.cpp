@@ -20,22 +20,6 @@ namespace {
 // 0 J; at 8192, 21 ms at 613 W, 8.5 J; at 16384, 173 ms at 679 W, 120 J, power x time 117 J).
 constexpr double kEnergyResolvedMs = 100;
 
-double number_of(const Result& r, const std::string& column) {
-  const std::string& text = r.get(column);
-  if (text.empty()) return std::numeric_limits<double>::quiet_NaN();
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  return *end ? std::numeric_limits<double>::quiet_NaN() : v;
-}
-
-// "algorithm:variant" of an engine spec ("flagship:tensor_cores:kernel=...;..." -> "flagship:tensor_cores").
-std::string engine_name(const std::string& spec) {
-  const std::size_t a = spec.find(':');
-  if (a == std::string::npos) return spec;
-  const std::size_t v = spec.find(':', a + 1);
-  return v == std::string::npos ? spec : spec.substr(0, v);
-}
-
 // ALG[:variant[:params]] as a test of a single-process row.
 bool matches(const Result& r, const std::string& spec) {
   std::vector<std::string> part;
@@ -134,32 +118,32 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
       vendor_lo = i.lo, vendor_hi = i.hi;
     }
     // At equal clocks: the times in SM cycles (each row's median clock, the slowest rank's).
-    const double clock = number_of(r, "clock_mhz"), base_clock = number_of(*base, "clock_mhz");
+    const double clock = r.number("clock_mhz"), base_clock = base->number("clock_mhz");
     const double equal = clock > 0 && base_clock > 0 ? efficiency * base_clock / clock : std::nan("");
     const double x_fp32 = fp32 ? fp32->median_ms / r.median_ms : std::nan("");
     const double x_vendor = vendor ? vendor->median_ms / r.median_ms : std::nan("");
-    const double bound = number_of(r, "bound_ms"), predicted = number_of(r, "predicted_ms");
+    const double bound = r.number("bound_ms"), predicted = r.number("predicted_ms");
     const double flop = 2.0 * double(r.m) * double(r.n) * double(r.k);
     const auto per_joule_of = [&](const Result& x) {  // only where a trial spans the counter's steps
-      const double joules = number_of(x, "energy_j");
+      const double joules = x.number("energy_j");
       return joules > 0 && x.median_ms >= kEnergyResolvedMs ? flop / joules / 1e9 : std::nan("");
     };
     const double per_joule = per_joule_of(r), base_per_joule = per_joule_of(*base);
     const std::string who = gpus ? std::to_string(gpus) + " GPUs" : std::to_string(ranks) + " CPU ranks";
     t.rows.push_back({r.shape(), r.algorithm, r.variant == "default" ? r.params : r.variant + " " + r.params,
                       engine_name(engine), who, three(r.median_ms), fixed(r.gflops / 1000, 2),
-                      three(number_of(r, "layout_ms")), fixed(speedup, 3), ci, fixed(efficiency, 3), fixed(equal, 3),
+                      three(r.number("layout_ms")), fixed(speedup, 3), ci, fixed(efficiency, 3), fixed(equal, 3),
                       fixed(x_fp32, 3), fixed(x_vendor, 3), vendor_ci, three(bound), bound > 0 ? fixed(r.median_ms / bound, 3) : "",
-                      fixed(per_joule, 1), fixed(base_per_joule, 1), three(number_of(r, "compute_ms")),
-                      three(number_of(r, "comm_ms")), three(number_of(r, "wait_ms")), three(number_of(r, "overlap")),
+                      fixed(per_joule, 1), fixed(base_per_joule, 1), three(r.number("compute_ms")),
+                      three(r.number("comm_ms")), three(r.number("wait_ms")), three(r.number("overlap")),
                       predicted > 0 ? fixed(predicted, 3) : "", predicted > 0 ? fixed(r.median_ms / predicted, 3) : ""});
     t.records.push_back({r.m, r.n, r.k, inputs_name(r.inputs), r.algorithm, r.variant, r.params, engine, r.get("grid"),
-                         gpus, ranks, r.median_ms, r.gflops / 1000, number_of(r, "layout_ms"), base->configuration(),
+                         gpus, ranks, r.median_ms, r.gflops / 1000, r.number("layout_ms"), base->configuration(),
                          base->median_ms, speedup, ci_lo, ci_hi, efficiency, equal, x_fp32, x_vendor, vendor_lo, vendor_hi,
                          vendor ? Value(vendor->configuration()) : Value(), bound,
                          bound > 0 ? Value(r.median_ms / bound) : Value(), per_joule, base_per_joule,
-                         number_of(r, "compute_ms"), number_of(r, "comm_ms"), number_of(r, "wait_ms"),
-                         number_of(r, "overlap"), predicted > 0 ? Value(predicted) : Value(),
+                         r.number("compute_ms"), r.number("comm_ms"), r.number("wait_ms"),
+                         r.number("overlap"), predicted > 0 ? Value(predicted) : Value(),
                          predicted > 0 ? Value(r.median_ms / predicted) : Value()});
   }
   if (t.rows.empty()) {

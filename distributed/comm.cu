@@ -127,9 +127,14 @@ std::unique_ptr<Comm> nccl_world(CUstream_st** stream, int ctas) {
   return std::make_unique<NcclComm>(c, stream);
 }
 
+// A split shares the world's buffers and channels (splitShare): every communicator of a context
+// enqueues on the context's one communication stream, so parent and children never run at once. Not
+// shared, each of a sweep's 20-odd communicators per engine kept its own buffers, and a four-GPU sweep
+// of 135 configurations per problem ran out of device memory at N = 4096 (sweep-2026-11-27b's log).
 std::unique_ptr<Comm> nccl_split(Comm& world, int color, int key, CUstream_st** stream, int ctas) {
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   if (ctas > 0) config.maxCTAs = ctas;
+  config.splitShare = 1;
   ncclComm_t c;
   MMLAB_NCCL(ncclCommSplit(static_cast<NcclComm&>(world).get(), color, key, &c, &config));
   return std::make_unique<NcclComm>(c, stream);

@@ -105,6 +105,11 @@ class DistributedRun {
   // The time of a ring shift of one float on this run's links: a message's fixed cost, ms.
   virtual double latency_ms() = 0;
   virtual std::size_t bytes_per_rank() const = 0;  // memory this run holds
+  // Frees the run's blocks and buffers once its trials are done and its C audited (nothing but
+  // model(), phases(), note() and the measurements above may be called after), so that the
+  // measurements' scratch has its memory while the problem's other runs are still held. Collective
+  // where peers mapped its memory.
+  virtual void release_memory() {}
   // What the row should say of how it ran when that differs from what was asked (e.g. a transport
   // that fell back), else empty. The same on every rank.
   virtual std::string note() const { return {}; }

@@ -81,6 +81,15 @@ class RunBase : public DistributedRun {
     if (c_out_ && c_out_ != home_c_ && c_out_count_) ctx_.fill_nan(c_out_, c_out_count_);
   }
   PhaseTimes phases() const override { return ctx_.phases(); }
+  void release_memory() override {
+    ctx_.release_peers();  // every rank unmaps its peers' blocks before any frees them
+    in_a_.reset(), in_b_.reset(), out_c_.reset();
+    bands_a_.clear(), bands_b_.clear();
+    memory_.clear();
+    home_a_ = home_b_ = home_c_ = a_to_ = b_to_ = c_out_ = nullptr;
+    a_in_ = b_in_ = nullptr;
+    home_c_count_ = c_out_count_ = 0;
+  }
   std::size_t bytes_per_rank() const override { return bytes_; }
   const float* c_data() const override { return home_c_; }
 

@@ -185,6 +185,11 @@ class PreparedDistributed final : public Timed {
     d_.compute_ms = summarize(compute_).median, d_.comm_ms = summarize(comm_).median;
     d_.wait_ms = summarize(wait_).median, d_.overlap = summarize(hidden_).median;
     d_.layout_ms = summarize(layout_).median;
+    // The measurements allocate a product of the first step's shape and two messages of up to 1 GiB:
+    // at 8192 x 28672 x 8192 and 30001 their allocation failed beside the held runs of the problem
+    // (sweep-2026-11-27b) until each run gave its own memory back first.
+    audit_.reset();
+    run_->release_memory();
     measure_model();
     out.distributed = d_;
     out.reason = run_->note();

@@ -129,8 +129,10 @@ std::unique_ptr<Comm> nccl_world(CUstream_st** stream, int ctas) {
 
 // A split shares the world's buffers and channels (splitShare): every communicator of a context
 // enqueues on the context's one communication stream, so parent and children never run at once. Not
-// shared, each of a sweep's 20-odd communicators per engine kept its own buffers, and a four-GPU sweep
-// of 135 configurations per problem ran out of device memory at N = 4096 (sweep-2026-11-27b's log).
+// shared, each of a sweep's 20-odd communicators per engine keeps its own buffers. A four-GPU sweep of
+// 135 configurations per problem found a rank short of memory at N = 4096 with eight small runs held
+// (e7da90c); with shared resources the rest of that sweep ran to 16384 (data/distributed/x4/
+// sweep-2026-11-27b, memory.log). The communicators' share of that memory was not measured apart.
 std::unique_ptr<Comm> nccl_split(Comm& world, int color, int key, CUstream_st** stream, int ctas) {
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   if (ctas > 0) config.maxCTAs = ctas;

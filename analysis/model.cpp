@@ -24,6 +24,18 @@ std::string param(const Result& r, const std::string& key) {
   return q.has(key) ? q.text(key) : std::string();
 }
 
+// What the row's model takes beyond its decomposition and grid: its variant, slabs and panel width
+// ("direct, slabs 4"; "panel 1024"; "default").
+std::string form(const Result& r) {
+  std::string out = r.variant.empty() || r.variant == "default" ? "" : r.variant;
+  auto add = [&](const char* what, const std::string& v) {
+    if (!v.empty()) out += (out.empty() ? "" : ", ") + std::string(what) + " " + v;
+  };
+  const std::string slabs = param(r, "slabs");
+  add("slabs", slabs == "1" ? "" : slabs);
+  add("panel", param(r, "panel"));
+  return out.empty() ? "default" : out;
+}
 
 // The slowest rank's predicted time: every rank up to 64 of them, else 64 spread evenly (rank 0,
 // which holds the largest blocks, among them). `layout`: with the moves from and to the starting
@@ -236,8 +248,8 @@ Table model_judged(const std::vector<Result>& rows, const Calibration& c, double
   if (obs.empty()) throw AnalysisError("model --fit: no ok distributed row with the model's inputs to judge it on");
   Table t;
   t.title = "the fitted model against rows it was not fitted on";
-  t.header = {"algorithm", "grid", "engine", "transport", "size", "measured ms", "fitted ms", "measured / fitted",
-              "within " + fixed(100 * tolerance, 0) + "%"};
+  t.header = {"algorithm", "grid", "form", "engine", "transport", "size", "measured ms", "fitted ms",
+              "measured / fitted", "within " + fixed(100 * tolerance, 0) + "%"};
   int within = 0;
   double worst = 1;
   for (const Observed& o : obs) {
@@ -246,7 +258,7 @@ Table model_judged(const std::vector<Result>& rows, const Calibration& c, double
     const bool ok = std::abs(ratio - 1) <= tolerance;
     within += ok;
     if (std::abs(std::log(ratio)) > std::abs(std::log(worst))) worst = ratio;
-    t.rows.push_back({r.algorithm, r.get("grid"), r.get("engine"), o.transport, r.dims(), fixed(r.median_ms, 3),
+    t.rows.push_back({r.algorithm, r.get("grid"), form(r), r.get("engine"), o.transport, r.dims(), fixed(r.median_ms, 3),
                       fixed(f, 3), fixed(ratio, 3), ok ? "yes" : "no"});
   }
   std::ostringstream fitted;

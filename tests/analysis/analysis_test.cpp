@@ -694,6 +694,29 @@ TEST(Readme, VersusKeepsOneKindOfInputsAndSumsUpEachConfiguration) {
   EXPECT_THROW(regenerate(d / "data", d / "README.md", d / "reports"), AnalysisError);
 }
 
+// A `front` line names its configuration by the start of its name: where that start begins several
+// configurations (slabs=1 and slabs=4), the one named in full is taken, and a start that only begins
+// them is an error, not whichever came last.
+TEST(Readme, AFrontLineTakesOneConfiguration) {
+  TempDir d;
+  std::filesystem::create_directories(d / "data");
+  const Row base{"cublas", "default", "", 64, 64, 64, "kernel", around(1.0)},
+      one{"tiled", "default", "tile=32;slabs=1", 64, 64, 64, "kernel", around(0.5)},
+      four{"tiled", "default", "tile=32;slabs=4", 64, 64, 64, "kernel", around(2.0)};
+  write_results(d / "data/f.csv", {base, one, four});
+  const std::string markers =
+      "<!-- mmlab-analyze front: begin -->\n<!-- mmlab-analyze front: end -->\n"
+      "<!-- mmlab-analyze readme: begin -->\n<!-- mmlab-analyze readme: end -->\n";
+  { std::ofstream(d / "README.md") << markers; }
+  { std::ofstream(d / "data/headline.txt") << "size 64\nfront T | 64 | cublas | tiled tile=32;slabs=1 | f.csv\n"; }
+  regenerate(d / "data", d / "README.md", d / "reports");
+  EXPECT_NE(slurp(d / "README.md").find("| 2.000 |"), std::string::npos) << slurp(d / "README.md");
+  { std::ofstream(d / "README.md") << markers; }
+  { std::ofstream(d / "data/headline.txt") << "size 64\nfront T | 64 | cublas | tiled tile=32 | f.csv\n"; }
+  const std::string e = error_of([&] { regenerate(d / "data", d / "README.md", d / "reports"); });
+  EXPECT_NE(e.find("starts several configurations"), std::string::npos) << e;
+}
+
 // Version 6 files were timed with events on an idle stream (GPU rows), or the host's clock: the timer is
 // filled in; the host's own time was not measured.
 TEST(Results, ReadsSchemaVersion6AndSaysHowItsRowsWereTimed) {
@@ -1129,10 +1152,11 @@ TEST(Model, FittedOnSomeRowsJudgedOnOthers) {
   EXPECT_LT(c.rms_log, 0.01);
   const Table t = model_judged(load_results({d / "judge.csv"}, false), c);
   ASSERT_EQ(t.rows.size(), 2u);
-  for (const auto& r : t.rows) EXPECT_NEAR(std::stod(r[7]), 1.0, 0.01) << r[3];
+  for (const auto& r : t.rows) EXPECT_NEAR(std::stod(r[8]), 1.0, 0.01) << r[4];
+  for (const auto& r : t.rows) EXPECT_EQ(r[2], "panel 512");
   EXPECT_NE(t.note.find("2 of 2 rows within 10%"), std::string::npos) << t.note;
   const Table unfitted = model_judged(load_results({d / "judge.csv"}, false), Calibration{});
-  for (const auto& r : unfitted.rows) EXPECT_GT(std::stod(r[7]), 1.1) << r[3];
+  for (const auto& r : unfitted.rows) EXPECT_GT(std::stod(r[8]), 1.1) << r[4];
   // The command: fitted on the files of --fit (only --size's shapes), judged on the rest.
   EXPECT_EQ(cli("model --fit " + (d / "fit.csv") + "," + (d / "judge.csv") + " --size 1024,2048,3072 " +
                 (d / "fit.csv") + " " + (d / "judge.csv") + " --sizes 4096 --gpus 4 --output " + (d / "m.md")),

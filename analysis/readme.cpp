@@ -476,9 +476,25 @@ std::string front_table(const std::string& data, const Headline& h) {
     const auto field = [&](const std::vector<Value>& rec, const std::string& name) -> const Value& {
       return rec[std::size_t(std::find(c.fields.begin(), c.fields.end(), name) - c.fields.begin())];
     };
+    // The configuration whose name starts so (its last record where the comparison has several): the
+    // one of exactly that name where several names start so, else an error (slabs=1 and slabs=4 after
+    // the same start).
     const std::vector<Value>* found = nullptr;
-    for (const auto& rec : c.records)
-      if (field(rec, "configuration").text.rfind(f.configuration, 0) == 0) found = &rec;
+    std::set<std::string> starts;
+    bool exact = false;
+    for (const auto& rec : c.records) {
+      const std::string& name = field(rec, "configuration").text;
+      if (name.rfind(f.configuration, 0) != 0 || (exact && name != f.configuration)) continue;
+      starts.insert(name);
+      if (name == f.configuration) exact = true;
+      found = &rec;
+    }
+    if (!exact && starts.size() > 1) {
+      std::string list;
+      for (const std::string& n : starts) list += (list.empty() ? "" : ", ") + n;
+      throw AnalysisError("headline.txt: front '" + f.label + "': '" + f.configuration +
+                          "' starts several configurations (" + list + "): name one in full");
+    }
     if (!found)
       throw AnalysisError("headline.txt: front '" + f.label + "': no " + f.configuration + " at " + f.size +
                           " against " + f.baseline + " in " + f.files.front());

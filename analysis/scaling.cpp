@@ -67,9 +67,17 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
       if (!f || r.median_ms < f->median_ms) f = &r;
     }
     std::vector<Result> kept;
-    for (const Result& r : rows)
+    std::map<std::string, std::size_t> first_seen;  // a shape's place: where the files first have it
+    for (const Result& r : rows) {
+      first_seen.try_emplace(r.shape(), first_seen.size());
       for (const auto& [key, f] : fastest_of)
         if (f == &r) kept.push_back(r);
+    }
+    // Shape by shape as the files first have them, the lab's rows before cuBLASMp's (jobs that ran
+    // cuBLASMp between two of the lab's would otherwise split a shape's rows).
+    std::stable_sort(kept.begin(), kept.end(), [&](const Result& a, const Result& b) {
+      return std::make_pair(first_seen.at(a.shape()), cublasmp(a)) < std::make_pair(first_seen.at(b.shape()), cublasmp(b));
+    });
     rows = std::move(kept);
   }
   Table t;

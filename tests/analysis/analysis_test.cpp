@@ -552,6 +552,14 @@ TEST(Scaling, EachEngineAgainstItselfBesideCublasMp) {
   for (const auto& r : best.rows) kept.insert(r[1] + " " + r[3]);
   EXPECT_EQ(kept, (std::multiset<std::string>{"dist_cannon cublas:tf32", "dist_summa flagship:tensor_cores",
                                                "cublasmp cublas:tf32", "cublasmp cublas:default"}));
+  // A shape's lab rows come before its cuBLASMp rows, whichever job the files have first.
+  std::vector<Result> vendor_first = rows;
+  std::stable_partition(vendor_first.begin(), vendor_first.end(), [](const Result& r) { return r.algorithm == "cublasmp"; });
+  const Table reordered = scaling(vendor_first, "", 400, true);
+  ASSERT_EQ(reordered.rows.size(), 4u);
+  EXPECT_NE(reordered.rows[0][1], "cublasmp");
+  EXPECT_NE(reordered.rows[1][1], "cublasmp");
+  EXPECT_EQ(reordered.rows[2][1], "cublasmp");
   // --baseline names one yardstick for every row, a TF32 one too when its variant is named.
   const Table all = scaling(rows, "cublas:tf32");
   for (const auto& r : all.rows) {

@@ -60,12 +60,6 @@ void emit(const std::string& text, const std::string& output) {
     write_atomically(output, text);
 }
 
-std::string render_all(const std::vector<Table>& tables, Format f) {
-  std::string out;
-  for (const Table& t : tables) out += (out.empty() ? "" : "\n") + render(t, f);
-  return out;
-}
-
 po::options_description options() {
   po::options_description o("Options");
   auto add = o.add_options();

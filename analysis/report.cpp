@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +10,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "analysis/results.hpp"
@@ -46,9 +49,14 @@ Value from_cell(const std::string& cell) {
   return Value(cell);
 }
 
+// The shortest text that reads back as the same double (277.7, not 277.69999999999999): full
+// precision, no noise.
 std::string number_text(double v) {
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
   return buf;
 }
 
@@ -79,13 +87,38 @@ std::string delimited_value(const Value& v, char sep) {
   return "";
 }
 
+// A printed header's names as fields, each once: a name the header repeats is qualified in every
+// place by its group, the parenthetical of the nearest column before it that has one ("Min" after
+// "Trials (C2070)": "Min (C2070)"), else by its place ("Min 2").
+std::vector<std::string> unique_fields(const std::vector<std::string>& header) {
+  std::map<std::string, int> count;
+  for (const std::string& h : header) ++count[h];
+  std::vector<std::string> out;
+  std::string group;
+  std::map<std::string, int> seen;
+  for (const std::string& h : header) {
+    const auto open = h.rfind(" ("), close = h.rfind(')');
+    if (count[h] == 1 && open != std::string::npos && close == h.size() - 1) group = h.substr(open);
+    std::string name = h;
+    if (count[h] > 1) name = group.empty() ? h + " " + std::to_string(++seen[h]) : h + group;
+    out.push_back(name);
+  }
+  std::set<std::string> distinct(out.begin(), out.end());
+  if (distinct.size() != out.size()) {  // groups that did not tell them apart: by place
+    seen.clear();
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (count[header[i]] > 1) out[i] = header[i] + " " + std::to_string(++seen[header[i]]);
+  }
+  return out;
+}
+
 // The table's records, or its printed rows read as values.
 void records_of(const Table& t, std::vector<std::string>& fields, std::vector<std::vector<Value>>& records) {
   if (!t.fields.empty()) {
     fields = t.fields, records = t.records;
     return;
   }
-  fields = t.header;
+  fields = unique_fields(t.header);
   for (const auto& r : t.rows) {
     std::vector<Value> rec;
     for (std::size_t i = 0; i < fields.size(); ++i) rec.push_back(from_cell(i < r.size() ? r[i] : ""));
@@ -120,6 +153,44 @@ static std::string latex_escape(const std::string& s) {
     out += c;
   }
   return out;
+}
+
+std::string render_all(const std::vector<Table>& tables, Format f) {
+  if (tables.size() == 1) return render(tables.front(), f);
+  std::string out;
+  if (f == Format::markdown || f == Format::latex) {
+    for (const Table& t : tables) out += (out.empty() ? "" : "\n") + render(t, f);
+    return out;
+  }
+  if (f == Format::json) {  // one document: an array of the tables
+    out = "[";
+    for (std::size_t i = 0; i < tables.size(); ++i) {
+      std::string one = render(tables[i], f);
+      if (!one.empty() && one.back() == '\n') one.pop_back();
+      out += (i ? ",\n" : "\n") + one;
+    }
+    return out + "\n]\n";
+  }
+  // CSV and TSV: one header, a `table` column naming each record's table, the union of the fields.
+  std::vector<std::string> fields = {"table"};
+  std::vector<std::vector<std::string>> names(tables.size());
+  std::vector<std::vector<std::vector<Value>>> records(tables.size());
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    records_of(tables[i], names[i], records[i]);
+    for (const std::string& n : names[i])
+      if (std::find(fields.begin(), fields.end(), n) == fields.end()) fields.push_back(n);
+  }
+  Table all;
+  all.fields = fields;
+  for (std::size_t i = 0; i < tables.size(); ++i)
+    for (const auto& rec : records[i]) {
+      std::vector<Value> row(fields.size());
+      row[0] = Value(tables[i].title);
+      for (std::size_t j = 0; j < names[i].size() && j < rec.size(); ++j)
+        row[std::size_t(std::find(fields.begin(), fields.end(), names[i][j]) - fields.begin())] = rec[j];
+      all.records.push_back(std::move(row));
+    }
+  return render(all, f);
 }
 
 std::string render(const Table& t, Format f) {

@@ -39,6 +39,10 @@ struct Table {
 };
 
 std::string render(const Table& t, Format f);
+// Several tables as one text: read in turn (md, latex); for programs one document, a JSON array of
+// the tables, or one CSV / TSV whose `table` column names each record's table (the union of their
+// fields, empty where a table has none).
+std::string render_all(const std::vector<Table>& tables, Format f);
 std::string fixed(double v, int decimals);       // "12.35"; "" for NaN
 std::string scientific(double v, int decimals);  // "1.23e-07"; "" for NaN
 

@@ -2,10 +2,13 @@
 // and the accuracy/speed frontier.
 #include "analysis/plot.hpp"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -53,6 +56,14 @@ void run_gnuplot(const std::string& script, const std::string& data, const std::
   const fs::path dir = fs::temp_directory_path() / ("mmlab-plot-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string tmp_out = out + ".tmp" + std::to_string(::getpid()) + ext;
+  {  // a folder that cannot take the file is said here, not as gnuplot's exit status
+    std::ofstream probe(tmp_out);
+    if (!probe) {
+      const std::string why = std::strerror(errno);
+      fs::remove_all(dir, ec);
+      throw AnalysisError(out + ": cannot be written (" + why + ")");
+    }
+  }
   std::ofstream(dir / "data.txt") << data;
   std::ofstream s(dir / "plot.gp");
   s << (ext == ".svg"
@@ -71,9 +82,11 @@ void run_gnuplot(const std::string& script, const std::string& data, const std::
     err.assign(std::istreambuf_iterator<char>(e), {});
   }
   fs::remove_all(dir, ec);
-  if (rc != 0 || !fs::exists(tmp_out)) {
+  if (rc != 0 || fs::file_size(tmp_out, ec) == 0) {
     fs::remove(tmp_out, ec);
-    throw std::runtime_error("gnuplot failed (exit " + std::to_string(rc) + "): " + err);
+    const int status = rc != -1 && WIFEXITED(rc) ? WEXITSTATUS(rc) : rc;
+    if (status == 127) throw std::runtime_error("gnuplot is not installed (apt-get install gnuplot): " + err);
+    throw std::runtime_error("gnuplot failed (exit status " + std::to_string(status) + "): " + err);
   }
   fs::rename(tmp_out, out, ec);
   if (ec) throw AnalysisError(out + ": cannot be written (" + ec.message() + ")");

@@ -1037,6 +1037,10 @@ TEST(Plots, FrontierDrawsAPanelPerProblemAndInputs) {
   PlotOptions none;
   none.shapes = {"128"};
   EXPECT_THROW(plot(PlotKind::frontier, rows, d / "none.svg", none), AnalysisError);
+  // A folder that cannot take the plot is said as such (it was gnuplot's "exit 256").
+  std::ofstream(d / "a-file") << "x";
+  const std::string e = error_of([&] { plot(PlotKind::frontier, rows, d / "a-file/p.svg", PlotOptions{}); });
+  EXPECT_NE(e.find("cannot be written"), std::string::npos) << e;
   // A row whose inputs are not a known kind is a bad file, named with its line.
   std::string text = slurp(d / "f.csv");
   text.replace(text.find("ill_conditioned"), 15, "gaussian_random");

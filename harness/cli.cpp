@@ -221,7 +221,8 @@ int terms(int argc, char** argv) {
   std::vector<std::string> files;
   if (!plain_arguments(argc, argv, kTermsUsage, files)) return 0;
   if (files.empty()) throw mmlab::UsageError("terms: name at least one results file (mmlab terms --help)");
-  mmlab::write_model_terms(files, lab(), std::cout);
+  std::string note;
+  if (mmlab::write_model_terms(files, lab(), std::cout, &note) == 0) std::cerr << "mmlab terms: " << note << "\n";
   return 0;
 }
 

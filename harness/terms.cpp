@@ -35,7 +35,9 @@ long dimension(const std::string& text, const LineReader& at, const char* column
 
 }  // namespace
 
-void write_model_terms(const std::vector<std::string>& files, const Registry& lab, std::ostream& out) {
+std::size_t write_model_terms(const std::vector<std::string>& files, const Registry& lab, std::ostream& out,
+                              std::string* note) {
+  std::size_t written = 0, rows = 0, with_terms = 0;
   out << csv_line({"file", "line", "algorithm", "variant", "resolved", "m", "n", "k", "fit", "f1", "f2", "f3",
                    "c0", "c1", "c2", "c3", "model_ms"});
   for (const std::string& path : files) {
@@ -51,11 +53,13 @@ void write_model_terms(const std::vector<std::string>& files, const Registry& la
         throw UsageError(path + ": no column '" + column + "': not an mmlab results file");
     while (in.next(line)) {
       const CsvRow row = parse_csv_line(line, in.where());
+      ++rows;
       if (row.size() != header.size())
         throw UsageError(in.where() + ": " + std::to_string(row.size()) + " fields, the header has " +
                          std::to_string(header.size()));
       const Algorithm* a = lab.find(row[at["algorithm"]]);
       if (!a || !a->model_terms) continue;
+      ++with_terms;
       const Problem p{dimension(row[at["m"]], in, "m"), dimension(row[at["n"]], in, "n"),
                       dimension(row[at["k"]], in, "k")};
       DeviceInfo d = h100_description();
@@ -73,8 +77,20 @@ void write_model_terms(const std::vector<std::string>& files, const Registry& la
                        std::to_string(p.n), std::to_string(p.k), c ? fit_name(*c) : "", number(t.f[0]),
                        number(t.f[1]), number(t.f[2]), number(c ? c->c0 : nan), number(c ? c->c1 : nan),
                        number(c ? c->c2 : nan), number(c ? c->c3 : nan), number(t.ms())});
+      ++written;
     }
   }
+  if (note && written == 0) {
+    std::string have;
+    for (const Algorithm* a : lab.all())
+      if (a->model_terms) have += (have.empty() ? "" : ", ") + a->name;
+    *note = with_terms == 0 ? "none of the " + std::to_string(rows) +
+                                  " rows is of an algorithm with a cost model's terms (those that have them: " +
+                                  have + ")"
+                            : "none of the " + std::to_string(with_terms) +
+                                  " rows of algorithms with terms is a configuration their models price";
+  }
+  return written;
 }
 
 }  // namespace mmlab

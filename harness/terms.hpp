@@ -16,6 +16,9 @@ namespace mmlab {
 // that row's coefficients and the model's time, as CSV on `out`. The
 // device is h100_description() with the row's SM count (sm_count, where recorded): occupancies are
 // those the models were fitted with. A file that is not an mmlab results file is a UsageError.
-void write_model_terms(const std::vector<std::string>& files, const Registry& lab, std::ostream& out);
+// Returns the rows written; with none, `note` (where given) says why: no row is of an algorithm with
+// model terms (naming those that have them), or none of its rows is a configuration they price.
+std::size_t write_model_terms(const std::vector<std::string>& files, const Registry& lab, std::ostream& out,
+                              std::string* note = nullptr);
 
 }  // namespace mmlab

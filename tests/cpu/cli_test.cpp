@@ -831,6 +831,14 @@ TEST(Cli, TermsAreTheModelsOwn) {
   EXPECT_EQ(mmlab("terms " + d.path.string()).code, 2) << "a folder";
   EXPECT_EQ(mmlab("terms").code, 2);
   EXPECT_EQ(mmlab("terms --help").code, 0);
+  // A file none of whose rows has terms says so and names the algorithms that have them (README's
+  // `mmlab terms results/quick.csv` printed a header and nothing else).
+  write_results(d / "none.csv", {rows.back()});
+  const Result none = mmlab("terms " + d / "none.csv");
+  EXPECT_EQ(none.code, 0);
+  EXPECT_NE(none.output.find("none of the 1 rows is of an algorithm with a cost model's terms"), std::string::npos)
+      << none.output;
+  EXPECT_NE(none.output.find("tf32x3"), std::string::npos) << none.output;
 }
 
 // scripts/pick-regret: the share of problems whose pick is within 5% of the fastest candidate the

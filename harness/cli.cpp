@@ -226,13 +226,6 @@ int terms(int argc, char** argv) {
   return 0;
 }
 
-bool uses_gpus(const mmlab::Configuration& c) {
-  if (c.algorithm->backend == mmlab::Backend::device || c.algorithm->backend == mmlab::Backend::streamed)
-    return true;
-  return c.algorithm->backend == mmlab::Backend::distributed && c.params.has("engine") &&
-         c.params.text("engine") != "eigen";
-}
-
 // Under mpirun: one GPU per rank, chosen by the node-local rank; every rank takes the same plan,
 // and a sweep none of whose grids uses this many ranks is an error on every rank.
 mmlab::DeviceInfo job_device(mmlab::RunPlan& plan, bool device_given) {
@@ -240,7 +233,7 @@ mmlab::DeviceInfo job_device(mmlab::RunPlan& plan, bool device_given) {
   bool gpus = false, distributed = false, fits = false;
   std::set<std::string> grids;
   for (const mmlab::Configuration& c : plan.configurations) {
-    gpus = gpus || uses_gpus(c);
+    gpus = gpus || mmlab::uses_gpus(c);
     if (c.algorithm->backend != mmlab::Backend::distributed) continue;
     distributed = true;
     if (!c.params.has("grid")) {  // a variant on every rank of the job, whatever its count (cuBLASMp's matmul)

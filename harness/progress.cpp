@@ -58,7 +58,8 @@ void Progress::verified(std::size_t, std::size_t) {
 }
 
 // The remaining configurations at seconds = a + b FLOPs, least squares over those that ran (a, b >= 0;
-// the mean time where their FLOPs are all alike); "?" until three have.
+// the mean time where their FLOPs are all alike), leaving out those that will be skipped for want of a
+// GPU (a CPU run of a GPU sweep promised hours); "?" until three have.
 std::string Progress::eta(std::size_t next) const {
   if (next >= todo_.size()) return "0:00";
   const std::size_t n = measured_seconds_.size();
@@ -74,7 +75,8 @@ std::string Progress::eta(std::size_t next) const {
   double b = sff > 0 ? std::max(0.0, sft / sff) : 0, a = mt - b * mf;
   if (a < 0) a = 0, b = sf2 > 0 ? stf / sf2 : 0;  // through the origin
   double seconds = 0;
-  for (std::size_t j = next; j < todo_.size(); ++j) seconds += a + b * todo_[j].algorithm->flop_count(todo_[j].problem);
+  for (std::size_t j = next; j < todo_.size(); ++j)  // what will be skipped for want of a GPU takes no time
+    if (device_.present || !uses_gpus(todo_[j])) seconds += a + b * todo_[j].algorithm->flop_count(todo_[j].problem);
   return duration_text(seconds);
 }
 

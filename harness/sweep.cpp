@@ -175,4 +175,9 @@ std::vector<Configuration> expand(const std::vector<AlgorithmChoice>& choices,
   return out;
 }
 
+bool uses_gpus(const Configuration& c) {
+  if (c.algorithm->backend == Backend::device || c.algorithm->backend == Backend::streamed) return true;
+  return c.algorithm->backend == Backend::distributed && c.params.has("engine") && c.params.text("engine") != "eigen";
+}
+
 }  // namespace mmlab

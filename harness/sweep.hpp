@@ -39,6 +39,9 @@ struct Configuration {
   // Identity for --resume: algorithm, variant, params, m, n, k, inputs, scope, l2_flush.
   std::string key() const;
 };
+// Whether the configuration runs on GPUs (a device or streamed algorithm, a distributed one whose
+// engine is not the host's): on a machine without one it is a skipped row.
+bool uses_gpus(const Configuration& c);
 std::string configuration_key(const std::string& algorithm, const std::string& variant,
                               const std::string& params, long m, long n, long k, const std::string& inputs,
                               const std::string& scope, const std::string& l2_flush);

@@ -2,6 +2,8 @@
 // (harness/main.cpp) and the lab's C API (api/lab.cpp), each of which hands in the lab's algorithms.
 #include "harness/cli.hpp"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <csignal>
 #include <cstring>
@@ -65,8 +67,16 @@ std::atomic<bool> g_interrupted{false};
 extern "C" void on_signal(int sig) {
   if (g_interrupted.exchange(true)) {  // a second Ctrl-C: stop at once (rows are already whole)
     std::signal(sig, SIG_DFL);
-    std::raise(sig);
+    std::raise(sig);  // delivered as the handler returns
+    return;
   }
+  // The first says what happens (write(2): safe in a handler); a host reference of a large problem
+  // or a long configuration goes on until it ends.
+  static const char said[] =
+      "\nmmlab: interrupted: the sweep ends when the step it is in ends (a configuration, or the host's "
+      "float64 reference of a large problem, which can take minutes); Ctrl-C again stops at once (the rows "
+      "written are whole; --resume goes on)\n";
+  if (::write(STDERR_FILENO, said, sizeof said - 1) < 0) return;
 }
 
 const char* kUsage =

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/random.hpp"
+#include "harness/progress.hpp"
 #include "runtime/cuda_check.hpp"
 
 namespace mmlab {
@@ -18,6 +19,9 @@ constexpr double kHostReferenceLimit = 256.0 * 256.0 * 256.0;
 // A device reference larger than this is freed after each comparison (made again when another
 // configuration of the problem needs it): the device memory is the streamed algorithms' budget.
 constexpr double kKeptReferenceBytes = 4.0 * (1 << 30);
+// A host reference this large (about 4600 cubed; tens of seconds to minutes in float64 on a few
+// cores) is announced before it starts.
+constexpr double kAnnouncedHostReference = 1e11;
 }  // namespace
 
 std::string gib(double bytes) {
@@ -117,6 +121,14 @@ void Workbench::ensure_reference() {
           d_ref_.as<double>(), d_sumabs_.as<double>(), std::size_t(p.m) * p.n, seed_, stream_));
   } else {
     if (Reason why = prepare_host()) throw std::runtime_error("float64 reference: " + *why);
+    const double fmas = double(p.m) * double(p.n) * double(p.k);
+    if (fmas >= kAnnouncedHostReference) {  // said before it starts: Ctrl-C waits for it
+      end_progress_line();
+      std::fprintf(stderr,
+                   "mmlab: the float64 reference of %ldx%ldx%ld on the host (%.2g multiply-adds) can take "
+                   "minutes; Ctrl-C ends the sweep after it, twice stops at once\n",
+                   p.m, p.n, p.k, fmas);
+    }
     h_ref_.resize(std::size_t(p.m) * p.n);
     h_sumabs_.resize(std::size_t(p.m) * p.n);
     reference_host(h_a_, h_b_, h_ref_.data(), h_sumabs_.data(), p.m, p.n, p.k);

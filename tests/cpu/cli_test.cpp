@@ -60,10 +60,10 @@ std::string long_run(const std::string& csv) {
 }
 
 // Starts `mmlab ARGS` in the background; returns its pid.
-pid_t start_mmlab(const std::string& args) {
+pid_t start_mmlab(const std::string& args, const std::string& log = "/dev/null") {
   const pid_t child = fork();
   if (child == 0) {
-    const std::string cmd = std::string(MMLAB_BINARY) + " " + args + " >/dev/null 2>&1";
+    const std::string cmd = std::string(MMLAB_BINARY) + " " + args + " >" + log + " 2>&1";
     execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), (char*)nullptr);
     _exit(127);
   }
@@ -176,7 +176,7 @@ TEST(Cli, ASecondRunOnTheSameOutputIsRefused) {
   Dir d;
   const std::string csv = d / "r.csv";
   const std::string args = long_run(csv);
-  const pid_t child = start_mmlab(args);
+  const pid_t child = start_mmlab(args, d / "log.txt");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline && !(fs::exists(csv) && fs::file_size(csv) > 0))
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -315,7 +315,7 @@ void interrupt_and_resume(int sig) {
   Dir d;
   const std::string csv = d / "r.csv";
   const std::string args = long_run(csv);
-  const pid_t child = start_mmlab(args);
+  const pid_t child = start_mmlab(args, d / "log.txt");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -327,6 +327,10 @@ void interrupt_and_resume(int sig) {
   if (sig == SIGINT) {
     ASSERT_TRUE(WIFEXITED(status));
     EXPECT_EQ(WEXITSTATUS(status), 130);
+    // The first Ctrl-C says what happens (issue #60: it printed nothing).
+    std::ifstream in(d / "log.txt");
+    const std::string log((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_NE(log.find("interrupted: the sweep ends when the step it is in ends"), std::string::npos) << log;
   }
   const std::size_t kept = rows_in(csv);  // read_csv throws on a torn row
   ASSERT_GE(kept, 2u);

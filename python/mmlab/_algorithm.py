@@ -56,6 +56,17 @@ class _Info(ctypes.Structure):
                 ("algorithms", ctypes.POINTER(_CAlgorithm)), ("algorithm_count", ctypes.c_int32)]
 
 
+def _failure(e):
+    """A function's exception as its row's reason, with what to do where the cause is known."""
+    text = f"{type(e).__name__}: {e}"
+    if isinstance(e, AttributeError) and "row_stack" in str(e):
+        import numpy
+        text += (f" (numba-cuda calls numpy.row_stack, which this numpy, {numpy.__version__}, no longer has: "
+                 "install a numpy that still has it, deprecated since 2.0, e.g. pip install 'numpy<2.4', "
+                 "or a numba-cuda release that no longer calls it)")
+    return text
+
+
 def _write(buffer, size, text):
     data = text.encode(errors="replace")[: max(0, size - 1)] + b"\0"
     ctypes.memmove(buffer, data, len(data))
@@ -160,7 +171,7 @@ class Algorithm:
                 self.fn(A, B, C, params=params, stream=None)
             return 0
         except BaseException as e:  # a failed row with the message; the sweep goes on
-            _write(message, size, f"{type(e).__name__}: {e}")
+            _write(message, size, _failure(e))
             return 1
 
     def _supports(self, problem, c_params, reason, size):

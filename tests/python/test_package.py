@@ -72,16 +72,21 @@ def test_a_raising_or_wrong_algorithm_is_a_failed_row_and_the_sweep_goes_on(tmp_
         c[:] = a @ b
         c[0, 0] += 1.0
 
+    @mmlab.algorithm("py_old_numba", backend="host")
+    def old_numba(a, b, c, *, params, stream):  # what numba-cuda 0.30 raised on numpy 2.5
+        raise AttributeError("module 'numpy' has no attribute 'row_stack'")
+
     @mmlab.algorithm("py_picky", backend="host", supports=lambda m, n, k, p: "only squares" if m != n else None)
     def picky(a, b, c, *, params, stream):
         c[:] = a @ b
 
-    r = mmlab.run(algorithms=[raises, wrong, picky, "eigen"], shapes=[(40, 30, 20)], trials=2,
+    r = mmlab.run(algorithms=[raises, wrong, old_numba, picky, "eigen"], shapes=[(40, 30, 20)], trials=2,
                   output=tmp_path / "f.csv")
     by = r.rows.set_index("algorithm")
     assert by.loc["py_raises", "status"] == "failed"
     assert "RuntimeError: out of ideas" in by.loc["py_raises", "reason"]
     assert by.loc["py_wrong", "status"] == "failed"
+    assert by.loc["py_old_numba", "status"] == "failed" and "pip install 'numpy<2.4'" in by.loc["py_old_numba", "reason"]
     assert by.loc["py_picky", "status"] == "skipped" and "only squares" in by.loc["py_picky", "reason"]
     assert by.loc["eigen", "status"] == "ok"
 

@@ -56,7 +56,7 @@ inline constexpr std::array<Column, 85> kResultColumns = [] {
   using namespace column_types;
   return std::array<Column, 85>{{
     // identity
-    {"schema", text, ""}, {"run_id", text, ""}, {"timestamp", text, "ISO 8601"}, {"git_revision", text, ""},
+    {"schema", whole, ""}, {"run_id", text, ""}, {"timestamp", text, "ISO 8601"}, {"git_revision", text, ""},
     {"host", text, ""}, {"device", text, ""}, {"sm_count", whole, "SMs"}, {"compute_capability", text, ""},
     {"cuda_runtime", text, ""}, {"cuda_driver", text, ""}, {"driver", text, ""}, {"seed", whole, ""},
     // what ran
@@ -89,7 +89,7 @@ inline constexpr std::array<Column, 85> kResultColumns = [] {
     {"clock_min_mhz", number, "MHz"}, {"slow_trials", whole, "trials"}, {"power_w", number, "W"},
     {"energy_j", number, "J"}, {"temp_c", number, "degrees C"}, {"throttle", text, ""},
     // outcome
-    {"status", choice, ""}, {"reason", text, ""}, {"verified", text, ""}, {"max_rel_err", number, ""},
+    {"status", choice, ""}, {"reason", text, ""}, {"verified", whole, "1: verified, 0: failed its verification"}, {"max_rel_err", number, ""},
     {"max_abs_err", number, ""}, {"mse", number, ""}, {"frac_err_over_1e-3", number, "fraction"},
     {"max_sumabs_err", number, ""}, {"mean_sumabs_err", number, ""}}};
 }();

@@ -810,6 +810,9 @@ TEST(Results, TheSchemaTypesEveryColumn) {
   }
   for (const char* choice : {"scope", "status", "inputs", "l2_flush", "timer", "precision"})
     EXPECT_EQ(mmlab::result_column(choice)->type, mmlab::ColumnType::choice) << choice;
+  // Issue #60: the schema's version and the verification are numbers (a program read them as text).
+  for (const char* whole : {"schema", "verified"})
+    EXPECT_EQ(mmlab::result_column(whole)->type, mmlab::ColumnType::whole) << whole;
   EXPECT_EQ(mmlab::result_column("no_such_column"), nullptr);
 }
 

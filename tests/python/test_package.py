@@ -135,6 +135,9 @@ def test_read_every_committed_csv(root):
             assert r.rows["median_ms"].dtype == np.float64, path
             assert str(r.rows["m"].dtype) in ("Int64", "float64"), path
             assert isinstance(r.rows["status"].dtype, pd.CategoricalDtype), path
+            assert str(r.rows["schema"].dtype) == "Int64", path
+            if "verified" in r.rows.columns:
+                assert str(r.rows["verified"].dtype) in ("Int64", "float64"), path
 
 
 def analyze_json(bin_dir, *args):

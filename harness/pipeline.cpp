@@ -136,8 +136,14 @@ double Prepared::trial(ClockMonitor* clocks) {
   // NVML's energy counter around the trial (a GPU trial's clock is the GPU's own: the host's calls
   // before it are not inside it).
   const double energy_before = clocks && gpu ? clocks->energy_j() : -1;
+  const std::size_t c_count = std::size_t(cfg_.problem.m) * cfg_.problem.n;
+  if (host_audit_) std::fill(io_.c, io_.c + c_count, std::nanf(""));  // before the clock starts
   const TrialTime t = timer_->trial();
   if (audit_) audit_->after_trial(io_.c, stream_);  // behind the trial's stop event: off the clock
+  if (host_audit_) {  // after the clock stopped
+    ++host_audited_;
+    host_differed_ += !host_audit_->verify_host_output(io_.c, alg.precision_of(outcome_.resolved)).ok;
+  }
   if (t.host_ms >= 0) outcome_.host_samples.push_back(t.host_ms);
   outcome_.timer = timer_->timer();
   outcome_.timer_note = timer_->unblocked_reason();
@@ -155,6 +161,15 @@ double Prepared::trial(ClockMonitor* clocks) {
 }
 
 void Prepared::finish() {
+  if (host_differed_ > 0 && !outcome_.samples.empty()) {
+    outcome_.status = Status::failed;
+    outcome_.reason = "the C of " + std::to_string(host_differed_) + " of " + std::to_string(host_audited_) +
+                      " timed trials is not the product (each trial's C poisoned before it and judged against "
+                      "float64 after it, as the verification was): C computed on some calls only";
+    outcome_.verdict->ok = false;
+    outcome_.samples.clear(), outcome_.host_samples.clear(), outcome_.clocks.clear();
+    return;
+  }
   if (audit_ && !outcome_.samples.empty()) {
     const OutputAudit::Result r = audit_->result(stream_);
     if (r.differed > 0) {
@@ -231,6 +246,7 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
   out->timer_ = make_timer(bench, cfg, out->run_, io, timing);
   if (cfg.algorithm->backend == Backend::device || cfg.algorithm->backend == Backend::streamed)
     out->peak_gflops_ = device.peak_gflops(cfg.algorithm->precision_of(o.resolved));
+  if (cfg.algorithm->backend == Backend::host) out->host_audit_ = &bench;
   if (cfg.algorithm->backend == Backend::device) {  // the verified C is still in io.c
     const Problem& p = cfg.problem;
     out->audit_ = std::make_unique<OutputAudit>(

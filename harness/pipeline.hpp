@@ -62,6 +62,10 @@ class Prepared final : public Timed {
   Buffer workspace_;
   std::unique_ptr<TrialTimer> timer_;
   std::unique_ptr<OutputAudit> audit_;  // device algorithms: each trial's C against the verified one
+  // Host algorithms: each trial's C poisoned before it (off the clock) and judged against float64
+  // after it, as the verification was, so that a function that computes C on some calls only fails.
+  Workbench* host_audit_ = nullptr;
+  std::size_t host_audited_ = 0, host_differed_ = 0;
   double peak_gflops_ = 0;              // GPU rows: the device's ceiling for the row's precision (0: none)
   CUstream_st* stream_ = nullptr;
   PreparedRun run_;  // the configuration resolved, checked and sized (core/invocation.hpp)

@@ -91,6 +91,36 @@ def test_a_raising_or_wrong_algorithm_is_a_failed_row_and_the_sweep_goes_on(tmp_
     assert by.loc["eigen", "status"] == "ok"
 
 
+def test_a_host_function_right_on_its_first_call_only_fails(tmp_path):
+    """Issue #60: each timed trial's C is poisoned before it and judged after it, on host rows too; a
+    function that computes C once (the verified call) and then nothing, or zeros, fails; its honest
+    twin does not."""
+    calls = {"once": 0, "zeros": 0}
+
+    @mmlab.algorithm("py_once", backend="host")
+    def once(a, b, c, *, params, stream):
+        calls["once"] += 1
+        if calls["once"] == 1:
+            c[:] = a @ b
+
+    @mmlab.algorithm("py_zeros_after", backend="host")
+    def zeros_after(a, b, c, *, params, stream):
+        calls["zeros"] += 1
+        c[:] = a @ b if calls["zeros"] == 1 else 0.0
+
+    @mmlab.algorithm("py_honest", backend="host")
+    def honest(a, b, c, *, params, stream):
+        c[:] = a @ b
+
+    r = mmlab.run(algorithms=[once, zeros_after, honest], shapes=[(48, 40, 32)], trials=3, warmup=1,
+                  output=tmp_path / "once.csv")
+    by = r.rows.set_index("algorithm")
+    for cheat in ("py_once", "py_zeros_after"):
+        assert by.loc[cheat, "status"] == "failed", by.loc[cheat, "reason"]
+        assert "timed trials is not the product" in by.loc[cheat, "reason"], by.loc[cheat, "reason"]
+    assert by.loc["py_honest", "status"] == "ok", by.loc["py_honest", "reason"]
+
+
 def cli_error(bin_dir, *args):
     p = subprocess.run([str(bin_dir / "mmlab"), "run", *args], capture_output=True, text=True)
     assert p.returncode == 2

@@ -81,9 +81,7 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
                 const Configuration& cfg, const Outcome& o) {
   Record r(result_columns());
   const Backend backend = cfg.algorithm->backend;
-  const bool distributed_on_gpus =
-      backend == Backend::distributed && cfg.params.has("engine") && cfg.params.text("engine") != "eigen";
-  const bool on_device = backend == Backend::device || backend == Backend::streamed || distributed_on_gpus;
+  const bool on_device = uses_gpus(cfg);
   r.set("schema", kSchemaVersion).set("run_id", run_id).set("timestamp", utc_now());
   r.set("git_revision", git_revision()).set("host", hostname()).set("seed", std::to_string(plan.seed));
   if (on_device) {

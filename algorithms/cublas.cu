@@ -47,9 +47,9 @@ const std::vector<Variant>& variants() {
   static const std::vector<Variant> v = {
       {"default", "cublasSgemm, pure FP32 (CUBLAS_PEDANTIC_MATH): the kernel cuBLAS picks for the shape"},
       {"tf32", "cublasGemmEx, CUBLAS_COMPUTE_32F_FAST_TF32: TF32 tensor cores, FP32 accumulation",
-       Precision::tf32, true},
+       Precision::tf32, true, {}, 4},
       {"bf16x9", "cublasGemmEx, CUBLAS_COMPUTE_32F_EMULATED_16BFX9: FP32 emulated on BF16 tensor cores",
-       Precision::fp32, true}};
+       Precision::fp32, true, {}, 4}};
   return v;
 }
 

@@ -3,6 +3,7 @@
 #include "core/decompositions.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <set>
 
 namespace mmlab {
@@ -265,6 +266,24 @@ std::size_t Decomposed::bytes_per_rank() const {
   // Cannon's skew in slabs stages its slabs apart from the whole move's staging (held for both).
   const double staging = 2 * home + first;
   return std::size_t(4 * (schedule + staging * (kind == Decomposition::cannon && cannon_slabs(*this) > 1 ? 2 : 1)));
+}
+
+std::size_t Decomposed::padded_bytes(long align) const {
+  if (align <= 1) return 0;
+  const Problem& p = problem;
+  const Grid& g = grid;
+  // Every local extent of n and k is a multiple of `align` when n and k are multiples of it times
+  // each grid extent (and SUMMA's panels are).
+  const long every = std::lcm(std::lcm(long(g.rows), long(g.cols)), long(g.layers)) * align;
+  if (p.n % every == 0 && p.k % every == 0 && (kind != Decomposition::summa || panel % align == 0)) return 0;
+  // The largest local product (rank 0's), its rows padded by fewer than `align` floats.
+  const long q = kind == Decomposition::cannon ? g.rows : g.cols;
+  const long depth = kind == Decomposition::cannon ? part(p.k, g.rows, 0).size
+                     : kind == Decomposition::summa ? std::min(panel, p.k)
+                                                    : part(p.k, g.layers, 0).size;
+  const double rows = double(part(p.m, g.rows, 0).size), cols = double(part(p.n, q, 0).size + align),
+               k = double(depth + align);
+  return std::size_t(4 * (rows * k + k * cols + rows * cols));
 }
 
 }  // namespace mmlab

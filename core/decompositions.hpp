@@ -73,6 +73,9 @@ struct Decomposed {
   // Device (or host) memory one rank holds, in bytes (the largest rank's): its schedule's blocks,
   // the starting layout's A, B and C, and the redistribution's staging (at most what it moves).
   std::size_t bytes_per_rank() const;
+  // What an engine that wants rows of a multiple of `align` floats holds beside it to pad its
+  // local products (distributed/engines.cu): 0 where every product's rows already are.
+  std::size_t padded_bytes(long align) const;
   // Where the schedule wants `which` when it starts (A, B) or leaves it when it ends (C): Cannon's
   // skewed blocks, SUMMA's 2D blocks, DNS's blocks on the roots of its broadcasts and C on layer 0.
   Layout layout(Operand which) const;

@@ -61,6 +61,9 @@ class Engine {
   // What runs a product of this shape, as a full engine spec ("algorithm:variant:params", the
   // dispatcher's pick included): what a row records of its local products.
   virtual std::string resolved(long m, long n, long k) = 0;
+  // Gives back what the engine holds beyond the products' own memory (staging for padded rows);
+  // it grows again on the next product that needs it.
+  virtual void release() {}
 };
 
 // Memory of one rank's run: device memory for GPU engines, host memory for Eigen.
@@ -80,6 +83,8 @@ std::unique_ptr<Comm> copy_engine_comm(int color, int key, CUstream_st** stream)
 void close_peer_memory();
 // The engine the `engine` axis's value names, as an engine spec (engines.cu), and the engine itself.
 EngineSpec engine_spec(const std::string& name);
+// The rows its products want (Variant::row_alignment; 1 on the host): shorter ones are padded.
+long engine_row_alignment(const std::string& name);
 std::unique_ptr<Engine> make_engine(const std::string& name, CUstream_st** stream, const DeviceInfo& device);
 
 // One rank's context for one engine and transport: backend, streams, communicators, phase timing.

@@ -86,6 +86,7 @@ class RunBase : public DistributedRun {
     in_a_.reset(), in_b_.reset(), out_c_.reset();
     bands_a_.clear(), bands_b_.clear();
     memory_.clear();
+    ctx_.engine().release();
     home_a_ = home_b_ = home_c_ = a_to_ = b_to_ = c_out_ = nullptr;
     a_in_ = b_in_ = nullptr;
     home_c_count_ = c_out_count_ = 0;
@@ -126,6 +127,7 @@ class RunBase : public DistributedRun {
       ctx_.finish();
       if (i) best = std::min(best, ctx_.phases().compute_ms);
     }
+    ctx_.engine().release();
     return 2.0 * first_m_ * first_n_ * first_k_ / (best * 1e6);
   }
 
@@ -275,7 +277,10 @@ void describe_distributed(Algorithm& a, Decomposition kind, Axis grid, std::vect
     if (std::string why = grid_problem(kind, g); !why.empty()) return why;
     return check_job(g, q, d);
   };
-  a.workspace_bytes = [kind](const Problem& p, const Params& q) { return decomposed(kind, p, q).bytes_per_rank(); };
+  a.workspace_bytes = [kind](const Problem& p, const Params& q) {
+    const Decomposed d = decomposed(kind, p, q);
+    return d.bytes_per_rank() + d.padded_bytes(engine_row_alignment(q.text("engine")));
+  };
   a.make_distributed = [](const DistributedSetup& s) -> std::unique_ptr<DistributedRun> {
     return std::make_unique<Run>(s);
   };

@@ -98,6 +98,15 @@ TEST(Decompositions, ModelTermsAndMemory) {
   // A and B where they land and the shift's buffers, C; the starting layout's A, B and C; the moves'
   // staging at most (those three again, and the first blocks received).
   EXPECT_EQ(cannon.bytes_per_rank(), std::size_t(4) * (5 + 3 + 3 + 3) * 500 * 500);
+  // Rows of 500 floats are 16-byte rows: nothing to pad. At 1002 (rows of 501) an engine that wants
+  // them pads its product: A' 501 x 505, B' 505 x 505, C' 501 x 505 at most.
+  EXPECT_EQ(cannon.padded_bytes(4), 0u);
+  EXPECT_EQ(cannon.padded_bytes(1), 0u);
+  const Decomposed odd{Decomposition::cannon, {1002, 1002, 1002}, parse_grid("2x2")};
+  EXPECT_EQ(odd.padded_bytes(4), std::size_t(4) * (501 * 505 + 505 * 505 + 501 * 505));
+  // SUMMA's panels of 300 (and the pieces of them on each rank) are whole 16-byte rows; of 7, not.
+  EXPECT_EQ((Decomposed{Decomposition::summa, {1024, 1024, 1024}, parse_grid("2x2"), 300}.padded_bytes(4)), 0u);
+  EXPECT_GT((Decomposed{Decomposition::summa, {1024, 1024, 1024}, parse_grid("2x2"), 7}.padded_bytes(4)), 0u);
   // The skew from the starting layout: rank (1, 1) takes one block of A and one of B, rank (0, 0) none.
   EXPECT_DOUBLE_EQ(m.layout_in_bytes, 4.0 * 2 * 500 * 500);
   EXPECT_DOUBLE_EQ(m.layout_out_bytes, 0);

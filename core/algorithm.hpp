@@ -130,10 +130,11 @@ struct Variant {
   // bit-identical on every run (the GPU tests check it). Algorithm::is_nondeterministic narrows it.
   std::string nondeterminism = {};
   // Its fast paths need rows (leading dimensions) that are a multiple of this many floats: cuBLAS's
-  // TF32 kernels and the lab's tensor-core kernels load 16-byte rows (4 floats). A product of other
-  // rows still runs, slower (cuBLAS TF32 at 15001^3: 122 TFLOP/s against 386 at 8192^3 on an H100,
-  // data/distributed/x4/sweep-2026-11-27b); an engine that owns its operands' layout may pad them
-  // (distributed/engines.cu). 1: any rows.
+  // TF32 kernels load 16-byte rows (4 floats). A product of other rows still runs, slower (cuBLAS
+  // TF32 at 15001^3: 122 TFLOP/s against 386 at 8192^3 on an H100, data/distributed/x4/
+  // sweep-2026-11-27b); an engine that owns its operands' layout may pad them (distributed/engines.cu).
+  // 1: any rows (the lab's tensor-core kernels run odd rows at the rate of even ones: padding them
+  // only cost the copies, sweep-2026-11-27c).
   int row_alignment = 1;
 };
 

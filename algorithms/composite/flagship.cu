@@ -63,7 +63,7 @@ enum class Kind { cuda_cores, tensor_cores };  // in the order of kVariants
 // Their descriptions name every candidate (candidate_list, below), added when the descriptor is made.
 const std::vector<Variant> kVariants = {
     {"cuda_cores", "FP32 on CUDA cores, the cheapest by fitted cost models of: "},
-    {"tensor_cores", "FP32-accurate on tensor cores, the cheapest of: ", Precision::fp32, false, {}, 4}};
+    {"tensor_cores", "FP32-accurate on tensor cores, the cheapest of: "}};
 
 // A candidate: a configuration of a lab algorithm, priced by that algorithm's own model (its
 // predict_ms: algorithms/models/, fitted by scripts/fit-flagship).

@@ -169,7 +169,9 @@ void Context::fill(float* x, long rows, long cols, long row0, long col0, const P
 
 void Context::fill_nan(float* x, std::size_t count) {
   if (device_) {
-    MMLAB_CHECK(cudaMemset(x, 0xFF, count * sizeof(float)));  // 0xFFFFFFFF is a NaN
+    // 0xFFFFFFFF is a NaN; done when this returns (the run's streams do not wait for the legacy one)
+    MMLAB_CHECK(cudaMemsetAsync(x, 0xFF, count * sizeof(float), compute_stream()));
+    MMLAB_CHECK(cudaStreamSynchronize(compute_stream()));
     return;
   }
   std::fill(x, x + count, std::nanf(""));

@@ -3,7 +3,8 @@
 // C in the starting layout), verifies one product (C poisoned first; every entry of small problems,
 // a sample of every rank's block for large ones, against float64 dot products of the regenerated
 // inputs), then takes its trials (the slowest rank's time), alone or round-robin with the other
-// distributed configurations of the problem. Each trial's C is audited against the verified one (a
+// distributed configurations of the problem. Each trial starts from a C of NaN (before its barrier)
+// and its C is audited against the verified one (a
 // hash of every rank's block where the run is deterministic, the verified sample otherwise), off the
 // clock. The analytic model and the row's bound come from the local rate, link bandwidth and latency
 // measured in the same job.
@@ -123,6 +124,7 @@ class PreparedDistributed final : public Timed {
     // on four H100s held 2-4 ms of such waiting; the read is the suspected cause (its time was not
     // measured), the only call between the barrier and the start.
     const double energy_before = clocks && on_gpus_ ? clocks->energy_j() : -1;
+    run_->poison();  // every trial from a C of NaN, off the clock (before the barrier), audited after
     barrier();
     const auto t0 = std::chrono::steady_clock::now();
     run_->run();

@@ -43,6 +43,15 @@ Reason check_configuration(const Configuration& cfg, const DeviceInfo& device, S
 
 namespace {
 
+// A streamed row's audit per trial, off the clock: fewer entries than its verification's (256 dot
+// products of length k from the seed); a C right on half its entries passes them with probability 2^-256.
+constexpr std::size_t kStreamedAuditEntries = 256;
+
+void poison_host(float* c, std::size_t count) {
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < long(count); ++i) c[i] = std::nanf("");
+}
+
 // Phase 2: inputs, output and workspace; the buffers run() receives.
 Reason prepare_buffers(Workbench& bench, const Configuration& cfg, const PreparedRun& run, Buffer& workspace,
                        Outcome& out, Buffers& io, bool* short_of_memory) {
@@ -81,8 +90,7 @@ Verdict verify(Workbench& bench, const PreparedRun& run, const Buffers& io, doub
     return bench.verify_host_output(io.c, precision);
   }
   if (alg.backend == Backend::streamed) {  // too large for a whole reference, perhaps: entries of it
-#pragma omp parallel for schedule(static)
-    for (long i = 0; i < long(c_count); ++i) io.c[i] = std::nanf("");
+    poison_host(io.c, c_count);
     run.run(io, bench.stream());
     const ErrorStats e = check_entries(io.c, p.n, 0, 0, p.m, p.n, p.m, p.n, p.k, p.inputs, bench.seed(), checked);
     return judge(e, p.k, p.inputs, precision);
@@ -137,12 +145,24 @@ double Prepared::trial(ClockMonitor* clocks) {
   // before it are not inside it).
   const double energy_before = clocks && gpu ? clocks->energy_j() : -1;
   const std::size_t c_count = std::size_t(cfg_.problem.m) * cfg_.problem.n;
-  if (host_audit_) std::fill(io_.c, io_.c + c_count, std::nanf(""));  // before the clock starts
+  // Every timed trial starts from a C of NaN, before the clock starts (a GPU row's memset is enqueued
+  // ahead of its start event), and its C is judged after the clock stopped: a kernel that computes
+  // on some calls only, or leaves the verified C in place, fails.
+  if (host_audit_) std::fill(io_.c, io_.c + c_count, std::nanf(""));
+  if (audit_) poison_device(io_.c, c_count, stream_);
+  if (streamed_audit_) poison_host(io_.c, c_count);
   const TrialTime t = timer_->trial();
   if (audit_) audit_->after_trial(io_.c, stream_);  // behind the trial's stop event: off the clock
   if (host_audit_) {  // after the clock stopped
     ++host_audited_;
     host_differed_ += !host_audit_->verify_host_output(io_.c, alg.precision_of(outcome_.resolved)).ok;
+  }
+  if (streamed_audit_) {  // the verification's sampled entries, against float64 from the seed
+    ++host_audited_;
+    const Problem& p = cfg_.problem;
+    const ErrorStats e = check_entries(io_.c, p.n, 0, 0, p.m, p.n, p.m, p.n, p.k, p.inputs, streamed_audit_->seed(),
+                                       nullptr, kStreamedAuditEntries);
+    host_differed_ += !judge(e, p.k, p.inputs, alg.precision_of(outcome_.resolved)).ok;
   }
   if (t.host_ms >= 0) outcome_.host_samples.push_back(t.host_ms);
   outcome_.timer = timer_->timer();
@@ -247,11 +267,24 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
   if (cfg.algorithm->backend == Backend::device || cfg.algorithm->backend == Backend::streamed)
     out->peak_gflops_ = device.peak_gflops(cfg.algorithm->precision_of(o.resolved));
   if (cfg.algorithm->backend == Backend::host) out->host_audit_ = &bench;
+  if (cfg.algorithm->backend == Backend::streamed) out->streamed_audit_ = &bench;
   if (cfg.algorithm->backend == Backend::device) {  // the verified C is still in io.c
     const Problem& p = cfg.problem;
     out->audit_ = std::make_unique<OutputAudit>(
         io.c, std::size_t(p.m) * p.n, cfg.algorithm->deterministic(p, o.resolved), bench.audit_samples(),
         tolerance(p.k, cfg.algorithm->precision_of(o.resolved)), p.inputs == Inputs::uniform, bench.stream());
+    // After the verified C is hashed: a call with the stream held must leave C poisoned; its C, once
+    // released, is audited as a trial's is.
+    const StreamAudit held = audit_stream([&] { out->run_.run(io, bench.stream()); }, io.c,
+                                          std::size_t(p.m) * p.n, bench.stream());
+    if (held.changed > 0) {
+      o.status = Status::failed, o.verdict->ok = false;
+      o.reason = "work ran outside the lab's stream: with that stream held, " + std::to_string(held.changed) +
+                 " entries of C were written within " + std::to_string(int(kStreamAuditSettleMs)) +
+                 " ms of the call's return (the work was enqueued on another stream, or by another thread)";
+      return out;
+    }
+    out->audit_->after_trial(io.c, bench.stream());
   }
   return out;
 }

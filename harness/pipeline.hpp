@@ -65,6 +65,9 @@ class Prepared final : public Timed {
   // Host algorithms: each trial's C poisoned before it (off the clock) and judged against float64
   // after it, as the verification was, so that a function that computes C on some calls only fails.
   Workbench* host_audit_ = nullptr;
+  // Streamed algorithms (C on the host, perhaps too large for a whole reference): the same, judged
+  // at kStreamedAuditEntries entries against float64 dot products from the seed.
+  Workbench* streamed_audit_ = nullptr;
   std::size_t host_audited_ = 0, host_differed_ = 0;
   double peak_gflops_ = 0;              // GPU rows: the device's ceiling for the row's precision (0: none)
   CUstream_st* stream_ = nullptr;

@@ -1,7 +1,8 @@
 // What a timed trial computed, checked against what was verified, on the GPU and off the clock: a
 // kernel that races now and then can pass its one verification and be wrong while it is timed
-// (issue #46: tma_tiled's `specialized` 128x128 kernel was). After each trial the harness enqueues
-// one audit kernel on the configuration's stream, behind the trial's stop event:
+// (issue #46: tma_tiled's `specialized` 128x128 kernel was), or compute on its first call only and
+// leave that C in place. Each trial starts from a C of NaN (a memset ahead of its start event), and
+// after it the harness enqueues one audit kernel on the configuration's stream, behind its stop event:
 //   deterministic configurations   a hash of every element of C, which must equal the verified C's
 //                                  bit for bit (sum over i of a mix of i and C[i]'s bits, mod 2^64:
 //                                  the same whatever order the GPU adds it in);

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include "runtime/cuda_check.hpp"
+#include "runtime/gpu.hpp"
 #include "runtime/timing.hpp"
 
 namespace mmlab {
@@ -31,6 +33,14 @@ __global__ void block_stream(const volatile int* release, volatile int* timed_ou
     }
     __nanosleep(500);
   }
+}
+
+// How many of c's entries are no longer NaN (the poison), into *changed.
+__global__ void count_changed(const float* __restrict__ c, std::size_t count, unsigned long long* changed) {
+  unsigned long long mine = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count; i += std::size_t(gridDim.x) * blockDim.x)
+    mine += !isnan(c[i]);
+  if (mine) atomicAdd(changed, mine);
 }
 
 class Event {
@@ -221,6 +231,44 @@ std::unique_ptr<TrialTimer> make_device_timer(const DeviceTiming& t) {
 
 std::unique_ptr<TrialTimer> make_host_timer(const PreparedRun* run, const Buffers& io, CUstream_st* stream) {
   return std::make_unique<HostTimer>(run, io, stream);
+}
+
+StreamAudit audit_stream(const std::function<void()>& enqueue, float* c, std::size_t count, CUstream_st* stream) {
+  poison_device(c, count, stream);
+  MMLAB_CHECK(cudaStreamSynchronize(stream));
+  cudaStream_t check = nullptr;  // non-blocking: it waits for neither the held stream nor the legacy one
+  MMLAB_CHECK(cudaStreamCreateWithFlags(&check, cudaStreamNonBlocking));
+  Buffer changed(sizeof(unsigned long long), Buffer::Kind::device);
+  StreamAudit out;
+  StreamBlocker blocker(kDefaultBlockTimeoutSeconds);
+  {
+    Held held(&blocker, stream);
+    try {
+      enqueue();
+    } catch (...) {
+      held.release();
+      cudaStreamSynchronize(stream);
+      cudaStreamDestroy(check);
+      throw;
+    }
+    if (blocker.timed_out()) {  // it waited for the GPU inside: the timer's own rule judges it
+      out.waited = true;
+    } else {
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(kStreamAuditSettleMs));
+      MMLAB_CHECK(cudaMemsetAsync(changed.get(), 0, sizeof(unsigned long long), check));
+      count_changed<<<264, 256, 0, check>>>(c, count, changed.as<unsigned long long>());
+      MMLAB_CHECK_LAUNCH();
+      unsigned long long n = 0;
+      MMLAB_CHECK(cudaMemcpyAsync(&n, changed.get(), sizeof n, cudaMemcpyDeviceToHost, check));
+      MMLAB_CHECK(cudaStreamSynchronize(check));
+      out.changed = n;
+      out.waited = blocker.timed_out();  // the held stream gave up before C was read: no verdict
+    }
+  }
+  MMLAB_CHECK(cudaStreamSynchronize(stream));
+  MMLAB_CHECK(cudaDeviceSynchronize());  // work it left elsewhere ends here, not in a trial
+  MMLAB_CHECK(cudaStreamDestroy(check));
+  return out;
 }
 
 double median_call_ms(const std::function<void()>& enqueue, CUstream_st* stream, int calls, double batch_ms) {

@@ -63,6 +63,22 @@ std::unique_ptr<TrialTimer> make_device_timer(const DeviceTiming& t);
 // took 7.9 and 6.9 us, issue #46). Work that waits inside is timed unblocked. Synchronizes the stream.
 double median_call_ms(const std::function<void()>& enqueue, CUstream_st* stream, int calls = 1,
                       double batch_ms = 0.5);
+// The stream audit (issue #60): a configuration's work must be on the stream it is given, or wait for
+// it. C (count floats on the device) is poisoned, `stream` held by the blocking kernel, `enqueue` (its
+// run() on `stream`) called; kStreamAuditSettleMs after it returns, C is read from a stream of its own:
+// an entry that is no longer NaN was written by work that ran while the given stream was held (on
+// another stream, the legacy or per-thread default stream, or by a host thread). Fork-join work that
+// waits on `stream` writes nothing yet and passes. A run() that waits for the GPU inside meets the
+// blocking kernel's timeout: `waited`, and no verdict (the timer's own rule times it unblocked).
+// The wait: a product on an idle GPU writes its first tiles after one tile's k-loop (a 128 x 128 tile
+// at k = 32768 is 1.1 GFLOP, about 3 ms on one H100 SM at FP32's 0.4 TFLOP/s per SM); 20 ms covers
+// that and the launch, and a sweep pays it once per configuration.
+inline constexpr double kStreamAuditSettleMs = 20;
+struct StreamAudit {
+  bool waited = false;              // run() waited for the GPU inside: no verdict
+  unsigned long long changed = 0;  // entries of C written while the stream was held
+};
+StreamAudit audit_stream(const std::function<void()>& enqueue, float* c, std::size_t count, CUstream_st* stream);
 // Host and streamed algorithms: the steady clock around run(io, stream).
 std::unique_ptr<TrialTimer> make_host_timer(const PreparedRun* run, const Buffers& io, CUstream_st* stream);
 

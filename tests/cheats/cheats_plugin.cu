@@ -1,0 +1,237 @@
+// Kernels that try to fool the lab (issue #60), each beside an honest twin that does the same work the
+// honest way. The lab must fail every cheat's row and pass every twin's (tests/cheats/cheats_test.sh).
+// Each computes C = A B with one small kernel (one thread per entry); what differs is where and when.
+//   GPU (run on the given stream unless said)
+//     cheat_side_stream    on a stream of its own, not joined: the lab's timer never sees the work
+//     honest_fork_join     on a stream of its own, joined both ways with events (waits for the lab's
+//                          stream, the lab's stream waits for it)
+//     cheat_legacy_stream  on the legacy default stream (0), which the lab's non-blocking stream does not
+//                          wait for
+//     cheat_per_thread     on the per-thread default stream
+//     honest_per_thread    on the per-thread default stream, joined with events
+//     cheat_late_thread    a host thread launches the product 1 ms after run() returned
+//     cheat_right_once     computes on its first call for a problem only
+//     cheat_zeros_after    computes on its first call, zeros C on later ones
+//     cheat_half           computes on its first call, half of C's rows on later ones
+//     honest_halves        two launches of half of C's rows each, every call
+//     honest_plain         the product, every call
+//   host (C in host memory)
+//     cheat_host_once      computes on its first call for a problem only
+//     cheat_host_late      a host thread writes C 2 ms after run() returned
+//     honest_host          the product, every call
+#include <mmlab/plugin.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <tuple>
+
+namespace {
+
+__global__ void product(const float* a, const float* b, float* c, long m, long n, long k, long row0, long rows) {
+  const long row = row0 + long(blockIdx.y) * blockDim.y + threadIdx.y,
+             col = long(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (row >= row0 + rows || row >= m || col >= n) return;
+  float acc = 0.f;
+  for (long l = 0; l < k; ++l) acc += a[row * k + l] * b[l * n + col];
+  c[row * n + col] = acc;
+}
+
+int32_t say(char* out, size_t size, const char* text) {
+  std::snprintf(out, size, "%s", text);
+  return 1;
+}
+
+// Rows [row0, row0 + rows) of C on stream s.
+int32_t launch(const mmlab_problem* p, const float* a, const float* b, float* c, cudaStream_t s, char* message,
+               size_t size, long row0 = 0, long rows = -1) {
+  if (rows < 0) rows = p->m;
+  if (rows <= 0) return 0;
+  const dim3 block(16, 16), grid(unsigned((p->n + 15) / 16), unsigned((rows + 15) / 16));
+  product<<<grid, block, 0, s>>>(a, b, c, p->m, p->n, p->k, row0, rows);
+  const cudaError_t e = cudaGetLastError();
+  return e == cudaSuccess ? 0 : say(message, size, cudaGetErrorString(e));
+}
+
+int32_t supports(const mmlab_problem* p, const mmlab_params*, char* reason, size_t size) {
+  if ((p->m + 15) / 16 > 65535) return say(reason, size, "m / 16 must be below 65536 (the grid's y)");
+  if (double(p->m) * p->n * p->k > 1e11) return say(reason, size, "a test kernel: at most 1e11 multiply-adds");
+  return 0;
+}
+
+// How many times run() has seen this problem (the first call is the lab's verification).
+int calls(const char* who, const mmlab_problem* p) {
+  static std::mutex lock;
+  static std::map<std::tuple<std::string, long, long, long>, int> seen;
+  std::lock_guard<std::mutex> hold(lock);
+  return seen[{who, p->m, p->n, p->k}]++;
+}
+
+cudaStream_t own_stream() {
+  static cudaStream_t s = [] {
+    cudaStream_t t = nullptr;
+    cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking);
+    return t;
+  }();
+  return s;
+}
+
+// `from` waits for everything enqueued on `to` so far.
+void join(cudaStream_t from, cudaStream_t to) {
+  cudaEvent_t e = nullptr;
+  cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+  cudaEventRecord(e, to);
+  cudaStreamWaitEvent(from, e, 0);
+  cudaEventDestroy(e);
+}
+
+// The late thread of the last call, joined before the next call and at exit.
+struct Late {
+  std::thread t;
+  void run(std::thread next) {
+    if (t.joinable()) t.join();
+    t = std::move(next);
+  }
+  ~Late() {
+    if (t.joinable()) t.join();
+  }
+};
+Late& late() {
+  static Late l;
+  return l;
+}
+
+#define RUN_ARGS                                                                                           \
+  const mmlab_problem *p, const mmlab_params *, const float *a, const float *b, float *c, void *, void *stream, \
+      char *message, size_t size
+
+int32_t side_stream(RUN_ARGS) { return launch(p, a, b, c, own_stream(), message, size); }
+
+int32_t fork_join(RUN_ARGS) {
+  const cudaStream_t lab = static_cast<cudaStream_t>(stream), side = own_stream();
+  join(side, lab);
+  if (launch(p, a, b, c, side, message, size)) return 1;
+  join(lab, side);
+  return 0;
+}
+
+int32_t legacy_stream(RUN_ARGS) { return launch(p, a, b, c, cudaStreamLegacy, message, size); }
+
+int32_t per_thread(RUN_ARGS) { return launch(p, a, b, c, cudaStreamPerThread, message, size); }
+
+int32_t per_thread_joined(RUN_ARGS) {
+  const cudaStream_t lab = static_cast<cudaStream_t>(stream);
+  join(cudaStreamPerThread, lab);
+  if (launch(p, a, b, c, cudaStreamPerThread, message, size)) return 1;
+  join(lab, cudaStreamPerThread);
+  return 0;
+}
+
+int32_t late_thread(RUN_ARGS) {
+  const mmlab_problem q = *p;
+  late().run(std::thread([q, a, b, c] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    char ignored[8];
+    launch(&q, a, b, c, own_stream(), ignored, sizeof ignored);
+  }));
+  return 0;
+}
+
+int32_t right_once(RUN_ARGS) {
+  if (calls("right_once", p) > 0) return 0;
+  return launch(p, a, b, c, static_cast<cudaStream_t>(stream), message, size);
+}
+
+int32_t zeros_after(RUN_ARGS) {
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (calls("zeros_after", p) == 0) return launch(p, a, b, c, s, message, size);
+  return cudaMemsetAsync(c, 0, sizeof(float) * p->m * p->n, s) == cudaSuccess ? 0 : say(message, size, "memset");
+}
+
+int32_t half(RUN_ARGS) {
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  return launch(p, a, b, c, s, message, size, 0, calls("half", p) == 0 ? p->m : p->m / 2);
+}
+
+int32_t halves(RUN_ARGS) {
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  return launch(p, a, b, c, s, message, size, 0, p->m / 2) || launch(p, a, b, c, s, message, size, p->m / 2, p->m - p->m / 2);
+}
+
+int32_t plain(RUN_ARGS) { return launch(p, a, b, c, static_cast<cudaStream_t>(stream), message, size); }
+
+void host_product(const mmlab_problem* p, const float* a, const float* b, float* c) {
+  for (long i = 0; i < p->m; ++i)
+    for (long j = 0; j < p->n; ++j) {
+      double acc = 0;
+      for (long l = 0; l < p->k; ++l) acc += double(a[i * p->k + l]) * b[l * p->n + j];
+      c[i * p->n + j] = float(acc);
+    }
+}
+
+int32_t host_supports(const mmlab_problem* p, const mmlab_params*, char* reason, size_t size) {
+  return double(p->m) * p->n * p->k > 1e9 ? say(reason, size, "a test product: at most 1e9 multiply-adds") : 0;
+}
+
+int32_t host_once(RUN_ARGS) {
+  if (calls("host_once", p) == 0) host_product(p, a, b, c);
+  return 0;
+}
+
+int32_t host_late(RUN_ARGS) {
+  const mmlab_problem q = *p;
+  late().run(std::thread([q, a, b, c] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    host_product(&q, a, b, c);
+  }));
+  return 0;
+}
+
+int32_t host_honest(RUN_ARGS) {
+  host_product(p, a, b, c);
+  return 0;
+}
+
+const mmlab_variant kDefault[] = {{"default", "as described"}};
+constexpr mmlab_backend kGpu = MMLAB_BACKEND_DEVICE, kHost = MMLAB_BACKEND_HOST;
+
+const mmlab_algorithm kAlgorithms[] = {
+    {"cheat_side_stream", "a cheat: the product on a stream of its own, not joined", kGpu, kDefault, 1, nullptr, 0,
+     supports, nullptr, side_stream},
+    {"honest_fork_join", "honest: the product on a stream of its own, joined with events", kGpu, kDefault, 1, nullptr,
+     0, supports, nullptr, fork_join},
+    {"cheat_legacy_stream", "a cheat: the product on the legacy default stream", kGpu, kDefault, 1, nullptr, 0,
+     supports, nullptr, legacy_stream},
+    {"cheat_per_thread", "a cheat: the product on the per-thread default stream", kGpu, kDefault, 1, nullptr, 0,
+     supports, nullptr, per_thread},
+    {"honest_per_thread", "honest: the product on the per-thread default stream, joined with events", kGpu, kDefault,
+     1, nullptr, 0, supports, nullptr, per_thread_joined},
+    {"cheat_late_thread", "a cheat: a host thread launches the product after run() returned", kGpu, kDefault, 1,
+     nullptr, 0, supports, nullptr, late_thread},
+    {"cheat_right_once", "a cheat: the product on its first call only", kGpu, kDefault, 1, nullptr, 0, supports,
+     nullptr, right_once},
+    {"cheat_zeros_after", "a cheat: the product on its first call, zeros after", kGpu, kDefault, 1, nullptr, 0,
+     supports, nullptr, zeros_after},
+    {"cheat_half", "a cheat: the product on its first call, half of C's rows after", kGpu, kDefault, 1, nullptr, 0,
+     supports, nullptr, half},
+    {"honest_halves", "honest: two launches of half of C's rows each", kGpu, kDefault, 1, nullptr, 0, supports,
+     nullptr, halves},
+    {"honest_plain", "honest: the product on the given stream", kGpu, kDefault, 1, nullptr, 0, supports, nullptr,
+     plain},
+    {"cheat_host_once", "a cheat: the host product on its first call only", kHost, kDefault, 1, nullptr, 0,
+     host_supports, nullptr, host_once},
+    {"cheat_host_late", "a cheat: a host thread writes C after run() returned", kHost, kDefault, 1, nullptr, 0,
+     host_supports, nullptr, host_late},
+    {"honest_host", "honest: the host product", kHost, kDefault, 1, nullptr, 0, host_supports, nullptr, host_honest},
+};
+
+const mmlab_plugin_info kInfo = {MMLAB_PLUGIN_ABI_VERSION, "the lab's cheats and their honest twins", kAlgorithms,
+                                 int32_t(sizeof kAlgorithms / sizeof kAlgorithms[0])};
+
+}  // namespace
+
+extern "C" MMLAB_PLUGIN_EXPORT const mmlab_plugin_info* mmlab_plugin(void) { return &kInfo; }

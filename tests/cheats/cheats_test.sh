@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The lab against its cheats (cheats_plugin.cu): REPEATS separate runs of every cheat and its honest
+# twin on odd shapes; every cheat's row must be `failed`, every twin's `ok`, in every run.
+#   cheats_test.sh MMLAB PLUGIN host|gpu [REPEATS]
+#     host  the host cheats (no GPU needed)
+#     gpu   the GPU cheats: 77 (skipped) without a GPU
+set -u
+mmlab=$1 plugin=$2 mode=$3 repeats=${4:-20}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+if [ "$mode" = gpu ]; then
+  nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
+  algorithms=cheat_side_stream,honest_fork_join,cheat_legacy_stream,cheat_per_thread,honest_per_thread,cheat_late_thread,cheat_right_once,cheat_zeros_after,cheat_half,honest_halves,honest_plain
+  shapes=383x405x1508,1375x526x130,64x64x64,2048x2048x512
+else
+  algorithms=cheat_host_once,cheat_host_late,honest_host
+  shapes=64x48x80,129x65x33
+fi
+for r in $(seq 1 "$repeats"); do
+  mkdir -p "$dir/$r"
+  "$mmlab" run --plugin "$plugin" --algorithms "$algorithms" --shape "$shapes" --trials 5 --warmup 1 \
+    --seed "$r" --output "$dir/$r/rows.csv" >"$dir/$r/log" 2>&1
+  rc=$?
+  # A run with failed rows ends 1; anything else but 0 is the lab's own failure.
+  [ $rc -le 1 ] || { cat "$dir/$r/log"; echo "FAIL: run $r exit $rc"; exit 1; }
+done
+awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+         { a = $col["algorithm"]; st = $col["status"]; rows[a]++
+           if (a ~ /^cheat_/ && st != "failed") { bad++; print "a cheat passed: " a " " $col["m"] "x" $col["n"] "x" $col["k"] " " st }
+           if (a ~ /^honest_/ && st != "ok") { bad++; print "an honest twin did not pass: " a " " $col["m"] "x" $col["n"] "x" $col["k"] " " st ": " $col["reason"] } }
+         END { for (a in rows) printf "%s: %d rows\n", a, rows[a]; exit (bad > 0) }' "$dir"/*/rows.csv || { echo FAIL; exit 1; }
+# What the lab said of each cheat (the first run's reasons).
+awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["algorithm"] ~ /^cheat_/ && !seen[$col["algorithm"]]++ { print $col["algorithm"] ": " $col["reason"] }' "$dir/1/rows.csv"
+echo "every cheat failed and every twin passed in $repeats runs"

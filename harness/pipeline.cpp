@@ -160,8 +160,9 @@ double Prepared::trial(ClockMonitor* clocks) {
   if (streamed_audit_) {  // the verification's sampled entries, against float64 from the seed
     ++host_audited_;
     const Problem& p = cfg_.problem;
+    double checked = 0;
     const ErrorStats e = check_entries(io_.c, p.n, 0, 0, p.m, p.n, p.m, p.n, p.k, p.inputs, streamed_audit_->seed(),
-                                       nullptr, kStreamedAuditEntries);
+                                       &checked, kStreamedAuditEntries);
     host_differed_ += !judge(e, p.k, p.inputs, alg.precision_of(outcome_.resolved)).ok;
   }
   if (t.host_ms >= 0) outcome_.host_samples.push_back(t.host_ms);

@@ -239,6 +239,11 @@ StreamAudit audit_stream(const std::function<void()>& enqueue, float* c, std::si
   cudaStream_t check = nullptr;  // non-blocking: it waits for neither the held stream nor the legacy one
   MMLAB_CHECK(cudaStreamCreateWithFlags(&check, cudaStreamNonBlocking));
   Buffer changed(sizeof(unsigned long long), Buffer::Kind::device);
+  // Loaded before the stream is held: a kernel's first launch loads its module (CUDA's lazy loading),
+  // which waits for the GPU's work, the blocking kernel too (a first audit met the timeout that way).
+  count_changed<<<1, 32, 0, check>>>(c, 0, changed.as<unsigned long long>());
+  MMLAB_CHECK_LAUNCH();
+  MMLAB_CHECK(cudaStreamSynchronize(check));
   StreamAudit out;
   StreamBlocker blocker(kDefaultBlockTimeoutSeconds);
   {

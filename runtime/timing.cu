@@ -234,46 +234,52 @@ std::unique_ptr<TrialTimer> make_host_timer(const PreparedRun* run, const Buffer
 }
 
 StreamAudit audit_stream(const std::function<void()>& enqueue, float* c, std::size_t count, CUstream_st* stream) {
-  poison_device(c, count, stream);
-  MMLAB_CHECK(cudaStreamSynchronize(stream));
-  cudaStream_t check = nullptr;  // non-blocking: it waits for neither the held stream nor the legacy one
-  MMLAB_CHECK(cudaStreamCreateWithFlags(&check, cudaStreamNonBlocking));
   Buffer changed(sizeof(unsigned long long), Buffer::Kind::device);
-  // Loaded before the stream is held: a kernel's first launch loads its module (CUDA's lazy loading),
-  // which waits for the GPU's work, the blocking kernel too (a first audit met the timeout that way).
-  count_changed<<<1, 32, 0, check>>>(c, 0, changed.as<unsigned long long>());
-  MMLAB_CHECK_LAUNCH();
-  MMLAB_CHECK(cudaStreamSynchronize(check));
-  StreamAudit out;
   StreamBlocker blocker(kDefaultBlockTimeoutSeconds);
-  {
-    Held held(&blocker, stream);
-    try {
-      enqueue();
-    } catch (...) {
-      held.release();
-      cudaStreamSynchronize(stream);
-      cudaStreamDestroy(check);
-      throw;
+  // A check that itself met the timeout (its stream may share a hardware queue with the held one:
+  // CUDA maps streams onto a few queues) says nothing: tried again, on a new stream, at most thrice.
+  for (int attempt = 0;; ++attempt) {
+    poison_device(c, count, stream);
+    MMLAB_CHECK(cudaStreamSynchronize(stream));
+    cudaStream_t check = nullptr;  // non-blocking: it waits for neither the held stream nor the legacy one
+    MMLAB_CHECK(cudaStreamCreateWithFlags(&check, cudaStreamNonBlocking));
+    // Loaded before the stream is held: a kernel's first launch loads its module (CUDA's lazy
+    // loading), which waits for the GPU's work, the blocking kernel's too (a first audit did).
+    count_changed<<<1, 32, 0, check>>>(c, 0, changed.as<unsigned long long>());
+    MMLAB_CHECK_LAUNCH();
+    MMLAB_CHECK(cudaStreamSynchronize(check));
+    StreamAudit out;
+    bool check_waited = false;
+    {
+      Held held(&blocker, stream);
+      try {
+        enqueue();
+      } catch (...) {
+        held.release();
+        cudaStreamSynchronize(stream);
+        cudaStreamDestroy(check);
+        throw;
+      }
+      if (blocker.timed_out()) {  // it waited for the GPU inside: the timer's own rule judges it
+        out.waited = true;
+      } else {
+        std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(kStreamAuditSettleMs));
+        MMLAB_CHECK(cudaMemsetAsync(changed.get(), 0, sizeof(unsigned long long), check));
+        count_changed<<<264, 256, 0, check>>>(c, count, changed.as<unsigned long long>());
+        MMLAB_CHECK_LAUNCH();
+        unsigned long long n = 0;
+        MMLAB_CHECK(cudaMemcpyAsync(&n, changed.get(), sizeof n, cudaMemcpyDeviceToHost, check));
+        MMLAB_CHECK(cudaStreamSynchronize(check));
+        out.changed = n;
+        check_waited = blocker.timed_out();  // the held stream was let go before C was read
+      }
     }
-    if (blocker.timed_out()) {  // it waited for the GPU inside: the timer's own rule judges it
-      out.waited = true;
-    } else {
-      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(kStreamAuditSettleMs));
-      MMLAB_CHECK(cudaMemsetAsync(changed.get(), 0, sizeof(unsigned long long), check));
-      count_changed<<<264, 256, 0, check>>>(c, count, changed.as<unsigned long long>());
-      MMLAB_CHECK_LAUNCH();
-      unsigned long long n = 0;
-      MMLAB_CHECK(cudaMemcpyAsync(&n, changed.get(), sizeof n, cudaMemcpyDeviceToHost, check));
-      MMLAB_CHECK(cudaStreamSynchronize(check));
-      out.changed = n;
-      out.waited = blocker.timed_out();  // the held stream gave up before C was read: no verdict
-    }
+    MMLAB_CHECK(cudaStreamSynchronize(stream));
+    MMLAB_CHECK(cudaDeviceSynchronize());  // work it left elsewhere ends here, not in a trial
+    MMLAB_CHECK(cudaStreamDestroy(check));
+    if (!check_waited) return out;
+    if (attempt == 2) return StreamAudit{true, 0};  // no verdict
   }
-  MMLAB_CHECK(cudaStreamSynchronize(stream));
-  MMLAB_CHECK(cudaDeviceSynchronize());  // work it left elsewhere ends here, not in a trial
-  MMLAB_CHECK(cudaStreamDestroy(check));
-  return out;
 }
 
 double median_call_ms(const std::function<void()>& enqueue, CUstream_st* stream, int calls, double batch_ms) {

@@ -69,7 +69,8 @@ double median_call_ms(const std::function<void()>& enqueue, CUstream_st* stream,
 // an entry that is no longer NaN was written by work that ran while the given stream was held (on
 // another stream, the legacy or per-thread default stream, or by a host thread). Fork-join work that
 // waits on `stream` writes nothing yet and passes. A run() that waits for the GPU inside meets the
-// blocking kernel's timeout: `waited`, and no verdict (the timer's own rule times it unblocked).
+// blocking kernel's timeout: `waited`, and no verdict (the timer's own rule times it unblocked); so
+// does a check that met the timeout itself three times (its stream sharing the held one's queue).
 // The wait: a product on an idle GPU writes its first tiles after one tile's k-loop (a 128 x 128 tile
 // at k = 32768 is 1.1 GFLOP, about 3 ms on one H100 SM at FP32's 0.4 TFLOP/s per SM); 20 ms covers
 // that and the launch, and a sweep pays it once per configuration.

@@ -47,6 +47,10 @@ namespace {
 // products of length k from the seed); a C right on half its entries passes them with probability 2^-256.
 constexpr std::size_t kStreamedAuditEntries = 256;
 
+// The timed trial run on other inputs (the second), and their seed.
+constexpr std::size_t kFreshInputsTrial = 1;
+unsigned long long fresh_seed(unsigned long long seed) { return seed ^ 0x9E3779B97F4A7C15ull; }
+
 void poison_host(float* c, std::size_t count) {
 #pragma omp parallel for schedule(static)
   for (long i = 0; i < long(count); ++i) c[i] = std::nanf("");
@@ -85,9 +89,11 @@ Verdict verify(Workbench& bench, const PreparedRun& run, const Buffers& io, doub
   const std::size_t c_count = std::size_t(p.m) * p.n;
   const Precision precision = alg.precision_of(run.params());
   if (alg.backend == Backend::host) {
+    bench.ensure_reference();  // before the call: what is judged is C as run() left it
     std::fill(io.c, io.c + c_count, std::nanf(""));
     run.run(io, bench.stream());
-    return bench.verify_host_output(io.c, precision);
+    const std::vector<float> left(io.c, io.c + c_count);
+    return bench.verify_host_output(left.data(), precision);
   }
   if (alg.backend == Backend::streamed) {  // too large for a whole reference, perhaps: entries of it
     poison_host(io.c, c_count);
@@ -148,14 +154,24 @@ double Prepared::trial(ClockMonitor* clocks) {
   // Every timed trial starts from a C of NaN, before the clock starts (a GPU row's memset is enqueued
   // ahead of its start event), and its C is judged after the clock stopped: a kernel that computes
   // on some calls only, or leaves the verified C in place, fails.
+  const bool fresh = fresh_inputs_ && trials_++ == kFreshInputsTrial;
+  if (fresh) fresh_inputs_->refill_inputs(fresh_seed(fresh_inputs_->seed()));
   if (host_audit_) std::fill(io_.c, io_.c + c_count, std::nanf(""));
   if (audit_) poison_device(io_.c, c_count, stream_);
   if (streamed_audit_) poison_host(io_.c, c_count);
   const TrialTime t = timer_->trial();
-  if (audit_) audit_->after_trial(io_.c, stream_);  // behind the trial's stop event: off the clock
-  if (host_audit_) {  // after the clock stopped
+  // A host C as run() left it, copied at once: a thread still writing after the return is not waited for.
+  std::vector<float> left;
+  if (alg.backend == Backend::host) left.assign(io_.c, io_.c + c_count);
+  if (fresh) {  // after the clock stopped: C against the new inputs, then the old ones back
+    fresh_differed_ += !judge_fresh(left.empty() ? nullptr : left.data());
+    fresh_inputs_->refill_inputs(fresh_inputs_->seed());
+  } else if (audit_) {
+    audit_->after_trial(io_.c, stream_);  // behind the trial's stop event: off the clock
+  }
+  if (host_audit_ && !fresh) {  // after the clock stopped
     ++host_audited_;
-    host_differed_ += !host_audit_->verify_host_output(io_.c, alg.precision_of(outcome_.resolved)).ok;
+    host_differed_ += !host_audit_->verify_host_output(left.data(), alg.precision_of(outcome_.resolved)).ok;
   }
   if (streamed_audit_) {  // the verification's sampled entries, against float64 from the seed
     ++host_audited_;
@@ -181,6 +197,23 @@ double Prepared::trial(ClockMonitor* clocks) {
   return ms;
 }
 
+bool Prepared::judge_fresh(const float* host_c) {
+  const Problem& p = cfg_.problem;
+  const std::size_t count = std::size_t(p.m) * p.n;
+  std::vector<float> copy;
+  const float* c = host_c ? host_c : io_.c;
+  if (cfg_.algorithm->backend == Backend::device) {
+    copy.resize(count);
+    MMLAB_CHECK(cudaMemcpyAsync(copy.data(), io_.c, count * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+    MMLAB_CHECK(cudaStreamSynchronize(stream_));
+    c = copy.data();
+  }
+  double checked = 0;
+  const ErrorStats e = check_entries(c, p.n, 0, 0, p.m, p.n, p.m, p.n, p.k, p.inputs, fresh_seed(fresh_inputs_->seed()),
+                                     &checked, kStreamedAuditEntries);
+  return judge(e, p.k, p.inputs, cfg_.algorithm->precision_of(outcome_.resolved)).ok;
+}
+
 void Prepared::finish() {
   if (host_differed_ > 0 && !outcome_.samples.empty()) {
     outcome_.status = Status::failed;
@@ -200,6 +233,15 @@ void Prepared::finish() {
       outcome_.samples.clear(), outcome_.host_samples.clear(), outcome_.clocks.clear();
       return;
     }
+  }
+  if (fresh_differed_ > 0 && !outcome_.samples.empty()) {
+    outcome_.status = Status::failed;
+    outcome_.reason = "a timed trial on other inputs under the same pointers (A and B made again from another seed, "
+                      "outside the clock) did not give their product (C judged at " +
+                      std::to_string(kStreamedAuditEntries) + " entries against float64): a stored C, or work skipped";
+    outcome_.verdict->ok = false;
+    outcome_.samples.clear(), outcome_.host_samples.clear(), outcome_.clocks.clear();
+    return;
   }
   if (!outcome_.samples.empty()) outcome_.stats = summarize(outcome_.samples);
   if (!outcome_.samples.empty() && peak_gflops_ > 0) {
@@ -269,6 +311,11 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
     out->peak_gflops_ = device.peak_gflops(cfg.algorithm->precision_of(o.resolved));
   if (cfg.algorithm->backend == Backend::host) out->host_audit_ = &bench;
   if (cfg.algorithm->backend == Backend::streamed) out->streamed_audit_ = &bench;
+  // Not end_to_end (each trial copies the host's A and B in) nor streamed (refilling a host A and B of
+  // an out-of-core size twice would cost more than the row).
+  if (cfg.algorithm->backend == Backend::host ||
+      (cfg.algorithm->backend == Backend::device && cfg.scope != Scope::end_to_end))
+    out->fresh_inputs_ = &bench;
   if (cfg.algorithm->backend == Backend::device) {  // the verified C is still in io.c
     const Problem& p = cfg.problem;
     out->audit_ = std::make_unique<OutputAudit>(

@@ -57,6 +57,9 @@ class Prepared final : public Timed {
   void finish() override;
 
  private:
+  // The trial on other inputs: its C (a host row's as run() left it, else the device's) against
+  // their product.
+  bool judge_fresh(const float* host_c);
   friend std::unique_ptr<Prepared> prepare(Workbench&, const Configuration&, const DeviceInfo&,
                                            StateCache&, const TimingOptions&);
   Buffer workspace_;
@@ -69,6 +72,12 @@ class Prepared final : public Timed {
   // at kStreamedAuditEntries entries against float64 dot products from the seed.
   Workbench* streamed_audit_ = nullptr;
   std::size_t host_audited_ = 0, host_differed_ = 0;
+  // Device (kernel and batched scopes) and host rows: the second timed trial runs on A and B made
+  // again from another seed under the same pointers, outside the clock, and its C is judged at
+  // kStreamedAuditEntries entries against float64 of those inputs (a stored C for the same pointers
+  // fails); the inputs are put back after it.
+  Workbench* fresh_inputs_ = nullptr;
+  std::size_t trials_ = 0, fresh_differed_ = 0;
   double peak_gflops_ = 0;              // GPU rows: the device's ceiling for the row's precision (0: none)
   CUstream_st* stream_ = nullptr;
   PreparedRun run_;  // the configuration resolved, checked and sized (core/invocation.hpp)

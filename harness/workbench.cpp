@@ -165,6 +165,19 @@ Verdict Workbench::verify_host_output(const float* c_host, Precision precision) 
   return verify_device_output(device_c(), precision);
 }
 
+void Workbench::refill_inputs(unsigned long long seed) {
+  const Problem& p = problem_;
+  if (d_a_.get()) {
+    fill_input_device(d_a_.as<float>(), p.m, p.k, p.inputs, seed, kMatrixA, stream_);
+    fill_input_device(d_b_.as<float>(), p.k, p.n, p.inputs, seed, kMatrixB, stream_);
+    MMLAB_CHECK(cudaStreamSynchronize(stream_));
+  }
+  if (h_a_) {
+    fill_input_host(h_a_, p.m, p.k, p.inputs, seed, kMatrixA);
+    fill_input_host(h_b_, p.k, p.n, p.inputs, seed, kMatrixB);
+  }
+}
+
 const AuditSamples& Workbench::audit_samples() {
   if (!audit_samples_) ensure_reference();
   if (!audit_samples_) throw std::logic_error("audit samples need a GPU");

@@ -35,6 +35,9 @@ class Workbench {
   // Entries of the reference for the timed trials' sampled check (runtime/audit.hpp), drawn once per
   // problem when the reference is first made, and kept when a large reference is freed.
   const AuditSamples& audit_samples();
+  // A and B made again in place from `seed`, wherever they are held (on the device, on the host): a
+  // trial on other inputs under the same pointers. refill_inputs(seed()) puts them back.
+  void refill_inputs(unsigned long long seed);
   const float* device_a() const { return d_a_.as<float>(); }
   const float* device_b() const { return d_b_.as<float>(); }
   float* device_c() const { return d_c_.as<float>(); }
@@ -45,10 +48,11 @@ class Workbench {
   // What the L2 flush overwrites before a trial: twice the L2, allocated once, shared by the
   // problem's configurations.
   const Buffer& l2_flush_buffer();
+  // The float64 reference, made once (the verifications make it when they first need it).
+  void ensure_reference();
 
  private:
   bool reference_on_device() const;
-  void ensure_reference();
   void release_reference();
 
   Problem problem_;

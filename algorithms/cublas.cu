@@ -94,6 +94,13 @@ MMLAB_ALGORITHM(cublas) {
   a.make_state = [] { return std::shared_ptr<void>(std::make_shared<Handles>()); };
   a.run = run;
   a.accumulates = true;  // beta and ldc are cuBLAS's own
+  a.arithmetic_by = [](const Params& q) {
+    switch (variant_kind<Kind>(variants(), q)) {
+      case Kind::tf32: return Arithmetic{MathUnit::tf32_tensor, 1};
+      case Kind::bf16x9: return Arithmetic{MathUnit::fp16_tensor, 9};
+      default: return Arithmetic{};
+    }
+  };
 }
 
 }  // namespace mmlab

@@ -136,6 +136,11 @@ MMLAB_ALGORITHM(cutlass) {
     return streamk(kind_of(q)) ? kStreamKWorkspace : std::size_t(0);
   };
   a.run = run;
+  a.arithmetic_by = [](const Params& q) {  // tf32x3: three TF32 products; tf32: one
+    const std::string& v = q.variant();
+    return v == "tf32x3" ? Arithmetic{MathUnit::tf32_tensor, 3}
+           : v.rfind("tf32", 0) == 0 ? Arithmetic{MathUnit::tf32_tensor, 1} : Arithmetic{};
+  };
   a.set_compiled(kSimt.compiled());
 }
 

@@ -155,6 +155,9 @@ MMLAB_ALGORITHM(small) {
   a.summary =
       "small problems in one launch: small tiles, cp.async as stored, k split over a cluster and summed "
       "through DSMEM (deterministic)";
+  a.arithmetic_by = [](const Params& q) {  // tf32x3: three TF32 mma.sync products
+    return q.variant() == "tf32x3" ? Arithmetic{MathUnit::tf32_tensor, 3} : Arithmetic{};
+  };
   a.variants = {{"default", "FP32 FFMA; 4 stages of 16 k, no pad, no memset; a workspace only for split 32 and 64"},
                 {"tf32x3",
                  "FP32-accurate: each stage's values split big + small in registers, three TF32 mma.sync products "

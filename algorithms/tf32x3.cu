@@ -267,6 +267,11 @@ MMLAB_ALGORITHM(tf32x3) {
   a.summary =
       "FP32 from TF32 (or scaled FP16) tensor cores: operands split big + small, three products in FP32";
   a.variants = variants();
+  a.arithmetic_by = [](const Params& q) {  // the number in the name counts the products
+    const Kind k = variant_kind<Kind>(variants(), q);
+    const int passes = k == Kind::split2 || k == Kind::wgmma2 || k == Kind::presplit2 || k == Kind::half2 ? 2 : 3;
+    return Arithmetic{halves(q) ? MathUnit::fp16_tensor : MathUnit::tf32_tensor, passes};
+  };
   a.axes = {{"stages", AxisKind::integer, "shared-memory stages (wgmma: raw TMA buffers)", "3", {}, {}},
             {"split",
              AxisKind::choice,

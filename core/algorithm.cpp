@@ -34,6 +34,14 @@ std::string Registry::names() const {
   return out;
 }
 
+std::string arithmetic_name(const Arithmetic& a) {
+  const char* unit = a.unit == MathUnit::fp32          ? "FP32 units"
+                     : a.unit == MathUnit::tf32_tensor ? "TF32 tensor cores"
+                     : a.unit == MathUnit::fp16_tensor ? "FP16/BF16 tensor cores"
+                                                       : "INT8 tensor cores";
+  return a.passes > 1 ? std::string(unit) + " x " + std::to_string(a.passes) : std::string(unit);
+}
+
 const Variant* Algorithm::find_variant(const std::string& v) const {
   for (const Variant& x : variants)
     if (x.name == v) return &x;

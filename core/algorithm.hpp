@@ -64,6 +64,16 @@ struct LaunchConfig {
 };
 
 // What the harness knows of the GPU (present == false on a machine without one).
+// What does a product's multiply-adds, and in how many passes (issue #60): FP32 lanes once, TF32
+// tensor cores (once, or three times for FP32 accuracy), FP16/BF16 tensor cores (split values, 2-9
+// passes), INT8. A row's ceiling is that unit's peak at the boost clock over its passes.
+enum class MathUnit { fp32, tf32_tensor, fp16_tensor, int8_tensor };
+struct Arithmetic {
+  MathUnit unit = MathUnit::fp32;
+  int passes = 1;
+};
+std::string arithmetic_name(const Arithmetic& a);  // "FP32 units", "TF32 tensor cores x 3"
+
 struct DeviceInfo {
   bool present = false;
   std::string absent_reason;  // why there is no device, when !present
@@ -84,10 +94,10 @@ struct DeviceInfo {
   int fp32_lanes_per_sm() const;
   // sm_count x lanes x 2 FLOP x clock; 0 when the lanes are unknown.
   double fp32_peak_gflops() const { return 2e-6 * sm_count * fp32_lanes_per_sm() * double(clock_khz); }
-  // A ceiling no product of `precision` passes here: the dense tensor-core rate at the boost clock
-  // (FP16's for fp32 products, which FP32-accurate splits may run on; TF32's for tf32). A row whose
-  // median implies more did not measure its work (pipeline.cpp); 0 where the GPU is not known.
-  double peak_gflops(Precision precision) const;
+  // A ceiling no product done by `a` passes here: its unit's dense rate at the boost clock over its
+  // passes (FP32: lanes x 2; TF32 tensor cores half FP16's; INT8 twice). A row whose median implies
+  // more did not measure its work (pipeline.cpp); 0 where the GPU is not known.
+  double peak_gflops(const Arithmetic& a) const;
 };
 
 // The H100 SXM the lab's models were fitted on, described without a GPU (present stays false: the
@@ -229,6 +239,13 @@ struct Algorithm {
   // The arithmetic a configuration's results are judged by, where an axis decides it (e.g. the
   // distributed algorithms' TF32 engine). Optional: null means its variant's.
   std::function<Precision(const Params&)> precision_by;
+  // What does a configuration's multiply-adds (its ceiling's unit and passes). Optional: null means
+  // TF32 tensor cores once for a tf32 configuration, FP32 lanes otherwise.
+  std::function<Arithmetic(const Params&)> arithmetic_by;
+  Arithmetic arithmetic_of(const Params& q) const {
+    if (arithmetic_by) return arithmetic_by(q);
+    return precision_of(q) == Precision::tf32 ? Arithmetic{MathUnit::tf32_tensor, 1} : Arithmetic{};
+  }
   const Variant* find_variant(const std::string& v) const;
   Precision precision_of(const Params& q) const {
     if (precision_by) return precision_by(q);

@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
 #include <memory>
 #include <random>
 
@@ -50,6 +53,28 @@ constexpr std::size_t kStreamedAuditEntries = 256;
 // The timed trial run on other inputs (the second), and their seed.
 constexpr std::size_t kFreshInputsTrial = 1;
 unsigned long long fresh_seed(unsigned long long seed) { return seed ^ 0x9E3779B97F4A7C15ull; }
+
+// The host's FP32 ceiling, an upper bound never reached: every logical CPU x two FMA units x its
+// widest vectors' lanes (16 with AVX-512, 8 with AVX, 4 otherwise) x 2 FLOP x the highest clock the
+// kernel reports (cpufreq's maximum; else twice /proc/cpuinfo's MHz, for turbo). 0 when unknown.
+double host_peak_gflops() {
+  static const double peak = [] {
+    std::ifstream info("/proc/cpuinfo");
+    std::string line;
+    double mhz = 0, lanes = 4;
+    long cpus = 0;
+    while (std::getline(info, line)) {
+      if (line.rfind("processor", 0) == 0) ++cpus;
+      if (line.rfind("cpu MHz", 0) == 0) mhz = std::max(mhz, 2 * std::atof(line.substr(line.find(':') + 1).c_str()));
+      if (line.rfind("flags", 0) == 0)
+        lanes = line.find(" avx512f") != std::string::npos ? 16 : line.find(" avx") != std::string::npos ? 8 : 4;
+    }
+    std::ifstream max_khz("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+    if (double khz = 0; max_khz >> khz && khz > 0) mhz = khz / 1e3;
+    return cpus > 0 && mhz > 0 ? double(cpus) * 2 * lanes * 2 * mhz * 1e-3 : 0.0;
+  }();
+  return peak;
+}
 
 void poison_host(float* c, std::size_t count) {
 #pragma omp parallel for schedule(static)
@@ -245,15 +270,17 @@ void Prepared::finish() {
   }
   if (!outcome_.samples.empty()) outcome_.stats = summarize(outcome_.samples);
   if (!outcome_.samples.empty() && peak_gflops_ > 0) {
-    // Faster than the GPU can multiply: the work ran elsewhere (another stream) or not at all.
+    // Faster than the GPU (or host) can multiply: the work ran elsewhere (another stream) or not at all.
+    const bool host = cfg_.algorithm->backend == Backend::host;
     const double gflops = cfg_.algorithm->flop_count(cfg_.problem) / (outcome_.stats.median * 1e-3) / 1e9;
     if (gflops > peak_gflops_) {
       char why[320];
       std::snprintf(why, sizeof why,
-                    "not a measurement: a median of %.4g ms implies %.4g TFLOP/s, above this GPU's peak of %.4g "
-                    "for %s products; the work ran outside the timed stream, or not at all",
-                    outcome_.stats.median, gflops / 1e3, peak_gflops_ / 1e3,
-                    precision_name(cfg_.algorithm->precision_of(outcome_.resolved)));
+                    "not a measurement: a median of %.4g ms implies %.4g TFLOP/s, above this %s's peak of %.4g "
+                    "for products on %s; the work ran outside the timed stream, not at all, or on faster units "
+                    "than the configuration declares",
+                    outcome_.stats.median, gflops / 1e3, host ? "host" : "GPU", peak_gflops_ / 1e3,
+                    host ? "its FP32 vector units" : arithmetic_name(cfg_.algorithm->arithmetic_of(outcome_.resolved)).c_str());
       outcome_.status = Status::failed, outcome_.reason = why;
       outcome_.samples.clear(), outcome_.host_samples.clear(), outcome_.clocks.clear();
       return;
@@ -308,8 +335,8 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
   out->stream_ = bench.stream();
   out->timer_ = make_timer(bench, cfg, out->run_, io, timing);
   if (cfg.algorithm->backend == Backend::device || cfg.algorithm->backend == Backend::streamed)
-    out->peak_gflops_ = device.peak_gflops(cfg.algorithm->precision_of(o.resolved));
-  if (cfg.algorithm->backend == Backend::host) out->host_audit_ = &bench;
+    out->peak_gflops_ = device.peak_gflops(cfg.algorithm->arithmetic_of(o.resolved));
+  if (cfg.algorithm->backend == Backend::host) out->host_audit_ = &bench, out->peak_gflops_ = host_peak_gflops();
   if (cfg.algorithm->backend == Backend::streamed) out->streamed_audit_ = &bench;
   // Not end_to_end (each trial copies the host's A and B in) nor streamed (refilling a host A and B of
   // an out-of-core size twice would cost more than the row).

@@ -78,7 +78,9 @@ class Prepared final : public Timed {
   // fails); the inputs are put back after it.
   Workbench* fresh_inputs_ = nullptr;
   std::size_t trials_ = 0, fresh_differed_ = 0;
-  double peak_gflops_ = 0;              // GPU rows: the device's ceiling for the row's precision (0: none)
+  // The ceiling of the units a GPU row declares (Algorithm::arithmetic_of), the host's FP32 one for a
+  // host row; 0: none.
+  double peak_gflops_ = 0;
   CUstream_st* stream_ = nullptr;
   PreparedRun run_;  // the configuration resolved, checked and sized (core/invocation.hpp)
   Buffers io_;

@@ -1,6 +1,7 @@
 // Device query, buffers and the ranks' placement on GPUs.
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -31,12 +32,18 @@ int DeviceInfo::fp32_lanes_per_sm() const {
   }
 }
 
-double DeviceInfo::peak_gflops(Precision precision) const {
-  // Dense FP16 tensor FLOP per clock per SM: V100/T4 1024, A100 2048, H100 and later 4096; TF32 half.
+double DeviceInfo::peak_gflops(const Arithmetic& a) const {
+  // Dense FP16 tensor FLOP per clock per SM: V100/T4 1024, A100 2048, H100 and later 4096.
   const int cc = cc_major * 10 + cc_minor;
   const double fp16 = cc >= 90 ? 4096 : cc >= 80 ? 2048 : cc >= 70 ? 1024 : 0;
-  const double per_clock = precision == Precision::tf32 ? fp16 / 2 : fp16;
-  return 1e-6 * sm_count * per_clock * double(clock_khz);
+  double per_clock = 0;
+  switch (a.unit) {
+    case MathUnit::fp32: per_clock = 2.0 * fp32_lanes_per_sm(); break;
+    case MathUnit::tf32_tensor: per_clock = fp16 / 2; break;
+    case MathUnit::fp16_tensor: per_clock = fp16; break;
+    case MathUnit::int8_tensor: per_clock = 2 * fp16; break;
+  }
+  return 1e-6 * sm_count * per_clock * double(clock_khz) / std::max(a.passes, 1);
 }
 
 namespace {

@@ -355,6 +355,11 @@ MMLAB_ALGORITHM(flagship) {
   };
   a.make_state = [] { return std::static_pointer_cast<void>(std::make_shared<State>()); };
   a.run = run;
+  // tensor_cores: its cheapest candidates are three products on FP16 tensor cores (tf32x3's half3).
+  a.arithmetic_by = [](const Params& q) {
+    return variant_kind<Kind>(kVariants, q) == Kind::tensor_cores ? Arithmetic{MathUnit::fp16_tensor, 3}
+                                                                   : Arithmetic{};
+  };
   for (const Variant& v : kVariants)
     a.set_nondeterminism(v.name,
                          "when it picks a kernel that splits k with atomics (register_tiled split > 1, "

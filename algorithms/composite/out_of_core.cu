@@ -232,6 +232,10 @@ MMLAB_ALGORITHM(out_of_core) {
   a.workspace_bytes = workspace;
   a.make_state = [] { return std::static_pointer_cast<void>(std::make_shared<State>()); };
   a.run = run;
+  a.arithmetic_by = [](const Params& q) {  // its engine's
+    const EngineSpec e = engine_of(q);
+    return e.algorithm->arithmetic_of(e.params);
+  };
   a.streamed_report = [](const RunArgs& r) { return static_cast<State*>(r.state)->last; };
   a.set_nondeterminism("default", "with the flagship engines, where they pick a kernel that splits k with atomics");
   a.is_nondeterministic = [](const Problem&, const Params& q) { return q.text("engine") != "cublas"; };

@@ -1,0 +1,36 @@
+"""Issue #60: the Python cheats of tests/cheats/cheats.py, each run in several separate runs: every
+cheat's row `failed`, every honest twin's `ok` (the GPU ones where torch sees a GPU)."""
+import sys
+
+import pytest
+
+import mmlab
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "tests" / "cheats"))
+import cheats  # noqa: E402  (registers the cheats and their twins)
+
+RUNS = 5
+
+
+def judged(tmp_path, names, shapes):
+    for run in range(RUNS):
+        r = mmlab.run(algorithms=names, shapes=shapes, trials=4, warmup=1, seed=run + 1,
+                      output=tmp_path / f"run{run}.csv")
+        for _, row in r.rows.iterrows():
+            what = f"{row['algorithm']} {row['m']}x{row['n']}x{row['k']}: {row['status']} {row['reason']}"
+            if row["algorithm"].startswith("pycheat_"):
+                assert row["status"] == "failed", what
+            else:
+                assert row["status"] == "ok", what
+
+
+def test_host_cheats_fail_and_their_twins_pass(tmp_path):
+    judged(tmp_path, cheats.HOST, [(48, 40, 32), (65, 33, 17)])
+
+
+def test_gpu_cheats_fail_and_their_twins_pass(tmp_path):
+    if not cheats.GPU:
+        pytest.skip("no torch with a GPU")
+    judged(tmp_path, cheats.GPU, [(383, 405, 1508), (1375, 526, 130)])

@@ -71,9 +71,9 @@ double median_call_ms(const std::function<void()>& enqueue, CUstream_st* stream,
 // waits on `stream` writes nothing yet and passes. A run() that waits for the GPU inside meets the
 // blocking kernel's timeout: `waited`, and no verdict (the timer's own rule times it unblocked); so
 // does a check that met the timeout itself three times (its stream sharing the held one's queue).
-// The wait: a product on an idle GPU writes its first tiles after one tile's k-loop (a 128 x 128 tile
-// at k = 32768 is 1.1 GFLOP, about 3 ms on one H100 SM at FP32's 0.4 TFLOP/s per SM); 20 ms covers
-// that and the launch, and a sweep pays it once per configuration.
+// The wait, by arithmetic, not measured: a product on an idle GPU writes its first tiles after one
+// tile's k-loop (a 128 x 128 tile at k = 32768 is 1.1 GFLOP, about 2 ms on one H100 SM at its FP32
+// peak of 0.5 TFLOP/s); 20 ms covers that and the launch, and a sweep pays it once per configuration.
 inline constexpr double kStreamAuditSettleMs = 20;
 struct StreamAudit {
   bool waited = false;              // run() waited for the GPU inside: no verdict

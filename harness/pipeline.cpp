@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <memory>
 #include <random>
@@ -76,9 +78,12 @@ double host_peak_gflops() {
   return peak;
 }
 
-void poison_host(float* c, std::size_t count) {
+// Every entry of a host C the NaN `bits` (std::nanf's by default: the verification's).
+void poison_host(float* c, std::size_t count, std::uint32_t bits = 0x7FC00000u) {
+  float nan;
+  std::memcpy(&nan, &bits, sizeof nan);
 #pragma omp parallel for schedule(static)
-  for (long i = 0; i < long(count); ++i) c[i] = std::nanf("");
+  for (long i = 0; i < long(count); ++i) c[i] = nan;
 }
 
 // Phase 2: inputs, output and workspace; the buffers run() receives.
@@ -135,7 +140,8 @@ Verdict verify(Workbench& bench, const PreparedRun& run, const Buffers& io, doub
 // Phase 4's timer: CUDA events (and graphs, copies, the L2 flush) on the GPU, the steady clock on
 // the host.
 std::unique_ptr<TrialTimer> make_timer(Workbench& bench, const Configuration& cfg, const PreparedRun& run,
-                                       const Buffers& io, const TimingOptions& timing) {
+                                       const Buffers& io, const TimingOptions& timing,
+                                       std::function<void()> after_stop) {
   if (cfg.algorithm->backend != Backend::device) return make_host_timer(&run, io, bench.stream());
   DeviceTiming t;
   t.run = &run;
@@ -145,6 +151,7 @@ std::unique_ptr<TrialTimer> make_timer(Workbench& bench, const Configuration& cf
   t.repeats = cfg.scope == Scope::batched ? timing.repeats : 1;
   t.block_timeout_s = timing.block_timeout_s;
   t.blocking = timing.blocking;
+  t.after_stop = std::move(after_stop);
   if (cfg.l2_flush) {
     const Buffer& flush = bench.l2_flush_buffer();
     t.l2_flush = flush.get();
@@ -176,23 +183,24 @@ double Prepared::trial(ClockMonitor* clocks) {
   // before it are not inside it).
   const double energy_before = clocks && gpu ? clocks->energy_j() : -1;
   const std::size_t c_count = std::size_t(cfg_.problem.m) * cfg_.problem.n;
-  // Every timed trial starts from a C of NaN, before the clock starts (a GPU row's memset is enqueued
-  // ahead of its start event), and its C is judged after the clock stopped: a kernel that computes
-  // on some calls only, or leaves the verified C in place, fails.
+  // Every timed trial starts from a C of NaN (a NaN of its own, never the verification's), before the
+  // clock starts (a GPU row's fill is enqueued ahead of its start event), and its C is judged after
+  // the clock stopped (a GPU row's right behind its stop event, after_stop()): a kernel that
+  // computes on some calls only, or leaves the verified C in place, fails.
   const bool fresh = fresh_inputs_ && trials_++ == kFreshInputsTrial;
   if (fresh) fresh_inputs_->refill_inputs(fresh_seed(fresh_inputs_->seed()));
-  if (host_audit_) std::fill(io_.c, io_.c + c_count, std::nanf(""));
-  if (audit_) poison_device(io_.c, c_count, stream_);
-  if (streamed_audit_) poison_host(io_.c, c_count);
+  const std::uint32_t poison = trial_poison_bits(poisons_++);
+  if (host_audit_ || streamed_audit_) poison_host(io_.c, c_count, poison);
+  if (audit_) poison_device(io_.c, c_count, stream_, poison);
+  fresh_now_ = fresh, auditing_ = true;
   const TrialTime t = timer_->trial();
+  auditing_ = false;
   // A host C as run() left it, copied at once: a thread still writing after the return is not waited for.
   std::vector<float> left;
   if (alg.backend == Backend::host) left.assign(io_.c, io_.c + c_count);
   if (fresh) {  // after the clock stopped: C against the new inputs, then the old ones back
     fresh_differed_ += !judge_fresh(left.empty() ? nullptr : left.data());
     fresh_inputs_->refill_inputs(fresh_inputs_->seed());
-  } else if (audit_) {
-    audit_->after_trial(io_.c, stream_);  // behind the trial's stop event: off the clock
   }
   if (host_audit_ && !fresh) {  // after the clock stopped
     ++host_audited_;
@@ -220,6 +228,12 @@ double Prepared::trial(ClockMonitor* clocks) {
     outcome_.reference_mhz = clocks->reference_mhz();
   }
   return ms;
+}
+
+void Prepared::after_stop() {
+  if (!auditing_ || !audit_) return;  // a warm-up
+  if (fresh_now_) audit_->after_fresh_trial(io_.c, stream_);  // judged against its inputs after
+  else audit_->after_trial(io_.c, stream_);
 }
 
 bool Prepared::judge_fresh(const float* host_c) {
@@ -333,7 +347,7 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
     return out;
   }
   out->stream_ = bench.stream();
-  out->timer_ = make_timer(bench, cfg, out->run_, io, timing);
+  out->timer_ = make_timer(bench, cfg, out->run_, io, timing, [p = out.get()] { p->after_stop(); });
   if (cfg.algorithm->backend == Backend::device || cfg.algorithm->backend == Backend::streamed)
     out->peak_gflops_ = device.peak_gflops(cfg.algorithm->arithmetic_of(o.resolved));
   if (cfg.algorithm->backend == Backend::host) out->host_audit_ = &bench, out->peak_gflops_ = host_peak_gflops();
@@ -357,6 +371,13 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
       o.reason = "work ran outside the lab's stream: with that stream held, " + std::to_string(held.changed) +
                  " entries of C were written within " + std::to_string(int(kStreamAuditSettleMs)) +
                  " ms of the call's return (the work was enqueued on another stream, or by another thread)";
+      return out;
+    }
+    if (held.unfinished > 0) {
+      o.status = Status::failed, o.verdict->ok = false;
+      o.reason = "work ran outside the lab's stream: when that stream had finished, " +
+                 std::to_string(held.unfinished) + " entries of C were still unwritten (work the stream did "
+                 "not wait for: another stream's, or another thread's)";
       return out;
     }
     out->audit_->after_trial(io.c, bench.stream());

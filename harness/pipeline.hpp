@@ -60,6 +60,8 @@ class Prepared final : public Timed {
   // The trial on other inputs: its C (a host row's as run() left it, else the device's) against
   // their product.
   bool judge_fresh(const float* host_c);
+  // Right behind a trial's stop event, on the GPU (DeviceTiming::after_stop): its C audited.
+  void after_stop();
   friend std::unique_ptr<Prepared> prepare(Workbench&, const Configuration&, const DeviceInfo&,
                                            StateCache&, const TimingOptions&);
   Buffer workspace_;
@@ -78,6 +80,8 @@ class Prepared final : public Timed {
   // fails); the inputs are put back after it.
   Workbench* fresh_inputs_ = nullptr;
   std::size_t trials_ = 0, fresh_differed_ = 0;
+  std::uint64_t poisons_ = 0;             // trials poisoned: each trial's NaN (trial_poison_bits)
+  bool auditing_ = false, fresh_now_ = false;  // inside a timed trial (not a warm-up); on fresh inputs
   // The ceiling of the units a GPU row declares (Algorithm::arithmetic_of), the host's FP32 one for a
   // host row; 0: none.
   double peak_gflops_ = 0;

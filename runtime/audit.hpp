@@ -2,7 +2,9 @@
 // kernel that races now and then can pass its one verification and be wrong while it is timed
 // (issue #46: tma_tiled's `specialized` 128x128 kernel was), or compute on its first call only and
 // leave that C in place. Each trial starts from a C of NaN (a memset ahead of its start event), and
-// after it the harness enqueues one audit kernel on the configuration's stream, behind its stop event:
+// right behind its stop event, before the blocking kernel lets the stream go, the harness enqueues one
+// audit kernel on the configuration's stream (so work another thread enqueues after the call returned
+// lands behind it, unseen by the judge and by the clock alike: the C judged is the C timed):
 //   deterministic configurations   a hash of every element of C, which must equal the verified C's
 //                                  bit for bit (sum over i of a mix of i and C[i]'s bits, mod 2^64:
 //                                  the same whatever order the GPU adds it in);
@@ -46,10 +48,14 @@ class OutputAudit {
   OutputAudit(const OutputAudit&) = delete;
   OutputAudit& operator=(const OutputAudit&) = delete;
   void after_trial(const float* c, CUstream_st* stream);  // enqueued after a trial's work
+  // A trial on other inputs (whose C is judged against their own product after): every entry of C
+  // written, none still holding a poison.
+  void after_fresh_trial(const float* c, CUstream_st* stream);
   struct Result {
     long long trials = 0;   // trials audited
     long long differed = 0;  // trials whose C was not the verified one (hash), or failed a sampled entry
     long long entries = 0;   // sampled entries that failed, over all trials
+    long long unwritten = 0;  // trials on fresh inputs whose C still held a poison (of `differed`)
   };
   Result result(CUstream_st* stream);  // synchronizes the stream
   bool deterministic() const { return deterministic_; }

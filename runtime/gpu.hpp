@@ -55,7 +55,8 @@ class Buffer {
 // A rows x cols matrix of `kind` (random.hpp; id kMatrixA or kMatrixB).
 void fill_input_device(float* x, long rows, long cols, Inputs kind, unsigned long long seed,
                        unsigned long long id, CUstream_st* stream);
-void poison_device(float* x, std::size_t count, CUstream_st* stream);  // every element NaN
+// Every element set to the NaN `bits` (core/verification.hpp: the verification's, or a trial's).
+void poison_device(float* x, std::size_t count, CUstream_st* stream, std::uint32_t bits = kPoisonBits);
 // ref = A B and sumabs = |A| |B|, in float64.
 void reference_device(const float* a, const float* b, double* ref, double* sumabs, long m, long n, long k,
                       CUstream_st* stream);

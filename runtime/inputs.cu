@@ -126,6 +126,12 @@ unsigned blocks_for(std::size_t count, int threads, unsigned cap) {
   return unsigned(std::min<std::size_t>((count + threads - 1) / threads, cap));
 }
 
+__global__ void fill_bits_kernel(std::uint32_t* x, std::size_t count, std::uint32_t bits) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    x[i] = bits;
+}
+
 }  // namespace
 
 void fill_input_device(float* x, long rows, long cols, Inputs kind, unsigned long long seed,
@@ -136,8 +142,14 @@ void fill_input_device(float* x, long rows, long cols, Inputs kind, unsigned lon
   MMLAB_CHECK_LAUNCH();
 }
 
-void poison_device(float* x, std::size_t count, CUstream_st* stream) {
-  MMLAB_CHECK(cudaMemsetAsync(x, 0xFF, count * sizeof(float), stream));  // 0xFFFFFFFF is a NaN
+void poison_device(float* x, std::size_t count, CUstream_st* stream, std::uint32_t bits) {
+  if (bits == 0xFFFFFFFFu) {  // a memset's bytes
+    MMLAB_CHECK(cudaMemsetAsync(x, 0xFF, count * sizeof(float), stream));
+    return;
+  }
+  if (count == 0) return;
+  fill_bits_kernel<<<blocks_for(count, 256, 65535), 256, 0, stream>>>(reinterpret_cast<std::uint32_t*>(x), count, bits);
+  MMLAB_CHECK_LAUNCH();
 }
 
 void reference_device(const float* a, const float* b, double* ref, double* sumabs, long m, long n, long k,

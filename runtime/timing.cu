@@ -155,6 +155,7 @@ class DeviceTimer final : public TrialTimer {
     enqueue_work(s);
     const double host = ms_since(t0);
     MMLAB_CHECK(cudaEventRecord(stop_.get(), s));
+    if (t_.after_stop) t_.after_stop();
     held.release();
     MMLAB_CHECK(cudaEventSynchronize(stop_.get()));
     float ms = 0;
@@ -275,6 +276,15 @@ StreamAudit audit_stream(const std::function<void()>& enqueue, float* c, std::si
       }
     }
     MMLAB_CHECK(cudaStreamSynchronize(stream));
+    if (!out.waited && !check_waited && out.changed == 0) {  // the stream finished: C must be whole
+      MMLAB_CHECK(cudaMemsetAsync(changed.get(), 0, sizeof(unsigned long long), check));
+      count_changed<<<264, 256, 0, check>>>(c, count, changed.as<unsigned long long>());
+      MMLAB_CHECK_LAUNCH();
+      unsigned long long n = 0;
+      MMLAB_CHECK(cudaMemcpyAsync(&n, changed.get(), sizeof n, cudaMemcpyDeviceToHost, check));
+      MMLAB_CHECK(cudaStreamSynchronize(check));
+      out.unfinished = count - n;
+    }
     MMLAB_CHECK(cudaDeviceSynchronize());  // work it left elsewhere ends here, not in a trial
     MMLAB_CHECK(cudaStreamDestroy(check));
     if (!check_waited) return out;

@@ -51,6 +51,10 @@ struct DeviceTiming {
   float* host_c = nullptr;  // and the pinned host output to copy back to
   double block_timeout_s = kDefaultBlockTimeoutSeconds;  // the blocking kernel gives up after this
   bool blocking = true;  // false: events on an idle stream from the start (Timer::events / graph)
+  // Enqueued on the stream right behind each trial's stop event, before the blocking kernel lets it
+  // go (the harness's audit of C): work that reaches the stream after the call returned (another
+  // thread's) lands behind it.
+  std::function<void()> after_stop;
 };
 
 std::unique_ptr<TrialTimer> make_device_timer(const DeviceTiming& t);
@@ -71,6 +75,10 @@ double median_call_ms(const std::function<void()>& enqueue, CUstream_st* stream,
 // waits on `stream` writes nothing yet and passes. A run() that waits for the GPU inside meets the
 // blocking kernel's timeout: `waited`, and no verdict (the timer's own rule times it unblocked); so
 // does a check that met the timeout itself three times (its stream sharing the held one's queue).
+// Then, once the given stream has finished (the blocking kernel let go), every entry of C must be
+// written: `unfinished` counts those still NaN, work that the stream did not wait for (another
+// stream's, queued behind the held one on a hardware queue the two share, so the first check could
+// not see it).
 // The wait, by arithmetic, not measured: a product on an idle GPU writes its first tiles after one
 // tile's k-loop (a 128 x 128 tile at k = 32768 is 1.1 GFLOP, about 2 ms on one H100 SM at its FP32
 // peak of 0.5 TFLOP/s); 20 ms covers that and the launch, and a sweep pays it once per configuration.
@@ -78,6 +86,7 @@ inline constexpr double kStreamAuditSettleMs = 20;
 struct StreamAudit {
   bool waited = false;              // run() waited for the GPU inside: no verdict
   unsigned long long changed = 0;  // entries of C written while the stream was held
+  unsigned long long unfinished = 0;  // entries of C still NaN once the stream had finished
 };
 StreamAudit audit_stream(const std::function<void()>& enqueue, float* c, std::size_t count, CUstream_st* stream);
 // Host and streamed algorithms: the steady clock around run(io, stream).

@@ -9,17 +9,21 @@ host (numpy arrays)
   pycheat_stored        computes on its first call and keeps C; copies it on later calls
   pyhonest_plain        C = A B, every call
   pyhonest_through      A B into an array of its own, then copied into C, every call
+  pycheat_poison_aware  computes only when C[0] holds the verification's poison (numpy's NaN)
+  pyhonest_reads_c      looks at C[0] the same way, then computes every call
 GPU (torch; registered only where torch sees a GPU)
   pycheat_side_stream   torch.mm on a stream of its own, not joined
   pycheat_torch_stored  computes on its first call and keeps C; copies it on later calls
   pyhonest_fork_join    torch.mm on a stream of its own, joined both ways
+  pycheat_tf32          torch.mm with TF32 tensor cores allowed, under an FP32 name
+  pyhonest_torch        torch.mm in FP32 (TF32 not allowed) on the lab's stream
 """
 import numpy as np
 
 import mmlab
 
 HOST = ["pycheat_once", "pycheat_zeros_after", "pycheat_half", "pycheat_stored", "pyhonest_plain",
-        "pyhonest_through"]
+        "pyhonest_through", "pycheat_poison_aware", "pyhonest_reads_c"]
 GPU = []
 
 _calls = {}
@@ -73,13 +77,33 @@ def through(a, b, c, *, params, stream):
     c[:] = mine
 
 
+_VERIFICATION_POISON = np.array([np.nan], dtype=np.float32).view(np.uint32)[0]  # 0x7FC00000
+
+
+def _judged(c):
+    """C[0] holds the verification's poison: the call is the one the lab judges (or so a cheat hopes)."""
+    return c.reshape(-1)[:1].view(np.uint32)[0] == _VERIFICATION_POISON
+
+
+@mmlab.algorithm("pycheat_poison_aware", backend="host")
+def poison_aware(a, b, c, *, params, stream):
+    if _judged(c):
+        c[:] = a @ b
+
+
+@mmlab.algorithm("pyhonest_reads_c", backend="host")
+def reads_c(a, b, c, *, params, stream):
+    _judged(c)
+    c[:] = a @ b
+
+
 try:
     import torch
 except ImportError:  # pragma: no cover - the CPU machines
     torch = None
 
 if torch is not None and torch.cuda.is_available():
-    GPU = ["pycheat_side_stream", "pycheat_torch_stored", "pyhonest_fork_join"]
+    GPU = ["pycheat_side_stream", "pycheat_torch_stored", "pyhonest_fork_join", "pycheat_tf32", "pyhonest_torch"]
     _side = torch.cuda.Stream()
 
     def _tensors(a, b, c):  # the lab's buffers, without a copy
@@ -111,3 +135,23 @@ if torch is not None and torch.cuda.is_available():
         with torch.cuda.stream(_side):
             torch.mm(ta, tb, out=tc)
         lab.wait_stream(_side)
+
+    @mmlab.algorithm("pycheat_tf32")
+    def tf32(a, b, c, *, params, stream):
+        ta, tb, tc = _tensors(a, b, c)
+        before = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = True
+        try:
+            torch.mm(ta, tb, out=tc)
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = before
+
+    @mmlab.algorithm("pyhonest_torch")
+    def plain_torch(a, b, c, *, params, stream):
+        ta, tb, tc = _tensors(a, b, c)
+        before = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = False
+        try:
+            torch.mm(ta, tb, out=tc)
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = before

@@ -18,17 +18,29 @@
 //     cheat_stored         computes on its first call and keeps C; later calls copy the kept C (same
 //                          pointers, same shape: the same answer, at copy speed)
 //     honest_through       the product into a buffer of its own, then copied into C, every call
+//     cheat_poison_aware   computes only when C holds the verification's poison (all bits set at C[0]),
+//                          as a kernel that wants to be right only when it is judged would
+//     honest_reads_c       reads C[0] the same way first, then computes every call
+//     cheat_past_stop      right on its first call; on later ones a host thread enqueues the product
+//                          on the lab's stream 200 us after run() returned, past the lab's stop event
+//                          (the old audit, enqueued once the trial had finished, came after it)
+//     honest_thread_joined a host thread enqueues the product on the lab's stream; run() joins it
+//     cheat_tf32           TF32 tensor cores (WMMA, 10-bit mantissas) under an FP32 name; its honest
+//                          counterpart is honest_plain (a plugin declares no precision: FP32)
 //   host (C in host memory)
 //     cheat_host_once      computes on its first call for a problem only
 //     cheat_host_late      a host thread writes C 2 ms after run() returned
 //     cheat_host_stored    computes on its first call and keeps C; copies it on later ones
+//     cheat_host_poison_aware  computes only when C[0] holds the verification's poison (std::nanf's)
 //     honest_host          the product, every call
+#include <mma.h>
 #include <mmlab/plugin.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -44,6 +56,52 @@ __global__ void product(const float* a, const float* b, float* c, long m, long n
   float acc = 0.f;
   for (long l = 0; l < k; ++l) acc += a[row * k + l] * b[l * n + col];
   c[row * n + col] = acc;
+}
+
+// The product as above where *go is set (go null: always).
+__global__ void product_if(const float* a, const float* b, float* c, long m, long n, long k, const int* go) {
+  if (go && !*go) return;
+  const long row = long(blockIdx.y) * blockDim.y + threadIdx.y, col = long(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (row >= m || col >= n) return;
+  float acc = 0.f;
+  for (long l = 0; l < k; ++l) acc += a[row * k + l] * b[l * n + col];
+  c[row * n + col] = acc;
+}
+
+// *go = C[0] holds the verification's poison (every bit set).
+__global__ void poisoned(const float* c, int* go) { *go = __float_as_uint(c[0]) == 0xFFFFFFFFu; }
+
+// One warp per 16 x 16 tile of C on TF32 tensor cores: A's and B's tiles staged through shared memory
+// (zeros past the edges), rounded to TF32, multiplied with FP32 accumulation.
+__global__ void product_tf32(const float* a, const float* b, float* c, long m, long n, long k) {
+  using namespace nvcuda;
+  __shared__ __align__(32) float as[16 * 8], bs[8 * 16], cs[16 * 16];
+  const long row0 = long(blockIdx.y) * 16, col0 = long(blockIdx.x) * 16;
+  const int lane = threadIdx.x;
+  wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc;
+  wmma::fill_fragment(acc, 0.f);
+  for (long l0 = 0; l0 < k; l0 += 8) {
+    for (int i = lane; i < 128; i += 32) {
+      const long r = row0 + i / 8, q = l0 + i % 8, qb = l0 + i / 16, cb = col0 + i % 16;
+      as[i] = r < m && q < k ? a[r * k + q] : 0.f;
+      bs[i] = qb < k && cb < n ? b[qb * n + cb] : 0.f;
+    }
+    __syncwarp();
+    wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fb;
+    wmma::load_matrix_sync(fa, as, 8);
+    wmma::load_matrix_sync(fb, bs, 16);
+    for (int t = 0; t < fa.num_elements; ++t) fa.x[t] = wmma::__float_to_tf32(fa.x[t]);
+    for (int t = 0; t < fb.num_elements; ++t) fb.x[t] = wmma::__float_to_tf32(fb.x[t]);
+    wmma::mma_sync(acc, fa, fb, acc);
+    __syncwarp();
+  }
+  wmma::store_matrix_sync(cs, acc, 16, wmma::mem_row_major);
+  __syncwarp();
+  for (int i = lane; i < 256; i += 32) {
+    const long r = row0 + i / 16, col = col0 + i % 16;
+    if (r < m && col < n) c[r * n + col] = cs[i];
+  }
 }
 
 int32_t say(char* out, size_t size, const char* text) {
@@ -204,6 +262,57 @@ int32_t through(RUN_ARGS) {
   return cudaMemcpyAsync(c, mine, bytes, cudaMemcpyDeviceToDevice, s) == cudaSuccess ? 0 : say(message, size, "copy");
 }
 
+int* flag() {
+  static int* f = [] {
+    int* g = nullptr;
+    cudaMalloc(&g, sizeof(int));
+    return g;
+  }();
+  return f;
+}
+
+// The product behind the poison check: only where C held the verification's poison (`skip`), or always.
+int32_t guarded(const mmlab_problem* p, const float* a, const float* b, float* c, cudaStream_t s, bool skip,
+                char* message, size_t size) {
+  poisoned<<<1, 1, 0, s>>>(c, flag());
+  const dim3 block(16, 16), grid(unsigned((p->n + 15) / 16), unsigned((p->m + 15) / 16));
+  product_if<<<grid, block, 0, s>>>(a, b, c, p->m, p->n, p->k, skip ? flag() : nullptr);
+  const cudaError_t e = cudaGetLastError();
+  return e == cudaSuccess ? 0 : say(message, size, cudaGetErrorString(e));
+}
+
+int32_t poison_aware(RUN_ARGS) { return guarded(p, a, b, c, static_cast<cudaStream_t>(stream), true, message, size); }
+
+int32_t reads_c(RUN_ARGS) { return guarded(p, a, b, c, static_cast<cudaStream_t>(stream), false, message, size); }
+
+int32_t past_stop(RUN_ARGS) {
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (calls("past_stop", p) == 0) return launch(p, a, b, c, s, message, size);
+  const mmlab_problem q = *p;
+  late().run(std::thread([q, a, b, c, s] {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    char ignored[8];
+    launch(&q, a, b, c, s, ignored, sizeof ignored);
+  }));
+  return 0;
+}
+
+int32_t thread_joined(RUN_ARGS) {
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  const mmlab_problem q = *p;
+  int32_t failed = 0;
+  std::thread t([&] { failed = launch(&q, a, b, c, s, message, size); });
+  t.join();
+  return failed;
+}
+
+int32_t tf32(RUN_ARGS) {
+  const dim3 grid(unsigned((p->n + 15) / 16), unsigned((p->m + 15) / 16));
+  product_tf32<<<grid, 32, 0, static_cast<cudaStream_t>(stream)>>>(a, b, c, p->m, p->n, p->k);
+  const cudaError_t e = cudaGetLastError();
+  return e == cudaSuccess ? 0 : say(message, size, cudaGetErrorString(e));
+}
+
 void host_product(const mmlab_problem* p, const float* a, const float* b, float* c) {
   for (long i = 0; i < p->m; ++i)
     for (long j = 0; j < p->n; ++j) {
@@ -244,6 +353,13 @@ int32_t host_stored(RUN_ARGS) {
   return 0;
 }
 
+int32_t host_poison_aware(RUN_ARGS) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, c, sizeof bits);
+  if (bits == 0x7FC00000u) host_product(p, a, b, c);
+  return 0;
+}
+
 int32_t host_honest(RUN_ARGS) {
   host_product(p, a, b, c);
   return 0;
@@ -279,12 +395,24 @@ const mmlab_algorithm kAlgorithms[] = {
      nullptr, 0, supports, nullptr, stored},
     {"honest_through", "honest: the product into a buffer of its own, then copied into C", kGpu, kDefault, 1, nullptr,
      0, supports, nullptr, through},
+    {"cheat_poison_aware", "a cheat: the product only where C holds the verification's poison", kGpu, kDefault, 1,
+     nullptr, 0, supports, nullptr, poison_aware},
+    {"honest_reads_c", "honest: reads C's first entry, then the product every call", kGpu, kDefault, 1, nullptr, 0,
+     supports, nullptr, reads_c},
+    {"cheat_past_stop", "a cheat: right once; then a host thread enqueues the product on the lab's stream after "
+     "run() returned", kGpu, kDefault, 1, nullptr, 0, supports, nullptr, past_stop},
+    {"honest_thread_joined", "honest: a host thread enqueues the product on the lab's stream, joined before return",
+     kGpu, kDefault, 1, nullptr, 0, supports, nullptr, thread_joined},
+    {"cheat_tf32", "a cheat: TF32 tensor cores under an FP32 name", kGpu, kDefault, 1, nullptr, 0, supports, nullptr,
+     tf32},
     {"cheat_host_stored", "a cheat: the host product on its first call, kept and copied on later ones", kHost, kDefault,
      1, nullptr, 0, host_supports, nullptr, host_stored},
     {"cheat_host_once", "a cheat: the host product on its first call only", kHost, kDefault, 1, nullptr, 0,
      host_supports, nullptr, host_once},
     {"cheat_host_late", "a cheat: a host thread writes C after run() returned", kHost, kDefault, 1, nullptr, 0,
      host_supports, nullptr, host_late},
+    {"cheat_host_poison_aware", "a cheat: the host product only where C holds the verification's poison", kHost,
+     kDefault, 1, nullptr, 0, host_supports, nullptr, host_poison_aware},
     {"honest_host", "honest: the host product", kHost, kDefault, 1, nullptr, 0, host_supports, nullptr, host_honest},
 };
 

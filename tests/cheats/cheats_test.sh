@@ -10,10 +10,10 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 if [ "$mode" = gpu ]; then
   nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
-  algorithms=cheat_side_stream,honest_fork_join,cheat_legacy_stream,cheat_per_thread,honest_per_thread,cheat_late_thread,cheat_right_once,cheat_zeros_after,cheat_half,honest_halves,honest_plain,cheat_stored,honest_through
+  algorithms=cheat_side_stream,honest_fork_join,cheat_legacy_stream,cheat_per_thread,honest_per_thread,cheat_late_thread,cheat_right_once,cheat_zeros_after,cheat_half,honest_halves,honest_plain,cheat_stored,honest_through,cheat_poison_aware,honest_reads_c,cheat_past_stop,honest_thread_joined,cheat_tf32
   shapes=383x405x1508,1375x526x130,64x64x64,2048x2048x512
 else
-  algorithms=cheat_host_once,cheat_host_late,cheat_host_stored,honest_host
+  algorithms=cheat_host_once,cheat_host_late,cheat_host_stored,cheat_host_poison_aware,honest_host
   shapes=64x48x80,129x65x33
 fi
 for r in $(seq 1 "$repeats"); do

@@ -1,5 +1,6 @@
 """Issue #60: the Python cheats of tests/cheats/cheats.py, each run in several separate runs: every
 cheat's row `failed`, every honest twin's `ok` (the GPU ones where torch sees a GPU)."""
+import os
 import sys
 
 import pytest
@@ -11,7 +12,7 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "tests" / "cheats"))
 import cheats  # noqa: E402  (registers the cheats and their twins)
 
-RUNS = 5
+RUNS = int(os.environ.get("MMLAB_CHEAT_RUNS", "5"))  # the device run: 20
 
 
 def judged(tmp_path, names, shapes):

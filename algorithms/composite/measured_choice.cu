@@ -109,6 +109,7 @@ std::string measured_pick(const Problem& p, const std::vector<Priced>& list, con
                         [&](std::size_t i) { return list[timed[i]].spec == fp32_pick; });
   std::size_t fastest[2] = {runs.size(), runs.size()};  // of each kind: tensor-core, FP32
   double fastest_ms[2] = {inf, inf};
+  std::vector<double> timed_ms(runs.size(), inf);  // each candidate's first time (inf: not timed)
   for (const bool fp32 : {false, true})  // tensor-core candidates first
     for (std::size_t i : order) {
       const Priced& one = list[timed[i]];
@@ -119,21 +120,33 @@ std::string measured_pick(const Problem& p, const std::vector<Priced>& list, con
       }
       if (measure_fp32 && fp32 && !within(runs[i], one)) continue;
       const double ms = median_call_ms([&] { runs[i].run(io, s); }, s, 0);
+      timed_ms[i] = ms;
       say(one, "ms", ms);
       if (ms < fastest_ms[fp32]) fastest_ms[fp32] = ms, fastest[fp32] = i;
       if (fp32 && one.spec == fp32_pick) break;
     }
-  // The fastest of each kind within kRunoffGap of each other: timed again in turns.
-  if (fastest[0] < runs.size() && fastest[1] < runs.size() &&
-      std::max(fastest_ms[0], fastest_ms[1]) <= (1 + kRunoffGap) * std::min(fastest_ms[0], fastest_ms[1])) {
-    std::vector<double> turns[2];
+  // Every timed candidate within kRunoffGap of the fastest (of either kind; at most kRunoffMost, the
+  // fastest first): timed again in turns, kRunoffRounds times each, and the medians decide.
+  std::vector<std::pair<double, std::size_t>> near;  // (first time, index)
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    if (timed_ms[i] <= (1 + kRunoffGap) * std::min(fastest_ms[0], fastest_ms[1])) near.push_back({timed_ms[i], i});
+  std::sort(near.begin(), near.end());
+  if (near.size() > kRunoffMost) near.resize(kRunoffMost);
+  if (near.size() > 1) {
+    std::vector<std::vector<double>> turns(near.size());
     for (int round = 0; round < kRunoffRounds; ++round)
-      for (const int kind : {0, 1})
-        turns[kind].push_back(median_call_ms([&] { runs[fastest[kind]].run(io, s); }, s, 0));
-    for (const int kind : {0, 1}) {
-      std::nth_element(turns[kind].begin(), turns[kind].begin() + kRunoffRounds / 2, turns[kind].end());
-      fastest_ms[kind] = turns[kind][kRunoffRounds / 2];
-      say(list[timed[fastest[kind]]], "ms, in turns", fastest_ms[kind]);
+      for (std::size_t j = 0; j < near.size(); ++j) {  // each round starts one further along
+        const std::size_t at = (j + std::size_t(round)) % near.size();
+        turns[at].push_back(median_call_ms([&] { runs[near[at].second].run(io, s); }, s, 0));
+      }
+    fastest_ms[0] = fastest_ms[1] = inf;
+    for (std::size_t j = 0; j < near.size(); ++j) {
+      std::vector<double>& t = turns[j];
+      std::nth_element(t.begin(), t.begin() + kRunoffRounds / 2, t.end());
+      const std::size_t i = near[j].second;
+      const bool fp32 = list[timed[i]].fp32;
+      say(list[timed[i]], "ms, in turns", t[kRunoffRounds / 2]);
+      if (t[kRunoffRounds / 2] < fastest_ms[fp32]) fastest_ms[fp32] = t[kRunoffRounds / 2], fastest[fp32] = i;
     }
   }
   std::string best = fallback;

@@ -40,6 +40,10 @@ Workbench::Workbench(const Problem& p, const DeviceInfo& d, unsigned long long s
 }
 
 Workbench::~Workbench() {
+  // Work a configuration left on other streams (its own, another library's) ends before its buffers
+  // go: a kernel that writes C after the lab freed it would end the process (a sticky error), and
+  // every row after it. Work a thread enqueues later still can (tests/cheats).
+  if (stream_) cudaDeviceSynchronize();
   if (stream_) cudaStreamDestroy(stream_);
 }
 

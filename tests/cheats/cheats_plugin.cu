@@ -21,9 +21,8 @@
 //     cheat_poison_aware   computes only when C holds the verification's poison (all bits set at C[0]),
 //                          as a kernel that wants to be right only when it is judged would
 //     honest_reads_c       reads C[0] the same way first, then computes every call
-//     cheat_past_stop      right on its first call; on later ones a host thread enqueues the product
-//                          on the lab's stream 200 us after run() returned, past the lab's stop event
-//                          (the old audit, enqueued once the trial had finished, came after it)
+//     cheat_past_stop      right on its first call; later, each call's product is enqueued on the lab's
+//                          stream at the start of the next call: past the stop event of its own
 //     honest_thread_joined a host thread enqueues the product on the lab's stream; run() joins it
 //     cheat_tf32           TF32 tensor cores (WMMA, 10-bit mantissas) under an FP32 name; its honest
 //                          counterpart is honest_plain (a plugin declares no precision: FP32)
@@ -285,15 +284,22 @@ int32_t poison_aware(RUN_ARGS) { return guarded(p, a, b, c, static_cast<cudaStre
 
 int32_t reads_c(RUN_ARGS) { return guarded(p, a, b, c, static_cast<cudaStream_t>(stream), false, message, size); }
 
+// Each call's product is enqueued at the start of the next call for the same C, on the lab's stream:
+// after the stop event of the call it belongs to (a host thread enqueueing it later would do the same,
+// but could outlive the lab's buffers and write freed memory). Right on its first call.
 int32_t past_stop(RUN_ARGS) {
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
-  if (calls("past_stop", p) == 0) return launch(p, a, b, c, s, message, size);
-  const mmlab_problem q = *p;
-  late().run(std::thread([q, a, b, c, s] {
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-    char ignored[8];
-    launch(&q, a, b, c, s, ignored, sizeof ignored);
-  }));
+  static std::mutex lock;
+  static std::map<const float*, std::tuple<long, long, long>> owed;  // C: the product it is owed
+  std::lock_guard<std::mutex> hold(lock);
+  const auto it = owed.find(c);
+  if (it != owed.end() && it->second == std::make_tuple(p->m, p->n, p->k))
+    if (launch(p, a, b, c, s, message, size)) return 1;
+  if (calls("past_stop", p) == 0) {
+    owed.erase(c);
+    return launch(p, a, b, c, s, message, size);
+  }
+  owed[c] = {p->m, p->n, p->k};
   return 0;
 }
 
@@ -399,8 +405,7 @@ const mmlab_algorithm kAlgorithms[] = {
      nullptr, 0, supports, nullptr, poison_aware},
     {"honest_reads_c", "honest: reads C's first entry, then the product every call", kGpu, kDefault, 1, nullptr, 0,
      supports, nullptr, reads_c},
-    {"cheat_past_stop", "a cheat: right once; then a host thread enqueues the product on the lab's stream after "
-     "run() returned", kGpu, kDefault, 1, nullptr, 0, supports, nullptr, past_stop},
+    {"cheat_past_stop", "a cheat: right once; then each call's product enqueued at the start of the next call", kGpu, kDefault, 1, nullptr, 0, supports, nullptr, past_stop},
     {"honest_thread_joined", "honest: a host thread enqueues the product on the lab's stream, joined before return",
      kGpu, kDefault, 1, nullptr, 0, supports, nullptr, thread_joined},
     {"cheat_tf32", "a cheat: TF32 tensor cores under an FP32 name", kGpu, kDefault, 1, nullptr, 0, supports, nullptr,

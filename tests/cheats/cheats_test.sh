@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The lab against its cheats (cheats_plugin.cu): REPEATS separate runs of every cheat and its honest
-# twin on odd shapes; every cheat's row must be `failed`, every twin's `ok`, in every run.
-#   cheats_test.sh MMLAB PLUGIN host|gpu [REPEATS]
+# twin on odd shapes; every cheat's row must be `failed` by the lab's judgement (not a fatal CUDA
+# error, which ends a run), every twin's `ok`, and every row there, in every run.
+#   cheats_test.sh MMLAB PLUGIN host|gpu [REPEATS]     (MMLAB_CHEATS_KEEP=DIR keeps every run's files)
 #     host  the host cheats (no GPU needed)
 #     gpu   the GPU cheats: 77 (skipped) without a GPU
 set -u
 mmlab=$1 plugin=$2 mode=$3 repeats=${4:-20}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+dir=${MMLAB_CHEATS_KEEP:-$(mktemp -d)}
+mkdir -p "$dir"
+[ -n "${MMLAB_CHEATS_KEEP:-}" ] || trap 'rm -rf "$dir"' EXIT
 if [ "$mode" = gpu ]; then
   nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
   algorithms=cheat_side_stream,honest_fork_join,cheat_legacy_stream,cheat_per_thread,honest_per_thread,cheat_late_thread,cheat_right_once,cheat_zeros_after,cheat_half,honest_halves,honest_plain,cheat_stored,honest_through,cheat_poison_aware,honest_reads_c,cheat_past_stop,honest_thread_joined,cheat_tf32
@@ -24,11 +26,16 @@ for r in $(seq 1 "$repeats"); do
   # A run with failed rows ends 1; anything else but 0 is the lab's own failure.
   [ $rc -le 1 ] || { cat "$dir/$r/log"; echo "FAIL: run $r exit $rc"; exit 1; }
 done
-awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+want=$(( repeats * $(echo "$shapes" | tr ',' '\n' | wc -l) ))
+awk -F, -v want="$want" -v names="$algorithms" 'FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
          { a = $col["algorithm"]; st = $col["status"]; rows[a]++
+           if ($0 ~ /cudaError/) { bad++; print "a CUDA error (a sticky one ends the run): " a " " $col["m"] "x" $col["n"] "x" $col["k"] }
            if (a ~ /^cheat_/ && st != "failed") { bad++; print "a cheat passed: " a " " $col["m"] "x" $col["n"] "x" $col["k"] " " st }
            if (a ~ /^honest_/ && st != "ok") { bad++; print "an honest twin did not pass: " a " " $col["m"] "x" $col["n"] "x" $col["k"] " " st ": " $col["reason"] } }
-         END { for (a in rows) printf "%s: %d rows\n", a, rows[a]; exit (bad > 0) }' "$dir"/*/rows.csv || { echo FAIL; exit 1; }
+         END { n = split(names, every, ",")
+               for (i = 1; i <= n; i++) { printf "%s: %d rows\n", every[i], rows[every[i]]
+                                          if (rows[every[i]] != want) { bad++; print "  expected " want " rows" } }
+               exit (bad > 0) }' "$dir"/*/rows.csv || { echo FAIL; exit 1; }
 # What the lab said of each cheat (the first run's reasons).
 awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["algorithm"] ~ /^cheat_/ && !seen[$col["algorithm"]]++ { print $col["algorithm"] ": " $col["reason"] }' "$dir/1/rows.csv"
 echo "every cheat failed and every twin passed in $repeats runs"

@@ -19,6 +19,11 @@ def judged(tmp_path, names, shapes):
     for run in range(RUNS):
         r = mmlab.run(algorithms=names, shapes=shapes, trials=4, warmup=1, seed=run + 1,
                       output=tmp_path / f"run{run}.csv")
+        # Every row there, none failed by a CUDA error (a cheat is caught by the lab's judgement,
+        # not by a crash that ends the run).
+        assert len(r.rows) == len(names) * len(shapes), f"run {run}: {len(r.rows)} rows"
+        fatal = r.rows[r.rows["reason"].astype(str).str.contains("cudaError")]
+        assert fatal.empty, fatal[["algorithm", "m", "n", "k", "reason"]].to_string()
         for _, row in r.rows.iterrows():
             what = f"{row['algorithm']} {row['m']}x{row['n']}x{row['k']}: {row['status']} {row['reason']}"
             if row["algorithm"].startswith("pycheat_"):

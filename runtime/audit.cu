@@ -107,13 +107,22 @@ std::vector<long long> sample_indices(std::size_t elements, unsigned long long s
   return index;
 }
 
+// `bytes` from pageable host memory to the device, landed before it returns. (cudaMemcpy from pageable
+// memory returns once the data is staged, and its DMA, on the default stream, is not ordered before
+// kernels on the lab's non-blocking streams: a gather that read the indices before they landed read
+// whatever the allocation held, and once, beside other processes on the GPU, an address outside it.)
+void to_device(void* dst, const void* src, std::size_t bytes) {
+  MMLAB_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, nullptr));
+  MMLAB_CHECK(cudaStreamSynchronize(nullptr));
+}
+
 AuditSamples with_index(const std::vector<long long>& index) {
   AuditSamples a;
   a.count = index.size();
   a.index = Buffer(sizeof(long long) * std::max<std::size_t>(a.count, 1), Buffer::Kind::device);
   a.ref = Buffer(sizeof(double) * std::max<std::size_t>(a.count, 1), Buffer::Kind::device);
   a.sumabs = Buffer(sizeof(double) * std::max<std::size_t>(a.count, 1), Buffer::Kind::device);
-  MMLAB_CHECK(cudaMemcpy(a.index.get(), index.data(), sizeof(long long) * a.count, cudaMemcpyHostToDevice));
+  to_device(a.index.get(), index.data(), sizeof(long long) * a.count);
   return a;
 }
 
@@ -142,8 +151,8 @@ AuditSamples audit_samples_host(const double* ref, const double* sumabs, std::si
   AuditSamples a = with_index(index);
   std::vector<double> r(index.size()), s(index.size());
   for (std::size_t i = 0; i < index.size(); ++i) r[i] = ref[index[i]], s[i] = sumabs[index[i]];
-  MMLAB_CHECK(cudaMemcpy(a.ref.get(), r.data(), sizeof(double) * r.size(), cudaMemcpyHostToDevice));
-  MMLAB_CHECK(cudaMemcpy(a.sumabs.get(), s.data(), sizeof(double) * s.size(), cudaMemcpyHostToDevice));
+  to_device(a.ref.get(), r.data(), sizeof(double) * r.size());
+  to_device(a.sumabs.get(), s.data(), sizeof(double) * s.size());
   for (std::size_t i = 0; i < elements; ++i)
     if (!std::isnan(ref[i])) a.max_abs_ref = std::max(a.max_abs_ref, std::fabs(ref[i]));
   return a;
@@ -151,8 +160,8 @@ AuditSamples audit_samples_host(const double* ref, const double* sumabs, std::si
 
 AuditSamples audit_samples_of(const EntrySamples& e, double max_abs_ref) {
   AuditSamples a = with_index(e.index);
-  MMLAB_CHECK(cudaMemcpy(a.ref.get(), e.ref.data(), sizeof(double) * e.ref.size(), cudaMemcpyHostToDevice));
-  MMLAB_CHECK(cudaMemcpy(a.sumabs.get(), e.sumabs.data(), sizeof(double) * e.sumabs.size(), cudaMemcpyHostToDevice));
+  to_device(a.ref.get(), e.ref.data(), sizeof(double) * e.ref.size());
+  to_device(a.sumabs.get(), e.sumabs.data(), sizeof(double) * e.sumabs.size());
   a.max_abs_ref = max_abs_ref;
   return a;
 }

@@ -207,6 +207,28 @@ int summary_command(Args& args, const po::variables_map& vm) {
   return 0;
 }
 
+// The rows as this reader reads them: one CSV of this schema's columns, older files' rows upgraded
+// (what their version lacked filled as the analysis fills it, `schema` still the version each row was
+// written in), after the reader's checks (a torn row, a foreign file or a row of another version is an
+// error). What Python's mmlab.read builds its frames from: one reader of results, here.
+int rows_command(Args& args, const po::variables_map& vm) {
+  const auto rows = load(args, false, vm);
+  std::string text;
+  for (const std::string& c : mmlab::result_columns()) text += (text.empty() ? "" : ",") + mmlab::csv_escape(c);
+  text += "\n";
+  for (const Result& r : rows) {
+    bool first = true;
+    for (const std::string& c : mmlab::result_columns()) {
+      const auto it = r.fields.find(c);
+      text += (first ? "" : ",") + mmlab::csv_escape(it == r.fields.end() ? std::string() : it->second);
+      first = false;
+    }
+    text += "\n";
+  }
+  emit(text, vm["output"].as<std::string>());
+  return 0;
+}
+
 int compare_command(Args& args, const po::variables_map& vm) {
   if (!vm.count("baseline")) throw AnalysisError("compare: --baseline ALG[:variant[:params]] is required");
   CompareOptions o;
@@ -398,6 +420,12 @@ const Command kCommands[] = {
                                rows sharing a group are pooled from their raw samples
 )",
      summary_command},
+    {"rows",
+     R"(  rows FILE...                 the rows as this reader reads them: one CSV of this schema's
+                               columns, older files upgraded (`schema`: the version each row was
+                               written in), after its checks (what mmlab.read builds frames from)
+)",
+     rows_command},
     {"compare", R"(  compare FILE... --baseline ALG[:variant[:params]]
                                every other configuration at the baseline's sizes, estimate first:
                                the speed-up with a distribution-free CI (paired by round where the

@@ -1,5 +1,8 @@
-"""CSV files into typed DataFrames: the schema's numbers as numbers, its choices as categories."""
+"""CSV files into typed DataFrames: the schema's numbers as numbers, its choices as categories. A
+results file is read by the lab's one reader (`mmlab-analyze rows`, in this process): its checks, and
+older schemas upgraded to this one, as the analysis reads them."""
 import functools
+import io
 import pathlib
 
 import pandas as pd
@@ -33,12 +36,23 @@ def _typed(frame, types, where):
     return frame
 
 
+def _results_file(path):
+    """Whether the CSV's header is an mmlab results file's (of any schema version)."""
+    with open(path, newline="", errors="replace") as f:
+        names = f.readline().strip().split(",")
+    return {"run_id", "algorithm", "status"} <= set(names)
+
+
 def read_table(path, samples=False):
     """One CSV as a typed DataFrame (the results schema, or the samples' with `samples`)."""
     path = pathlib.Path(path)
     if not path.is_file():
         raise ValueError(f"{path}: no such file")
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False)
+    if not samples and _results_file(path):
+        _, text = _lib.command(["rows", str(path)], analyze=True, capture=True)
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False)
+    else:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False)
     results, sample_types = _types()
     return _typed(frame, sample_types if samples else results, str(path))
 

@@ -158,6 +158,8 @@ def committed_csvs(root):
 def test_read_every_committed_csv(root):
     files = committed_csvs(root)
     assert len(files) > 50
+    schema = [c["name"] for c in mmlab._lib.schema()["results"]]
+    results = 0
     for path in files:
         r = mmlab.read(path)
         assert len(r.rows.columns) > 0, path
@@ -168,6 +170,25 @@ def test_read_every_committed_csv(root):
             assert str(r.rows["schema"].dtype) == "Int64", path
             if "verified" in r.rows.columns:
                 assert str(r.rows["verified"].dtype) in ("Int64", "float64"), path
+        if mmlab._frames._results_file(path):
+            # Every results file, of every schema version, read by the lab's one reader: this schema's
+            # columns, older files upgraded as mmlab-analyze upgrades them (issue #63).
+            results += 1
+            assert list(r.rows.columns) == schema, path
+            assert str(r.rows["verified"].dtype) == "Int64", path
+            assert (r.rows["verified"] == 1).sum() <= (r.rows["status"] != "skipped").sum(), path
+    assert results >= 366
+
+
+def test_read_rejects_a_torn_row_as_mmlab_analyze_does(root, tmp_path, bin_dir):
+    text = (root / "data" / "quick" / "quick.csv").read_text()
+    torn = tmp_path / "torn.csv"
+    torn.write_text(text.rstrip("\n")[:-40] + "\n")  # the last row cut short, as a kill mid-write leaves it
+    analyze = subprocess.run([str(bin_dir / "mmlab-analyze"), "rows", str(torn)], capture_output=True, text=True)
+    assert analyze.returncode != 0
+    with pytest.raises((ValueError, mmlab._lib.CommandError)) as e:
+        mmlab.read(torn)
+    assert str(torn) in str(e.value)
 
 
 def analyze_json(bin_dir, *args):

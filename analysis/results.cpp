@@ -131,7 +131,7 @@ void upgrade_v6(std::map<std::string, std::string>& f) {
 
 // A version 4 row in version 5's words: trials one configuration after another, no clocks.
 void upgrade_v4(std::map<std::string, std::string>& f) {
-  if (f["status"] == "ok") f["order"] = "sequential";
+  if (f["status"] == "ok") f["order"] = order_name(false);
 }
 
 // A version 3 row in version 4's words: uniform inputs and FP32 judging (the only kinds before); its
@@ -467,9 +467,9 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         r.gflops = stat("gflops");
         r.order = r.fields["order"];
         r.interleave_group = r.fields["interleave_group"];
-        if (r.order != "" && r.order != "sequential" && r.order != "interleaved")
-          throw AnalysisError(where(file, r.line, "order") + ": '" + r.order +
-                              "' (valid: sequential, interleaved)");
+        if (r.order != "" && !in_domain("order", r.order))
+          throw AnalysisError(where(file, r.line, "order") + ": '" + r.order + "' (valid: " + order_name(false) +
+                              ", " + order_name(true) + ")");
         r.slow_trials = r.fields["slow_trials"].empty() ? 0 : whole("slow_trials");
         if (!r.fields["timer"].empty()) {
           for (Timer t : kAllTimers)

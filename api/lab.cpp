@@ -76,8 +76,17 @@ template <class Columns>
 std::string columns_json(const Columns& columns) {
   std::string out = "[";
   for (const mmlab::Column& c : columns)
+  {
+    std::string values;
+    const mmlab::Domain d = mmlab::column_domain(c.name);
+    for (const std::string& v : d.values) values += (values.empty() ? "" : ", ") + mmlab::json_string(v);
     out += std::string(out.size() > 1 ? ", " : "") + "{\"name\": " + mmlab::json_string(c.name) +
-           ", \"type\": \"" + type_name(c.type) + "\", \"unit\": " + mmlab::json_string(c.unit) + "}";
+           ", \"type\": \"" + type_name(c.type) + "\", \"unit\": " + mmlab::json_string(c.unit) +
+           (c.type == mmlab::ColumnType::choice
+                ? ", \"values\": [" + values + "], \"open\": " + (d.open ? "true" : "false")
+                : std::string()) +
+           "}";
+  }
   return out + "]";
 }
 

@@ -29,6 +29,9 @@
 
 #include "core/csv.hpp"
 #include "core/params.hpp"
+#include "core/random.hpp"
+#include "core/scope.hpp"
+#include "core/verification.hpp"
 
 namespace mmlab {
 
@@ -171,6 +174,43 @@ inline std::optional<Status> parse_status(const std::string& text) {
   for (Status s : {Status::ok, Status::skipped, Status::failed})
     if (text == status_name(s)) return s;
   return std::nullopt;
+}
+
+// A trial order's name (the `order` column): one configuration's trials after another, or round-robin.
+inline const char* order_name(bool interleaved) { return interleaved ? "interleaved" : "sequential"; }
+
+// The values a choice column takes, from the names the lab writes them with (the enums' own); `open`
+// where a value may also carry a parameter (inputs: exp_spread:PHI, any PHI in (0, 8]). Empty for a
+// column that is not a choice.
+struct Domain {
+  std::vector<std::string> values;
+  bool open = false;
+};
+inline Domain column_domain(const std::string& name) {
+  Domain d;
+  if (name == "scope")
+    for (Scope s : {Scope::kernel, Scope::batched, Scope::end_to_end}) d.values.push_back(scope_name(s));
+  if (name == "timer")
+    for (Timer t : kAllTimers) d.values.push_back(timer_name(t));
+  if (name == "l2_flush") d.values = {l2_flush_name(false), l2_flush_name(true)};
+  if (name == "order") d.values = {order_name(false), order_name(true)};
+  if (name == "precision") d.values = {precision_name(Precision::fp32), precision_name(Precision::tf32)};
+  if (name == "status")
+    for (Status s : {Status::ok, Status::skipped, Status::failed}) d.values.push_back(status_name(s));
+  if (name == "inputs") {
+    for (const Inputs& x : {Inputs::uniform, Inputs::wide_exponent, Inputs::ill_conditioned, Inputs::badly_scaled})
+      d.values.push_back(inputs_name(x));
+    d.open = true;
+  }
+  return d;
+}
+// Whether `value` is one of the column's values (or, for an open one, of its kinds with a parameter).
+inline bool in_domain(const std::string& column, const std::string& value) {
+  if (column == "inputs") return parse_inputs_name(value).has_value();
+  const Domain d = column_domain(column);
+  for (const std::string& v : d.values)
+    if (v == value) return true;
+  return false;
 }
 
 // The columns that hold numbers (whole or decimal; empty where a row has none): what a reader may

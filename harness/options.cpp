@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/csv.hpp"
+#include "core/schema.hpp"
 
 namespace po = boost::program_options;
 
@@ -599,9 +600,9 @@ static RunPlan make_plan_unlocated(Reading& r, const Settings& cli, const Settin
 
   TimingOptions& t = plan.timing;
   const std::string order = setting(r, cli, file, "order");
-  if (order != "interleaved" && order != "sequential")
-    throw UsageError("order: '" + order + "' must be interleaved or sequential");
-  plan.interleaved = order == "interleaved";
+  if (!in_domain("order", order))
+    throw UsageError("order: '" + order + "' must be " + order_name(true) + " or " + order_name(false));
+  plan.interleaved = order == order_name(true);
   const std::string trials = setting(r, cli, file, "trials");
   t.stop.adaptive = trials == "auto";
   if (t.stop.adaptive) {

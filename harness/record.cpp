@@ -150,7 +150,7 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
     if (s.trials >= kMinTrialsForCi)
       r.set("ci_lo_ms", s.ci_lo).set("ci_hi_ms", s.ci_hi).set("ci_coverage", format_double(s.ci_coverage, 4));
     r.set("gflops", cfg.algorithm->flop_count(cfg.problem) / (s.median * 1e-3) / 1e9);
-    r.set("order", o.interleaved ? "interleaved" : "sequential").set("interleave_group", o.interleave_group);
+    r.set("order", order_name(o.interleaved)).set("interleave_group", o.interleave_group);
     if (o.timer) r.set("timer", timer_name(*o.timer));
     if (!o.host_samples.empty()) r.set("host_ms", summarize(o.host_samples).median);
     set_clocks(r, o);

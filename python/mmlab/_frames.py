@@ -16,6 +16,13 @@ def _types():
     return {c["name"]: c["type"] for c in s["results"]}, {c["name"]: c["type"] for c in s["samples"]}
 
 
+@functools.lru_cache(maxsize=1)
+def _domains():
+    """{choice column: its values} for the closed ones, as the lab's schema names them."""
+    return {c["name"]: c["values"] for c in _lib.schema()["results"]
+            if c["type"] == "choice" and not c.get("open", True)}
+
+
 def _typed(frame, types, where):
     for name in frame.columns:
         kind = types.get(name)
@@ -27,6 +34,13 @@ def _typed(frame, types, where):
                 raise ValueError(f"{where}: column '{name}' holds '{text[bad].iloc[0]}', not a number")
             frame[name] = numbers.astype("Int64") if kind == "whole" and (numbers.dropna() % 1 == 0).all() \
                 else numbers.astype("float64")
+        elif kind == "choice" and name in _domains():  # the same categories in every file
+            values = text.where(text != "", None)
+            bad = values.notna() & ~values.isin(_domains()[name])
+            if bad.any():
+                raise ValueError(f"{where}: column '{name}' holds '{values[bad].iloc[0]}' "
+                                 f"(valid: {', '.join(_domains()[name])})")
+            frame[name] = pd.Categorical(values, categories=_domains()[name])
         elif kind == "choice":
             frame[name] = text.where(text != "", None).astype("category")
         elif kind is None:  # a column the schema does not know (a table of another program): pandas' guess

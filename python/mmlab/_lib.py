@@ -93,5 +93,6 @@ def interrupted():
 
 
 def schema():
-    """The CSV schema: {'version', 'results': [{'name', 'type', 'unit'}], 'samples': [...]}."""
+    """The CSV schema: {'version', 'results': [{'name', 'type', 'unit'} (a choice column also 'values', its
+    domain, and 'open': whether a value may carry a parameter)], 'samples': [...]}."""
     return json.loads(library().mmlab_schema_json().decode())

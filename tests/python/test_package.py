@@ -159,6 +159,7 @@ def test_read_every_committed_csv(root):
     files = committed_csvs(root)
     assert len(files) > 50
     schema = [c["name"] for c in mmlab._lib.schema()["results"]]
+    domains = {c["name"]: c["values"] for c in mmlab._lib.schema()["results"] if c["type"] == "choice"}
     results = 0
     for path in files:
         r = mmlab.read(path)
@@ -177,6 +178,8 @@ def test_read_every_committed_csv(root):
             assert list(r.rows.columns) == schema, path
             assert str(r.rows["verified"].dtype) == "Int64", path
             assert (r.rows["verified"] == 1).sum() <= (r.rows["status"] != "skipped").sum(), path
+            for c in ("scope", "timer", "status", "order", "l2_flush", "precision"):  # the schema's domains
+                assert list(r.rows[c].cat.categories) == domains[c], (path, c)
     assert results >= 366
 
 

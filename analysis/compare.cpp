@@ -175,16 +175,14 @@ std::string p_text(double p) {
 // The baseline spec ALG[:variant[:params]] as a row test: FP32 rows only, unless the spec names the
 // variant (cublas:tf32 is the yardstick of TF32 engines; `cublas` alone never picks its TF32 rows).
 std::function<bool(const Result&)> baseline_test(const std::string& spec_text) {
-  std::vector<std::string> spec;
-  std::stringstream ss(spec_text);
-  for (std::string part; std::getline(ss, part, ':');) spec.push_back(part);
-  if (spec.empty() || spec.size() > 3 || spec[0].empty())
+  const SpecParts spec = split_spec(spec_text);
+  if (spec.algorithm.empty() || (spec.has_variant && spec.variant.empty()))
     throw AnalysisError(
         "compare: --baseline must be ALG[:variant[:params]] or best:SPEC,SPEC..., e.g. cublas, "
         "tiled:default:tile=32 or best:cublas,cutlass");
   return [spec](const Result& r) {
-    return (r.fp32() || spec.size() >= 2) && r.algorithm == spec[0] && (spec.size() < 2 || r.variant == spec[1]) &&
-           (spec.size() < 3 || r.params == spec[2]);
+    return (r.fp32() || spec.has_variant) && r.algorithm == spec.algorithm &&
+           (!spec.has_variant || r.variant == spec.variant) && (!spec.has_params || r.params == spec.params);
   };
 }
 
@@ -242,7 +240,7 @@ std::vector<Pair> pair_with_baseline(const std::vector<Result>& rows, const Comp
   std::set<std::string> algorithms;
   for (const Result& r : rows) algorithms.insert(r.algorithm);
   for (const std::string& spec : specs) {
-    const std::string name = spec.substr(0, spec.find(':'));
+    const std::string name = split_spec(spec).algorithm;
     std::size_t baseline_ok = 0, baseline_rows = 0;
     std::map<std::string, std::size_t> why;  // skipped/failed reasons of the baseline
     for (const Result& r : rows) {

@@ -185,11 +185,7 @@ double Result::number(const std::string& column, double absent) const {
   return *end ? absent : v;
 }
 
-std::string engine_name(const std::string& spec) {
-  const std::size_t a = spec.find(':');
-  const std::size_t v = a == std::string::npos ? a : spec.find(':', a + 1);
-  return v == std::string::npos ? spec : spec.substr(0, v);
-}
+std::string engine_name(const std::string& spec) { return split_spec(spec).engine(); }
 
 bool Result::distributed() const {
   const auto grid = fields.find("grid"), ranks = fields.find("ranks");

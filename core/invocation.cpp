@@ -114,18 +114,16 @@ std::string EngineSpec::text() const {
 }
 
 EngineSpec EngineSpec::parse(const std::string& text, const std::vector<const Algorithm*>& known) {
-  const std::size_t a = text.find(':'), v = a == std::string::npos ? a : text.find(':', a + 1);
-  if (a == std::string::npos)
-    throw std::invalid_argument("engine \"" + text + "\": expected algorithm:variant[:params]");
-  const std::string name = text.substr(0, a), variant = text.substr(a + 1, v == std::string::npos ? v : v - a - 1);
+  const SpecParts spec = split_spec(text);
+  if (!spec.has_variant) throw std::invalid_argument("engine \"" + text + "\": expected algorithm:variant[:params]");
   EngineSpec out;
   for (const Algorithm* x : known)
-    if (x->name == name) out.algorithm = x;
-  if (!out.algorithm) throw std::invalid_argument("engine \"" + text + "\": no algorithm " + name);
-  if (!out.algorithm->find_variant(variant))
-    throw std::invalid_argument("engine \"" + text + "\": " + name + " has no variant " + variant);
-  out.params = default_params(*out.algorithm, variant);  // the axes it does not name at their defaults
-  const Params named = Params::parse(variant, v == std::string::npos ? "" : text.substr(v + 1));
+    if (x->name == spec.algorithm) out.algorithm = x;
+  if (!out.algorithm) throw std::invalid_argument("engine \"" + text + "\": no algorithm " + spec.algorithm);
+  if (!out.algorithm->find_variant(spec.variant))
+    throw std::invalid_argument("engine \"" + text + "\": " + spec.algorithm + " has no variant " + spec.variant);
+  out.params = default_params(*out.algorithm, spec.variant);  // the axes it does not name at their defaults
+  const Params named = Params::parse(spec.variant, spec.params);
   for (const auto& [axis, value] : named.values()) out.params.set(axis, value);
   return out;
 }

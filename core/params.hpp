@@ -17,6 +17,29 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The text of an engine spec, "algorithm:variant[:params]" (core/invocation.hpp's EngineSpec, the
+// analysis' --baseline, a distributed row's `engine`), split in one place: the algorithm before the
+// first colon, the variant up to the second, the parameters after it (they may hold colons: a
+// flagship pick's `kernel`). Without a colon the text is the algorithm alone.
+struct SpecParts {
+  std::string algorithm, variant, params;
+  bool has_variant = false, has_params = false;
+  std::string engine() const { return has_variant ? algorithm + ":" + variant : algorithm; }
+};
+inline SpecParts split_spec(const std::string& text) {
+  SpecParts out;
+  const std::size_t a = text.find(':');
+  out.algorithm = text.substr(0, a);
+  if (a == std::string::npos) return out;
+  const std::size_t v = text.find(':', a + 1);
+  out.has_variant = true;
+  out.variant = text.substr(a + 1, v == std::string::npos ? v : v - a - 1);
+  if (v == std::string::npos) return out;
+  out.has_params = true;
+  out.params = text.substr(v + 1);
+  return out;
+}
+
 enum class AxisKind {
   integer,  // "32"
   shape,    // "16x16" (x by y); a single "256" means 256x1

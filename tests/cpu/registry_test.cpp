@@ -281,6 +281,17 @@ TEST(Registry, EngineSpecsParseOnce) {
   for (const Axis& x : cannon.axes) q.set(x.name, x.default_value);
   q.set("engine", "cublas_tf32");
   EXPECT_EQ(cannon.precision_of(q), Precision::tf32);
+  // The grammar, split in one place (core/params.hpp) for the engines and the analysis alike: the
+  // parameters after the second colon keep theirs (a flagship pick's kernel).
+  const SpecParts pick = split_spec("flagship:tensor_cores:kernel=small:tf32x3:tile=32x32;choice=measured");
+  EXPECT_EQ(pick.algorithm, "flagship");
+  EXPECT_EQ(pick.variant, "tensor_cores");
+  EXPECT_EQ(pick.params, "kernel=small:tf32x3:tile=32x32;choice=measured");
+  EXPECT_EQ(pick.engine(), "flagship:tensor_cores");
+  EXPECT_EQ(split_spec("cublas").engine(), "cublas");
+  EXPECT_FALSE(split_spec("cublas").has_variant);
+  EXPECT_TRUE(split_spec("cublas:tf32").has_variant);
+  EXPECT_FALSE(split_spec("cublas:tf32").has_params);
 }
 
 // The flagship's picks over every shape it is trained and judged on (experiments/flagship-training.ini,

@@ -148,6 +148,24 @@ std::string clock_of(const Result& r, const CompareOptions& o) {
 // The fields that say which problem and row a comparison is, first in every record.
 const std::vector<std::string> kWhich = {"m", "n", "k", "inputs", "scope", "l2_flush", "clock", "timer",
                                          "algorithm", "variant", "params", "configuration", "run"};
+// What each field of the compare tables holds (core/schema.hpp's words), written once: the JSON
+// output declares it, and Python types its frame by it.
+const std::map<std::string, std::string> kFieldTypes = {
+    {"m", "whole"}, {"n", "whole"}, {"k", "whole"}, {"inputs", "choice"}, {"scope", "choice"},
+    {"l2_flush", "choice"}, {"clock", "choice"}, {"timer", "choice"}, {"algorithm", "text"}, {"variant", "text"},
+    {"params", "text"}, {"configuration", "text"}, {"run", "text"}, {"unit", "choice"}, {"median", "number"},
+    {"baseline_configuration", "text"}, {"baseline_median", "number"}, {"speedup", "number"}, {"ci_lo", "number"},
+    {"ci_hi", "number"}, {"ci_coverage", "number"}, {"verdict", "choice"}, {"trials_to_decide", "whole"},
+    {"design", "choice"}, {"trials", "whole"}, {"p", "number"}, {"p_holm", "number"}, {"runs", "whole"},
+    {"mean_ci_lo", "number"}, {"mean_ci_hi", "number"}, {"prediction_lo", "number"}, {"prediction_hi", "number"},
+    {"spread_lo", "number"}, {"spread_hi", "number"}, {"runs_to_decide", "whole"}, {"runs_to_decide_80", "whole"},
+    {"holds", "choice"}, {"each_run", "text"}};
+std::vector<std::string> types_of(const std::vector<std::string>& fields) {
+  std::vector<std::string> out;
+  for (const std::string& f : fields) out.push_back(kFieldTypes.at(f));
+  return out;
+}
+
 std::vector<Value> which_of(const Result& r, const CompareOptions& o) {
   return {r.m, r.n, r.k, inputs_name(r.inputs), scope_name(r.scope), l2_flush_name(r.l2_flush), clock_of(r, o),
           r.timer ? timer_name(*r.timer) : "", r.algorithm,
@@ -444,6 +462,7 @@ Table compare(const std::vector<Result>& all_rows, const CompareOptions& o) {
   for (const char* f : {"unit", "median", "baseline_configuration", "baseline_median", "speedup", "ci_lo", "ci_hi",
                         "ci_coverage", "verdict", "trials_to_decide", "design", "trials", "p", "p_holm"})
     t.fields.push_back(f);
+  t.types = types_of(t.fields);
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const Pair& q = pairs[i];
     const Estimate& e = est[i];
@@ -520,6 +539,7 @@ Table compare_across_runs(const std::vector<Result>& all_rows, const CompareOpti
                         "spread_lo", "spread_hi", "verdict", "runs_to_decide", "runs_to_decide_80", "holds",
                         "each_run"})
     t.fields.push_back(f);
+  t.types = types_of(t.fields);
   for (const std::string& key : order) {
     const Line& l = lines.at(key);
     std::vector<double> logs;

@@ -201,7 +201,15 @@ std::string render(const Table& t, Format f) {
     std::vector<std::vector<Value>> records;
     records_of(t, fields, records);
     if (f == Format::json) {
-      os << "{\"title\": " << json_string(t.title) << ", \"note\": " << json_string(t.note) << ", \"records\": [";
+      os << "{\"title\": " << json_string(t.title) << ", \"note\": " << json_string(t.note);
+      if (!t.types.empty() && t.types.size() == t.fields.size()) {
+        os << ", \"columns\": [";
+        for (std::size_t i = 0; i < t.fields.size(); ++i)
+          os << (i ? ", " : "") << "{\"name\": " << json_string(t.fields[i]) << ", \"type\": " << json_string(t.types[i])
+             << "}";
+        os << "]";
+      }
+      os << ", \"records\": [";
       for (std::size_t r = 0; r < records.size(); ++r) {
         os << (r ? ",\n  {" : "\n  {");
         for (std::size_t i = 0; i < fields.size(); ++i)

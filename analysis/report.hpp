@@ -36,6 +36,9 @@ struct Table {
   // Empty: those formats write the printed rows, a cell that reads as a number as a number.
   std::vector<std::string> fields;
   std::vector<std::vector<Value>> records;
+  // Each field's type where the table declares them (core/schema.hpp's words: whole, number, choice,
+  // text, flag), written with the JSON records as "columns": what a program types them by.
+  std::vector<std::string> types;
 };
 
 std::string render(const Table& t, Format f);

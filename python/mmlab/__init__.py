@@ -102,10 +102,6 @@ def run(experiment=None, *, output=None, options=None, **keys):
     return Results(output)
 
 
-_CATEGORIES = ("verdict", "design", "scope", "inputs", "l2_flush", "clock", "timer", "unit", "holds")
-_WHOLE = ("m", "n", "k", "trials", "trials_to_decide", "runs", "runs_to_decide", "runs_to_decide_80")
-
-
 def _paths(results):
     if isinstance(results, (list, tuple)):
         return [p for r in results for p in _paths(r)]
@@ -126,20 +122,21 @@ def compare(results, baseline, *, across_runs=False, **options):
         args += _arguments(dict(options, across_runs=across_runs))
         _lib.command(args, analyze=True)
         text = out.read_text() if out.is_file() else ""
-    records, title, note = [], [], []
+    records, title, note, types = [], [], [], {}
     decoder, pos = json.JSONDecoder(), 0
     while pos < len(text.strip()):
         while text[pos].isspace():
             pos += 1
         table, pos = decoder.raw_decode(text, pos)
         records += table["records"]
+        types.update({c["name"]: c["type"] for c in table.get("columns", [])})  # as the analysis declares them
         title.append(table.get("title", ""))
         note.append(table.get("note", ""))
     frame = pd.DataFrame(records)
     for c in frame.columns:
-        if c in _CATEGORIES:
+        if types.get(c) == "choice":
             frame[c] = frame[c].astype("category")
-        elif c in _WHOLE and frame[c].map(lambda v: v is None or isinstance(v, (int, float))).all():
+        elif types.get(c) == "whole" and frame[c].map(lambda v: v is None or isinstance(v, (int, float))).all():
             frame[c] = pd.to_numeric(frame[c]).astype("Int64") if frame[c].dropna().map(float).map(
                 float.is_integer).all() else pd.to_numeric(frame[c])
     frame.attrs["title"], frame.attrs["note"] = "\n".join(title), "\n".join(note)

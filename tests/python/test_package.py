@@ -218,6 +218,8 @@ def test_compare_equals_mmlab_analyze(root, bin_dir, file, baseline, across):
     assert len(frame) == len(records) > 0
     assert {"speedup", "ci_lo", "ci_hi", "p", "p_holm", "verdict", "trials_to_decide"} <= set(frame.columns)
     assert isinstance(frame["verdict"].dtype, pd.CategoricalDtype) and frame["speedup"].dtype == np.float64
+    # typed as the analysis declares its fields (its JSON's "columns"), no list of them in Python
+    assert str(frame["m"].dtype) == "Int64" and isinstance(frame["scope"].dtype, pd.CategoricalDtype)
     for row, rec in zip(frame.to_dict("records"), records):
         for key, value in rec.items():
             assert same(row[key], value), (key, row[key], value)

@@ -204,6 +204,13 @@ inline Domain column_domain(const std::string& name) {
   }
   return d;
 }
+// The column's values as an error message lists them ("kernel, batched, end_to_end").
+inline std::string domain_names(const std::string& column) {
+  if (column == "inputs") return inputs_names();
+  std::string out;
+  for (const std::string& v : column_domain(column).values) out += (out.empty() ? "" : ", ") + v;
+  return out;
+}
 // Whether `value` is one of the column's values (or, for an open one, of its kinds with a parameter).
 inline bool in_domain(const std::string& column, const std::string& value) {
   if (column == "inputs") return parse_inputs_name(value).has_value();

@@ -249,6 +249,16 @@ StreamAudit audit_stream(const std::function<void()>& enqueue, float* c, std::si
     count_changed<<<1, 32, 0, check>>>(c, 0, changed.as<unsigned long long>());
     MMLAB_CHECK_LAUNCH();
     MMLAB_CHECK(cudaStreamSynchronize(check));
+    // C's entries no longer NaN, read on the check stream.
+    const auto written = [&] {
+      MMLAB_CHECK(cudaMemsetAsync(changed.get(), 0, sizeof(unsigned long long), check));
+      count_changed<<<264, 256, 0, check>>>(c, count, changed.as<unsigned long long>());
+      MMLAB_CHECK_LAUNCH();
+      unsigned long long n = 0;
+      MMLAB_CHECK(cudaMemcpyAsync(&n, changed.get(), sizeof n, cudaMemcpyDeviceToHost, check));
+      MMLAB_CHECK(cudaStreamSynchronize(check));
+      return n;
+    };
     StreamAudit out;
     bool check_waited = false;
     {
@@ -265,26 +275,13 @@ StreamAudit audit_stream(const std::function<void()>& enqueue, float* c, std::si
         out.waited = true;
       } else {
         std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(kStreamAuditSettleMs));
-        MMLAB_CHECK(cudaMemsetAsync(changed.get(), 0, sizeof(unsigned long long), check));
-        count_changed<<<264, 256, 0, check>>>(c, count, changed.as<unsigned long long>());
-        MMLAB_CHECK_LAUNCH();
-        unsigned long long n = 0;
-        MMLAB_CHECK(cudaMemcpyAsync(&n, changed.get(), sizeof n, cudaMemcpyDeviceToHost, check));
-        MMLAB_CHECK(cudaStreamSynchronize(check));
-        out.changed = n;
+        out.changed = written();
         check_waited = blocker.timed_out();  // the held stream was let go before C was read
       }
     }
     MMLAB_CHECK(cudaStreamSynchronize(stream));
-    if (!out.waited && !check_waited && out.changed == 0) {  // the stream finished: C must be whole
-      MMLAB_CHECK(cudaMemsetAsync(changed.get(), 0, sizeof(unsigned long long), check));
-      count_changed<<<264, 256, 0, check>>>(c, count, changed.as<unsigned long long>());
-      MMLAB_CHECK_LAUNCH();
-      unsigned long long n = 0;
-      MMLAB_CHECK(cudaMemcpyAsync(&n, changed.get(), sizeof n, cudaMemcpyDeviceToHost, check));
-      MMLAB_CHECK(cudaStreamSynchronize(check));
-      out.unfinished = count - n;
-    }
+    if (!out.waited && !check_waited && out.changed == 0)  // the stream finished: C must be whole
+      out.unfinished = count - written();
     MMLAB_CHECK(cudaDeviceSynchronize());  // work it left elsewhere ends here, not in a trial
     MMLAB_CHECK(cudaStreamDestroy(check));
     if (!check_waited) return out;

@@ -136,22 +136,20 @@ if torch is not None and torch.cuda.is_available():
             torch.mm(ta, tb, out=tc)
         lab.wait_stream(_side)
 
-    @mmlab.algorithm("pycheat_tf32")
-    def tf32(a, b, c, *, params, stream):
+    def _mm(a, b, c, tf32):
+        """C = A B with TF32 tensor cores allowed or not, the setting put back after."""
         ta, tb, tc = _tensors(a, b, c)
         before = torch.backends.cuda.matmul.allow_tf32
-        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cuda.matmul.allow_tf32 = tf32
         try:
             torch.mm(ta, tb, out=tc)
         finally:
             torch.backends.cuda.matmul.allow_tf32 = before
 
+    @mmlab.algorithm("pycheat_tf32")
+    def tf32(a, b, c, *, params, stream):
+        _mm(a, b, c, tf32=True)
+
     @mmlab.algorithm("pyhonest_torch")
     def plain_torch(a, b, c, *, params, stream):
-        ta, tb, tc = _tensors(a, b, c)
-        before = torch.backends.cuda.matmul.allow_tf32
-        torch.backends.cuda.matmul.allow_tf32 = False
-        try:
-            torch.mm(ta, tb, out=tc)
-        finally:
-            torch.backends.cuda.matmul.allow_tf32 = before
+        _mm(a, b, c, tf32=False)

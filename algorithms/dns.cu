@@ -247,7 +247,15 @@ MMLAB_ALGORITHM(dns) {
   a.supports = supports;
   a.launch_config = launch;
   a.workspace_bytes = workspace;
-  a.set_nondeterminism("tiled_atomic", "layers' partial tiles added atomically");
+  // Every atomic variant adds its k slices into C in the order the blocks happen to run: C's bits
+  // vary from run to run once k spans more than one slice (a crowded H100 showed it for planes at
+  // 11x109x2328, data/cheats/h100-127c42a); one slice stores C directly.
+  for (const char* v : {"planes", "half_planes", "quarter_planes"})
+    a.set_nondeterminism(v, "k slices' column sums added atomically");
+  a.set_nondeterminism("tiled_atomic", "k slices' partial tiles added atomically");
+  a.is_nondeterministic = [](const Problem& p, const Params& q) {
+    return p.k > q.integer(is_planes(kind_of(q)) ? "tile" : "depth");
+  };
   a.run = run;
 }
 

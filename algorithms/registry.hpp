@@ -24,6 +24,7 @@
   X(tma_tiled)                             \
   X(streamk)                               \
   X(skinny)                                \
+  X(gemv)                                  \
   X(small)                                 \
   X(tf32x3)                                \
   X(flagship)                              \

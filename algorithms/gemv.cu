@@ -1,21 +1,24 @@
-// gemv: C = A B where m or n is at most 16 (a row vector or a few rows times B; A times a vector or
-// a few columns), where the time is the large operand's bytes read from DRAM once and nothing else
+// gemv: C = A B where m or n is at most 4 (a row vector or a few rows times B; A times a vector or a
+// few columns), where the time is the large operand's bytes read from DRAM once and nothing else
 // (issue #61: skinny's kernels reached 40-52% of the DRAM bound at m = 1, cuBLAS 79-82%).
 //
-// rows (m <= 16, B streamed): a block of 256 threads (8 warps) takes 128 columns of B and a range of
-// k; a lane keeps four columns (one 16-byte load per row of B where n % 4 == 0, else four coalesced
-// 4-byte loads) and the m x 4 sums of them; the warps take interleaved rows of B (warp w: rows w,
-// w + 8, ...), a round of 8 rows in flight per lane while the round before is multiplied; A's values
-// are read where they are used (a warp reads one address: a broadcast, from L1 after the first).
-// cols (n <= 16 < m, A streamed): a warp takes a row of A and a range of k, a lane four consecutive k
-// at a time (one 16-byte load where k % 4 == 0), 4 loads in flight while the 4 before are multiplied
-// by B's rows (read where used, L1 and L2 hits: B is small), and a shuffle tree adds the lanes' sums.
-// The k ranges of one output tile are the blocks of a thread-block cluster (up to 16): each block's
-// warps add their sums in shared memory in warp order, then each block sums its share of the tile over
-// the cluster in rank order through distributed shared memory: one launch, no workspace, the same sum
-// on every run. The cluster's size is chosen so that about three blocks per SM stream at once.
-// Accepts any k; m <= 16 (capacity 1, 2, 4, 8 or 16 rows) or n <= 16 (as many columns).
-// Example: mmlab run --algorithms gemv,skinny,cublas --shape 1x8192x8192,8192x1x8192,16x4096x4096 --l2-flush on
+// rows (m <= 4, B streamed): a lane keeps four columns of B (one 16-byte load per row where n % 4 ==
+// 0, else four coalesced 4-byte loads) and the m x 4 sums of them, a round of 8 rows of B in flight
+// while the round before is multiplied; A's values are read where they are used (a warp reads one
+// address: a broadcast, from L1 after the first). Variant `default`: a block of 256 threads (8 warps)
+// takes 128 columns and a range of k, its warps interleaved rows (w, w + 8, ...), their sums added in
+// shared memory in warp order; `wide`: a block takes 1024 columns, each warp its own 128 and every row
+// of the range, so a block reads 4 KiB of each row of B at once.
+// cols (n <= 4 < m, A streamed; both variants): a warp takes a row of A and a range of k, a lane four
+// consecutive k at a time (one 16-byte load where k % 4 == 0), 4 loads in flight while the 4 before
+// are multiplied by B's rows (read where used, L1 and L2 hits: B is small; one 16-byte load where n = 1),
+// and a shuffle tree adds the lanes' sums.
+// The k ranges of one output tile are the blocks of a thread-block cluster (up to 16): each block
+// sums its share of the tile over the cluster in rank order through distributed shared memory: one
+// launch, no workspace, the same sum on every run. The cluster's size is chosen so that about three
+// blocks per SM stream at once. Wider small sides (5-64) are skinny's and small's.
+// Accepts any k; m <= 4 (capacity 1, 2 or 4 rows) or n <= 4 (as many columns).
+// Example: mmlab run --algorithms gemv,skinny,cublas --gemv.variant all --shape 1x8192x8192,8192x1x8192,3x3001x7000 --l2-flush on
 #include <atomic>
 #include <mutex>
 
@@ -34,7 +37,7 @@ constexpr int kThreads = 256, kWarps = kThreads / 32;
 constexpr int kTileCols = 4 * 32;  // rows: a block's columns, four per lane
 constexpr int kRound = 8;          // rows: rows of B a lane has in flight
 constexpr int kColsRound = 4;      // cols: 16-byte loads of A a lane has in flight
-constexpr long kMaxSide = 16;
+constexpr long kMaxSide = 4;
 
 // The cluster's sum of the blocks' partial tiles (`sums`, `count` floats each, complete in every
 // block), each block adding its share in rank order and handing each sum to store(e, s).
@@ -57,40 +60,45 @@ __device__ __forceinline__ void cluster_sum(float* sums, int count, Store store)
   cluster.sync();  // no block leaves while a peer still reads its partial tile
 }
 
-// rows: the sums of A's rows r < m <= R over this block's k range, for its 128 columns of B.
-template <int R, bool kVec>
+// rows: the sums of A's rows r < m <= R over this block's k range, for its columns of B: 128 (the
+// warps take interleaved rows of B, their sums added in warp order) or, kWide, 1024 (each warp its own
+// 128 columns and every row of the range, so a block reads 4 KiB of each row of B at once).
+template <int R, bool kVec, bool kWide>
 __global__ void __launch_bounds__(kThreads)
     rows_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n,
                 int k, int per) {
-  extern __shared__ __align__(16) float sums[];  // [kWarps][R][128], then the block's [R][128]
+  constexpr int kBlockCols = kWide ? kWarps * kTileCols : kTileCols;
+  constexpr int kStep = kWide ? 1 : kWarps;  // rows of B between a warp's consecutive ones
+  extern __shared__ __align__(16) float sums[];  // [kWarps][R][128] (kWide: [R][1024]), then the block's
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const long col0 = long(blockIdx.y) * kTileCols;
+  const long col0 = long(blockIdx.y) * kBlockCols, cols = col0 + (kWide ? kTileCols * warp : 0);
   const int kb = int(blockIdx.x) * per, len = max(0, min(k, kb + per) - kb);
-  // The tile's column of this lane's j-th sum: four consecutive ones, or one in each quarter.
+  // The warp's column of this lane's j-th sum: four consecutive ones, or one in each quarter.
   auto column = [&](int j) { return kVec ? 4 * lane + j : lane + 32 * j; };
   auto load_round = [&](int q0, float (&v)[kRound][4]) {
 #pragma unroll
     for (int u = 0; u < kRound; ++u) {
-      const int q = q0 + u * kWarps;
-      const float* row = b + long(kb + q) * n + col0;
+      const int q = q0 + u * kStep;
+      const float* row = b + long(kb + q) * n + cols;
       if (kVec) {
-        const bool in = q < len && col0 + 4 * lane < n;  // n % 4 == 0: all four or none
+        const bool in = q < len && cols + 4 * lane < n;  // n % 4 == 0: all four or none
         const float4 x = in ? __ldg(reinterpret_cast<const float4*>(row) + lane) : make_float4(0.f, 0.f, 0.f, 0.f);
         v[u][0] = x.x, v[u][1] = x.y, v[u][2] = x.z, v[u][3] = x.w;
       } else {
 #pragma unroll
-        for (int j = 0; j < 4; ++j) v[u][j] = q < len && col0 + column(j) < n ? __ldg(row + column(j)) : 0.f;
+        for (int j = 0; j < 4; ++j) v[u][j] = q < len && cols + column(j) < n ? __ldg(row + column(j)) : 0.f;
       }
     }
   };
   float acc[R][4] = {};
   float v[kRound][4], next[kRound][4];
-  load_round(warp, v);
-  for (int q0 = warp; q0 < len; q0 += kWarps * kRound) {
-    if (q0 + kWarps * kRound < len) load_round(q0 + kWarps * kRound, next);  // in flight meanwhile
+  const int first = kWide ? 0 : warp;
+  load_round(first, v);
+  for (int q0 = first; q0 < len; q0 += kStep * kRound) {
+    if (q0 + kStep * kRound < len) load_round(q0 + kStep * kRound, next);  // in flight meanwhile
 #pragma unroll
     for (int u = 0; u < kRound; ++u) {
-      const int q = q0 + u * kWarps;
+      const int q = q0 + u * kStep;
       if (q >= len) break;  // the rest of the round is past the range (v is zero there)
 #pragma unroll
       for (int r = 0; r < R; ++r) {
@@ -104,21 +112,27 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
       for (int j = 0; j < 4; ++j) v[u][j] = next[u][j];
   }
-  // The warps' sums, added in warp order: this block's partial tile [R][128] in warp 0's slot.
+  if (kWide) {  // the warps' columns are their own: this block's partial tile [R][1024] as it stands
 #pragma unroll
-  for (int r = 0; r < R; ++r)
+    for (int r = 0; r < R; ++r)
 #pragma unroll
-    for (int j = 0; j < 4; ++j) sums[(warp * R + r) * kTileCols + column(j)] = acc[r][j];
-  __syncthreads();
-  for (int e = threadIdx.x; e < R * kTileCols; e += kThreads) {
-    float s = sums[e];
-    for (int w = 1; w < kWarps; ++w) s += sums[w * R * kTileCols + e];
-    sums[e] = s;
+      for (int j = 0; j < 4; ++j) sums[r * kBlockCols + kTileCols * warp + column(j)] = acc[r][j];
+  } else {  // the warps' sums, added in warp order: this block's partial tile [R][128] in warp 0's slot
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) sums[(warp * R + r) * kTileCols + column(j)] = acc[r][j];
+    __syncthreads();
+    for (int e = threadIdx.x; e < R * kTileCols; e += kThreads) {
+      float s = sums[e];
+      for (int w = 1; w < kWarps; ++w) s += sums[w * R * kTileCols + e];
+      sums[e] = s;
+    }
   }
   __syncthreads();
-  cluster_sum(sums, R * kTileCols, [&](int e, float s) {
-    const int r = e / kTileCols;
-    const long col = col0 + e % kTileCols;
+  cluster_sum(sums, R * kBlockCols, [&](int e, float s) {
+    const int r = e / kBlockCols;
+    const long col = col0 + e % kBlockCols;
     if (r < m && col < n) c[long(r) * n + col] = s;
   });
 }
@@ -156,6 +170,11 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (int u = 0; u < kColsRound; ++u) {
       const int q = q0 + 128 * u;
+      if (R == 1 && kVec && q + 3 < ke) {  // n == 1: B is a vector, four k in one 16-byte load
+        const float4 y = __ldg(reinterpret_cast<const float4*>(b + q));
+        acc[0] = fmaf(v[u].x, y.x, fmaf(v[u].y, y.y, fmaf(v[u].z, y.z, fmaf(v[u].w, y.w, acc[0]))));
+        continue;
+      }
       const float x[4] = {v[u].x, v[u].y, v[u].z, v[u].w};
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
@@ -183,27 +202,35 @@ __global__ void __launch_bounds__(kThreads)
   });
 }
 
-// The small side rounded up to the kernels' capacity: 1, 2, 4, 8 or 16.
+// The small side rounded up to the kernels' capacity: 1, 2 or 4.
 int capacity(long side) {
   int r = 1;
   while (r < side) r *= 2;
   return r;
 }
 
+enum class Kind { plain, wide };  // kVariants' order
+const std::vector<Variant> kVariants = {
+    {"default", "rows (m <= 4): a block per 128 columns of B and a k range, its warps on interleaved rows of B; "
+                "cols (n <= 4 < m): a warp per row of A"},
+    {"wide", "rows: a block per 1024 columns of B, each warp its own 128 and every row of the range (4 KiB of a "
+             "row of B at once); cols: as default"}};
+
 // How the problem is cut: rows (m small) or cols, its output tiles (grid y), the blocks of a cluster
 // along k (grid x) and the k of each. Enough blocks for about three per SM, each with at least one
 // round of k, at most `most` per cluster.
 struct Division {
-  bool rows;
+  bool rows, wide;
   int side;    // capacity of the small side
-  long tiles;  // rows: 128 columns of B each; cols: 8 rows of A each
+  long tiles;  // rows: 128 (wide: 1024) columns of B each; cols: 8 rows of A each
   int split, per;
 };
-Division division(const Problem& p, double sms, int most) {
+Division division(const Problem& p, bool wide, double sms, int most) {
   Division d;
   d.rows = p.m <= kMaxSide && (p.n > kMaxSide || p.m <= p.n);
+  d.wide = d.rows && wide;
   d.side = capacity(d.rows ? p.m : p.n);
-  d.tiles = d.rows ? ceil_div(p.n, kTileCols) : ceil_div(p.m, kWarps);
+  d.tiles = d.rows ? ceil_div(p.n, d.wide ? kWarps * kTileCols : kTileCols) : ceil_div(p.m, kWarps);
   const long least = d.rows ? 64 : 128 * kColsRound;  // k of a block at the least
   const long wanted = (long(3 * sms) + d.tiles - 1) / d.tiles;
   d.split = int(std::max(1L, std::min({wanted, (p.k + least - 1) / least, long(most)})));
@@ -219,23 +246,21 @@ std::size_t shared_bytes(const Division& d) {
 
 using Kernel = void (*)(const float*, const float*, float*, int, int, int, int);
 
-// The compiled kernel of a side, capacity and load width.
-template <int R>
-Kernel kernel_of(bool rows, bool vec) {
-  if (rows) return vec ? rows_kernel<R, true> : rows_kernel<R, false>;
-  return vec ? cols_kernel<R, true> : cols_kernel<R, false>;
+// The compiled kernel of a cut and load width.
+template <int R, bool kVec>
+Kernel kernel_of(const Division& d) {
+  if (!d.rows) return cols_kernel<R, kVec>;
+  return d.wide ? rows_kernel<R, kVec, true> : rows_kernel<R, kVec, false>;
 }
 Kernel kernel_for(const Division& d, bool vec) {
   switch (d.side) {
-    case 1: return kernel_of<1>(d.rows, vec);
-    case 2: return kernel_of<2>(d.rows, vec);
-    case 4: return kernel_of<4>(d.rows, vec);
-    case 8: return kernel_of<8>(d.rows, vec);
-    default: return kernel_of<16>(d.rows, vec);
+    case 1: return vec ? kernel_of<1, true>(d) : kernel_of<1, false>(d);
+    case 2: return vec ? kernel_of<2, true>(d) : kernel_of<2, false>(d);
+    default: return vec ? kernel_of<4, true>(d) : kernel_of<4, false>(d);
   }
 }
 
-// Whether the large operand's rows start 16-byte aligned (the pointer itself is checked at run time).
+// Whether the large operand's rows start 16-byte aligned (the pointers themselves are checked at run time).
 bool vectorizable(const Problem& p, const Division& d) { return (d.rows ? p.n : p.k) % 4 == 0; }
 
 LaunchConfig launch_of(const Division& d) {
@@ -249,31 +274,30 @@ LaunchConfig launch_of(const Division& d) {
 
 // Clusters of up to 16 blocks where one fits on the device (it holds non-portable clusters of 16),
 // else of up to 8; asked of the device once per kernel and cluster size.
-Division division(const Problem& p, const DeviceInfo& d) {
-  const Division wide = division(p, model_sms(d), 16);
-  if (!d.present || wide.split <= 8) return wide;
-  static std::atomic<signed char> fits[2][5][2][17];  // side, log2 capacity, vec, split: -1 unknown
+Division division(const Problem& p, const Params& q, const DeviceInfo& d) {
+  const bool wide = variant_kind<Kind>(kVariants, q) == Kind::wide;
+  const Division most = division(p, wide, model_sms(d), 16);
+  if (!d.present || most.split <= 8) return most;
+  static std::atomic<signed char> fits[3][3][2][17];  // kernel (cols, rows, wide rows), log2 capacity, vec, split
   static std::once_flag unknown;
   std::call_once(unknown, [] {
     for (auto& a : fits)
       for (auto& b : a)
         for (auto& c : b)
-          for (auto& f : c) f = -1;
+          for (auto& f : c) f = -1;  // unknown
   });
-  int log2_side = 0;
-  while ((1 << log2_side) < wide.side) ++log2_side;
-  const bool vec = vectorizable(p, wide);
-  std::atomic<signed char>& known = fits[wide.rows][log2_side][vec][wide.split];
-  if (known < 0) known = clusters_that_fit(kernel_for(wide, vec), launch_of(wide)) > 0 ? 1 : 0;
-  return known ? wide : division(p, model_sms(d), 8);
+  const bool vec = vectorizable(p, most);
+  std::atomic<signed char>& known = fits[most.rows + most.wide][most.side / 2][vec][most.split];
+  if (known < 0) known = clusters_that_fit(kernel_for(most, vec), launch_of(most)) > 0 ? 1 : 0;
+  return known ? most : division(p, wide, model_sms(d), 8);
 }
 
-LaunchConfig launch(const Problem& p, const Params&, const DeviceInfo& d) { return launch_of(division(p, d)); }
+LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo& d) { return launch_of(division(p, q, d)); }
 
-Reason supports(const Problem& p, const Params&, const DeviceInfo& d) {
-  if (p.m > kMaxSide && p.n > kMaxSide) return "gemv needs m or n at most 16 (a GEMV-like shape; wider: skinny)";
+Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
+  if (p.m > kMaxSide && p.n > kMaxSide) return "gemv needs m or n at most 4 (a GEMV-like shape; wider: skinny, small)";
   if (Reason r = fits_int(p)) return r;
-  const Division s = division(p, 132, 16);
+  const Division s = division(p, variant_kind<Kind>(kVariants, q) == Kind::wide, 132, 16);
   if (s.tiles > 65535)
     return std::string(s.rows ? "n / 128" : "m / 8") + " output tiles must be at most 65535 (the grid's y)";
   if (d.present && d.cc_major < 9) return "thread-block clusters need compute capability 9.0 or newer";
@@ -282,10 +306,10 @@ Reason supports(const Problem& p, const Params&, const DeviceInfo& d) {
 
 void run(const RunArgs& r) {
   const Problem& p = r.problem;
-  const Division d = division(p, *r.device);
+  const Division d = division(p, *r.params, *r.device);
   const LaunchConfig lc = launch_of(d);
-  const float* big = d.rows ? r.b : r.a;
-  const Kernel kernel = kernel_for(d, vectorizable(p, d) && reinterpret_cast<std::uintptr_t>(big) % 16 == 0);
+  auto aligned = [](const float* x) { return reinterpret_cast<std::uintptr_t>(x) % 16 == 0; };
+  const Kernel kernel = kernel_for(d, vectorizable(p, d) && aligned(r.a) && aligned(r.b));
   allow_shared_bytes(kernel, lc.shared_bytes);
   if (lc.cluster.x > 8) MMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   launch_in_clusters(kernel, lc, r.stream, r.a, r.b, r.c, int(p.m), int(p.n), int(p.k), d.per);
@@ -296,17 +320,16 @@ void run(const RunArgs& r) {
 
 MMLAB_ALGORITHM(gemv) {
   a.summary =
-      "m or n <= 16 (GEMV): the large operand streamed once with 16-byte loads, k split over a cluster and "
+      "m or n <= 4 (GEMV): the large operand streamed once with 16-byte loads, k split over a cluster and "
       "summed through DSMEM (one launch, deterministic)";
-  a.variants = {{"default", "rows (m <= 16): a block per 128 columns of B and k range, 8 rows of B in flight "
-                            "per lane; cols: a warp per row of A, 4 loads in flight per lane; the k ranges of a "
-                            "tile summed in rank order through DSMEM"}};
-  a.constraints = "m <= 16 or n <= 16; any k; at most 65535 output tiles (n / 128 or m / 8); compute capability 9.0";
+  a.variants = kVariants;
+  a.constraints = "m <= 4 or n <= 4; any k; at most 65535 output tiles (n / 128, wide n / 1024, or m / 8); "
+                  "compute capability 9.0";
   a.supports = supports;
   a.launch_config = launch;
   a.run = run;
   use_linear_model(a, [](const Problem& p, const Params& q, const DeviceInfo& d) {
-    const Division s = division(p, d);
+    const Division s = division(p, q, d);
     return gemv_model(p, q, {s.rows, s.side, long(s.split) * s.tiles, s.split}, model_sms(d));
   });
 }

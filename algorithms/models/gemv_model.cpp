@@ -10,6 +10,7 @@ namespace {
 // clang-format off
 const LinearFits kFits = {
   {"default", "", "gemv", 0.004, 0.000351, 0.0299, 0},
+  {"wide", "", "gemv", 0.004, 0.000351, 0.0299, 0},
 };
 // clang-format on
 }  // namespace

@@ -1,6 +1,6 @@
 // gemv's cost model (linear_fit.hpp): the large operand streamed once from DRAM by as many blocks as
 // the division gives (about three per SM at most); `side` is the small side (m for rows, n for cols)
-// rounded up to the kernel's capacity (1, 2, 4, 8 or 16), `split` the cluster's blocks along k:
+// rounded up to the kernel's capacity (1, 2 or 4), `split` the cluster's blocks along k:
 //   f1 = 4 (k n + m k + m n) / 1e6 / min(1, blocks / (3 SMs))   MB moved, scaled up where too few
 //                                                              blocks stream to keep DRAM busy
 //   f2 = 2 side big k / 1e9                                    GFLOP at the kernel's capacity

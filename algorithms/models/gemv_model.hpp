@@ -1,26 +1,25 @@
 // gemv's cost model (linear_fit.hpp): the large operand streamed once from DRAM by as many blocks as
 // the division gives (about three per SM at most); `side` is the small side (m for rows, n for cols)
-// rounded up to the kernel's capacity (1, 2 or 4), `split` the cluster's blocks along k:
-//   f1 = 4 (k n + m k + m n) / 1e6 / min(1, blocks / (3 SMs))   MB moved, scaled up where too few
-//                                                              blocks stream to keep DRAM busy
-//   f2 = 2 side big k / 1e9                                    GFLOP at the kernel's capacity
-//   f3 = side big split / 1e6                                  M partial sums added through DSMEM
-// Its first coefficients are set by hand, not fitted: the H100's 3.35 TB/s DRAM bound at 85%, its FP32
-// peak at half and a 4 us launch (the dispatchers time what the models rank first anyway).
+// rounded up to the kernel's capacity (1, 2 or 4):
+//   f1 = 4 (k n + m k + m n) / 1e6          MB moved: the bandwidth's part
+//   f2 = f1 / blocks x 1e3                  KB each block moves: the part of too few blocks in flight
+//   f3 = 2 side big k / 1e9                 GFLOP at the kernel's capacity
+// One row per `width` (a cols problem, where the width plays no part, is priced by each row alike).
+// Fitted by scripts/fit-flagship on experiments/flagship-weak-classes.ini and a run of large GEMVs
+// (data/flagship/weak-classes/).
 #pragma once
 
 #include "algorithms/models/linear_fit.hpp"
 
 namespace mmlab {
 
-// How gemv cuts the problem: its side (rows: m small, else cols), the capacity of the small side,
-// its blocks (grid x y) and its split (grid x).
+// How gemv cuts the problem: its side (rows: m small, else cols), the capacity of the small side and
+// its blocks (grid x y).
 struct GemvCut {
   bool rows;
   int side;
-  long blocks, split;
+  long blocks;
 };
-// `sms`: model_sms of the device.
-ModelTerms gemv_model(const Problem& p, const Params& q, const GemvCut& cut, double sms);
+ModelTerms gemv_model(const Problem& p, const Params& q, const GemvCut& cut);
 
 }  // namespace mmlab

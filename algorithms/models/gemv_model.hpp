@@ -5,8 +5,8 @@
 //   f2 = f1 / blocks x 1e3                  KB each block moves: the part of too few blocks in flight
 //   f3 = 2 side big k / 1e9                 GFLOP at the kernel's capacity
 // One row per `width` (a cols problem, where the width plays no part, is priced by each row alike).
-// Fitted by scripts/fit-flagship on experiments/flagship-weak-classes.ini and a run of large GEMVs
-// (data/flagship/weak-classes/).
+// Fitted by scripts/fit-flagship on experiments/flagship-weak-classes.ini's GEMV-like problems and nine
+// large GEMVs in one file (data/flagship/weak-classes/h100-c7af429/: training.csv, large.csv).
 #pragma once
 
 #include "algorithms/models/linear_fit.hpp"

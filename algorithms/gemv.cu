@@ -9,10 +9,10 @@
 // columns (128 G) and a range of k: G warps side by side on a row of B (G x 512 contiguous bytes at
 // once: at 1x8192x8192 on an H100, 79% of the DRAM peak at G = 8 against 60% at G = 1, ncu), the other
 // 8 / G on interleaved rows, their sums added in shared memory in order.
-// cols (n <= 4 < m, A streamed; `width` plays no part): a warp takes a row of A and a range of k, a
-// lane four consecutive k at a time (one 16-byte load: the range starts where the row is aligned, its
-// ends masked), 4 loads in flight while the 4 before are multiplied by B's rows (read where used, L1
-// and L2 hits: B is small; one 16-byte load where n = 1), and a shuffle tree adds the lanes' sums.
+// cols (n <= 4 < m, A streamed; `width` plays no part): a warp takes a row of A and a range of k, a lane four
+// consecutive k at a time (one 16-byte load where k % 4 == 0), 4 loads in flight while the 4 before
+// are multiplied by B's rows (read where used, L1 and L2 hits: B is small; one 16-byte load where n = 1),
+// and a shuffle tree adds the lanes' sums.
 // The k ranges of one output tile are the blocks of a thread-block cluster (up to 16): each block
 // sums its share of the tile over the cluster in rank order through distributed shared memory: one
 // launch, no workspace, the same sum on every run. The cluster's size is chosen so that about three
@@ -133,9 +133,7 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // cols: the sums of row (blockIdx.y * 8 + warp) of A over this block's k range times B's columns
-// c < n <= R. kVec (A 16-byte aligned): a lane's four k start where the row's addresses are 16-byte
-// aligned (the range shifted back by (row k + kb) mod 4, the values outside it zero), so any k reads
-// A with 16-byte loads.
+// c < n <= R.
 template <int R, bool kVec>
 __global__ void __launch_bounds__(kThreads)
     cols_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n,
@@ -145,30 +143,29 @@ __global__ void __launch_bounds__(kThreads)
   const long row = long(blockIdx.y) * kWarps + warp;
   const int kb = int(blockIdx.x) * per, ke = min(k, kb + per);
   const float* arow = a + min(row, long(m) - 1) * k;  // a row past m reads the last and stores nothing
-  const int base = kVec ? kb - int((min(row, long(m) - 1) * k + kb) % 4) : kb;  // arow + base: aligned
   auto load_round = [&](int q0, float4 (&v)[kColsRound]) {
 #pragma unroll
     for (int u = 0; u < kColsRound; ++u) {
       const int q = q0 + 128 * u;  // this lane's first of four consecutive k
-      if (kVec && q >= kb && q + 3 < ke) {
+      if (kVec && q + 3 < ke) {
         v[u] = __ldg(reinterpret_cast<const float4*>(arow + q));
-      } else {  // the range's ends: only what lies in [kb, ke), never past A's last row
-        v[u].x = q >= kb && q < ke ? __ldg(arow + q) : 0.f;
-        v[u].y = q + 1 >= kb && q + 1 < ke ? __ldg(arow + q + 1) : 0.f;
-        v[u].z = q + 2 >= kb && q + 2 < ke ? __ldg(arow + q + 2) : 0.f;
-        v[u].w = q + 3 >= kb && q + 3 < ke ? __ldg(arow + q + 3) : 0.f;
+      } else {
+        v[u].x = q < ke ? __ldg(arow + q) : 0.f;
+        v[u].y = q + 1 < ke ? __ldg(arow + q + 1) : 0.f;
+        v[u].z = q + 2 < ke ? __ldg(arow + q + 2) : 0.f;
+        v[u].w = q + 3 < ke ? __ldg(arow + q + 3) : 0.f;
       }
     }
   };
   float acc[R] = {};
   float4 v[kColsRound], next[kColsRound];
-  load_round(base + 4 * lane, v);
-  for (int q0 = base + 4 * lane; q0 - 4 * lane < ke; q0 += 128 * kColsRound) {
+  load_round(kb + 4 * lane, v);
+  for (int q0 = kb + 4 * lane; q0 - 4 * lane < ke; q0 += 128 * kColsRound) {
     if (q0 - 4 * lane + 128 * kColsRound < ke) load_round(q0 + 128 * kColsRound, next);  // in flight meanwhile
 #pragma unroll
     for (int u = 0; u < kColsRound; ++u) {
       const int q = q0 + 128 * u;
-      if (R == 1 && kVec && q >= kb && q + 3 < ke && q % 4 == 0) {  // n == 1, B's four k in one 16-byte load
+      if (R == 1 && kVec && q + 3 < ke) {  // n == 1: B is a vector, four k in one 16-byte load
         const float4 y = __ldg(reinterpret_cast<const float4*>(b + q));
         acc[0] = fmaf(v[u].x, y.x, fmaf(v[u].y, y.y, fmaf(v[u].z, y.z, fmaf(v[u].w, y.w, acc[0]))));
         continue;
@@ -176,7 +173,7 @@ __global__ void __launch_bounds__(kThreads)
       const float x[4] = {v[u].x, v[u].y, v[u].z, v[u].w};
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        if (q + i < kb || q + i >= ke) continue;  // x is zero there, and B may have no row q + i
+        if (q + i >= ke) break;  // x is zero there, and B has no row q + i
         const float* brow = b + long(q + i) * n;
 #pragma unroll
         for (int col = 0; col < R; ++col)
@@ -258,9 +255,8 @@ Kernel kernel_for(const Division& d, bool vec) {
   }
 }
 
-// Whether the large operand's rows can be read with 16-byte loads: B's where n % 4 == 0; A's always
-// (each row's range is shifted to where its addresses are aligned). The pointers are checked at run time.
-bool vectorizable(const Problem& p, const Division& d) { return !d.rows || p.n % 4 == 0; }
+// Whether the large operand's rows start 16-byte aligned (the pointers themselves are checked at run time).
+bool vectorizable(const Problem& p, const Division& d) { return (d.rows ? p.n : p.k) % 4 == 0; }
 
 LaunchConfig launch_of(const Division& d) {
   LaunchConfig lc;

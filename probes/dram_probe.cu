@@ -4,7 +4,8 @@
 //   read   the sum of src (16-byte loads, one store per block): bytes read per second
 // Each over buffers of 1 GiB (20x the H100's 50 MiB L2, so neither is served from it), the L2
 // overwritten by another 256 MiB before each launch; the median of 20 launches timed with events,
-// at 2, 4 and 8 blocks of 512 threads per SM. Prints CSV: kind, blocks_per_sm, gbytes, median_ms, GB/s.
+// at 2, 4 and 8 blocks of 512 threads per SM. Prints CSV: device, kind, blocks_per_sm, gbytes, median_ms,
+// GB/s.
 // Run: build/bin/mmlab-dram-probe
 #include <algorithm>
 #include <cstdio>
@@ -51,8 +52,7 @@ int main() {
   MMLAB_CHECK(cudaEventCreate(&start));
   MMLAB_CHECK(cudaEventCreate(&stop));
   const size_t count = kBytes / sizeof(float4);
-  std::printf("# %s, %d SMs; buffers of %zu MiB, L2 overwritten before each launch\n", prop.name, sms, kBytes >> 20);
-  std::printf("kind,blocks_per_sm,gbytes,median_ms,gb_per_s\n");
+  std::printf("device,kind,blocks_per_sm,gbytes,median_ms,gb_per_s\n");
   for (const bool copy : {true, false})
     for (const int per_sm : {2, 4, 8}) {
       std::vector<float> ms;
@@ -72,7 +72,8 @@ int main() {
       }
       std::sort(ms.begin(), ms.end());
       const double median = ms[ms.size() / 2], gbytes = double(copy ? 2 * kBytes : kBytes) / 1e9;
-      std::printf("%s,%d,%.3f,%.4f,%.1f\n", copy ? "copy" : "read", per_sm, gbytes, median, gbytes / (median / 1e3));
+      std::printf("%s (%d SMs),%s,%d,%.3f,%.4f,%.1f\n", prop.name, sms, copy ? "copy" : "read", per_sm, gbytes, median,
+                  gbytes / (median / 1e3));
     }
   return 0;
 }

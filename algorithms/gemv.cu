@@ -4,8 +4,8 @@
 //
 // rows (m <= 4, B streamed): a lane keeps four columns of B (one 16-byte load per row where n % 4 ==
 // 0, else four coalesced 4-byte loads) and the m x 4 sums of them, a round of 8 rows of B in flight
-// while the round before is multiplied; A's values are read where they are used (a warp reads one
-// address: a broadcast, from L1 after the first). A block of 256 threads (8 warps) takes `width`
+// while the round before is multiplied, A's values for those rows loaded with them (a warp reads one
+// address: a broadcast). A block of 256 threads (8 warps) takes `width`
 // columns (128 G) and a range of k: G warps side by side on a row of B (G x 512 contiguous bytes at
 // once: at 1x8192x8192 on an H100, 79% of the DRAM peak at G = 8 against 60% at G = 1, ncu), the other
 // 8 / G on interleaved rows, their sums added in shared memory in order.
@@ -75,10 +75,13 @@ __global__ void __launch_bounds__(kThreads)
   const int kb = int(blockIdx.x) * per, len = max(0, min(k, kb + per) - kb);
   // The warp's column of this lane's j-th sum: four consecutive ones, or one in each quarter.
   auto column = [&](int j) { return kVec ? 4 * lane + j : lane + 32 * j; };
-  auto load_round = [&](int q0, float (&v)[kRound][4]) {
+  // A round: 8 rows of B (four columns each) and A's values for them, all in flight at once.
+  auto load_round = [&](int q0, float (&v)[kRound][4], float (&x)[kRound][R]) {
 #pragma unroll
     for (int u = 0; u < kRound; ++u) {
       const int q = q0 + u * kStep;
+#pragma unroll
+      for (int r = 0; r < R; ++r) x[u][r] = q < len && r < m ? __ldg(a + long(r) * k + kb + q) : 0.f;
       const float* row = b + long(kb + q) * n + cols;
       if (kVec) {
         const bool in = q < len && cols + 4 * lane < n;  // n % 4 == 0: all four or none
@@ -91,25 +94,25 @@ __global__ void __launch_bounds__(kThreads)
     }
   };
   float acc[R][4] = {};
-  float v[kRound][4], next[kRound][4];
-  load_round(first, v);
+  float v[kRound][4], next[kRound][4], x[kRound][R], next_x[kRound][R];
+  load_round(first, v, x);
   for (int q0 = first; q0 < len; q0 += kStep * kRound) {
-    if (q0 + kStep * kRound < len) load_round(q0 + kStep * kRound, next);  // in flight meanwhile
+    if (q0 + kStep * kRound < len) load_round(q0 + kStep * kRound, next, next_x);  // in flight meanwhile
 #pragma unroll
     for (int u = 0; u < kRound; ++u) {
-      const int q = q0 + u * kStep;
-      if (q >= len) break;  // the rest of the round is past the range (v is zero there)
+      if (q0 + u * kStep >= len) break;  // the rest of the round is past the range (v is zero there)
 #pragma unroll
-      for (int r = 0; r < R; ++r) {
-        const float x = r < m ? __ldg(a + long(r) * k + kb + q) : 0.f;
+      for (int r = 0; r < R; ++r)
 #pragma unroll
-        for (int j = 0; j < 4; ++j) acc[r][j] = fmaf(x, v[u][j], acc[r][j]);
-      }
+        for (int j = 0; j < 4; ++j) acc[r][j] = fmaf(x[u][r], v[u][j], acc[r][j]);
     }
 #pragma unroll
-    for (int u = 0; u < kRound; ++u)
+    for (int u = 0; u < kRound; ++u) {
 #pragma unroll
       for (int j = 0; j < 4; ++j) v[u][j] = next[u][j];
+#pragma unroll
+      for (int r = 0; r < R; ++r) x[u][r] = next_x[u][r];
+    }
   }
   // The interleaved warps' sums, added in order: this block's partial tile [R][kBlockCols] in the first slot.
 #pragma unroll

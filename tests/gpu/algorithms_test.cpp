@@ -59,7 +59,8 @@ TEST_P(EveryAlgorithm, MatchesFloat64OnHarderInputs) {
   std::size_t verified = 0;
   for (Inputs kind : kAllInputs)
     if (kind != Inputs::uniform)
-      for (Problem p : {Problem{127, 129, 131}, Problem{1041, 1247, 139}, Problem{300, 260, 1028}}) {
+      for (Problem p : {Problem{127, 129, 131}, Problem{1041, 1247, 139}, Problem{300, 260, 1028},
+                        Problem{1, 3001, 2053}, Problem{2053, 2, 1031}}) {
         p.inputs = kind;
         Workbench bench(p, device, 4321);
         for (const Variant& v : alg.variants) {
@@ -117,7 +118,8 @@ TEST_P(EveryAlgorithm, DeterministicConfigurationsRepeatBitForBit) {
   StateCache states;
   std::size_t repeated = 0, exempt = 0;
   for (const Problem p : {Problem{127, 129, 131}, Problem{1041, 1247, 139}, Problem{300, 260, 1028},
-                          Problem{1025, 1025, 1025}, Problem{256, 256, 8192}, Problem{16, 4096, 512}}) {
+                          Problem{1025, 1025, 1025}, Problem{256, 256, 8192}, Problem{16, 4096, 512},
+                          Problem{1, 4099, 2053}, Problem{2053, 1, 4099}}) {
     Workbench bench(p, device, 999);
     for (const Params& params : test::tested_parameter_points(alg)) {
       const Configuration cfg{&alg, params, p, Scope::kernel, false};

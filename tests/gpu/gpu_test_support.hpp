@@ -10,11 +10,13 @@
 
 namespace mmlab::test {
 
-// The awkward shapes every algorithm must get right (foundation issue).
+// The awkward shapes every algorithm must get right (foundation issue), GEMV-like ones among them
+// (a row vector times B, A times a vector: gemv's two kernels, issue #61).
 inline const std::vector<Problem>& awkward_shapes() {
   static const std::vector<Problem> shapes = {
       {1, 1, 1},          {7, 7, 7},         {17, 33, 65},    {127, 129, 131}, {1000, 1000, 1000},
-      {1025, 1025, 1025}, {1041, 1247, 139}, {535, 792, 414}, {129, 4, 12},    {300, 260, 1028}};
+      {1025, 1025, 1025}, {1041, 1247, 139}, {535, 792, 414}, {129, 4, 12},    {300, 260, 1028},
+      {1, 4099, 2053},    {2053, 3, 1031}};
   return shapes;
 }
 

@@ -1,6 +1,7 @@
 // gemv: C = A B where m or n is at most 4 (a row vector or a few rows times B; A times a vector or a
 // few columns), where the time is the large operand's bytes read from DRAM once and nothing else
-// (issue #61: skinny's kernels reached 40-52% of the DRAM bound at m = 1, cuBLAS 79-82%).
+// (before it, at m = 1 on an H100, skinny's rows kernel ran at 0.43-0.48x cuBLAS and the flagship,
+// running small, at 0.59-0.83x: data/flagship/weak-classes/weak-baseline.csv).
 //
 // rows (m <= 4, B streamed): a lane keeps four columns of B (one 16-byte load per row where n % 4 ==
 // 0, else four coalesced 4-byte loads) and the m x 4 sums of them, a round of 8 rows of B in flight

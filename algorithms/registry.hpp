@@ -24,6 +24,7 @@
   X(tma_tiled)                             \
   X(streamk)                               \
   X(skinny)                                \
+  X(deep_k)                                \
   X(gemv)                                  \
   X(small)                                 \
   X(tf32x3)                                \

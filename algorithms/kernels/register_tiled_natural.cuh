@@ -41,10 +41,13 @@ struct Tiling {
   __device__ static int slot(int r, int g) { return g ^ ((r / kRowsPerLine) % kChunks); }
 };
 
-// C (m x n, row pitch ldc) = A (m x k, pitch lda) * B (k x n, pitch ldb). lda, ldb and k are
-// multiples of 4 and the pointers 16-byte aligned (run() pads operands that are not), so every
-// copy is 16 bytes. Columns of B are clamped to ldb - 4, which is in bounds for B's pitch.
-template <int kBM, int kBN, int kBK, int kWN, int kStages, bool kAccumulate>
+// C (m x n, row pitch ldc) = A (m x k, pitch lda) * B (k x n, pitch ldb). With kVec, lda, ldb and
+// k are multiples of 4 and the pointers 16-byte aligned (register_tiled pads operands that are not),
+// so every copy is 16 bytes, and columns of B are clamped to ldb - 4, in bounds for B's pitch; without
+// it (deep_k.cu, any alignment) every copy is 4 bytes, each element zero-filled past k_end on its own,
+// rows and columns clamped to m - 1 and n - 1. kSlices (deep_k.cu): block z stores its k slice's
+// partial tile into slice z of C (m x ldc each) instead of C itself; the slices are added after.
+template <int kBM, int kBN, int kBK, int kWN, int kStages, bool kAccumulate, bool kSlices = false, bool kVec = true>
 __global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads,
                                   Tiling<kBM, kBN, kBK, kWN>::kMinBlocks)
     register_tiled_kernel(const float* __restrict__ a, int lda, const float* __restrict__ b, int ldb,
@@ -67,19 +70,36 @@ __global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads,
     const float* at = a_tile + t * kBK;
     const float* bt = b_tile + long(t) * kBK * ldb;
     const unsigned as = smem_u32 + 4u * unsigned(stage * T::kStage), bs = as + 4u * T::kStageA;
+    if constexpr (kVec) {
 #pragma unroll
-    for (int f = 0; f < kBM * kBK / 4 / T::kThreads; ++f) {
-      const int e = tid + f * T::kThreads, r = e / T::kChunks, g = e % T::kChunks;
-      const float* src = at + min(row0 + r, m - 1) * lda + 4 * g;
-      const bool ok = !tail || k0 + 4 * g < k_end;
-      copy16(as + 4u * unsigned(r * kBK + 4 * T::slot(r, g)), ok ? src : a, ok);
-    }
+      for (int f = 0; f < kBM * kBK / 4 / T::kThreads; ++f) {
+        const int e = tid + f * T::kThreads, r = e / T::kChunks, g = e % T::kChunks;
+        const float* src = at + min(row0 + r, m - 1) * lda + 4 * g;
+        const bool ok = !tail || k0 + 4 * g < k_end;
+        copy16(as + 4u * unsigned(r * kBK + 4 * T::slot(r, g)), ok ? src : a, ok);
+      }
 #pragma unroll
-    for (int f = 0; f < kBK * kBN / 4 / T::kThreads; ++f) {
-      const int e = tid + f * T::kThreads, p = e / (kBN / 4), q = 4 * (e % (kBN / 4));
-      const float* src = bt + p * ldb + min(col0 + q, ldb - 4);
-      const bool ok = !tail || k0 + p < k_end;
-      copy16(bs + 4u * unsigned(p * kBN + q), ok ? src : b, ok);
+      for (int f = 0; f < kBK * kBN / 4 / T::kThreads; ++f) {
+        const int e = tid + f * T::kThreads, p = e / (kBN / 4), q = 4 * (e % (kBN / 4));
+        const float* src = bt + p * ldb + min(col0 + q, ldb - 4);
+        const bool ok = !tail || k0 + p < k_end;
+        copy16(bs + 4u * unsigned(p * kBN + q), ok ? src : b, ok);
+      }
+    } else {  // element by element, to the same places (consecutive threads: consecutive addresses)
+#pragma unroll
+      for (int f = 0; f < kBM * kBK / T::kThreads; ++f) {
+        const int e = tid + f * T::kThreads, r = e / kBK, kk = e % kBK;
+        const float* src = at + long(min(row0 + r, m - 1)) * lda + kk;
+        const bool ok = !tail || k0 + kk < k_end;
+        copy4(as + 4u * unsigned(r * kBK + 4 * T::slot(r, kk / 4) + kk % 4), ok ? src : a, ok);
+      }
+#pragma unroll
+      for (int f = 0; f < kBK * kBN / T::kThreads; ++f) {
+        const int e = tid + f * T::kThreads, p = e / kBN, q = e % kBN;
+        const float* src = bt + long(p) * ldb + min(col0 + q, n - 1);
+        const bool ok = !tail || k0 + p < k_end;
+        copy4(bs + 4u * unsigned(p * kBN + q), ok ? src : b, ok);
+      }
     }
   };
   auto is_tail = [&](int t) { return k_begin + (t + 1) * kBK > k_end; };
@@ -132,6 +152,7 @@ __global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads,
     }
   }
   wait_for<0>();  // no copy may still target shared memory when the block exits
+  if constexpr (kSlices) c += long(blockIdx.z) * m * ldc;  // this k slice's partial C
 
   // How the accumulators leave shapes how the compiler allocates them all along: float4 stores
   // keep each quad in four aligned registers, the register banks of the B quad they meet in every

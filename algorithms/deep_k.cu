@@ -1,0 +1,172 @@
+// deep_k: small outputs with deep k (m and n in the hundreds, k in the tens of thousands), where a
+// data-parallel grid has far fewer output tiles than the device has block slots. k is split over
+// blockIdx.z into as many slices as fill the slots once: each block multiplies one k slice of one
+// output tile with register_tiled's natural-A product (8x8 outputs per thread, A and B copied as
+// stored by cp.async: kernels/register_tiled_natural.cuh) and stores its partial tile into its slice
+// of the workspace; a second kernel adds the slices in a fixed order (kernels/reduce.cuh). C is the
+// same on every run (deterministic): no zeroed C, no atomics. 16-byte copies where k and n are
+// multiples of 4 and the operands 16-byte aligned, else 4-byte copies: no padded copy of A, which is
+// the largest operand here.
+// Why a whole wave: at 492x130x62700 on an H100, register_tiled's natural kernel split 32 ways
+// (atomics) had 384 blocks for the 528 slots of its tile (ncu: issue slots 63% busy, achieved
+// occupancy 17% of 25%) and ran at 0.67x cuBLAS; the flagship's pick there, small split 64, at 0.66x
+// (data/flagship/weak-classes/h100-d65b30d/).
+// Variants: `waves`, the split that fills the device's slots once (floor(slots / tiles), each slice
+// at least 256 deep); `manual`, the split from the axis.
+// Example: mmlab run --algorithms deep_k,cublas --deep_k.tile all --shape 492x130x62700,125x125x34624
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "algorithms/kernels/reduce.cuh"
+#include "algorithms/kernels/register_tiled_natural.cuh"
+#include "algorithms/launch/aligned.cuh"
+#include "algorithms/launch/common.cuh"
+#include "algorithms/models/deep_k_model.hpp"
+#include "algorithms/models/split_k.hpp"
+
+namespace mmlab {
+namespace {
+
+enum class Kind { waves, manual };  // in the order of kVariants
+const std::vector<Variant> kVariants = {
+    {"waves", "k split into as many slices as fill the device's block slots once (each at least 256 deep)"},
+    {"manual", "the split from the axis"}};
+
+constexpr int kDepth = 16, kStages = 4, kWarpN = 32;  // k per stage; 64x32 warp tiles (8x8 per thread)
+constexpr long kMinSliceTiles = 16;                     // a slice is at least 16 stages (256) deep
+constexpr long kMaxSplit = 256;
+
+using Kernel = void (*)(const float*, int, const float*, int, float*, int, int, int, int, int, bool);
+struct Point {
+  Kernel vec, any;  // 16-byte copies (aligned operands), 4-byte copies (any)
+  int (*blocks_per_sm)();
+  int min_blocks;  // its launch bounds' blocks per SM: the occupancy assumed without a GPU
+};
+
+std::size_t shared_bytes(const Shape2& t) { return sizeof(float) * std::size_t(kStages * kDepth * (t.x + t.y)); }
+long threads_of(const Shape2& t) { return 32 * (t.x / 64) * (t.y / kWarpN); }
+
+template <int BM, int BN>
+int blocks_per_sm() {
+  static const int blocks = [] {
+    const auto kernel = register_tiled_kernel<BM, BN, kDepth, kWarpN, kStages, false, true, true>;
+    const std::size_t shared = shared_bytes({BM, BN});
+    allow_shared_bytes(kernel, shared);
+    int b = 0;
+    MMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, int(threads_of({BM, BN})), shared));
+    return std::max(b, 1);
+  }();
+  return blocks;
+}
+
+#define MMLAB_POINT(V, BM, BN)                                                                        \
+  {{V, {{"tile", #BM "x" #BN}}},                                                                       \
+   Point{register_tiled_kernel<BM, BN, kDepth, kWarpN, kStages, false, true, true>,                    \
+         register_tiled_kernel<BM, BN, kDepth, kWarpN, kStages, false, true, false>, blocks_per_sm<BM, BN>, \
+         Tiling<BM, BN, kDepth, kWarpN>::kMinBlocks}},
+#define MMLAB_POINTS(BM, BN) MMLAB_POINT("waves", BM, BN) MMLAB_POINT("manual", BM, BN)
+const KernelTable<Point> kKernels = {MMLAB_POINTS(64, 64) MMLAB_POINTS(128, 64) MMLAB_POINTS(128, 128)};
+#undef MMLAB_POINTS
+#undef MMLAB_POINT
+
+long output_tiles(const Problem& p, const Shape2& t) { return long(ceil_div(p.m, t.x)) * long(ceil_div(p.n, t.y)); }
+
+// The block slots of the device: SMs x the kernel's occupancy (without a GPU, an H100's 132 SMs and
+// the launch bounds' blocks, as many as 227 KiB of shared memory holds).
+long slots(const Params& q, const DeviceInfo& d) {
+  const Point& k = kKernels.at(q);
+  const Shape2 t = q.shape("tile");
+  const long per_sm = d.present ? k.blocks_per_sm() : std::min<long>(k.min_blocks, 232448 / long(shared_bytes(t) + 1024));
+  return (d.sm_count > 0 ? d.sm_count : 132) * std::max(1L, per_sm);
+}
+
+// `waves`: the split whose blocks fill the slots once, each slice at least kMinSliceTiles stages.
+Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) {
+  if (variant_kind<Kind>(kVariants, q) == Kind::manual) return q;
+  const long stages = (p.k + kDepth - 1) / kDepth;
+  const long wanted = slots(q, d) / std::max(1L, output_tiles(p, q.shape("tile")));
+  const long split = std::max(1L, std::min({wanted, stages / kMinSliceTiles, kMaxSplit}));
+  Params out(kVariants[int(Kind::manual)].name);
+  out.set("tile", q.text("tile"));
+  out.set("split", std::to_string(split_k(p.k, kDepth, split).blocks));  // no slice without k
+  return out;
+}
+
+SplitK division(const Problem& p, const Params& q) { return split_k(p.k, kDepth, q.integer("split")); }
+
+LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
+  const Shape2 t = q.shape("tile");
+  LaunchConfig lc;
+  lc.block = {unsigned(threads_of(t)), 1, 1};
+  lc.grid = {ceil_div(p.n, t.y), ceil_div(p.m, t.x), unsigned(division(p, q).blocks)};
+  lc.shared_bytes = shared_bytes(t);
+  return lc;
+}
+
+Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
+  if (d.present && d.cc_major < 8) return "deep_k needs cp.async: compute capability 8.0 or newer";
+  if (variant_kind<Kind>(kVariants, q) == Kind::manual && (q.integer("split") < 1 || q.integer("split") > kMaxSplit))
+    return "split must be 1 to 256";
+  if (ceil_div(p.m, q.shape("tile").x) > 65535) return "m / tile rows must be at most 65535 (the grid's y)";
+  return fits_aligned_int(p, "deep_k");
+}
+
+std::size_t workspace(const Problem& p, const Params& q) {
+  if (variant_kind<Kind>(kVariants, q) != Kind::manual) return 0;  // resolved first
+  const long split = division(p, q).blocks;
+  return split > 1 ? sizeof(float) * std::size_t(split) * std::size_t(p.m * p.n) : 0;
+}
+
+void run(const RunArgs& r) {
+  const Problem& p = r.problem;
+  const LaunchConfig lc = launch(p, *r.params, *r.device);
+  const SplitK s = division(p, *r.params);
+  const Point& point = kKernels.at(*r.params);
+  auto aligned = [](const void* x) { return reinterpret_cast<std::uintptr_t>(x) % 16 == 0; };
+  const bool vec = p.k % 4 == 0 && p.n % 4 == 0 && aligned(r.a) && aligned(r.b);
+  const Kernel kernel = vec ? point.vec : point.any;
+  allow_shared_bytes(kernel, lc.shared_bytes);
+  float* out = s.blocks > 1 ? static_cast<float*>(r.workspace) : r.c;  // one slice: C itself
+  kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(r.a, int(p.k), r.b, int(p.n), out, int(p.n),
+                                                                     int(p.m), int(p.n), int(p.k),
+                                                                     int(s.k_per_block(kDepth)), false);
+  MMLAB_CHECK_LAUNCH();
+  if (s.blocks > 1) {
+    const long count = p.m * p.n;
+    add_many_slices_kernel<<<unsigned((count + 31) / 32), dim3(32, kSliceGroups), 0, r.stream>>>(out, r.c, count,
+                                                                                            int(s.blocks));
+    MMLAB_CHECK_LAUNCH();
+  }
+}
+
+}  // namespace
+
+MMLAB_ALGORITHM(deep_k) {
+  a.summary =
+      "small outputs, deep k: k split to fill the device's block slots once, register_tiled's natural-A "
+      "product per slice, the slices added in a fixed order (deterministic)";
+  a.variants = kVariants;
+  a.axes = {{"tile", AxisKind::shape, "block tile BMxBN: 64x64, 128x64 or 128x128 (64x32 warp tiles, 8x8 per thread)",
+             "128x64"},
+            {"split",
+             AxisKind::integer,
+             "k slices over blockIdx.z, each stored to the workspace and added in slice order by a second kernel",
+             "8",
+             {"8", "32"},
+             {"manual"},
+             (unsigned long long)kMaxSplit}};
+  a.resolve = resolve;
+  a.constraints =
+      "compute capability 8.0; m / BM at most 65535; split 1 to 256; every matrix under 2^31 elements; any m, "
+      "n, k, any alignment (4-byte copies where k or n is not a multiple of 4)";
+  a.supports = supports;
+  a.workspace_bytes = workspace;
+  use_kernels(a, kKernels, launch, run);
+  use_linear_model(a, [](const Problem& p, const Params& q, const DeviceInfo& d) {
+    const LaunchConfig lc = launch(p, q, d);
+    return deep_k_model(p, q, lc.grid.z, long(lc.grid.x) * lc.grid.y * lc.grid.z, d);
+  });
+}
+
+}  // namespace mmlab

@@ -1,0 +1,23 @@
+// deep_k's cost model (deep_k_model.hpp).
+#include "algorithms/models/deep_k_model.hpp"
+
+#include <cmath>
+
+namespace mmlab {
+
+namespace {
+// clang-format off
+const LinearFits kFits = {};
+// clang-format on
+}  // namespace
+
+ModelTerms deep_k_model(const Problem& p, const Params& q, long split, long blocks, const DeviceInfo& d) {
+  const double m = double(p.m), n = double(p.n), k = double(p.k), s = double(split);
+  const Shape2 tile = q.shape("tile");
+  const double per_block = std::ceil(k / s) / 1e3, busiest = std::ceil(double(blocks) / model_sms(d));
+  return {{busiest * per_block * double(tile.x * tile.y) / 1e6, split > 1 ? s * m * n / 1e6 : 0,
+           per_block * (p.k % 4 || p.n % 4 ? 2 : 1)},
+          fit_of(kFits, q)};
+}
+
+}  // namespace mmlab

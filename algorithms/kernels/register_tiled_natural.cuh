@@ -44,8 +44,8 @@ struct Tiling {
 // C (m x n, row pitch ldc) = A (m x k, pitch lda) * B (k x n, pitch ldb). With kVec, lda, ldb and
 // k are multiples of 4 and the pointers 16-byte aligned (register_tiled pads operands that are not),
 // so every copy is 16 bytes, and columns of B are clamped to ldb - 4, in bounds for B's pitch; without
-// it (deep_k.cu, any alignment) every copy is 4 bytes, each element zero-filled past k_end on its own,
-// rows and columns clamped to m - 1 and n - 1. kSlices (deep_k.cu): block z stores its k slice's
+// it (deep_k.cu, any alignment) every copy is 4 bytes, each element zero-filled past k_end on its own
+// and, rows past m and columns past n, zero-filled rather than clamped. kSlices (deep_k.cu): block z stores its k slice's
 // partial tile into slice z of C (m x ldc each) instead of C itself; the slices are added after.
 template <int kBM, int kBN, int kBK, int kWN, int kStages, bool kAccumulate, bool kSlices = false, bool kVec = true>
 __global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads,
@@ -85,20 +85,26 @@ __global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads,
         const bool ok = !tail || k0 + p < k_end;
         copy16(bs + 4u * unsigned(p * kBN + q), ok ? src : b, ok);
       }
-    } else {  // element by element, to the same places (consecutive threads: consecutive addresses)
+    } else {  // element by element: a thread copies one column kk of rows ra + f kARows of A and one
+              // column qb of k rows pb + f kBRows of B (consecutive threads: consecutive addresses),
+              // each pointer stepped from the last (precomputed addresses spilled at the launch bounds)
+      constexpr int kARows = T::kThreads / kBK, kBRows = T::kThreads / kBN;
+      static_assert(T::kThreads % kBK == 0 && T::kThreads % kBN == 0, "whole rows per pass");
+      const int kk = tid % kBK, ra = tid / kBK, qb = tid % kBN, pb = tid / kBN;
+      const bool a_in = !tail || k0 + kk < k_end, b_in = col0 + qb < n;
+      const float* src = at + long(row0 + ra) * lda + kk;
 #pragma unroll
-      for (int f = 0; f < kBM * kBK / T::kThreads; ++f) {
-        const int e = tid + f * T::kThreads, r = e / kBK, kk = e % kBK;
-        const float* src = at + long(min(row0 + r, m - 1)) * lda + kk;
-        const bool ok = !tail || k0 + kk < k_end;
+      for (int f = 0; f < kBM * kBK / T::kThreads; ++f, src += long(kARows) * lda) {
+        const int r = ra + f * kARows;
+        const bool ok = a_in && row0 + r < m;
         copy4(as + 4u * unsigned(r * kBK + 4 * T::slot(r, kk / 4) + kk % 4), ok ? src : a, ok);
       }
+      src = bt + long(pb) * ldb + col0 + qb;
 #pragma unroll
-      for (int f = 0; f < kBK * kBN / T::kThreads; ++f) {
-        const int e = tid + f * T::kThreads, p = e / kBN, q = e % kBN;
-        const float* src = bt + long(p) * ldb + min(col0 + q, n - 1);
-        const bool ok = !tail || k0 + p < k_end;
-        copy4(bs + 4u * unsigned(p * kBN + q), ok ? src : b, ok);
+      for (int f = 0; f < kBK * kBN / T::kThreads; ++f, src += long(kBRows) * ldb) {
+        const int p = pb + f * kBRows;
+        const bool ok = b_in && (!tail || k0 + p < k_end);
+        copy4(bs + 4u * unsigned(p * kBN + qb), ok ? src : b, ok);
       }
     }
   };

@@ -1,7 +1,7 @@
 // deep_k: small outputs with deep k (m and n in the hundreds, k in the tens of thousands), where a
 // data-parallel grid has far fewer output tiles than the device has block slots. k is split over
 // blockIdx.z into as many slices as fill the slots once: each block multiplies one k slice of one
-// output tile with register_tiled's natural-A product (8x8 outputs per thread, A and B copied as
+// output tile with register_tiled's natural-A product (8x8 or 8x16 outputs per thread, A and B copied as
 // stored by cp.async: kernels/register_tiled_natural.cuh) and stores its partial tile into its slice
 // of the workspace; a second kernel adds the slices in a fixed order (kernels/reduce.cuh). C is the
 // same on every run (deterministic): no zeroed C, no atomics. 16-byte copies where k and n are
@@ -33,7 +33,7 @@ const std::vector<Variant> kVariants = {
     {"waves", "k split into as many slices as fill the device's block slots once (each at least 256 deep)"},
     {"manual", "the split from the axis"}};
 
-constexpr int kDepth = 16, kStages = 4, kWarpN = 32;  // k per stage; 64x32 warp tiles (8x8 per thread)
+constexpr int kDepth = 16, kStages = 4;  // k per stage
 constexpr long kMinSliceTiles = 16;                     // a slice is at least 16 stages (256) deep
 constexpr long kMaxSplit = 256;
 
@@ -45,28 +45,33 @@ struct Point {
 };
 
 std::size_t shared_bytes(const Shape2& t) { return sizeof(float) * std::size_t(kStages * kDepth * (t.x + t.y)); }
-long threads_of(const Shape2& t) { return 32 * (t.x / 64) * (t.y / kWarpN); }
+// Warps of 64 x WN outputs (WN 32: 8x8 per thread; 64: 8x16).
+long threads_of(const Shape2& t, long wn) { return 32 * (t.x / 64) * (t.y / wn); }
 
-template <int BM, int BN>
+template <int BM, int BN, int WN>
 int blocks_per_sm() {
   static const int blocks = [] {
-    const auto kernel = register_tiled_kernel<BM, BN, kDepth, kWarpN, kStages, false, true, true>;
+    const auto kernel = register_tiled_kernel<BM, BN, kDepth, WN, kStages, false, true, true>;
     const std::size_t shared = shared_bytes({BM, BN});
     allow_shared_bytes(kernel, shared);
     int b = 0;
-    MMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, int(threads_of({BM, BN})), shared));
+    MMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, int(threads_of({BM, BN}, WN)), shared));
     return std::max(b, 1);
   }();
   return blocks;
 }
 
-#define MMLAB_POINT(V, BM, BN)                                                                        \
-  {{V, {{"tile", #BM "x" #BN}}},                                                                       \
-   Point{register_tiled_kernel<BM, BN, kDepth, kWarpN, kStages, false, true, true>,                    \
-         register_tiled_kernel<BM, BN, kDepth, kWarpN, kStages, false, true, false>, blocks_per_sm<BM, BN>, \
-         Tiling<BM, BN, kDepth, kWarpN>::kMinBlocks}},
-#define MMLAB_POINTS(BM, BN) MMLAB_POINT("waves", BM, BN) MMLAB_POINT("manual", BM, BN)
-const KernelTable<Point> kKernels = {MMLAB_POINTS(64, 64) MMLAB_POINTS(128, 64) MMLAB_POINTS(128, 128)};
+#define MMLAB_POINT(V, BM, BN, WN)                                                                   \
+  {{V, {{"tile", #BM "x" #BN}, {"warp", "64x" #WN}}},                                                    \
+   Point{register_tiled_kernel<BM, BN, kDepth, WN, kStages, false, true, true>,                          \
+         register_tiled_kernel<BM, BN, kDepth, WN, kStages, false, true, false>, blocks_per_sm<BM, BN, WN>, \
+         Tiling<BM, BN, kDepth, WN>::kMinBlocks}},
+#define MMLAB_POINTS(BM, BN, WN) MMLAB_POINT("waves", BM, BN, WN) MMLAB_POINT("manual", BM, BN, WN)
+// clang-format off
+const KernelTable<Point> kKernels = {
+  MMLAB_POINTS(64, 64, 32) MMLAB_POINTS(128, 64, 32) MMLAB_POINTS(128, 128, 32)
+  MMLAB_POINTS(64, 128, 64) MMLAB_POINTS(128, 128, 64)};
+// clang-format on
 #undef MMLAB_POINTS
 #undef MMLAB_POINT
 
@@ -89,6 +94,7 @@ Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) {
   const long split = std::max(1L, std::min({wanted, stages / kMinSliceTiles, kMaxSplit}));
   Params out(kVariants[int(Kind::manual)].name);
   out.set("tile", q.text("tile"));
+  out.set("warp", q.text("warp"));
   out.set("split", std::to_string(split_k(p.k, kDepth, split).blocks));  // no slice without k
   return out;
 }
@@ -98,7 +104,7 @@ SplitK division(const Problem& p, const Params& q) { return split_k(p.k, kDepth,
 LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   const Shape2 t = q.shape("tile");
   LaunchConfig lc;
-  lc.block = {unsigned(threads_of(t)), 1, 1};
+  lc.block = {unsigned(threads_of(t, q.shape("warp").y)), 1, 1};
   lc.grid = {ceil_div(p.n, t.y), ceil_div(p.m, t.x), unsigned(division(p, q).blocks)};
   lc.shared_bytes = shared_bytes(t);
   return lc;
@@ -147,8 +153,9 @@ MMLAB_ALGORITHM(deep_k) {
       "small outputs, deep k: k split to fill the device's block slots once, register_tiled's natural-A "
       "product per slice, the slices added in a fixed order (deterministic)";
   a.variants = kVariants;
-  a.axes = {{"tile", AxisKind::shape, "block tile BMxBN: 64x64, 128x64 or 128x128 (64x32 warp tiles, 8x8 per thread)",
+  a.axes = {{"tile", AxisKind::shape, "block tile BMxBN: 64x64, 128x64, 128x128 (warp 64x32); 64x128, 128x128 (64x64)",
              "128x64"},
+            {"warp", AxisKind::shape, "warp tile: 64x32 (8x8 outputs per thread) or 64x64 (8x16)", "64x32"},
             {"split",
              AxisKind::integer,
              "k slices over blockIdx.z, each stored to the workspace and added in slice order by a second kernel",

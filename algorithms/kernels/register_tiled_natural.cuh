@@ -85,13 +85,15 @@ __global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads,
         const bool ok = !tail || k0 + p < k_end;
         copy16(bs + 4u * unsigned(p * kBN + q), ok ? src : b, ok);
       }
-    } else {  // element by element: a thread copies one column kk of rows ra + f kARows of A and one
-              // column qb of k rows pb + f kBRows of B (consecutive threads: consecutive addresses),
-              // each pointer stepped from the last (precomputed addresses spilled at the launch bounds)
-      constexpr int kARows = T::kThreads / kBK, kBRows = T::kThreads / kBN;
-      static_assert(T::kThreads % kBK == 0 && T::kThreads % kBN == 0, "whole rows per pass");
-      const int kk = tid % kBK, ra = tid / kBK, qb = tid % kBN, pb = tid / kBN;
-      const bool a_in = !tail || k0 + kk < k_end, b_in = col0 + qb < n;
+    } else {  // element by element: a thread copies one column kk of rows ra + f kARows of A and
+              // columns qb + j kBWide of k rows pb + f kBRows of B (consecutive threads: consecutive
+              // addresses), each pointer stepped from the last (precomputed addresses spilled)
+      constexpr int kARows = T::kThreads / kBK;  // A: rows a pass covers
+      constexpr int kBWide = kBN < T::kThreads ? kBN : T::kThreads;  // B: threads along a row
+      constexpr int kBRows = T::kThreads / kBWide, kBPer = kBN / kBWide;  // rows a pass covers, copies along one
+      static_assert(T::kThreads % kBK == 0 && T::kThreads % kBWide == 0 && kBN % kBWide == 0, "whole rows per pass");
+      const int kk = tid % kBK, ra = tid / kBK, qb = tid % kBWide, pb = tid / kBWide;
+      const bool a_in = !tail || k0 + kk < k_end;
       const float* src = at + long(row0 + ra) * lda + kk;
 #pragma unroll
       for (int f = 0; f < kBM * kBK / T::kThreads; ++f, src += long(kARows) * lda) {
@@ -101,10 +103,13 @@ __global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads,
       }
       src = bt + long(pb) * ldb + col0 + qb;
 #pragma unroll
-      for (int f = 0; f < kBK * kBN / T::kThreads; ++f, src += long(kBRows) * ldb) {
+      for (int f = 0; f < kBK / kBRows; ++f, src += long(kBRows) * ldb) {
         const int p = pb + f * kBRows;
-        const bool ok = b_in && (!tail || k0 + p < k_end);
-        copy4(bs + 4u * unsigned(p * kBN + qb), ok ? src : b, ok);
+#pragma unroll
+        for (int j = 0; j < kBPer; ++j) {
+          const bool ok = col0 + qb + j * kBWide < n && (!tail || k0 + p < k_end);
+          copy4(bs + 4u * unsigned(p * kBN + qb + j * kBWide), ok ? src + j * kBWide : b, ok);
+        }
       }
     }
   };

@@ -20,6 +20,7 @@
 
 #include "algorithms/kernels/reduce.cuh"
 #include "algorithms/kernels/register_tiled_natural.cuh"
+#include "algorithms/kernels/register_tiled_quads.cuh"
 #include "algorithms/launch/aligned.cuh"
 #include "algorithms/launch/common.cuh"
 #include "algorithms/models/deep_k_model.hpp"
@@ -39,38 +40,53 @@ constexpr long kMaxSplit = 256;
 
 using Kernel = void (*)(const float*, int, const float*, int, float*, int, int, int, int, int, bool);
 struct Point {
-  Kernel vec, any;  // 16-byte copies (aligned operands), 4-byte copies (any)
+  Kernel vec, any;  // 16-byte copies (aligned operands); 4-byte copies (any), null for quads (padded copies)
   int (*blocks_per_sm)();
   int min_blocks;  // its launch bounds' blocks per SM: the occupancy assumed without a GPU
 };
 
-std::size_t shared_bytes(const Shape2& t) { return sizeof(float) * std::size_t(kStages * kDepth * (t.x + t.y)); }
-// Warps of 64 x WN outputs (WN 32: 8x8 per thread; 64: 8x16).
-long threads_of(const Shape2& t, long wn) { return 32 * (t.x / 64) * (t.y / wn); }
+// The warp tile: 64 rows, the natural-A kernel (WN 32: 8x8 outputs per thread; 64: 8x16); 32 rows,
+// the quads kernel (A transposed through registers; WN 64: 8x8, 128: 8x16).
+bool quads(const Shape2& w) { return w.x == 32; }
+long threads_of(const Shape2& t, const Shape2& w) { return 32 * (t.x / w.x) * (t.y / w.y); }
+std::size_t shared_bytes(const Shape2& t, const Shape2& w) {
+  return sizeof(float) * std::size_t(kStages * kDepth * ((quads(w) ? t.x + 4 : t.x) + t.y));
+}
 
-template <int BM, int BN, int WN>
+template <int BM, int BN, int WM, int WN, bool kVec>
+Kernel kernel_of() {
+  if constexpr (WM == 32) return register_tiled_quads_kernel<BM, BN, kDepth, kStages, WN / 32, true>;
+  else return register_tiled_kernel<BM, BN, kDepth, WN, kStages, false, true, kVec>;
+}
+template <int BM, int BN, int WM, int WN>
 int blocks_per_sm() {
   static const int blocks = [] {
-    const auto kernel = register_tiled_kernel<BM, BN, kDepth, WN, kStages, false, true, true>;
-    const std::size_t shared = shared_bytes({BM, BN});
+    const Kernel kernel = kernel_of<BM, BN, WM, WN, true>();
+    const std::size_t shared = shared_bytes({BM, BN}, {WM, WN});
     allow_shared_bytes(kernel, shared);
     int b = 0;
-    MMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, int(threads_of({BM, BN}, WN)), shared));
+    MMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, int(threads_of({BM, BN}, {WM, WN})), shared));
     return std::max(b, 1);
   }();
   return blocks;
 }
+template <int BM, int BN, int WM, int WN>
+constexpr int min_blocks() {
+  if constexpr (WM == 32) return Quads<BM, BN, kDepth, WN / 32>::kMinBlocks;
+  else return Tiling<BM, BN, kDepth, WN>::kMinBlocks;
+}
 
-#define MMLAB_POINT(V, BM, BN, WN)                                                                   \
-  {{V, {{"tile", #BM "x" #BN}, {"warp", "64x" #WN}}},                                                    \
-   Point{register_tiled_kernel<BM, BN, kDepth, WN, kStages, false, true, true>,                          \
-         register_tiled_kernel<BM, BN, kDepth, WN, kStages, false, true, false>, blocks_per_sm<BM, BN, WN>, \
-         Tiling<BM, BN, kDepth, WN>::kMinBlocks}},
-#define MMLAB_POINTS(BM, BN, WN) MMLAB_POINT("waves", BM, BN, WN) MMLAB_POINT("manual", BM, BN, WN)
+#define MMLAB_POINT(V, BM, BN, WM, WN)                                                                         \
+  {{V, {{"tile", #BM "x" #BN}, {"warp", #WM "x" #WN}}},                                                         \
+   Point{kernel_of<BM, BN, WM, WN, true>(), WM == 32 ? nullptr : kernel_of<BM, BN, WM, WN, false>(),           \
+         blocks_per_sm<BM, BN, WM, WN>, min_blocks<BM, BN, WM, WN>()}},
+#define MMLAB_POINTS(BM, BN, WM, WN) MMLAB_POINT("waves", BM, BN, WM, WN) MMLAB_POINT("manual", BM, BN, WM, WN)
 // clang-format off
 const KernelTable<Point> kKernels = {
-  MMLAB_POINTS(64, 64, 32) MMLAB_POINTS(128, 64, 32) MMLAB_POINTS(128, 128, 32)
-  MMLAB_POINTS(64, 128, 64) MMLAB_POINTS(128, 128, 64)};
+  MMLAB_POINTS(64, 64, 64, 32) MMLAB_POINTS(128, 64, 64, 32) MMLAB_POINTS(128, 128, 64, 32)
+  MMLAB_POINTS(64, 128, 64, 64) MMLAB_POINTS(128, 128, 64, 64)
+  MMLAB_POINTS(64, 64, 32, 64) MMLAB_POINTS(128, 64, 32, 64) MMLAB_POINTS(64, 128, 32, 64)
+  MMLAB_POINTS(128, 128, 32, 64) MMLAB_POINTS(128, 128, 32, 128)};
 // clang-format on
 #undef MMLAB_POINTS
 #undef MMLAB_POINT
@@ -81,8 +97,8 @@ long output_tiles(const Problem& p, const Shape2& t) { return long(ceil_div(p.m,
 // the launch bounds' blocks, as many as 227 KiB of shared memory holds).
 long slots(const Params& q, const DeviceInfo& d) {
   const Point& k = kKernels.at(q);
-  const Shape2 t = q.shape("tile");
-  const long per_sm = d.present ? k.blocks_per_sm() : std::min<long>(k.min_blocks, 232448 / long(shared_bytes(t) + 1024));
+  const long per_sm = d.present ? k.blocks_per_sm()
+                                : std::min<long>(k.min_blocks, 232448 / long(shared_bytes(q.shape("tile"), q.shape("warp")) + 1024));
   return (d.sm_count > 0 ? d.sm_count : 132) * std::max(1L, per_sm);
 }
 
@@ -104,9 +120,9 @@ SplitK division(const Problem& p, const Params& q) { return split_k(p.k, kDepth,
 LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   const Shape2 t = q.shape("tile");
   LaunchConfig lc;
-  lc.block = {unsigned(threads_of(t, q.shape("warp").y)), 1, 1};
+  lc.block = {unsigned(threads_of(t, q.shape("warp"))), 1, 1};
   lc.grid = {ceil_div(p.n, t.y), ceil_div(p.m, t.x), unsigned(division(p, q).blocks)};
-  lc.shared_bytes = shared_bytes(t);
+  lc.shared_bytes = shared_bytes(t, q.shape("warp"));
   return lc;
 }
 
@@ -118,10 +134,15 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   return fits_aligned_int(p, "deep_k");
 }
 
+// The workspace: the padded copies of A and B where the quads kernel needs them (launch/aligned.cuh),
+// then the slices.
+std::size_t padding_floats(const Problem& p, const Params& q) {
+  return quads(q.shape("warp")) ? padding(p).a_floats + padding(p).b_floats : 0;
+}
 std::size_t workspace(const Problem& p, const Params& q) {
   if (variant_kind<Kind>(kVariants, q) != Kind::manual) return 0;  // resolved first
   const long split = division(p, q).blocks;
-  return split > 1 ? sizeof(float) * std::size_t(split) * std::size_t(p.m * p.n) : 0;
+  return sizeof(float) * (padding_floats(p, q) + (split > 1 ? std::size_t(split) * std::size_t(p.m * p.n) : 0));
 }
 
 void run(const RunArgs& r) {
@@ -131,12 +152,14 @@ void run(const RunArgs& r) {
   const Point& point = kKernels.at(*r.params);
   auto aligned = [](const void* x) { return reinterpret_cast<std::uintptr_t>(x) % 16 == 0; };
   const bool vec = p.k % 4 == 0 && p.n % 4 == 0 && aligned(r.a) && aligned(r.b);
-  const Kernel kernel = vec ? point.vec : point.any;
+  // The quads kernel reads 16-byte pieces only: A and B padded to aligned pitches where k or n is not a
+  // multiple of 4 (the lab's operands start 16-byte aligned).
+  const Operands o = point.any ? Operands{r.a, r.b, int(p.k), int(p.n), int(p.k)} : aligned_operands(r);
+  const Kernel kernel = vec || !point.any ? point.vec : point.any;
   allow_shared_bytes(kernel, lc.shared_bytes);
-  float* out = s.blocks > 1 ? static_cast<float*>(r.workspace) : r.c;  // one slice: C itself
-  kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(r.a, int(p.k), r.b, int(p.n), out, int(p.n),
-                                                                     int(p.m), int(p.n), int(p.k),
-                                                                     int(s.k_per_block(kDepth)), false);
+  float* out = s.blocks > 1 ? static_cast<float*>(r.workspace) + padding_floats(p, *r.params) : r.c;  // one: C
+  kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(o.a, o.lda, o.b, o.ldb, out, int(p.n), int(p.m),
+                                                                     int(p.n), o.k, int(s.k_per_block(kDepth)), false);
   MMLAB_CHECK_LAUNCH();
   if (s.blocks > 1) {
     const long count = p.m * p.n;
@@ -153,9 +176,13 @@ MMLAB_ALGORITHM(deep_k) {
       "small outputs, deep k: k split to fill the device's block slots once, register_tiled's natural-A "
       "product per slice, the slices added in a fixed order (deterministic)";
   a.variants = kVariants;
-  a.axes = {{"tile", AxisKind::shape, "block tile BMxBN: 64x64, 128x64, 128x128 (warp 64x32); 64x128, 128x128 (64x64)",
+  a.axes = {{"tile", AxisKind::shape, "block tile BMxBN: 64x64, 128x64, 64x128 or 128x128 (as compiled per warp tile)",
              "128x64"},
-            {"warp", AxisKind::shape, "warp tile: 64x32 (8x8 outputs per thread) or 64x64 (8x16)", "64x32"},
+            {"warp",
+             AxisKind::shape,
+             "warp tile: natural-A 64x32 (8x8 outputs per thread) or 64x64 (8x16); quads (A transposed through "
+             "registers) 32x64 (8x8) or 32x128 (8x16)",
+             "64x32"},
             {"split",
              AxisKind::integer,
              "k slices over blockIdx.z, each stored to the workspace and added in slice order by a second kernel",
@@ -166,7 +193,8 @@ MMLAB_ALGORITHM(deep_k) {
   a.resolve = resolve;
   a.constraints =
       "compute capability 8.0; m / BM at most 65535; split 1 to 256; every matrix under 2^31 elements; any m, "
-      "n, k, any alignment (4-byte copies where k or n is not a multiple of 4)";
+      "n, k (where k or n is not a multiple of 4: natural-A kernels copy 4 bytes at a time, quads ones read "
+      "padded copies)";
   a.supports = supports;
   a.workspace_bytes = workspace;
   use_kernels(a, kKernels, launch, run);

@@ -222,7 +222,9 @@ struct Quads {
   }
 };
 
-template <int kBM, int kBN, int kBK, int kStages, int kQN>
+// kSlices (deep_k.cu): block z stores its k slice's partial tile into slice z of C (m x ldc each), the
+// slices added after.
+template <int kBM, int kBN, int kBK, int kStages, int kQN, bool kSlices = false>
 __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN>::kThreads,
                                   (kQN == 2 ? 512 : 256) / Quads<kBM, kBN, kBK, kQN>::kThreads)
     register_tiled_quads_kernel(const float* __restrict__ a, int lda, const float* __restrict__ b, int ldb,
@@ -325,6 +327,7 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN>::kThreads,
     }
   }
   wait_for<0>();  // no copy may still target shared memory when the block exits
+  if constexpr (kSlices) c += long(blockIdx.z) * m * ldc;  // this k slice's partial C
 
 #pragma unroll
   for (int i = 0; i < 8; ++i) {

@@ -40,7 +40,7 @@ constexpr long kMaxSplit = 256;
 
 using Kernel = void (*)(const float*, int, const float*, int, float*, int, int, int, int, int, bool);
 struct Point {
-  Kernel vec, any;  // 16-byte copies (aligned operands); 4-byte copies (any), null for quads (padded copies)
+  Kernel vec, any;  // 16-byte loads and copies (aligned operands); 4-byte ones (any)
   int (*blocks_per_sm)();
   int min_blocks;  // its launch bounds' blocks per SM: the occupancy assumed without a GPU
 };
@@ -55,7 +55,7 @@ std::size_t shared_bytes(const Shape2& t, const Shape2& w) {
 
 template <int BM, int BN, int WM, int WN, bool kVec>
 Kernel kernel_of() {
-  if constexpr (WM == 32) return register_tiled_quads_kernel<BM, BN, kDepth, kStages, WN / 32, true>;
+  if constexpr (WM == 32) return register_tiled_quads_kernel<BM, BN, kDepth, kStages, WN / 32, true, kVec>;
   else return register_tiled_kernel<BM, BN, kDepth, WN, kStages, false, true, kVec>;
 }
 template <int BM, int BN, int WM, int WN>
@@ -78,7 +78,7 @@ constexpr int min_blocks() {
 
 #define MMLAB_POINT(V, BM, BN, WM, WN)                                                                         \
   {{V, {{"tile", #BM "x" #BN}, {"warp", #WM "x" #WN}}},                                                         \
-   Point{kernel_of<BM, BN, WM, WN, true>(), WM == 32 ? nullptr : kernel_of<BM, BN, WM, WN, false>(),           \
+   Point{kernel_of<BM, BN, WM, WN, true>(), kernel_of<BM, BN, WM, WN, false>(),                                \
          blocks_per_sm<BM, BN, WM, WN>, min_blocks<BM, BN, WM, WN>()}},
 #define MMLAB_POINTS(BM, BN, WM, WN) MMLAB_POINT("waves", BM, BN, WM, WN) MMLAB_POINT("manual", BM, BN, WM, WN)
 // clang-format off
@@ -134,15 +134,10 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   return fits_aligned_int(p, "deep_k");
 }
 
-// The workspace: the padded copies of A and B where the quads kernel needs them (launch/aligned.cuh),
-// then the slices.
-std::size_t padding_floats(const Problem& p, const Params& q) {
-  return quads(q.shape("warp")) ? padding(p).a_floats + padding(p).b_floats : 0;
-}
 std::size_t workspace(const Problem& p, const Params& q) {
   if (variant_kind<Kind>(kVariants, q) != Kind::manual) return 0;  // resolved first
   const long split = division(p, q).blocks;
-  return sizeof(float) * (padding_floats(p, q) + (split > 1 ? std::size_t(split) * std::size_t(p.m * p.n) : 0));
+  return split > 1 ? sizeof(float) * std::size_t(split) * std::size_t(p.m * p.n) : 0;
 }
 
 void run(const RunArgs& r) {
@@ -152,14 +147,12 @@ void run(const RunArgs& r) {
   const Point& point = kKernels.at(*r.params);
   auto aligned = [](const void* x) { return reinterpret_cast<std::uintptr_t>(x) % 16 == 0; };
   const bool vec = p.k % 4 == 0 && p.n % 4 == 0 && aligned(r.a) && aligned(r.b);
-  // The quads kernel reads 16-byte pieces only: A and B padded to aligned pitches where k or n is not a
-  // multiple of 4 (the lab's operands start 16-byte aligned).
-  const Operands o = point.any ? Operands{r.a, r.b, int(p.k), int(p.n), int(p.k)} : aligned_operands(r);
-  const Kernel kernel = vec || !point.any ? point.vec : point.any;
+  const Kernel kernel = vec ? point.vec : point.any;
   allow_shared_bytes(kernel, lc.shared_bytes);
-  float* out = s.blocks > 1 ? static_cast<float*>(r.workspace) + padding_floats(p, *r.params) : r.c;  // one: C
-  kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(o.a, o.lda, o.b, o.ldb, out, int(p.n), int(p.m),
-                                                                     int(p.n), o.k, int(s.k_per_block(kDepth)), false);
+  float* out = s.blocks > 1 ? static_cast<float*>(r.workspace) : r.c;  // one slice: C itself
+  kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(r.a, int(p.k), r.b, int(p.n), out, int(p.n),
+                                                                     int(p.m), int(p.n), int(p.k),
+                                                                     int(s.k_per_block(kDepth)), false);
   MMLAB_CHECK_LAUNCH();
   if (s.blocks > 1) {
     const long count = p.m * p.n;
@@ -193,8 +186,7 @@ MMLAB_ALGORITHM(deep_k) {
   a.resolve = resolve;
   a.constraints =
       "compute capability 8.0; m / BM at most 65535; split 1 to 256; every matrix under 2^31 elements; any m, "
-      "n, k (where k or n is not a multiple of 4: natural-A kernels copy 4 bytes at a time, quads ones read "
-      "padded copies)";
+      "n, k, any alignment (4-byte loads and copies where k or n is not a multiple of 4)";
   a.supports = supports;
   a.workspace_bytes = workspace;
   use_kernels(a, kKernels, launch, run);

@@ -223,8 +223,9 @@ struct Quads {
 };
 
 // kSlices (deep_k.cu): block z stores its k slice's partial tile into slice z of C (m x ldc each), the
-// slices added after.
-template <int kBM, int kBN, int kBK, int kStages, int kQN, bool kSlices = false>
+// slices added after. Without kVec (deep_k.cu, any alignment: rows of A or B not 16-byte aligned) A's
+// pieces are four 4-byte loads and B's four 4-byte copies, each zero past k_end, m and n on its own.
+template <int kBM, int kBN, int kBK, int kStages, int kQN, bool kSlices = false, bool kVec = true>
 __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN>::kThreads,
                                   (kQN == 2 ? 512 : 256) / Quads<kBM, kBN, kBK, kQN>::kThreads)
     register_tiled_quads_kernel(const float* __restrict__ a, int lda, const float* __restrict__ b, int ldb,
@@ -246,8 +247,16 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN>::kThreads,
 #pragma unroll
     for (int f = 0; f < S::kLoadsA; ++f) {
       const int e = tid + f * S::kThreads, r = e / (kBK / 4), p = k0 + (e % (kBK / 4)) * 4;
-      const float4* src = reinterpret_cast<const float4*>(a + min(row0 + r, m - 1) * lda + p);
-      ra[f] = p < k_end ? __ldg(src) : make_float4(0.f, 0.f, 0.f, 0.f);
+      if constexpr (kVec) {
+        const float4* src = reinterpret_cast<const float4*>(a + min(row0 + r, m - 1) * lda + p);
+        ra[f] = p < k_end ? __ldg(src) : make_float4(0.f, 0.f, 0.f, 0.f);
+      } else {
+        const float* src = a + long(min(row0 + r, m - 1)) * lda + p;
+        ra[f].x = p < k_end ? __ldg(src) : 0.f;
+        ra[f].y = p + 1 < k_end ? __ldg(src + 1) : 0.f;
+        ra[f].z = p + 2 < k_end ? __ldg(src + 2) : 0.f;
+        ra[f].w = p + 3 < k_end ? __ldg(src + 3) : 0.f;
+      }
     }
   };
   auto store_a = [&](int t) {
@@ -270,7 +279,13 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN>::kThreads,
       const int e = tid + f * S::kThreads, r = e / (kBN / 4), q = (e % (kBN / 4)) * 4;
       const bool ok = k0 + r < k_end;
       const unsigned dst = unsigned(__cvta_generic_to_shared(&bs[r * kBN + q]));
-      copy16(dst, ok ? b + (k0 + r) * ldb + min(col0 + q, ldb - 4) : b, ok);
+      if constexpr (kVec) {
+        copy16(dst, ok ? b + (k0 + r) * ldb + min(col0 + q, ldb - 4) : b, ok);
+      } else {
+        const float* src = b + long(k0 + r) * ldb + col0 + q;
+#pragma unroll
+        for (int j = 0; j < 4; ++j) copy4(dst + 4u * j, ok && col0 + q + j < n ? src + j : b, ok && col0 + q + j < n);
+      }
     }
   };
 

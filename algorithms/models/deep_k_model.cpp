@@ -7,7 +7,18 @@ namespace mmlab {
 
 namespace {
 // clang-format off
-const LinearFits kFits = {};
+const LinearFits kFits = {  // not fitted yet
+  {"manual", "tile=64x64;warp=64x32", "", 0, 0, 0, 0},
+  {"manual", "tile=128x64;warp=64x32", "", 0, 0, 0, 0},
+  {"manual", "tile=128x128;warp=64x32", "", 0, 0, 0, 0},
+  {"manual", "tile=64x128;warp=64x64", "", 0, 0, 0, 0},
+  {"manual", "tile=128x128;warp=64x64", "", 0, 0, 0, 0},
+  {"manual", "tile=64x64;warp=32x64", "", 0, 0, 0, 0},
+  {"manual", "tile=128x64;warp=32x64", "", 0, 0, 0, 0},
+  {"manual", "tile=64x128;warp=32x64", "", 0, 0, 0, 0},
+  {"manual", "tile=128x128;warp=32x64", "", 0, 0, 0, 0},
+  {"manual", "tile=128x128;warp=32x128", "", 0, 0, 0, 0},
+};
 // clang-format on
 }  // namespace
 

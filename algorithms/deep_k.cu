@@ -1,19 +1,21 @@
 // deep_k: small outputs with deep k (m and n in the hundreds, k in the tens of thousands), where a
 // data-parallel grid has far fewer output tiles than the device has block slots. k is split over
 // blockIdx.z into as many slices as fill the slots once: each block multiplies one k slice of one
-// output tile with register_tiled's natural-A product (8x8 or 8x16 outputs per thread, A and B copied as
-// stored by cp.async: kernels/register_tiled_natural.cuh) and stores its partial tile into its slice
-// of the workspace; a second kernel adds the slices in a fixed order (kernels/reduce.cuh). C is the
-// same on every run (deterministic): no zeroed C, no atomics. 16-byte copies where k and n are
-// multiples of 4 and the operands 16-byte aligned, else 4-byte copies: no padded copy of A, which is
-// the largest operand here.
+// output tile with one of register_tiled's products (axis `warp`: natural-A, A and B copied as stored
+// by cp.async, kernels/register_tiled_natural.cuh; quads, A transposed through registers,
+// kernels/register_tiled_quads.cuh) and stores its partial tile into its slice of the workspace; a
+// second kernel adds the slices in a fixed order (kernels/reduce.cuh). C is the same on every run
+// (deterministic): no zeroed C, no atomics. 16-byte loads and copies where k and n are multiples of 4
+// and the operands 16-byte aligned, else 4-byte ones: no padded copy of A, the largest operand here.
 // Why a whole wave: at 492x130x62700 on an H100, register_tiled's natural kernel split 32 ways
 // (atomics) had 384 blocks for the 528 slots of its tile (ncu: issue slots 63% busy, achieved
 // occupancy 17% of 25%) and ran at 0.67x cuBLAS; the flagship's pick there, small split 64, at 0.66x
-// (data/flagship/weak-classes/h100-d65b30d/).
+// (data/flagship/weak-classes/h100-d65b30d/). Filled, the product itself is the limit: the quads
+// kernel is 15-20% slower per flop than cuBLAS there, and the 4-byte path 20% slower again
+// (docs/flagship-notes.md, round eleven).
 // Variants: `waves`, the split that fills the device's slots once (floor(slots / tiles), each slice
 // at least 256 deep); `manual`, the split from the axis.
-// Example: mmlab run --algorithms deep_k,cublas --deep_k.tile all --shape 492x130x62700,125x125x34624
+// Example: mmlab run --algorithms deep_k,cublas --deep_k.tile all --deep_k.warp all --shape 492x130x62700,125x125x34624
 #include <algorithm>
 #include <cstdint>
 #include <vector>

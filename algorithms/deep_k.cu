@@ -5,8 +5,9 @@
 // by cp.async, kernels/register_tiled_natural.cuh; quads, A transposed through registers,
 // kernels/register_tiled_quads.cuh) and stores its partial tile into its slice of the workspace; a
 // second kernel adds the slices in a fixed order (kernels/reduce.cuh). C is the same on every run
-// (deterministic): no zeroed C, no atomics. 16-byte loads and copies where k and n are multiples of 4
-// and the operands 16-byte aligned, else 4-byte ones: no padded copy of A, the largest operand here.
+// (deterministic): no zeroed C, no atomics. 16-byte loads and copies of an operand whose rows are
+// 16-byte aligned (A: k a multiple of 4; B: n), else 4-byte ones (natural-A: both 4-byte unless both
+// are aligned): no padded copy of A, the largest operand here.
 // Why a whole wave: at 492x130x62700 on an H100, register_tiled's natural kernel split 32 ways
 // (atomics) had 384 blocks for the 528 slots of its tile (ncu: issue slots 63% busy, achieved
 // occupancy 17% of 25%) and ran at 0.67x cuBLAS; the flagship's pick there, small split 64, at 0.66x
@@ -42,7 +43,7 @@ constexpr long kMaxSplit = 256;
 
 using Kernel = void (*)(const float*, int, const float*, int, float*, int, int, int, int, int, bool);
 struct Point {
-  Kernel vec, any;  // 16-byte loads and copies (aligned operands); 4-byte ones (any)
+  Kernel by_alignment[2][2];  // [A's rows 16-byte aligned][B's]: 16-byte loads and copies, else 4-byte ones
   int (*blocks_per_sm)();
   int min_blocks;  // its launch bounds' blocks per SM: the occupancy assumed without a GPU
 };
@@ -55,15 +56,17 @@ std::size_t shared_bytes(const Shape2& t, const Shape2& w) {
   return sizeof(float) * std::size_t(kStages * kDepth * ((quads(w) ? t.x + 4 : t.x) + t.y));
 }
 
-template <int BM, int BN, int WM, int WN, bool kVec>
+// The kernel for A's and B's alignment (16-byte rows or not): quads takes each apart; natural-A copies
+// both 4 bytes at a time unless both are aligned.
+template <int BM, int BN, int WM, int WN, bool kVecA, bool kVecB>
 Kernel kernel_of() {
-  if constexpr (WM == 32) return register_tiled_quads_kernel<BM, BN, kDepth, kStages, WN / 32, true, kVec>;
-  else return register_tiled_kernel<BM, BN, kDepth, WN, kStages, false, true, kVec>;
+  if constexpr (WM == 32) return register_tiled_quads_kernel<BM, BN, kDepth, kStages, WN / 32, true, kVecA, kVecB>;
+  else return register_tiled_kernel<BM, BN, kDepth, WN, kStages, false, true, kVecA && kVecB>;
 }
 template <int BM, int BN, int WM, int WN>
 int blocks_per_sm() {
   static const int blocks = [] {
-    const Kernel kernel = kernel_of<BM, BN, WM, WN, true>();
+    const Kernel kernel = kernel_of<BM, BN, WM, WN, true, true>();
     const std::size_t shared = shared_bytes({BM, BN}, {WM, WN});
     allow_shared_bytes(kernel, shared);
     int b = 0;
@@ -80,7 +83,8 @@ constexpr int min_blocks() {
 
 #define MMLAB_POINT(V, BM, BN, WM, WN)                                                                         \
   {{V, {{"tile", #BM "x" #BN}, {"warp", #WM "x" #WN}}},                                                         \
-   Point{kernel_of<BM, BN, WM, WN, true>(), kernel_of<BM, BN, WM, WN, false>(),                                \
+   Point{{{kernel_of<BM, BN, WM, WN, false, false>(), kernel_of<BM, BN, WM, WN, false, true>()},              \
+          {kernel_of<BM, BN, WM, WN, true, false>(), kernel_of<BM, BN, WM, WN, true, true>()}},                \
          blocks_per_sm<BM, BN, WM, WN>, min_blocks<BM, BN, WM, WN>()}},
 #define MMLAB_POINTS(BM, BN, WM, WN) MMLAB_POINT("waves", BM, BN, WM, WN) MMLAB_POINT("manual", BM, BN, WM, WN)
 // clang-format off
@@ -148,8 +152,7 @@ void run(const RunArgs& r) {
   const SplitK s = division(p, *r.params);
   const Point& point = kKernels.at(*r.params);
   auto aligned = [](const void* x) { return reinterpret_cast<std::uintptr_t>(x) % 16 == 0; };
-  const bool vec = p.k % 4 == 0 && p.n % 4 == 0 && aligned(r.a) && aligned(r.b);
-  const Kernel kernel = vec ? point.vec : point.any;
+  const Kernel kernel = point.by_alignment[p.k % 4 == 0 && aligned(r.a)][p.n % 4 == 0 && aligned(r.b)];
   allow_shared_bytes(kernel, lc.shared_bytes);
   float* out = s.blocks > 1 ? static_cast<float*>(r.workspace) : r.c;  // one slice: C itself
   kernel<<<dim(lc.grid), dim(lc.block), lc.shared_bytes, r.stream>>>(r.a, int(p.k), r.b, int(p.n), out, int(p.n),

@@ -223,9 +223,10 @@ struct Quads {
 };
 
 // kSlices (deep_k.cu): block z stores its k slice's partial tile into slice z of C (m x ldc each), the
-// slices added after. Without kVec (deep_k.cu, any alignment: rows of A or B not 16-byte aligned) A's
-// pieces are four 4-byte loads and B's four 4-byte copies, each zero past k_end, m and n on its own.
-template <int kBM, int kBN, int kBK, int kStages, int kQN, bool kSlices = false, bool kVec = true>
+// slices added after. Without kVecA (deep_k.cu: rows of A not 16-byte aligned) A's pieces are four
+// 4-byte loads, each zero past k_end on its own; without kVecB, B's four 4-byte copies, each zero past n.
+template <int kBM, int kBN, int kBK, int kStages, int kQN, bool kSlices = false, bool kVecA = true,
+          bool kVecB = true>
 __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN>::kThreads,
                                   (kQN == 2 ? 512 : 256) / Quads<kBM, kBN, kBK, kQN>::kThreads)
     register_tiled_quads_kernel(const float* __restrict__ a, int lda, const float* __restrict__ b, int ldb,
@@ -247,7 +248,7 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN>::kThreads,
 #pragma unroll
     for (int f = 0; f < S::kLoadsA; ++f) {
       const int e = tid + f * S::kThreads, r = e / (kBK / 4), p = k0 + (e % (kBK / 4)) * 4;
-      if constexpr (kVec) {
+      if constexpr (kVecA) {
         const float4* src = reinterpret_cast<const float4*>(a + min(row0 + r, m - 1) * lda + p);
         ra[f] = p < k_end ? __ldg(src) : make_float4(0.f, 0.f, 0.f, 0.f);
       } else {
@@ -279,7 +280,7 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN>::kThreads,
       const int e = tid + f * S::kThreads, r = e / (kBN / 4), q = (e % (kBN / 4)) * 4;
       const bool ok = k0 + r < k_end;
       const unsigned dst = unsigned(__cvta_generic_to_shared(&bs[r * kBN + q]));
-      if constexpr (kVec) {
+      if constexpr (kVecB) {
         copy16(dst, ok ? b + (k0 + r) * ldb + min(col0 + q, ldb - 4) : b, ok);
       } else {
         const float* src = b + long(k0 + r) * ldb + col0 + q;

@@ -5,7 +5,7 @@
 //   f2 = s m n / 1e6 where s > 1 the slices' floats (M), written, read and added
 //   f3 = K, doubled where k or n is not a multiple of 4 (a block's latency along k; 4-byte copies)
 // One row per block and warp tile, fitted by scripts/fit-flagship on experiments/flagship-deep-k.ini
-// (data/flagship/weak-classes/h100-a6edf98/deep-k-training.csv). Priced only where k is split (s > 1):
+// (data/flagship/weak-classes/h100-7b6d1d5/deep-k-training.csv). Priced only where k is split (s > 1):
 // the training shapes are all deep; an output that fills the device's slots is the data-parallel
 // kernels' (register_tiled, tma_tiled).
 #pragma once

@@ -12,8 +12,8 @@
 // (atomics) had 384 blocks for the 528 slots of its tile (ncu: issue slots 63% busy, achieved
 // occupancy 17% of 25%) and ran at 0.67x cuBLAS; the flagship's pick there, small split 64, at 0.66x
 // (data/flagship/weak-classes/h100-d65b30d/). Filled, the product itself is the limit: the quads
-// kernel is 15-20% slower per flop than cuBLAS there, and the 4-byte path 20% slower again
-// (docs/flagship-notes.md, round eleven).
+// kernel is 15-20% slower per flop than cuBLAS there, and an operand read 4 bytes at a time 10-20%
+// slower again (docs/flagship-notes.md, round eleven).
 // Variants: `waves`, the split that fills the device's slots once (floor(slots / tiles), each slice
 // at least 256 deep); `manual`, the split from the axis.
 // Example: mmlab run --algorithms deep_k,cublas --deep_k.tile all --deep_k.warp all --shape 492x130x62700,125x125x34624

@@ -37,8 +37,8 @@ const std::vector<Variant> kVariants = {
     {"waves", "k split into as many slices as fill the device's block slots once (each at least 256 deep)"},
     {"manual", "the split from the axis"}};
 
-constexpr int kDepth = 16, kStages = 4;  // k per stage
-constexpr long kMinSliceTiles = 16;                     // a slice is at least 16 stages (256) deep
+constexpr int kDepth = 16, kStages = 4;  // k per stage, stages in flight
+constexpr long kMinSliceTiles = 16;      // a slice is at least 16 stages (256) deep
 constexpr long kMaxSplit = 256;
 
 using Kernel = void (*)(const float*, int, const float*, int, float*, int, int, int, int, int, bool);
@@ -103,8 +103,8 @@ long output_tiles(const Problem& p, const Shape2& t) { return long(ceil_div(p.m,
 // the launch bounds' blocks, as many as 227 KiB of shared memory holds).
 long slots(const Params& q, const DeviceInfo& d) {
   const Point& k = kKernels.at(q);
-  const long per_sm = d.present ? k.blocks_per_sm()
-                                : std::min<long>(k.min_blocks, 232448 / long(shared_bytes(q.shape("tile"), q.shape("warp")) + 1024));
+  const long shared = long(shared_bytes(q.shape("tile"), q.shape("warp")));
+  const long per_sm = d.present ? k.blocks_per_sm() : std::min<long>(k.min_blocks, 232448 / (shared + 1024));
   return (d.sm_count > 0 ? d.sm_count : 132) * std::max(1L, per_sm);
 }
 

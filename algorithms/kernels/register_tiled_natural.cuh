@@ -45,8 +45,8 @@ struct Tiling {
 // k are multiples of 4 and the pointers 16-byte aligned (register_tiled pads operands that are not),
 // so every copy is 16 bytes, and columns of B are clamped to ldb - 4, in bounds for B's pitch; without
 // it (deep_k.cu, any alignment) every copy is 4 bytes, each element zero-filled past k_end on its own
-// and, rows past m and columns past n, zero-filled rather than clamped. kSlices (deep_k.cu): block z stores its k slice's
-// partial tile into slice z of C (m x ldc each) instead of C itself; the slices are added after.
+// and, past m and n, zero-filled rather than clamped. kSlices (deep_k.cu): block z stores its k
+// slice's partial tile into slice z of C (m x ldc each) instead of C itself; the slices are added after.
 template <int kBM, int kBN, int kBK, int kWN, int kStages, bool kAccumulate, bool kSlices = false, bool kVec = true>
 __global__ void __launch_bounds__(Tiling<kBM, kBN, kBK, kWN>::kThreads,
                                   Tiling<kBM, kBN, kBK, kWN>::kMinBlocks)

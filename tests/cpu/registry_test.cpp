@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <set>
 
 #include "core/algorithm.hpp"
+#include "core/csv.hpp"
 #include "core/invocation.hpp"
 #include "harness/sweep.hpp"
 #include "runtime/job.hpp"
@@ -215,6 +217,7 @@ TEST(Registry, FlagshipListsEveryCandidate) {
   const Algorithm& f = *test::lab().find("flagship");
   ASSERT_EQ(f.variants.size(), 2u);
   for (const char* name : {"register_tiled tuned", "tma_tiled tma", "streamk pure", "streamk hybrid", "skinny default",
+                           "gemv default (width=128", "deep_k waves (tile=64x128;warp=32x64",
                            "small default (tile=64x64", "small default (tile=32x32"})
     EXPECT_NE(f.variants[0].summary.find(name), std::string::npos) << name << " in: " << f.variants[0].summary;
   for (const char* name : {"tf32x3 half3", "tf32x3 wgmma3", "small tf32x3 (tile=64x64", "cuda_cores"})
@@ -263,6 +266,42 @@ TEST(Registry, FlagshipModelsPickByProblemSize) {
   EXPECT_NE(pick("cuda_cores", {8192, 8192, 8192}).rfind("small:", 0), 0u) << pick("cuda_cores", {8192, 8192, 8192});
   EXPECT_EQ(pick("tensor_cores", {4096, 4096, 4096}).rfind("tf32x3:", 0), 0u) << pick("tensor_cores", {4096, 4096, 4096});
   EXPECT_NE(pick("tensor_cores", {4096, 4096, 64}).rfind("tf32x3:", 0), 0u) << "no tf32x3 kernel below k = 128";
+}
+
+// deep_k's `waves` split without a GPU (an H100's description: the launch bounds' occupancy) is the one
+// the H100 resolved in the committed training run (the occupancy queried on the device), on every
+// configuration and shape; each fills the block slots once at most, its slices at least 256 deep; its
+// model prices only configurations that split k, and a split result is still deterministic.
+TEST(Registry, DeepKFillsTheSlotsOnceAsTheH100Did) {
+  const DeviceInfo h100 = h100_description();
+  const Algorithm& a = *test::lab().find("deep_k");
+  const CsvTable run = read_csv(std::string(MMLAB_SOURCE_DIR) +
+                                "/data/flagship/weak-classes/h100-7b6d1d5/deep-k-training.csv");
+  const int algorithm = run.column("algorithm"), variant = run.column("variant"), params = run.column("params"),
+            resolved = run.column("resolved"), m = run.column("m"), n = run.column("n"), k = run.column("k");
+  std::size_t checked = 0;
+  for (const CsvRow& row : run.rows) {
+    if (row[algorithm] != "deep_k" || row[variant] != "waves") continue;
+    const Problem p{std::stol(row[m]), std::stol(row[n]), std::stol(row[k])};
+    const Params q = Invocation(a, h100).resolve(p, Params::parse("waves", row[params]));
+    const std::string what = row[params] + " at " + row[m] + "x" + row[n] + "x" + row[k];
+    EXPECT_EQ(q.canonical(), row[resolved]) << what;
+    const LaunchConfig lc = a.launch_config(p, q, h100);
+    const long split = long(lc.grid.z), tiles = long(lc.grid.x) * lc.grid.y;
+    EXPECT_LE(tiles * split, 132L * 8) << what;  // at most one wave of 8 blocks per SM (the most any point holds)
+    if (split > 1) {
+      EXPECT_GE((p.k + split - 1) / split, 256) << what;
+      EXPECT_EQ(a.workspace(p, q), sizeof(float) * std::size_t(split * p.m * p.n)) << what;
+      EXPECT_FALSE(std::isnan(a.predict_ms(p, q, h100))) << what;
+    }
+    EXPECT_TRUE(a.deterministic(p, q)) << what;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 240u);  // 24 shapes x 10 compiled points
+  const Problem square{4096, 4096, 4096};
+  const Params big = Invocation(a, h100).resolve(square, Params::parse("waves", "tile=128x128;warp=32x64"));
+  EXPECT_EQ(big.text("split"), "1") << "an output that fills the slots is not split";
+  EXPECT_TRUE(std::isnan(a.predict_ms(square, big, h100))) << "nor priced (the data-parallel kernels' problem)";
 }
 
 // An engine spec: "algorithm:variant[:params]", the axes it does not name at their defaults; what is

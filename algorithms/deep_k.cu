@@ -4,7 +4,7 @@
 // output tile with one of register_tiled's products (axis `warp`: natural-A, A and B copied as stored
 // by cp.async, kernels/register_tiled_natural.cuh; quads, A transposed through registers,
 // kernels/register_tiled_quads.cuh) and stores its partial tile into its slice of the workspace; a
-// second kernel adds the slices in a fixed order (kernels/reduce.cuh). C is the same on every run
+// second kernel adds the slices in a fixed order (add_many_slices_kernel). C is the same on every run
 // (deterministic): no zeroed C, no atomics. 16-byte loads and copies of an operand whose rows are
 // 16-byte aligned (A: k a multiple of 4; B: n), else 4-byte ones (natural-A: both 4-byte unless both
 // are aligned): no padded copy of A, the largest operand here.
@@ -21,10 +21,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "algorithms/kernels/reduce.cuh"
 #include "algorithms/kernels/register_tiled_natural.cuh"
 #include "algorithms/kernels/register_tiled_quads.cuh"
-#include "algorithms/launch/aligned.cuh"
 #include "algorithms/launch/common.cuh"
 #include "algorithms/models/deep_k_model.hpp"
 #include "algorithms/models/split_k.hpp"
@@ -40,6 +38,31 @@ const std::vector<Variant> kVariants = {
 constexpr int kDepth = 16, kStages = 4;  // k per stage, stages in flight
 constexpr long kMinSliceTiles = 16;      // a slice is at least 16 stages (256) deep
 constexpr long kMaxSplit = 256;
+
+// C = the sum of `slices` partial C's (count elements each, one after another) in a fixed order: a
+// block of 32 x kSliceGroups threads takes 32 consecutive elements; thread (x, g) adds slices g, g +
+// kSliceGroups, ... of element x in slice order, then thread (x, 0) adds the groups' sums in group
+// order. kernels/reduce.cuh's add_slices_kernel (one chain per element) suits a few slices; with
+// hundreds, one chain per element keeps too few loads in flight.
+constexpr int kSliceGroups = 8;
+__global__ void __launch_bounds__(32 * kSliceGroups)
+    add_many_slices_kernel(const float* __restrict__ partial, float* __restrict__ c, long count, int slices) {
+  __shared__ float sums[kSliceGroups][32];
+  const long e = blockIdx.x * 32L + threadIdx.x;
+  const int g = int(threadIdx.y);
+  float s = 0.f;
+  if (e < count) {
+#pragma unroll 4
+    for (int i = g; i < slices; i += kSliceGroups) s += __ldcg(partial + i * count + e);
+  }
+  sums[g][threadIdx.x] = s;
+  __syncthreads();
+  if (g == 0 && e < count) {
+    float total = sums[0][threadIdx.x];
+    for (int j = 1; j < kSliceGroups; ++j) total += sums[j][threadIdx.x];
+    c[e] = total;
+  }
+}
 
 using Kernel = void (*)(const float*, int, const float*, int, float*, int, int, int, int, int, bool);
 struct Point {
@@ -66,12 +89,9 @@ Kernel kernel_of() {
 template <int BM, int BN, int WM, int WN>
 int blocks_per_sm() {
   static const int blocks = [] {
-    const Kernel kernel = kernel_of<BM, BN, WM, WN, true, true>();
-    const std::size_t shared = shared_bytes({BM, BN}, {WM, WN});
-    allow_shared_bytes(kernel, shared);
-    int b = 0;
-    MMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, int(threads_of({BM, BN}, {WM, WN})), shared));
-    return std::max(b, 1);
+    return std::max(resident_blocks(kernel_of<BM, BN, WM, WN, true, true>(), int(threads_of({BM, BN}, {WM, WN})),
+                                    shared_bytes({BM, BN}, {WM, WN})),
+                    1);
   }();
   return blocks;
 }
@@ -100,11 +120,11 @@ const KernelTable<Point> kKernels = {
 long output_tiles(const Problem& p, const Shape2& t) { return long(ceil_div(p.m, t.x)) * long(ceil_div(p.n, t.y)); }
 
 // The block slots of the device: SMs x the kernel's occupancy (without a GPU, an H100's 132 SMs and
-// the launch bounds' blocks, as many as 227 KiB of shared memory holds).
+// its estimate from the launch bounds and shared memory: launch/common.cuh).
 long slots(const Params& q, const DeviceInfo& d) {
   const Point& k = kKernels.at(q);
-  const long shared = long(shared_bytes(q.shape("tile"), q.shape("warp")));
-  const long per_sm = d.present ? k.blocks_per_sm() : std::min<long>(k.min_blocks, 232448 / (shared + 1024));
+  const long per_sm = d.present ? k.blocks_per_sm()
+                                : h100_resident_blocks(k.min_blocks, shared_bytes(q.shape("tile"), q.shape("warp")));
   return (d.sm_count > 0 ? d.sm_count : 132) * std::max(1L, per_sm);
 }
 

@@ -69,11 +69,7 @@ struct Kernel {
 template <int kBM, int kBN, int kBK, int kWN, int kStages, bool kKMajor>
 int blocks_per_sm(std::size_t shared) {
   const auto kernel = tma_streamk_kernel<kBM, kBN, kBK, kStages, kWN / 32, kKMajor>;
-  allow_shared_bytes(kernel, shared);
-  int blocks = 0;
-  MMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocks, kernel, Quads<kBM, kBN, kBK, kWN / 32, 0>::kThreads, shared));
-  return std::max(blocks, 1);
+  return std::max(resident_blocks(kernel, Quads<kBM, kBN, kBK, kWN / 32, 0>::kThreads, shared), 1);
 }
 
 template <int kBM, int kBN, int kBK, int kWN, int kStages, bool kKMajor>
@@ -112,7 +108,7 @@ StreamKWork work_of(const Problem& p, const Params& q, const DeviceInfo& d) {
   const Kernel& kernel = kKernels.at(q);
   // Without a GPU: the launch bounds' blocks, as many as an H100 SM's 228 KiB of shared memory holds.
   const long per_sm = d.present ? kernel.blocks_per_sm(shared_bytes(ch))
-                                : std::min<long>(kernel.min_blocks, 233472 / long(shared_bytes(ch) + 1024));
+                                : h100_resident_blocks(kernel.min_blocks, shared_bytes(ch));
   const long sms = d.sm_count > 0 ? d.sm_count : 132;
   return plan(p, ch, variant_kind<Kind>(kVariants, q) == Kind::hybrid, sms * per_sm);
 }

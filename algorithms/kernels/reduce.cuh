@@ -1,5 +1,5 @@
-// Sums of partial products: a block-wide sum in shared memory (dns.cu), and the in-order sums of partial
-// C slices (skinny's k splits, small's groups of clusters; deep_k's many slices).
+// Sums of partial products: a block-wide sum in shared memory (dns.cu), and the in-order sum of partial
+// C slices (skinny's k splits, small's groups of clusters).
 #pragma once
 
 namespace mmlab {
@@ -31,31 +31,6 @@ __global__ void add_slices_kernel(const float* __restrict__ partial, float* __re
     float s = partial[e];
     for (int i = 1; i < slices; ++i) s += partial[i * count + e];
     c[e] = s;
-  }
-}
-
-// The same sum where the slices are many (deep_k: up to hundreds): a block of 32 x kSliceGroups
-// threads takes 32 consecutive elements; thread (x, g) adds slices g, g + kSliceGroups, ... of element
-// x in slice order, then thread (x, 0) adds the groups' sums in group order. A fixed order (the same
-// sum on every run) with kSliceGroups times the loads in flight of one chain per element.
-constexpr int kSliceGroups = 8;
-__global__ void __launch_bounds__(32 * kSliceGroups)
-    add_many_slices_kernel(const float* __restrict__ partial, float* __restrict__ c, long count, int slices) {
-  __shared__ float sums[kSliceGroups][32];
-  const long e = blockIdx.x * 32L + threadIdx.x;
-  const int g = int(threadIdx.y);
-  float s = 0.f;
-  if (e < count) {
-    int i = g;
-#pragma unroll 4
-    for (; i < slices; i += kSliceGroups) s += __ldcg(partial + i * count + e);
-  }
-  sums[g][threadIdx.x] = s;
-  __syncthreads();
-  if (g == 0 && e < count) {
-    float total = sums[0][threadIdx.x];
-    for (int j = 1; j < kSliceGroups; ++j) total += sums[j][threadIdx.x];
-    c[e] = total;
   }
 }
 

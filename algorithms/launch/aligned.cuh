@@ -14,8 +14,6 @@
 namespace mmlab {
 namespace {
 
-inline long round4(long x) { return (x + 3) / 4 * 4; }
-
 struct Padding {
   bool a, b;
   long lda, ldb;
@@ -34,14 +32,6 @@ inline Padding padding(const Problem& p) {
 inline std::size_t aligned_workspace(const Problem& p, const Params&) {
   const Padding d = padding(p);
   return sizeof(float) * (d.a_floats + d.b_floats);
-}
-
-// Reason a problem's padded operands cannot be indexed with 32 bits, or nullopt.
-inline Reason fits_aligned_int(const Problem& p, const std::string& who) {
-  const long k = round4(p.k), n = round4(p.n);
-  if (p.m * k >= (1L << 31) || k * n >= (1L << 31) || p.m * p.n >= (1L << 31))
-    return who + " indexes with 32 bits: every matrix must have fewer than 2^31 elements";
-  return fits_int(p);
 }
 
 inline void pad(const float* src, long rows, long cols, float* dst, long rows_dst, long cols_dst, int sms,

@@ -2,10 +2,12 @@
 // 32-bit indexing checks, launch-configuration conversions, the shared-memory opt-in.
 #pragma once
 
+#include <algorithm>
 #include <climits>
 #include <functional>
 #include <initializer_list>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "core/algorithm.hpp"
@@ -25,6 +27,17 @@ inline Reason fits_int(const Problem& p) {
 }
 // The same, as a descriptor's `supports`.
 inline Reason supports_int_indexing(const Problem& p, const Params&, const DeviceInfo&) {
+  return fits_int(p);
+}
+
+inline long round4(long x) { return (x + 3) / 4 * 4; }
+
+// Reason a problem's operands, their rows padded to multiples of 4 (launch/aligned.cuh), cannot be
+// indexed with 32 bits, or nullopt.
+inline Reason fits_aligned_int(const Problem& p, const std::string& who) {
+  const long k = round4(p.k), n = round4(p.n);
+  if (p.m * k >= (1L << 31) || k * n >= (1L << 31) || p.m * p.n >= (1L << 31))
+    return who + " indexes with 32 bits: every matrix must have fewer than 2^31 elements";
   return fits_int(p);
 }
 
@@ -74,6 +87,21 @@ template <class Kernel>
 void allow_shared_bytes(Kernel* kernel, std::size_t bytes) {
   if (bytes > 48 * 1024)
     MMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+}
+
+// Blocks of `kernel` an SM of this device holds at once (0 where none fits).
+template <class Kernel>
+int resident_blocks(Kernel* kernel, int threads, std::size_t shared) {
+  allow_shared_bytes(kernel, shared);
+  int blocks = 0;
+  MMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, shared));
+  return blocks;
+}
+
+// The same without a GPU: the launch bounds' blocks per SM, as many as an H100 SM's 228 KiB of shared
+// memory holds (1 KiB of it reserved per block).
+inline long h100_resident_blocks(int launch_bound_blocks, std::size_t shared) {
+  return std::min<long>(launch_bound_blocks, 233472 / long(shared + 1024));
 }
 
 }  // namespace mmlab

@@ -64,12 +64,8 @@ void register_tiled_launch(const RunArgs& r, const Operands& o, const LaunchConf
 template <int kBM, int kBN, int kBK, int kWM, int kWN, int kStages>
 int register_tiled_blocks_per_sm() {
   const RegisterTile t{kBM, kBN, kBK, kWM, kWN, kStages, 1};
-  const RegisterTiledKernel kernel = register_tiled_kernel_of<kBM, kBN, kBK, kWM, kWN, kStages>(false);
-  allow_shared_bytes(kernel, register_tiled_shared_bytes(t));
-  int blocks = 0;
-  MMLAB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, int(register_tiled_threads(t)),
-                                                            register_tiled_shared_bytes(t)));
-  return blocks;
+  return resident_blocks(register_tiled_kernel_of<kBM, kBN, kBK, kWM, kWN, kStages>(false),
+                         int(register_tiled_threads(t)), register_tiled_shared_bytes(t));
 }
 
 }  // namespace

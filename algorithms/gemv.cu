@@ -1,25 +1,26 @@
-// gemv: C = A B where m or n is at most 4 (a row vector or a few rows times B; A times a vector or a
-// few columns), where the time is the large operand's bytes read from DRAM once and nothing else
-// (before it, at m = 1 on an H100, skinny's rows kernel ran at 0.43-0.48x cuBLAS and the flagship,
-// running small, at 0.59-0.83x: data/flagship/weak-classes/weak-baseline.csv).
+// gemv: C = A B where m is at most 16 or n at most 4 (a row vector or a few rows times B; A times a
+// vector or a few columns), where the time is the large operand's bytes read from DRAM once and
+// nothing else (before it, at m = 1 on an H100, skinny's rows kernel ran at 0.43-0.48x cuBLAS and the
+// flagship, running small, at 0.59-0.83x: data/flagship/weak-classes/weak-baseline.csv).
 //
-// rows (m <= 4, B streamed): a lane keeps four columns of B (one 16-byte load per row where n % 4 ==
-// 0, else four coalesced 4-byte loads) and the m x 4 sums of them, a round of 8 rows of B in flight
-// while the round before is multiplied, A's values for those rows loaded with them (a warp reads one
-// address: a broadcast). A block of 256 threads (8 warps) takes `width`
-// columns (128 G) and a range of k: G warps side by side on a row of B (G x 512 contiguous bytes at
-// once: at 1x8192x8192 on an H100, 79% of the DRAM peak at G = 8 against 60% at G = 1, ncu), the other
-// 8 / G on interleaved rows, their sums added in shared memory in order.
-// cols (n <= 4 < m, A streamed; `width` plays no part): a warp takes a row of A and a range of k, a lane four
-// consecutive k at a time (one 16-byte load from the row's first 16-byte boundary on, at any k), 4 loads
-// in flight while the 4 before are multiplied by B's rows (read where used, L1 and L2 hits: B is small;
-// 16-byte loads where n = 1), and a shuffle tree adds the lanes' sums.
+// rows (m <= 16, B streamed): a lane keeps four columns of B (one 16-byte copy per row where n % 4 ==
+// 0, else four coalesced 4-byte ones) and the m x 4 sums of them. Each warp streams its rows of B, and
+// A's values for them, through its own ring in shared memory by cp.async (3 stages of 4 rows in
+// flight a warp, no registers held by them). A block of 256 threads (8 warps) takes `width` columns
+// (128 G) and a range of k: G warps side by side on a row of B (G x 512 contiguous bytes at once: at
+// 1x8192x8192 on an H100, 79% of the DRAM peak at G = 8 against 60% at G = 1, ncu, with the rows in
+// flight held in registers), the other 8 / G on interleaved rows, their sums added in shared memory
+// in order.
+// cols (n <= 4, m larger; A streamed; `width` plays no part): a warp takes a row of A and a range of
+// k, a lane four consecutive k at a time (one 16-byte load from the row's first 16-byte boundary on,
+// at any k), 4 loads in flight while the 4 before are multiplied by B's rows (read where used, L1 and
+// L2 hits: B is small; 16-byte loads where n = 1), and a shuffle tree adds the lanes' sums.
 // The k ranges of one output tile are the blocks of a thread-block cluster (up to 16): each block
 // sums its share of the tile over the cluster in rank order through distributed shared memory: one
 // launch, no workspace, the same sum on every run. The cluster's size is chosen so that about three
-// blocks per SM stream at once. Wider small sides (5-64) are skinny's and small's.
-// Accepts any k; m <= 4 (capacity 1, 2 or 4 rows) or n <= 4 (as many columns).
-// Example: mmlab run --algorithms gemv,skinny,cublas --gemv.width all --shape 1x8192x8192,8192x1x8192,3x3001x7000 --l2-flush on
+// blocks per SM stream at once. Wider small sides are skinny's and small's.
+// Accepts any k; m <= 16 (capacity 1, 2, 4, 8 or 16 rows) or n <= 4 (capacity 1, 2 or 4 columns).
+// Example: mmlab run --algorithms gemv,skinny,cublas --gemv.width all --shape 1x8192x8192,8192x1x8192,12x3001x7000 --l2-flush on
 #include <atomic>
 #include <mutex>
 #include <type_traits>
@@ -29,6 +30,7 @@
 #include "algorithms/launch/clusters.cuh"
 #include "algorithms/launch/common.cuh"
 #include "algorithms/models/gemv_model.hpp"
+#include "algorithms/ptx/cp_async.cuh"
 
 namespace mmlab {
 namespace {
@@ -36,10 +38,12 @@ namespace {
 namespace cg = cooperative_groups;
 
 constexpr int kThreads = 256, kWarps = kThreads / 32;
-constexpr int kTileCols = 4 * 32;  // rows: a block's columns, four per lane
-constexpr int kRound = 8;          // rows: rows of B a lane has in flight
+constexpr int kTileCols = 4 * 32;  // rows: a warp's columns, four per lane
+constexpr int kRows = 4;           // rows: rows of B in a stage of a warp's ring
+constexpr int kStages = 4;         // rows: stages of the ring (kStages - 1 in flight)
 constexpr int kColsRound = 4;      // cols: 16-byte loads of A a lane has in flight
-constexpr long kMaxSide = 4;
+constexpr long kMaxRows = 16;      // rows: m at most
+constexpr long kMaxCols = 4;       // cols: n at most
 
 // The cluster's sum of the blocks' partial tiles (`sums`, `count` floats each, complete in every
 // block), each block adding its share in rank order and handing each sum to store(e, s).
@@ -65,57 +69,79 @@ __device__ __forceinline__ void cluster_sum(float* sums, int count, Store store)
 // rows: the sums of A's rows r < m <= R over this block's k range, for its G x 128 columns of B: warp
 // w takes the 128 columns of group w % G and interleaved rows w / G, w / G + 8 / G, ... of the range,
 // so a block reads G x 512 bytes of a row of B at once; the interleaved warps' sums are added in order.
+// Each warp streams its rows through its own ring of kStages stages in shared memory (kRows rows of
+// B, four columns a lane, and A's values for those rows) by cp.async: kStages - 1 stages in flight
+// hold no registers (before, the rows in flight were registers: 112 a thread, 14% of the warp slots
+// active, 79% of the DRAM peak at 1x8192x8192). A lane multiplies the columns it copied itself; A's
+// values, copied by some lanes for all, are read after the warp's barrier.
 template <int R, bool kVec, int G>
 __global__ void __launch_bounds__(kThreads)
     rows_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n,
                 int k, int per) {
   constexpr int kBlockCols = G * kTileCols;
   constexpr int kStep = kWarps / G;  // rows of B between a warp's consecutive ones
-  extern __shared__ __align__(16) float sums[];  // [kStep][R][kBlockCols], then the block's [R][kBlockCols]
+  // [warp][stage][row][lane] float4 of B, then [warp][stage][row][R] floats of A; after the loop, the
+  // warps' sums [kStep][R][kBlockCols], the block's [R][kBlockCols] in the first slot.
+  extern __shared__ __align__(16) float ring[];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, group = warp % G, first = warp / G;
   const long col0 = long(blockIdx.y) * kBlockCols, cols = col0 + kTileCols * group;
   const int kb = int(blockIdx.x) * per, len = max(0, min(k, kb + per) - kb);
-  // The warp's column of this lane's j-th sum: four consecutive ones, or one in each quarter.
+  const int count = len > first ? (len - first + kStep - 1) / kStep : 0;  // this warp's rows of B
+  const int stages = (count + kRows - 1) / kRows;
+  float4* ring_b = reinterpret_cast<float4*>(ring) + warp * kStages * kRows * 32;
+  float* ring_a = ring + kWarps * kStages * kRows * 128 + warp * kStages * kRows * R;
+  // The warp's column of this lane's j-th value: four consecutive ones, or one in each quarter.
   auto column = [&](int j) { return kVec ? 4 * lane + j : lane + 32 * j; };
-  // A round: 8 rows of B (four columns each) and A's values for them, all in flight at once.
-  auto load_round = [&](int q0, float (&v)[kRound][4], float (&x)[kRound][R]) {
+  auto load_stage = [&](int t) {
+    const int slot = t % kStages;
 #pragma unroll
-    for (int u = 0; u < kRound; ++u) {
-      const int q = q0 + u * kStep;
-#pragma unroll
-      for (int r = 0; r < R; ++r) x[u][r] = q < len && r < m ? __ldg(a + long(r) * k + kb + q) : 0.f;
-      const float* row = b + long(kb + q) * n + cols;
+    for (int u = 0; u < kRows; ++u) {
+      const int q = first + kStep * (t * kRows + u);  // past len: zeros, nothing read
+      const float* row = b + long(kb + min(q, len - 1)) * n + cols;
+      const unsigned dst = unsigned(__cvta_generic_to_shared(ring_b + (slot * kRows + u) * 32 + lane));
       if (kVec) {
-        const bool in = q < len && cols + 4 * lane < n;  // n % 4 == 0: all four or none
-        const float4 x = in ? __ldg(reinterpret_cast<const float4*>(row) + lane) : make_float4(0.f, 0.f, 0.f, 0.f);
-        v[u][0] = x.x, v[u][1] = x.y, v[u][2] = x.z, v[u][3] = x.w;
+        copy16(dst, row + 4 * lane, q < len && cols + 4 * lane < n);  // n % 4 == 0: all four or none
       } else {
 #pragma unroll
-        for (int j = 0; j < 4; ++j) v[u][j] = q < len && cols + column(j) < n ? __ldg(row + column(j)) : 0.f;
+        for (int j = 0; j < 4; ++j) copy4(dst + 4 * j, row + column(j), q < len && cols + column(j) < n);
       }
+    }
+    for (int e = lane; e < kRows * R; e += 32) {
+      const int u = e / R, r = e % R, q = first + kStep * (t * kRows + u);
+      const bool in = q < len && r < m;
+      copy4(unsigned(__cvta_generic_to_shared(ring_a + slot * kRows * R + e)),
+            in ? a + long(r) * k + kb + q : a, in);
     }
   };
   float acc[R][4] = {};
-  float v[kRound][4], next[kRound][4], x[kRound][R], next_x[kRound][R];
-  load_round(first, v, x);
-  for (int q0 = first; q0 < len; q0 += kStep * kRound) {
-    if (q0 + kStep * kRound < len) load_round(q0 + kStep * kRound, next, next_x);  // in flight meanwhile
 #pragma unroll
-    for (int u = 0; u < kRound; ++u) {
-      if (q0 + u * kStep >= len) break;  // the rest of the round is past the range (v is zero there)
+  for (int t = 0; t < kStages - 1; ++t) {
+    if (t < stages) load_stage(t);
+    commit();  // empty groups too: the count of groups in flight stays the loop's
+  }
+  for (int t = 0; t < stages; ++t) {
+    wait_for<kStages - 2>();  // stage t has landed (this thread's copies)
+    __syncwarp();             // ... and every lane's; the slot of stage t - 1 is read by all
+    if (t + kStages - 1 < stages) load_stage(t + kStages - 1);
+    commit();
+    const int slot = t % kStages;
 #pragma unroll
-      for (int r = 0; r < R; ++r)
+    for (int u = 0; u < kRows; ++u) {
+      const float4 v = ring_b[(slot * kRows + u) * 32 + lane];
+      const float* x = ring_a + (slot * kRows + u) * R;
 #pragma unroll
-        for (int j = 0; j < 4; ++j) acc[r][j] = fmaf(x[u][r], v[u][j], acc[r][j]);
-    }
-#pragma unroll
-    for (int u = 0; u < kRound; ++u) {
-#pragma unroll
-      for (int j = 0; j < 4; ++j) v[u][j] = next[u][j];
-#pragma unroll
-      for (int r = 0; r < R; ++r) x[u][r] = next_x[u][r];
+      for (int r = 0; r < R; ++r) {
+        const float xr = x[r];
+        acc[r][0] = fmaf(xr, v.x, acc[r][0]);
+        acc[r][1] = fmaf(xr, v.y, acc[r][1]);
+        acc[r][2] = fmaf(xr, v.z, acc[r][2]);
+        acc[r][3] = fmaf(xr, v.w, acc[r][3]);
+      }
     }
   }
+  wait_for<0>();
+  __syncthreads();  // the ring is free: the sums take its place
+  float* sums = ring;
   // The interleaved warps' sums, added in order: this block's partial tile [R][kBlockCols] in the first slot.
 #pragma unroll
   for (int r = 0; r < R; ++r)
@@ -243,7 +269,7 @@ __global__ void __launch_bounds__(kThreads)
   });
 }
 
-// The small side rounded up to the kernels' capacity: 1, 2 or 4.
+// The small side rounded up to the kernels' capacity: 1, 2, 4, 8 or 16 (cols: at most 4).
 int capacity(long side) {
   int r = 1;
   while (r < side) r *= 2;
@@ -263,7 +289,7 @@ struct Division {
 };
 Division division(const Problem& p, const Params& q, double sms, int most) {
   Division d;
-  d.rows = p.m <= kMaxSide && (p.n > kMaxSide || p.m <= p.n);
+  d.rows = p.m <= kMaxRows && (p.n > kMaxCols || p.m <= p.n);
   d.side = capacity(d.rows ? p.m : p.n);
   d.groups = d.rows ? int(q.integer("width") / kTileCols) : 1;
   d.tiles = d.rows ? ceil_div(p.n, long(d.groups) * kTileCols) : ceil_div(p.m, kWarps);
@@ -276,8 +302,11 @@ Division division(const Problem& p, const Params& q, double sms, int most) {
   return d;
 }
 
+// rows: the warps' rings (B's rows and A's values; the sums, kWarps x side x 128 floats, fit in them);
+// cols: the block's partial tile.
 std::size_t shared_bytes(const Division& d) {
-  return sizeof(float) * std::size_t(d.rows ? kWarps * d.side * kTileCols : kWarps * d.side);  // any G
+  const std::size_t ring = std::size_t(kWarps) * kStages * kRows * (kTileCols + d.side);
+  return sizeof(float) * (d.rows ? ring : std::size_t(kWarps) * d.side);
 }
 
 using Kernel = void (*)(const float*, const float*, float*, int, int, int, int);
@@ -285,7 +314,9 @@ using Kernel = void (*)(const float*, const float*, float*, int, int, int, int);
 // The compiled kernel of a cut and load width.
 template <int R, bool kVec>
 Kernel kernel_of(const Division& d) {
-  if (!d.rows) return cols_kernel<R, kVec>;
+  if constexpr (R <= kMaxCols) {
+    if (!d.rows) return cols_kernel<R, kVec>;
+  }
   switch (d.groups) {
     case 1: return rows_kernel<R, kVec, 1>;
     case 2: return rows_kernel<R, kVec, 2>;
@@ -297,7 +328,9 @@ Kernel kernel_for(const Division& d, bool vec) {
   switch (d.side) {
     case 1: return vec ? kernel_of<1, true>(d) : kernel_of<1, false>(d);
     case 2: return vec ? kernel_of<2, true>(d) : kernel_of<2, false>(d);
-    default: return vec ? kernel_of<4, true>(d) : kernel_of<4, false>(d);
+    case 4: return vec ? kernel_of<4, true>(d) : kernel_of<4, false>(d);
+    case 8: return vec ? kernel_of<8, true>(d) : kernel_of<8, false>(d);
+    default: return vec ? kernel_of<16, true>(d) : kernel_of<16, false>(d);
   }
 }
 
@@ -319,7 +352,7 @@ LaunchConfig launch_of(const Division& d) {
 Division division(const Problem& p, const Params& q, const DeviceInfo& d) {
   const Division most = division(p, q, model_sms(d), 16);
   if (!d.present || most.split <= 8) return most;
-  static std::atomic<signed char> fits[9][3][2][17];  // kernel (cols; rows by G), log2 capacity, vec, split
+  static std::atomic<signed char> fits[9][5][2][17];  // kernel (cols; rows by G), log2 capacity, vec, split
   static std::once_flag unknown;
   std::call_once(unknown, [] {
     for (auto& a : fits)
@@ -328,7 +361,9 @@ Division division(const Problem& p, const Params& q, const DeviceInfo& d) {
           for (auto& f : c) f = -1;  // unknown
   });
   const bool vec = vectorizable(p, most);
-  std::atomic<signed char>& known = fits[most.rows * most.groups][most.side / 2][vec][most.split];
+  int log2_side = 0;
+  while ((1 << log2_side) < most.side) ++log2_side;
+  std::atomic<signed char>& known = fits[most.rows * most.groups][log2_side][vec][most.split];
   if (known < 0) known = clusters_that_fit(kernel_for(most, vec), launch_of(most)) > 0 ? 1 : 0;
   return known ? most : division(p, q, model_sms(d), 8);
 }
@@ -336,7 +371,8 @@ Division division(const Problem& p, const Params& q, const DeviceInfo& d) {
 LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo& d) { return launch_of(division(p, q, d)); }
 
 Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
-  if (p.m > kMaxSide && p.n > kMaxSide) return "gemv needs m or n at most 4 (a GEMV-like shape; wider: skinny, small)";
+  if (p.m > kMaxRows && p.n > kMaxCols)
+    return "gemv needs m at most 16 or n at most 4 (a GEMV-like shape; wider: skinny, small)";
   if (Reason r = fits_int(p)) return r;
   const long width = q.integer("width");
   if (width != 128 && width != 256 && width != 512 && width != 1024)
@@ -364,10 +400,11 @@ void run(const RunArgs& r) {
 
 MMLAB_ALGORITHM(gemv) {
   a.summary =
-      "m or n <= 4 (GEMV): the large operand streamed once with 16-byte loads, k split over a cluster and "
-      "summed through DSMEM (one launch, deterministic)";
-  a.variants = {{"default", "rows (m <= 4): a block per `width` columns of B and a k range, a warp per 128 of "
-                            "them and every 8 / G-th row; cols (n <= 4 < m): a warp per row of A"}};
+      "m <= 16 or n <= 4 (GEMV-like): the large operand streamed once with 16-byte loads, k split over a "
+      "cluster and summed through DSMEM (one launch, deterministic)";
+  a.variants = {{"default", "rows (m <= 16): a block per `width` columns of B and a k range, a warp per 128 of "
+                            "them and every 8 / G-th row, streamed through a cp.async ring; cols (n <= 4, m "
+                            "larger): a warp per row of A"}};
   a.axes = {{"width",
              AxisKind::integer,
              "columns of B a block of the rows kernel takes (128 G: G warps side by side on a row of B, 8 / G on "
@@ -375,7 +412,8 @@ MMLAB_ALGORITHM(gemv) {
              "1024",
              {"128", "256", "512", "1024"},
              {"default"}}};
-  a.constraints = "m <= 4 or n <= 4; any k; at most 65535 output tiles (n / width or m / 8); compute capability 9.0";
+  a.constraints =
+      "m <= 16 or n <= 4; any k; at most 65535 output tiles (n / width or m / 8); compute capability 9.0";
   a.supports = supports;
   a.launch_config = launch;
   a.run = run;

@@ -3,20 +3,25 @@
 // nothing else (before it, at m = 1 on an H100, skinny's rows kernel ran at 0.43-0.48x cuBLAS and the
 // flagship, running small, at 0.59-0.83x: data/flagship/weak-classes/weak-baseline.csv).
 //
-// rows (m <= 16, B streamed): a lane keeps four columns of B and the m x 4 sums of them. Each warp
-// streams its rows of B, and A's values for them, through its own ring in shared memory by cp.async
-// (4 stages of 4 rows in flight a warp, no registers held by them), B's rows by 16-byte pieces at any
-// n. A block of 256 threads (8 warps) takes `width` columns (128 G) and a range of k: G warps side by
-// side on a row of B (G x 512 contiguous bytes at once), the other 8 / G on interleaved rows, their
-// sums added in shared memory in order.
+// rows (m <= 4, B streamed): a lane keeps four columns of B (one 16-byte load per row where n % 4 ==
+// 0, else four coalesced 4-byte loads) and the m x 4 sums of them, a round of 8 rows of B in flight
+// while the round before is multiplied, A's values for those rows loaded with them (a warp reads one
+// address: a broadcast). A block of 256 threads (8 warps) takes `width` columns (128 G) and a range
+// of k: G warps side by side on a row of B (G x 512 contiguous bytes at once: at 1x8192x8192 on an
+// H100, 79% of the DRAM peak at G = 8 against 60% at G = 1, ncu), the other 8 / G on interleaved
+// rows, their sums added in shared memory in order.
+// ring_rows (m of 5-16): the same division, each warp's rows of B and A's values for them streamed
+// through its own ring in shared memory by cp.async (3 stages of 4 rows in flight a warp), where 8 or
+// 16 rows' sums leave no registers for rounds in flight.
 // cols (n <= 4, m larger; A streamed; `width` plays no part): a warp takes a row of A and a range of
 // k, a lane four consecutive k at a time (one 16-byte load from the row's first 16-byte boundary on,
 // at any k), 4 loads in flight while the 4 before are multiplied by B's rows (read where used, L1 and
 // L2 hits: B is small; 16-byte loads where n = 1), and a shuffle tree adds the lanes' sums.
 // The k ranges of one output tile are the blocks of a thread-block cluster (up to 16): each block
 // sums its share of the tile over the cluster in rank order through distributed shared memory: one
-// launch, no workspace, the same sum on every run. The cluster's size is chosen so that the device's
-// block slots are filled once at most. Wider small sides are skinny's and small's.
+// launch, no workspace, the same sum on every run. The cluster's size is chosen so that about three
+// blocks per SM stream at once (rows), or the device's block slots are filled once (cols). Wider
+// small sides are skinny's and small's.
 // Accepts any k; m <= 16 (capacity 1, 2, 4, 8 or 16 rows) or n <= 4 (capacity 1, 2 or 4 columns).
 // Example: mmlab run --algorithms gemv,skinny,cublas --gemv.width all --shape 1x8192x8192,8192x1x8192,12x3001x7000 --l2-flush on
 #include <atomic>
@@ -38,14 +43,14 @@ namespace cg = cooperative_groups;
 
 constexpr int kThreads = 256, kWarps = kThreads / 32;
 constexpr int kTileCols = 4 * 32;  // rows: a warp's columns, four per lane
-constexpr int kRows = 4;           // rows: rows of B in a stage of a warp's ring
-constexpr int kStages = 5;         // rows: stages of the ring (kStages - 1 in flight)
-constexpr int kPieces = kTileCols / 4 + 1;  // rows: 16-byte pieces of a row's 128 columns, from the boundary before
-constexpr int kRowsBlocks = 2;     // rows: blocks an SM holds (its rings, 85-95 KB a block)
-constexpr int kColsBlocks = 4;     // cols: blocks an SM holds (64 registers a thread at most)
+constexpr int kRound = 8;          // rows: rows of B a lane has in flight
+constexpr int kRows = 4;           // ring_rows: rows of B in a stage of a warp's ring
+constexpr int kStages = 4;         // ring_rows: stages of the ring (kStages - 1 in flight)
 constexpr int kColsRound = 4;      // cols: 16-byte loads of A a lane has in flight
-constexpr long kMaxRows = 16;      // rows: m at most
+constexpr long kMaxRows = 16;      // rows and ring_rows: m at most
 constexpr long kMaxCols = 4;       // cols: n at most
+constexpr int kRingFrom = 8;       // the capacity from which ring_rows takes the rows
+constexpr int kColsBlocks = 4;     // cols: blocks an SM holds (64 registers a thread at most)
 
 // The cluster's sum of the blocks' partial tiles (`sums`, `count` floats each, complete in every
 // block), each block adding its share in rank order and handing each sum to store(e, s).
@@ -71,67 +76,123 @@ __device__ __forceinline__ void cluster_sum(float* sums, int count, Store store)
 // rows: the sums of A's rows r < m <= R over this block's k range, for its G x 128 columns of B: warp
 // w takes the 128 columns of group w % G and interleaved rows w / G, w / G + 8 / G, ... of the range,
 // so a block reads G x 512 bytes of a row of B at once; the interleaved warps' sums are added in order.
-// Each warp streams its rows through its own ring of kStages stages in shared memory (kRows rows of
-// B and A's values for them) by cp.async: kStages - 1 stages in flight hold no registers (with them
-// in registers, 112 a thread, 14% of the warp slots were active, 79% of the DRAM peak at 1x8192x8192).
-// kAligned (B 16-byte aligned, any n): a row's 128 columns start s = (row * n + first column) % 4
-// values past a 16-byte boundary; the warp copies the 32 16-byte pieces from that boundary on (33
-// where s != 0; the last piece of B only as far as B goes) and a lane reads its columns lane + 32 j
-// at s + lane + 32 j (4-byte copies, four a lane, took 30% longer at 1x8942x8710). Values past n are
-// the next row's, and multiply into sums never stored.
-template <int R, bool kAligned, int G>
-__global__ void __launch_bounds__(kThreads, kRowsBlocks)
+template <int R, bool kVec, int G>
+__global__ void __launch_bounds__(kThreads)
     rows_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n,
                 int k, int per) {
   constexpr int kBlockCols = G * kTileCols;
   constexpr int kStep = kWarps / G;  // rows of B between a warp's consecutive ones
-  // [warp][stage][row][kPieces] float4 of B, then [warp][stage][row][R] floats of A; after the loop,
-  // the warps' sums [kStep][R][kBlockCols], the block's [R][kBlockCols] in the first slot.
+  extern __shared__ __align__(16) float sums[];  // [kStep][R][kBlockCols], then the block's [R][kBlockCols]
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, group = warp % G, first = warp / G;
+  const long col0 = long(blockIdx.y) * kBlockCols, cols = col0 + kTileCols * group;
+  const int kb = int(blockIdx.x) * per, len = max(0, min(k, kb + per) - kb);
+  // The warp's column of this lane's j-th sum: four consecutive ones, or one in each quarter.
+  auto column = [&](int j) { return kVec ? 4 * lane + j : lane + 32 * j; };
+  // A round: 8 rows of B (four columns each) and A's values for them, all in flight at once.
+  auto load_round = [&](int q0, float (&v)[kRound][4], float (&x)[kRound][R]) {
+#pragma unroll
+    for (int u = 0; u < kRound; ++u) {
+      const int q = q0 + u * kStep;
+#pragma unroll
+      for (int r = 0; r < R; ++r) x[u][r] = q < len && r < m ? __ldg(a + long(r) * k + kb + q) : 0.f;
+      const float* row = b + long(kb + q) * n + cols;
+      if (kVec) {
+        const bool in = q < len && cols + 4 * lane < n;  // n % 4 == 0: all four or none
+        const float4 x = in ? __ldg(reinterpret_cast<const float4*>(row) + lane) : make_float4(0.f, 0.f, 0.f, 0.f);
+        v[u][0] = x.x, v[u][1] = x.y, v[u][2] = x.z, v[u][3] = x.w;
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) v[u][j] = q < len && cols + column(j) < n ? __ldg(row + column(j)) : 0.f;
+      }
+    }
+  };
+  float acc[R][4] = {};
+  float v[kRound][4], next[kRound][4], x[kRound][R], next_x[kRound][R];
+  load_round(first, v, x);
+  for (int q0 = first; q0 < len; q0 += kStep * kRound) {
+    if (q0 + kStep * kRound < len) load_round(q0 + kStep * kRound, next, next_x);  // in flight meanwhile
+#pragma unroll
+    for (int u = 0; u < kRound; ++u) {
+      if (q0 + u * kStep >= len) break;  // the rest of the round is past the range (v is zero there)
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) acc[r][j] = fmaf(x[u][r], v[u][j], acc[r][j]);
+    }
+#pragma unroll
+    for (int u = 0; u < kRound; ++u) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) v[u][j] = next[u][j];
+#pragma unroll
+      for (int r = 0; r < R; ++r) x[u][r] = next_x[u][r];
+    }
+  }
+  // The interleaved warps' sums, added in order: this block's partial tile [R][kBlockCols] in the first slot.
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) sums[(first * R + r) * kBlockCols + kTileCols * group + column(j)] = acc[r][j];
+  if (kStep > 1) {
+    __syncthreads();
+    for (int e = threadIdx.x; e < R * kBlockCols; e += kThreads) {
+      float s = sums[e];
+      for (int h = 1; h < kStep; ++h) s += sums[h * R * kBlockCols + e];
+      sums[e] = s;
+    }
+  }
+  __syncthreads();
+  cluster_sum(sums, R * kBlockCols, [&](int e, float s) {
+    const int r = e / kBlockCols;
+    const long col = col0 + e % kBlockCols;
+    if (r < m && col < n) c[long(r) * n + col] = s;
+  });
+}
+
+// ring_rows (4 < m <= R, R = 8 or 16): rows' division of the work, but each warp streams its rows through
+// its own ring of kStages stages in shared memory (kRows rows of B, four columns a lane, and A's values
+// for those rows) by cp.async: kStages - 1 stages in flight hold no registers, where rows' rounds in
+// registers and R x 4 sums would not fit (at 8x12544x9451 on an H100 the flagship ran small at 0.76x
+// cuBLAS; data/flagship/weak-classes/h100-7e77ac9/). A lane multiplies the columns it copied itself;
+// A's values, copied by some lanes for all, are read after the warp's barrier. At m <= 4 it was no
+// faster than rows and at 1x10814x16315 17% slower (h100-c793048/); 16-byte pieces from each row's
+// boundary at any n and a deeper ring took twice the instructions and ran slower still (h100-0cbb417/).
+template <int R, bool kVec, int G>
+__global__ void __launch_bounds__(kThreads)
+    ring_rows_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n,
+                int k, int per) {
+  constexpr int kBlockCols = G * kTileCols;
+  constexpr int kStep = kWarps / G;  // rows of B between a warp's consecutive ones
+  // [warp][stage][row][lane] float4 of B, then [warp][stage][row][R] floats of A; after the loop, the
+  // warps' sums [kStep][R][kBlockCols], the block's [R][kBlockCols] in the first slot.
   extern __shared__ __align__(16) float ring[];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, group = warp % G, first = warp / G;
   const long col0 = long(blockIdx.y) * kBlockCols, cols = col0 + kTileCols * group;
   const int kb = int(blockIdx.x) * per, len = max(0, min(k, kb + per) - kb);
   const int count = len > first ? (len - first + kStep - 1) / kStep : 0;  // this warp's rows of B
   const int stages = (count + kRows - 1) / kRows;
-  const long end = long(k) * n;  // B's values
-  float4* ring_b = reinterpret_cast<float4*>(ring) + warp * kStages * kRows * kPieces;
-  float* ring_a = ring + kWarps * kStages * kRows * kPieces * 4 + warp * kStages * kRows * R;
-  // Where the row of stage t's u-th row of B starts (past the range: the range's last row, read as zeros).
-  auto row_start = [&](int t, int u, bool& in) {
-    const int q = first + kStep * (t * kRows + u);
-    in = q < len;
-    return long(kb + min(q, len - 1)) * n + cols;
-  };
+  float4* ring_b = reinterpret_cast<float4*>(ring) + warp * kStages * kRows * 32;
+  float* ring_a = ring + kWarps * kStages * kRows * 128 + warp * kStages * kRows * R;
+  // The warp's column of this lane's j-th value: four consecutive ones, or one in each quarter.
+  auto column = [&](int j) { return kVec ? 4 * lane + j : lane + 32 * j; };
   auto load_stage = [&](int t) {
     const int slot = t % kStages;
 #pragma unroll
     for (int u = 0; u < kRows; ++u) {
-      bool in;
-      const long start = row_start(t, u, in);
-      float4* pieces = ring_b + (slot * kRows + u) * kPieces;
-      if (kAligned) {
-        const long base = start & ~3L;
-        auto piece = [&](int i) {
-          const long at = base + 4 * i;
-          const int bytes = in ? 4 * int(max(0L, min(4L, end - at))) : 0;
-          copy16_first(unsigned(__cvta_generic_to_shared(pieces + i)), bytes ? b + at : b, bytes);
-        };
-        piece(lane);
-        if (lane == 0 && (start & 3)) piece(32);
+      const int q = first + kStep * (t * kRows + u);  // past len: zeros, nothing read
+      const float* row = b + long(kb + min(q, len - 1)) * n + cols;
+      const unsigned dst = unsigned(__cvta_generic_to_shared(ring_b + (slot * kRows + u) * 32 + lane));
+      if (kVec) {
+        copy16(dst, row + 4 * lane, q < len && cols + 4 * lane < n);  // n % 4 == 0: all four or none
       } else {
-        const unsigned dst = unsigned(__cvta_generic_to_shared(pieces));
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          const int col = lane + 32 * j;
-          copy4(dst + 4 * col, b + start + col, in && cols + col < n);
-        }
+        for (int j = 0; j < 4; ++j) copy4(dst + 4 * j, row + column(j), q < len && cols + column(j) < n);
       }
     }
     for (int e = lane; e < kRows * R; e += 32) {
       const int u = e / R, r = e % R, q = first + kStep * (t * kRows + u);
       const bool in = q < len && r < m;
-      copy4(unsigned(__cvta_generic_to_shared(ring_a + slot * kRows * R + e)), in ? a + long(r) * k + kb + q : a,
-            in);
+      copy4(unsigned(__cvta_generic_to_shared(ring_a + slot * kRows * R + e)),
+            in ? a + long(r) * k + kb + q : a, in);
     }
   };
   float acc[R][4] = {};
@@ -148,17 +209,15 @@ __global__ void __launch_bounds__(kThreads, kRowsBlocks)
     const int slot = t % kStages;
 #pragma unroll
     for (int u = 0; u < kRows; ++u) {
-      bool in;
-      const long start = row_start(t, u, in);
-      const float* row = reinterpret_cast<const float*>(ring_b + (slot * kRows + u) * kPieces) +
-                         (kAligned ? int(start & 3) : 0);
-      const float v[4] = {row[lane], row[lane + 32], row[lane + 64], row[lane + 96]};
+      const float4 v = ring_b[(slot * kRows + u) * 32 + lane];
       const float* x = ring_a + (slot * kRows + u) * R;
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         const float xr = x[r];
-#pragma unroll
-        for (int j = 0; j < 4; ++j) acc[r][j] = fmaf(xr, v[j], acc[r][j]);
+        acc[r][0] = fmaf(xr, v.x, acc[r][0]);
+        acc[r][1] = fmaf(xr, v.y, acc[r][1]);
+        acc[r][2] = fmaf(xr, v.z, acc[r][2]);
+        acc[r][3] = fmaf(xr, v.w, acc[r][3]);
       }
     }
   }
@@ -169,7 +228,7 @@ __global__ void __launch_bounds__(kThreads, kRowsBlocks)
 #pragma unroll
   for (int r = 0; r < R; ++r)
 #pragma unroll
-    for (int j = 0; j < 4; ++j) sums[(first * R + r) * kBlockCols + kTileCols * group + lane + 32 * j] = acc[r][j];
+    for (int j = 0; j < 4; ++j) sums[(first * R + r) * kBlockCols + kTileCols * group + column(j)] = acc[r][j];
   if (kStep > 1) {
     __syncthreads();
     for (int e = threadIdx.x; e < R * kBlockCols; e += kThreads) {
@@ -301,8 +360,9 @@ int capacity(long side) {
 
 // How the problem is cut: rows (m small) or cols, the columns of B a block takes (rows: its axis
 // `width`, 128 x G), its output tiles (grid y), the blocks of a cluster along k (grid x) and the k of
-// each: as many blocks as the device's block slots hold at once (`slots`; one wave: a second, partial
-// one would run alone), each with at least `least` k, at most `most` per cluster.
+// each, at most `most` per cluster. rows: enough blocks for about three per SM, each with at least 64
+// k; cols: as many as the device's block slots (`slots`) hold at once, each with at least 512 k (at
+// 1575x1x1241 on an H100 3 blocks a cluster, 1.1 waves, took 14.5 us and 2, one wave, 12.0).
 struct Division {
   bool rows;
   int side;    // capacity of the small side
@@ -310,26 +370,27 @@ struct Division {
   long tiles;  // rows: 128 G columns of B each; cols: 8 rows of A each
   int split, per;
 };
-Division division(const Problem& p, const Params& q, long slots, int most) {
+Division division(const Problem& p, const Params& q, double sms, long slots, int most) {
   Division d;
   d.rows = p.m <= kMaxRows && (p.n > kMaxCols || p.m <= p.n);
   d.side = capacity(d.rows ? p.m : p.n);
   d.groups = d.rows ? int(q.integer("width") / kTileCols) : 1;
   d.tiles = d.rows ? ceil_div(p.n, long(d.groups) * kTileCols) : ceil_div(p.m, kWarps);
   const long least = d.rows ? 64 : 128 * kColsRound;  // k of a block at the least
-  const long wanted = std::max(1L, slots / d.tiles);
+  const long wanted = d.rows ? (long(3 * sms) + d.tiles - 1) / d.tiles : slots / d.tiles;
   d.split = int(std::max(1L, std::min({wanted, (p.k + least - 1) / least, long(most)})));
   d.per = int((p.k + d.split - 1) / d.split);
-  d.per = (d.per + 127) / 128 * 128;         // each block's k a multiple of 4 (cols: rows' 16-byte boundaries)
-  d.split = int((p.k + d.per - 1) / d.per);  // no block without k
+  if (!d.rows) d.per = (d.per + 127) / 128 * 128;  // each block's k a multiple of 4: rows' 16-byte boundaries
+  d.split = int((p.k + d.per - 1) / d.per);        // no block without k
   return d;
 }
 
-// rows: the warps' rings (B's rows and A's values; the sums, kWarps x side x 128 floats, fit in them);
+// rows: the warps' sums; ring_rows: the warps' rings (B's rows and A's values; the sums fit in them);
 // cols: the block's partial tile.
 std::size_t shared_bytes(const Division& d) {
-  const std::size_t ring = std::size_t(kWarps) * kStages * kRows * (4 * kPieces + d.side);
-  return sizeof(float) * (d.rows ? ring : std::size_t(kWarps) * d.side);
+  if (!d.rows) return sizeof(float) * kWarps * d.side;
+  if (d.side < kRingFrom) return sizeof(float) * kWarps * d.side * kTileCols;  // any G
+  return sizeof(float) * kWarps * kStages * kRows * (kTileCols + d.side);
 }
 
 using Kernel = void (*)(const float*, const float*, float*, int, int, int, int);
@@ -340,11 +401,20 @@ Kernel kernel_of(const Division& d) {
   if constexpr (R <= kMaxCols) {
     if (!d.rows) return cols_kernel<R, kVec>;
   }
-  switch (d.groups) {
-    case 1: return rows_kernel<R, kVec, 1>;
-    case 2: return rows_kernel<R, kVec, 2>;
-    case 4: return rows_kernel<R, kVec, 4>;
-    default: return rows_kernel<R, kVec, 8>;
+  if constexpr (R < kRingFrom) {
+    switch (d.groups) {
+      case 1: return rows_kernel<R, kVec, 1>;
+      case 2: return rows_kernel<R, kVec, 2>;
+      case 4: return rows_kernel<R, kVec, 4>;
+      default: return rows_kernel<R, kVec, 8>;
+    }
+  } else {
+    switch (d.groups) {
+      case 1: return ring_rows_kernel<R, kVec, 1>;
+      case 2: return ring_rows_kernel<R, kVec, 2>;
+      case 4: return ring_rows_kernel<R, kVec, 4>;
+      default: return ring_rows_kernel<R, kVec, 8>;
+    }
   }
 }
 Kernel kernel_for(const Division& d, bool vec) {
@@ -357,6 +427,10 @@ Kernel kernel_for(const Division& d, bool vec) {
   }
 }
 
+// Whether the large operand's rows start 16-byte aligned (the pointers themselves are checked at run
+// time); the cols kernel finds each row's first 16-byte boundary itself.
+bool vectorizable(const Problem& p, const Division& d) { return !d.rows || p.n % 4 == 0; }
+
 LaunchConfig launch_of(const Division& d) {
   LaunchConfig lc;
   lc.block = {unsigned(kThreads), 1, 1};
@@ -366,13 +440,12 @@ LaunchConfig launch_of(const Division& d) {
   return lc;
 }
 
-// The block slots of the device for the problem's kernel: SMs x its occupancy, asked of the device
-// once per kernel (without a GPU, an H100's 132 SMs and the launch bounds' blocks, as many as its
-// shared memory holds).
+// cols: the block slots of the device, SMs x the kernel's occupancy, asked of the device once per
+// kernel (without a GPU, an H100's 132 SMs and the launch bounds' blocks).
 long block_slots(const Problem& p, const Params& q, const DeviceInfo& d) {
-  const Division cut = division(p, q, 1, 1);  // the kernel and its shared memory: any split's
-  long per_sm;
-  if (d.present) {
+  const Division cut = division(p, q, 1, 1, 1);  // the kernel and its shared memory: any split's
+  long per_sm = kColsBlocks;
+  if (d.present && !cut.rows) {
     static std::mutex lock;
     static std::map<Kernel, int> known;
     const Kernel kernel = kernel_for(cut, true);
@@ -380,8 +453,6 @@ long block_slots(const Problem& p, const Params& q, const DeviceInfo& d) {
     auto it = known.find(kernel);
     if (it == known.end()) it = known.emplace(kernel, resident_blocks(kernel, kThreads, shared_bytes(cut))).first;
     per_sm = it->second;
-  } else {
-    per_sm = h100_resident_blocks(cut.rows ? kRowsBlocks : kColsBlocks, shared_bytes(cut));
   }
   return long(model_sms(d)) * std::max(1L, per_sm);
 }
@@ -390,20 +461,22 @@ long block_slots(const Problem& p, const Params& q, const DeviceInfo& d) {
 // else of up to 8; asked of the device once per kernel and cluster size.
 Division division(const Problem& p, const Params& q, const DeviceInfo& d) {
   const long slots = block_slots(p, q, d);
-  const Division most = division(p, q, slots, 16);
+  const Division most = division(p, q, model_sms(d), slots, 16);
   if (!d.present || most.split <= 8) return most;
-  static std::atomic<signed char> fits[9][5][17];  // kernel (cols; rows by G), log2 capacity, split
+  static std::atomic<signed char> fits[9][5][2][17];  // kernel (cols; rows by G), log2 capacity, vec, split
   static std::once_flag unknown;
   std::call_once(unknown, [] {
     for (auto& a : fits)
       for (auto& b : a)
-        for (auto& f : b) f = -1;  // unknown
+        for (auto& c : b)
+          for (auto& f : c) f = -1;  // unknown
   });
+  const bool vec = vectorizable(p, most);
   int log2_side = 0;
   while ((1 << log2_side) < most.side) ++log2_side;
-  std::atomic<signed char>& known = fits[most.rows * most.groups][log2_side][most.split];
-  if (known < 0) known = clusters_that_fit(kernel_for(most, true), launch_of(most)) > 0 ? 1 : 0;
-  return known ? most : division(p, q, slots, 8);
+  std::atomic<signed char>& known = fits[most.rows * most.groups][log2_side][vec][most.split];
+  if (known < 0) known = clusters_that_fit(kernel_for(most, vec), launch_of(most)) > 0 ? 1 : 0;
+  return known ? most : division(p, q, model_sms(d), slots, 8);
 }
 
 LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo& d) { return launch_of(division(p, q, d)); }
@@ -415,7 +488,7 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   const long width = q.integer("width");
   if (width != 128 && width != 256 && width != 512 && width != 1024)
     return "width must be 128, 256, 512 or 1024 (128 columns per warp, 1, 2, 4 or 8 warps side by side)";
-  const Division s = division(p, q, block_slots(p, q, d), 16);
+  const Division s = division(p, q, model_sms(d), block_slots(p, q, d), 16);
   if (s.tiles > 65535)
     return std::string(s.rows ? "n / width" : "m / 8") + " output tiles must be at most 65535 (the grid's y)";
   if (d.present && d.cc_major < 9) return "thread-block clusters need compute capability 9.0 or newer";
@@ -427,7 +500,7 @@ void run(const RunArgs& r) {
   const Division d = division(p, *r.params, *r.device);
   const LaunchConfig lc = launch_of(d);
   auto aligned = [](const float* x) { return reinterpret_cast<std::uintptr_t>(x) % 16 == 0; };
-  const Kernel kernel = kernel_for(d, aligned(r.a) && aligned(r.b));
+  const Kernel kernel = kernel_for(d, vectorizable(p, d) && aligned(r.a) && aligned(r.b));
   allow_shared_bytes(kernel, lc.shared_bytes);
   if (lc.cluster.x > 8) MMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   launch_in_clusters(kernel, lc, r.stream, r.a, r.b, r.c, int(p.m), int(p.n), int(p.k), d.per);

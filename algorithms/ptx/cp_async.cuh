@@ -10,10 +10,6 @@ namespace {
 __device__ inline void copy16(unsigned dst, const float* src, bool valid) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
 }
-// The same reading the first `bytes` (0-16) of the 16 and writing zeros after them.
-__device__ inline void copy16_first(unsigned dst, const float* src, int bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes));
-}
 // The same for one 4-byte element (any alignment of a float), cached in L1 (.ca: the only kind
 // that takes 4 bytes).
 __device__ inline void copy4(unsigned dst, const float* src, bool valid) {

@@ -3,16 +3,16 @@
 // nothing else (before it, at m = 1 on an H100, skinny's rows kernel ran at 0.43-0.48x cuBLAS and the
 // flagship, running small, at 0.59-0.83x: data/flagship/weak-classes/weak-baseline.csv).
 //
-// rows (m <= 4, B streamed): a lane keeps four columns of B (one 16-byte load per row where n % 4 ==
+// rows (m <= 2, B streamed): a lane keeps four columns of B (one 16-byte load per row where n % 4 ==
 // 0, else four coalesced 4-byte loads) and the m x 4 sums of them, a round of 8 rows of B in flight
 // while the round before is multiplied, A's values for those rows loaded with them (a warp reads one
 // address: a broadcast). A block of 256 threads (8 warps) takes `width` columns (128 G) and a range
 // of k: G warps side by side on a row of B (G x 512 contiguous bytes at once: at 1x8192x8192 on an
 // H100, 79% of the DRAM peak at G = 8 against 60% at G = 1, ncu), the other 8 / G on interleaved
 // rows, their sums added in shared memory in order.
-// ring_rows (m of 5-16): the same division, each warp's rows of B and A's values for them streamed
-// through its own ring in shared memory by cp.async (3 stages of 4 rows in flight a warp), where 8 or
-// 16 rows' sums leave no registers for rounds in flight.
+// ring_rows (m of 3-16): the same division, each warp's rows of B and A's values for them streamed
+// through its own ring in shared memory by cp.async (3 stages of 4 rows in flight a warp), where 4 to
+// 16 rows' sums leave too few registers for rounds in flight.
 // cols (n <= 4, m larger; A streamed; `width` plays no part): a warp takes a row of A and a range of
 // k, a lane four consecutive k at a time (one 16-byte load from the row's first 16-byte boundary on,
 // at any k), 4 loads in flight while the 4 before are multiplied by B's rows (read where used, L1 and
@@ -49,7 +49,7 @@ constexpr int kStages = 4;         // ring_rows: stages of the ring (kStages - 1
 constexpr int kColsRound = 4;      // cols: 16-byte loads of A a lane has in flight
 constexpr long kMaxRows = 16;      // rows and ring_rows: m at most
 constexpr long kMaxCols = 4;       // cols: n at most
-constexpr int kRingFrom = 8;       // the capacity from which ring_rows takes the rows
+constexpr int kRingFrom = 4;       // the capacity from which ring_rows takes the rows
 constexpr int kColsBlocks = 4;     // cols: blocks an SM holds (64 registers a thread at most)
 
 // The cluster's sum of the blocks' partial tiles (`sums`, `count` floats each, complete in every
@@ -148,14 +148,15 @@ __global__ void __launch_bounds__(kThreads)
   });
 }
 
-// ring_rows (4 < m <= R, R = 8 or 16): rows' division of the work, but each warp streams its rows through
-// its own ring of kStages stages in shared memory (kRows rows of B, four columns a lane, and A's values
-// for those rows) by cp.async: kStages - 1 stages in flight hold no registers, where rows' rounds in
-// registers and R x 4 sums would not fit (at 8x12544x9451 on an H100 the flagship ran small at 0.76x
-// cuBLAS; data/flagship/weak-classes/h100-7e77ac9/). A lane multiplies the columns it copied itself;
-// A's values, copied by some lanes for all, are read after the warp's barrier. At m <= 4 it was no
-// faster than rows and at 1x10814x16315 17% slower (h100-c793048/); 16-byte pieces from each row's
-// boundary at any n and a deeper ring took twice the instructions and ran slower still (h100-0cbb417/).
+// ring_rows (m <= R, R = 4, 8 or 16): rows' division of the work, but each warp streams its rows
+// through its own ring of kStages stages in shared memory (kRows rows of B, four columns a lane, and
+// A's values for those rows) by cp.async: kStages - 1 stages in flight hold no registers, where rows'
+// rounds in registers beside R x 4 sums do not fit (on an H100, data/flagship/weak-classes/: at
+// 8x12544x9451 the flagship ran small at 0.76x cuBLAS, h100-7e77ac9/; rows took 302 us at 4x12000x12000
+// and ring_rows 219, h100-3fd945f/ and h100-c793048/; at m = 1 ring_rows was no faster than rows, 17%
+// slower at 1x10814x16315). A lane multiplies the columns it copied itself; A's values, copied by some
+// lanes for all, are read after the warp's barrier. (16-byte pieces from each row's boundary at any n
+// and a deeper ring took twice the instructions and ran slower still: h100-0cbb417/.)
 template <int R, bool kVec, int G>
 __global__ void __launch_bounds__(kThreads)
     ring_rows_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n,
@@ -514,8 +515,8 @@ MMLAB_ALGORITHM(gemv) {
       "m <= 16 or n <= 4 (GEMV-like): the large operand streamed once with 16-byte loads, k split over a "
       "cluster and summed through DSMEM (one launch, deterministic)";
   a.variants = {{"default", "rows (m <= 16): a block per `width` columns of B and a k range, a warp per 128 of "
-                            "them and every 8 / G-th row, streamed through a cp.async ring; cols (n <= 4, m "
-                            "larger): a warp per row of A"}};
+                            "them and every 8 / G-th row (m >= 3: streamed through a cp.async ring); cols (n <= "
+                            "4, m larger): a warp per row of A"}};
   a.axes = {{"width",
              AxisKind::integer,
              "columns of B a block of the rows kernel takes (128 G: G warps side by side on a row of B, 8 / G on "

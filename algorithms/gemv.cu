@@ -1,5 +1,5 @@
-// gemv: C = A B where m is at most 16 or n at most 4 (a row vector or a few rows times B; A times a
-// vector or a few columns), where the time is the large operand's bytes read from DRAM once and
+// gemv: C = A B where m is at most 16 or n is 1 (a row vector or a few rows times B; A times a
+// vector), where the time is the large operand's bytes read from DRAM once and
 // nothing else (before it, at m = 1 on an H100, skinny's rows kernel ran at 0.43-0.48x cuBLAS and the
 // flagship, running small, at 0.59-0.83x: data/flagship/weak-classes/weak-baseline.csv).
 //
@@ -13,16 +13,17 @@
 // ring_rows (m of 3-16): the same division, each warp's rows of B and A's values for them streamed
 // through its own ring in shared memory by cp.async (3 stages of 4 rows in flight a warp), where 4 to
 // 16 rows' sums leave too few registers for rounds in flight.
-// cols (n <= 4, m larger; A streamed; `width` plays no part): a warp takes a row of A and a range of
-// k, a lane four consecutive k at a time (one 16-byte load from the row's first 16-byte boundary on,
-// at any k), 4 loads in flight while the 4 before are multiplied by B's rows (read where used, L1 and
-// L2 hits: B is small; 16-byte loads where n = 1), and a shuffle tree adds the lanes' sums.
+// cols (n = 1, m larger; A streamed; `width` plays no part): a warp takes a row of A and a range of k,
+// a lane four consecutive k at a time (one 16-byte load from the row's first 16-byte boundary on, at
+// any k), 4 loads in flight while the 4 before are multiplied by B's values (16-byte loads, L1 and L2
+// hits: B is small), and a shuffle tree adds the lanes' sums. A few columns (n of 2-4) are skinny's: B's
+// rows read where used made this kernel 5x slower than skinny at 12000x4x12000 (h100-a50aa38/).
 // The k ranges of one output tile are the blocks of a thread-block cluster (up to 16): each block
 // sums its share of the tile over the cluster in rank order through distributed shared memory: one
 // launch, no workspace, the same sum on every run. The cluster's size is chosen so that about three
 // blocks per SM stream at once (rows), or the device's block slots are filled once (cols). Wider
 // small sides are skinny's and small's.
-// Accepts any k; m <= 16 (capacity 1, 2, 4, 8 or 16 rows) or n <= 4 (capacity 1, 2 or 4 columns).
+// Accepts any k; m <= 16 (capacity 1, 2, 4, 8 or 16 rows) or n = 1.
 // Example: mmlab run --algorithms gemv,skinny,cublas --gemv.width all --shape 1x8192x8192,8192x1x8192,12x3001x7000 --l2-flush on
 #include <atomic>
 #include <map>
@@ -48,7 +49,7 @@ constexpr int kRows = 4;           // ring_rows: rows of B in a stage of a warp'
 constexpr int kStages = 4;         // ring_rows: stages of the ring (kStages - 1 in flight)
 constexpr int kColsRound = 4;      // cols: 16-byte loads of A a lane has in flight
 constexpr long kMaxRows = 16;      // rows and ring_rows: m at most
-constexpr long kMaxCols = 4;       // cols: n at most
+constexpr long kMaxCols = 1;       // cols: n at most
 constexpr int kRingFrom = 4;       // the capacity from which ring_rows takes the rows
 constexpr int kColsBlocks = 4;     // cols: blocks an SM holds (64 registers a thread at most)
 
@@ -270,32 +271,25 @@ __device__ __forceinline__ float4 vector_at(const float* __restrict__ b, int q, 
   return make_float4(lo.w, hi.x, hi.y, hi.z);
 }
 
-// cols: the sums of row (blockIdx.y * 8 + warp) of A over this block's k range times B's columns
-// c < n <= R. kVec (A and B 16-byte aligned, any k): a row starts at row * k, so its first 16-byte
-// boundary lies P = (4 - row * k % 4) % 4 values in; lanes 0 .. P - 1 take the values before it one
-// each, and from it on every load of A is a 16-byte one (before, where k % 4 != 0, four 4-byte loads
-// a lane: at 7302x1x5817 on an H100 0.72x cuBLAS). P is the same for the whole warp: the loop is
-// compiled for each.
-template <int R, bool kVec>
+// cols: row (blockIdx.y * 8 + warp) of A times B (a vector) over this block's k range. kVec (A and B
+// 16-byte aligned, any k): a row starts at row * k, so its first 16-byte boundary lies P = (4 - row *
+// k % 4) % 4 values in; lanes 0 .. P - 1 take the values before it one each, and from it on every load
+// of A is a 16-byte one (before, where k % 4 != 0, four 4-byte loads a lane: at 7302x1x5817 on an
+// H100 0.72x cuBLAS). P is the same for the whole warp: the loop is compiled for each.
+template <bool kVec>
 __global__ void __launch_bounds__(kThreads, kColsBlocks)
-    cols_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n,
-                int k, int per) {
-  extern __shared__ __align__(16) float sums[];  // the block's partial tile: its 8 rows x R columns
+    cols_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+                int /*n = 1*/, int k, int per) {
+  extern __shared__ __align__(16) float sums[];  // the block's partial tile: its 8 rows
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const long row = long(blockIdx.y) * kWarps + warp;
   const long read = min(row, long(m) - 1);  // a row past m reads the last and stores nothing
   const int kb = int(blockIdx.x) * per, ke = min(k, kb + per);  // per % 4 == 0
   const float* arow = a + read * k;
-  float acc[R] = {};
-  // A's value at k index q times B's row q.
-  auto add_one = [&](int q, float x) {
-#pragma unroll
-    for (int col = 0; col < R; ++col)
-      if (col < n) acc[col] = fmaf(x, __ldg(b + long(q) * n + col), acc[col]);
-  };
+  float acc = 0.f;
   auto range = [&](auto shift) {
     constexpr int P = decltype(shift)::value;
-    if (lane < P && kb + lane < ke) add_one(kb + lane, __ldg(arow + kb + lane));
+    if (lane < P && kb + lane < ke) acc = __ldg(arow + kb + lane) * __ldg(b + kb + lane);
     const int first = kb + P;  // 16-byte aligned in A (kVec)
     auto load_round = [&](int q0, float4(&v)[kColsRound]) {
 #pragma unroll
@@ -318,15 +312,15 @@ __global__ void __launch_bounds__(kThreads, kColsBlocks)
 #pragma unroll
       for (int u = 0; u < kColsRound; ++u) {
         const int q = q0 + 128 * u;
-        if (R == 1 && kVec && q + 3 < ke) {  // n == 1: B is a vector, its four values by 16-byte loads
+        if (kVec && q + 3 < ke) {  // B's four values by 16-byte loads
           const float4 y = vector_at<P>(b, q, k);
-          acc[0] = fmaf(v[u].x, y.x, fmaf(v[u].y, y.y, fmaf(v[u].z, y.z, fmaf(v[u].w, y.w, acc[0]))));
+          acc = fmaf(v[u].x, y.x, fmaf(v[u].y, y.y, fmaf(v[u].z, y.z, fmaf(v[u].w, y.w, acc))));
           continue;
         }
         const float x[4] = {v[u].x, v[u].y, v[u].z, v[u].w};
 #pragma unroll
         for (int i = 0; i < 4; ++i)
-          if (q + i < ke) add_one(q + i, x[i]);  // x is zero past it, and B has no row there
+          if (q + i < ke) acc = fmaf(x[i], __ldg(b + q + i), acc);  // x is zero past it, and B ends there
       }
 #pragma unroll
       for (int u = 0; u < kColsRound; ++u) v[u] = next[u];
@@ -339,20 +333,16 @@ __global__ void __launch_bounds__(kThreads, kColsBlocks)
     default: range(std::integral_constant<int, 3>{}); break;
   }
 #pragma unroll
-  for (int col = 0; col < R; ++col) {
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) acc[col] += __shfl_xor_sync(0xffffffffu, acc[col], offset);
-    if (lane == 0) sums[warp * R + col] = acc[col];
-  }
+  for (int offset = 16; offset > 0; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
+  if (lane == 0) sums[warp] = acc;
   __syncthreads();
-  cluster_sum(sums, kWarps * R, [&](int e, float s) {
-    const long i = long(blockIdx.y) * kWarps + e / R;
-    const int col = e % R;
-    if (i < m && col < n) c[i * n + col] = s;
+  cluster_sum(sums, kWarps, [&](int e, float s) {
+    const long i = long(blockIdx.y) * kWarps + e;
+    if (i < m) c[i] = s;
   });
 }
 
-// The small side rounded up to the kernels' capacity: 1, 2, 4, 8 or 16 (cols: at most 4).
+// The small side rounded up to the kernels' capacity: 1, 2, 4, 8 or 16 (cols: 1).
 int capacity(long side) {
   int r = 1;
   while (r < side) r *= 2;
@@ -399,8 +389,8 @@ using Kernel = void (*)(const float*, const float*, float*, int, int, int, int);
 // The compiled kernel of a cut, A and B 16-byte aligned or not.
 template <int R, bool kVec>
 Kernel kernel_of(const Division& d) {
-  if constexpr (R <= kMaxCols) {
-    if (!d.rows) return cols_kernel<R, kVec>;
+  if constexpr (R == 1) {
+    if (!d.rows) return cols_kernel<kVec>;
   }
   if constexpr (R < kRingFrom) {
     switch (d.groups) {
@@ -484,7 +474,7 @@ LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo& d) { re
 
 Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
   if (p.m > kMaxRows && p.n > kMaxCols)
-    return "gemv needs m at most 16 or n at most 4 (a GEMV-like shape; wider: skinny, small)";
+    return "gemv needs m at most 16 or n = 1 (a GEMV-like shape; wider: skinny, small)";
   if (Reason r = fits_int(p)) return r;
   const long width = q.integer("width");
   if (width != 128 && width != 256 && width != 512 && width != 1024)
@@ -512,11 +502,11 @@ void run(const RunArgs& r) {
 
 MMLAB_ALGORITHM(gemv) {
   a.summary =
-      "m <= 16 or n <= 4 (GEMV-like): the large operand streamed once with 16-byte loads, k split over a "
+      "m <= 16 or n = 1 (GEMV-like): the large operand streamed once with 16-byte loads, k split over a "
       "cluster and summed through DSMEM (one launch, deterministic)";
   a.variants = {{"default", "rows (m <= 16): a block per `width` columns of B and a k range, a warp per 128 of "
-                            "them and every 8 / G-th row (m >= 3: streamed through a cp.async ring); cols (n <= "
-                            "4, m larger): a warp per row of A"}};
+                            "them and every 8 / G-th row (m >= 3: streamed through a cp.async ring); cols (n = 1, "
+                            "m larger): a warp per row of A"}};
   a.axes = {{"width",
              AxisKind::integer,
              "columns of B a block of the rows kernel takes (128 G: G warps side by side on a row of B, 8 / G on "
@@ -525,7 +515,7 @@ MMLAB_ALGORITHM(gemv) {
              {"128", "256", "512", "1024"},
              {"default"}}};
   a.constraints =
-      "m <= 16 or n <= 4; any k; at most 65535 output tiles (n / width or m / 8); compute capability 9.0";
+      "m <= 16 or n = 1; any k; at most 65535 output tiles (n / width or m / 8); compute capability 9.0";
   a.supports = supports;
   a.launch_config = launch;
   a.run = run;

@@ -13,13 +13,15 @@ namespace mmlab::test {
 // The awkward shapes every algorithm must get right (foundation issue), GEMV-like ones among them
 // (a row vector times B, A times a vector: gemv's two kernels, issue #61), and rows of A 16-byte
 // aligned where B's are not (k % 4 == 0, n % 4 != 0: deep_k's quads kernel reads each operand apart),
-// and A times one or two columns with k % 4 != 0 (gemv's cols kernel finds each row's first 16-byte
-// boundary: every offset 0-3, k split over a cluster).
+// A times a vector with k % 4 != 0 (gemv's cols kernel finds each row's first 16-byte boundary: every
+// offset 0-3, k split over a cluster), and a few rows times B (gemv's ring_rows: 4-byte copies where n
+// % 4 != 0, 16-byte ones at capacity 16).
 inline const std::vector<Problem>& awkward_shapes() {
   static const std::vector<Problem> shapes = {
-      {1, 1, 1},          {7, 7, 7},         {17, 33, 65},    {127, 129, 131}, {1000, 1000, 1000},
-      {1025, 1025, 1025}, {1041, 1247, 139}, {535, 792, 414}, {129, 4, 12},    {300, 260, 1028},
-      {1, 4099, 2053},    {2053, 3, 1031},   {331, 129, 1036}, {1037, 1, 4097}, {515, 2, 777}};
+      {1, 1, 1},          {7, 7, 7},          {17, 33, 65},      {127, 129, 131},
+      {1000, 1000, 1000}, {1025, 1025, 1025}, {1041, 1247, 139}, {535, 792, 414},
+      {129, 4, 12},       {300, 260, 1028},   {1, 4099, 2053},   {2053, 3, 1031},
+      {331, 129, 1036},   {1037, 1, 4097},    {3, 1029, 2051},   {13, 4100, 1031}};
   return shapes;
 }
 

@@ -1,12 +1,13 @@
 // gemv's cost model (linear_fit.hpp): the large operand streamed once from DRAM by as many blocks as
-// the division gives (about three per SM at most); `side` is the small side (m for rows, n for cols)
-// rounded up to the kernel's capacity (1, 2 or 4):
+// the division gives; `side` is the small side (m for rows, n = 1 for cols) rounded up to the
+// kernel's capacity (1, 2, 4, 8 or 16):
 //   f1 = 4 (k n + m k + m n) / 1e6          MB moved: the bandwidth's part
 //   f2 = f1 / blocks x 1e3                  KB each block moves: the part of too few blocks in flight
 //   f3 = 2 side big k / 1e9                 GFLOP at the kernel's capacity
 // One row per `width` (a cols problem, where the width plays no part, is priced by each row alike).
-// Fitted by scripts/fit-flagship on experiments/flagship-weak-classes.ini's GEMV-like problems and nine
-// large GEMVs in one file (data/flagship/weak-classes/h100-c7af429/: training.csv, large.csv).
+// Fitted by scripts/fit-flagship on experiments/flagship-weak-classes.ini's GEMV-like and narrow
+// problems and experiments/flagship-gemv-large.ini's in one file (data/flagship/weak-classes/
+// h100-a50aa38/: training.csv, large.csv).
 #pragma once
 
 #include "algorithms/models/linear_fit.hpp"

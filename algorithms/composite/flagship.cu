@@ -5,9 +5,9 @@
 //   cuda_cores    FP32 on CUDA cores: register_tiled's tuned choice (its own fitted model), tma_tiled's
 //                 data-parallel TMA kernel, streamk (pure and hybrid, three tile shapes), skinny where
 //                 m or n is at most 64 (its cols kernel staged by the threads or by cp.async), gemv
-//                 where m or n is at most 4 (16-byte loads, k summed over a cluster; four widths), deep_k
-//                 where the output has fewer tiles than the device has block slots (k split to fill them,
-//                 the slices added in order; four block and warp tiles), and
+//                 where m is at most 16 or n = 1 (16-byte loads, k summed over a cluster; four
+//                 widths), deep_k where the output has fewer tiles than the device has block slots (k
+//                 split to fill them, the slices added in order; four block and warp tiles), and
 //                 small (one launch, k split over a cluster: four block and thread tiles, each priced
 //                 at every split) for the problems of a few microseconds.
 //   tensor_cores  FP32-accurate (error within 2x SGEMM's): tf32x3 half3 (a split pass, then FP16

@@ -74,6 +74,34 @@ __device__ __forceinline__ void cluster_sum(float* sums, int count, Store store)
   cluster.sync();  // no block leaves while a peer still reads its partial tile
 }
 
+// The rows kernels' end: each warp's R x 4 sums (lane's column j: column(j) of its 128) into `sums`,
+// the interleaved warps' sums added in order (this block's partial tile [R][G x 128] in the first
+// slot), then the cluster's sum of the tiles stored to C.
+template <int R, int G, class Column>
+__device__ __forceinline__ void rows_epilogue(float* sums, const float (&acc)[R][4], int first, int group,
+                                              Column column, long col0, int m, int n, float* __restrict__ c) {
+  constexpr int kBlockCols = G * kTileCols;
+  constexpr int kStep = kWarps / G;
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) sums[(first * R + r) * kBlockCols + kTileCols * group + column(j)] = acc[r][j];
+  if (kStep > 1) {
+    __syncthreads();
+    for (int e = threadIdx.x; e < R * kBlockCols; e += kThreads) {
+      float s = sums[e];
+      for (int h = 1; h < kStep; ++h) s += sums[h * R * kBlockCols + e];
+      sums[e] = s;
+    }
+  }
+  __syncthreads();
+  cluster_sum(sums, R * kBlockCols, [&](int e, float s) {
+    const int r = e / kBlockCols;
+    const long col = col0 + e % kBlockCols;
+    if (r < m && col < n) c[long(r) * n + col] = s;
+  });
+}
+
 // rows: the sums of A's rows r < m <= R over this block's k range, for its G x 128 columns of B: warp
 // w takes the 128 columns of group w % G and interleaved rows w / G, w / G + 8 / G, ... of the range,
 // so a block reads G x 512 bytes of a row of B at once; the interleaved warps' sums are added in order.
@@ -128,25 +156,7 @@ __global__ void __launch_bounds__(kThreads)
       for (int r = 0; r < R; ++r) x[u][r] = next_x[u][r];
     }
   }
-  // The interleaved warps' sums, added in order: this block's partial tile [R][kBlockCols] in the first slot.
-#pragma unroll
-  for (int r = 0; r < R; ++r)
-#pragma unroll
-    for (int j = 0; j < 4; ++j) sums[(first * R + r) * kBlockCols + kTileCols * group + column(j)] = acc[r][j];
-  if (kStep > 1) {
-    __syncthreads();
-    for (int e = threadIdx.x; e < R * kBlockCols; e += kThreads) {
-      float s = sums[e];
-      for (int h = 1; h < kStep; ++h) s += sums[h * R * kBlockCols + e];
-      sums[e] = s;
-    }
-  }
-  __syncthreads();
-  cluster_sum(sums, R * kBlockCols, [&](int e, float s) {
-    const int r = e / kBlockCols;
-    const long col = col0 + e % kBlockCols;
-    if (r < m && col < n) c[long(r) * n + col] = s;
-  });
+  rows_epilogue<R, G>(sums, acc, first, group, column, col0, m, n, c);
 }
 
 // ring_rows (m <= R, R = 4, 8 or 16): rows' division of the work, but each warp streams its rows
@@ -226,25 +236,7 @@ __global__ void __launch_bounds__(kThreads)
   wait_for<0>();
   __syncthreads();  // the ring is free: the sums take its place
   float* sums = ring;
-  // The interleaved warps' sums, added in order: this block's partial tile [R][kBlockCols] in the first slot.
-#pragma unroll
-  for (int r = 0; r < R; ++r)
-#pragma unroll
-    for (int j = 0; j < 4; ++j) sums[(first * R + r) * kBlockCols + kTileCols * group + column(j)] = acc[r][j];
-  if (kStep > 1) {
-    __syncthreads();
-    for (int e = threadIdx.x; e < R * kBlockCols; e += kThreads) {
-      float s = sums[e];
-      for (int h = 1; h < kStep; ++h) s += sums[h * R * kBlockCols + e];
-      sums[e] = s;
-    }
-  }
-  __syncthreads();
-  cluster_sum(sums, R * kBlockCols, [&](int e, float s) {
-    const int r = e / kBlockCols;
-    const long col = col0 + e % kBlockCols;
-    if (r < m && col < n) c[long(r) * n + col] = s;
-  });
+  rows_epilogue<R, G>(sums, acc, first, group, column, col0, m, n, c);
 }
 
 // B's four values b[q .. q + 3] (n = 1) where A's 16-byte boundary puts q at P past one of B's (B

@@ -118,6 +118,14 @@ void upgrade_v7(std::map<std::string, std::string>& f) {
   if (const std::string spec = distributed_engine_spec(f["engine"]); !spec.empty()) f["engine"] = spec;
 }
 
+// A distributed row's parameters in the current names of its engine (core/distributed.hpp's
+// kEngineAliases: `engine=tf32x3` before it was named `tensor_cores`), whatever its version.
+void current_names(std::map<std::string, std::string>& f) {
+  if (f["grid"].empty()) return;
+  f["params"] = with_current_engine(f["params"]);
+  f["resolved"] = with_current_engine(f["resolved"]);
+}
+
 // A version 6 row in version 7's words: how its trials were timed. Before version 7 every GPU trial
 // was timed with events on an idle stream (the host's enqueue time inside the interval): `events`, or
 // `graph` in the batched scope; host, streamed and distributed rows by the host's steady clock. The
@@ -393,6 +401,7 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         if (version <= 4) upgrade_v4(r.fields);
         if (version <= 6) upgrade_v6(r.fields);
         if (version <= 7) upgrade_v7(r.fields);
+        current_names(r.fields);
         row.fill("");
         auto num = [&](const char* c) { return number(r.fields[c], file, r.line, c); };
         auto whole = [&](const char* c) { return integer(r.fields[c], file, r.line, c); };

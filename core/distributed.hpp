@@ -4,6 +4,7 @@
 // the job itself (ranks, collectives) is a runtime service, runtime/job.hpp.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,7 +58,9 @@ struct Model {
 
 // The distributed algorithms' `engine` axis: each value and the engine spec ("algorithm:variant",
 // core/invocation.hpp) it names, the one list of them (distributed/engines.cu makes the engines; the
-// analysis reads rows of schema 7 and older, which recorded the value, as the spec).
+// analysis reads rows of schema 7 and older, which recorded the value, as the spec). A value is the
+// name the same engine has everywhere in the lab (`tensor_cores`: the flagship's FP32-accurate
+// dispatcher, as out_of_core's engine and the flagship's variant are named).
 struct EngineName {
   const char* value;
   const char* spec;
@@ -65,13 +68,37 @@ struct EngineName {
 inline constexpr EngineName kDistributedEngines[] = {{"cublas", "cublas:default"},
                                                      {"cublas_tf32", "cublas:tf32"},
                                                      {"register_tiled", "register_tiled:tuned"},
-                                                     {"tf32x3", "flagship:tensor_cores"},
+                                                     {"tensor_cores", "flagship:tensor_cores"},
                                                      {"eigen", "eigen:default"}};
-// The spec an `engine` value names ("" for none).
-inline std::string distributed_engine_spec(const std::string& value) {
-  for (const EngineName& e : kDistributedEngines)
+// Older names of those values, read as the current ones wherever rows are read (a row written before
+// the rename keeps its words in its file): {older, current}.
+inline constexpr EngineName kEngineAliases[] = {{"tf32x3", "tensor_cores"}};
+
+// The current name of an `engine` value (itself if it has no older one).
+inline std::string current_engine_value(const std::string& value) {
+  for (const EngineName& e : kEngineAliases)
     if (value == e.value) return e.spec;
+  return value;
+}
+// The spec an `engine` value names, older names included ("" for none).
+inline std::string distributed_engine_spec(const std::string& value) {
+  const std::string current = current_engine_value(value);
+  for (const EngineName& e : kDistributedEngines)
+    if (current == e.value) return e.spec;
   return {};
+}
+// A parameters text ("grid=2x2;engine=tf32x3;transport=nccl") with its engine's older name replaced
+// by the current one; every other character as it was.
+inline std::string with_current_engine(const std::string& params) {
+  const std::string key = "engine=";
+  std::size_t at = 0;
+  while ((at = params.find(key, at)) != std::string::npos) {
+    if (at == 0 || params[at - 1] == ';') break;
+    at += key.size();
+  }
+  if (at == std::string::npos) return params;
+  const std::size_t from = at + key.size(), to = std::min(params.find(';', from), params.size());
+  return params.substr(0, from) + current_engine_value(params.substr(from, to - from)) + params.substr(to);
 }
 
 struct DistributedSetup {

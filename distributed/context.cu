@@ -294,11 +294,11 @@ Axis engine_axis() {
       "engine",
       AxisKind::choice,
       "local product of each rank, a lab algorithm: on its GPU cublas (cublas:default, pure FP32), "
-      "register_tiled (register_tiled:tuned), tf32x3 (flagship:tensor_cores, the FP32-accurate tensor-core "
-      "dispatcher) or cublas_tf32 (cublas:tf32, TF32 tensor cores, judged as TF32); or eigen (eigen:default, "
-      "the CPU backend: host memory, MPI messages)",
+      "register_tiled (register_tiled:tuned), tensor_cores (flagship:tensor_cores, the FP32-accurate "
+      "tensor-core dispatcher; tf32x3 before) or cublas_tf32 (cublas:tf32, TF32 tensor cores, judged as TF32); "
+      "or eigen (eigen:default, the CPU backend: host memory, MPI messages)",
       "cublas",
-      {"cublas", "register_tiled", "tf32x3", "eigen"},
+      {"cublas", "register_tiled", "tensor_cores", "eigen"},
       {},
       2147483647,
       {"cublas_tf32"}};

@@ -1,8 +1,8 @@
 // The machinery the distributed algorithms share: a communicator (between GPUs NCCL, or the copy
 // engines through CUDA IPC; MPI between host processes), a local engine for each rank's products
-// (cuBLAS, register_tiled, tf32x3, Eigen), the two streams that let communication overlap the
-// products, and phase timing. The algorithms (dist_cannon, dist_summa, dist_dns) hold only their
-// schedules; the decompositions' arithmetic is core/decompositions.hpp.
+// (cuBLAS, register_tiled, the flagship's tensor_cores, Eigen), the two streams that let
+// communication overlap the products, and phase timing. The algorithms (dist_cannon, dist_summa,
+// dist_dns) hold only their schedules; the decompositions' arithmetic is core/decompositions.hpp.
 #pragma once
 
 #include <functional>

@@ -3,7 +3,7 @@
 // through its partial product). The `engine` axis's values and the spec each names
 // (core/distributed.hpp's kDistributedEngines): cublas
 // (cublas:default, pure FP32), cublas_tf32 (cublas:tf32, TF32 tensor cores, judged as TF32),
-// register_tiled (its `tuned` choice), tf32x3 (flagship:tensor_cores, the FP32-accurate tensor-core
+// register_tiled (its `tuned` choice), tensor_cores (flagship:tensor_cores, the FP32-accurate tensor-core
 // dispatcher: tf32x3 half3 or wgmma3 for each product's shape, FP32-level error), and eigen on the
 // host (the CPU backend).
 #include <algorithm>

@@ -11,6 +11,7 @@
 
 #include "analysis/commands.hpp"
 #include "core/decompositions.hpp"
+#include "core/distributed.hpp"
 #include "analysis/plot.hpp"
 #include "analysis/model.hpp"
 #include "analysis/paper_tables.hpp"
@@ -510,7 +511,7 @@ TEST(Scaling, EachEngineAgainstItselfBesideCublasMp) {
       tf32{"cublas", "tf32", "", 4096, 4096, 4096, "kernel", around(2.0)},
       flagship{"flagship", "tensor_cores", "kernel=auto", 4096, 4096, 4096, "kernel", around(3.0)},
       cannon{"dist_cannon", "default", "grid=2x2;engine=cublas_tf32", 4096, 4096, 4096, "kernel", around(1.0)},
-      summa{"dist_summa", "default", "grid=2x2;engine=tf32x3", 4096, 4096, 4096, "kernel", around(1.0)},
+      summa{"dist_summa", "default", "grid=2x2;engine=tensor_cores", 4096, 4096, 4096, "kernel", around(1.0)},
       vendor{"cublasmp", "gemm", "grid=2x2;engine=cublas_tf32;block=whole", 4096, 4096, 4096, "kernel", around(2.0)},
       vendor_fp32{"cublasmp", "gemm", "grid=2x2;engine=cublas;block=whole", 4096, 4096, 4096, "kernel", around(3.0)},
       vendor_1d{"cublasmp", "matmul_ag", "engine=cublas_tf32", 4096, 4096, 4096, "kernel", around(1.6)};
@@ -595,7 +596,32 @@ TEST(Scaling, ReadsSchema7EnginesAsTheirSpecs) {
   write_results(d / "s.csv", {base, dist}, true, 7);
   const std::vector<Result> rows = load_results({d / "s.csv"}, true);
   EXPECT_EQ(rows[1].get("engine"), "flagship:tensor_cores");
+  EXPECT_EQ(rows[1].params, "grid=2x2;engine=tensor_cores");
   EXPECT_EQ(scaling(rows).rows.at(0)[8], "2.000");
+}
+
+// An engine's older name (core/distributed.hpp's kEngineAliases: tf32x3, the flagship's tensor_cores)
+// reads as its current one in a distributed row's params and resolved, whatever the schema; nothing
+// else changes.
+TEST(Scaling, ReadsOlderEngineNamesAsTheCurrentOnes) {
+  EXPECT_EQ(with_current_engine("grid=2x2;engine=tf32x3;transport=nccl"), "grid=2x2;engine=tensor_cores;transport=nccl");
+  EXPECT_EQ(with_current_engine("engine=tf32x3"), "engine=tensor_cores");
+  EXPECT_EQ(with_current_engine("grid=2x2;engine=cublas"), "grid=2x2;engine=cublas");
+  EXPECT_EQ(with_current_engine("grid=2x2;my_engine=tf32x3"), "grid=2x2;my_engine=tf32x3");
+  EXPECT_EQ(with_current_engine(""), "");
+  EXPECT_EQ(distributed_engine_spec("tf32x3"), distributed_engine_spec("tensor_cores"));
+  TempDir d;
+  Row dist{"dist_cannon", "default", "grid=2x2;engine=tf32x3;transport=copy_engine", 512, 512, 512, "kernel",
+           around(2.0)},
+      single{"tf32x3", "half3", "stages=3;split=auto", 512, 512, 512, "kernel", around(1.0)};
+  dist.fields = {{"grid", "2x2"}, {"gpus", "4"}, {"ranks", "4"}, {"engine", "flagship:tensor_cores"}};
+  write_results(d / "s.csv", {dist, single});
+  const std::vector<Result> rows = load_results({d / "s.csv"}, true);
+  EXPECT_EQ(rows[0].params, "grid=2x2;engine=tensor_cores;transport=copy_engine");
+  EXPECT_EQ(rows[0].get("params"), rows[0].params);
+  EXPECT_EQ(rows[0].get("resolved"), "grid=2x2;engine=tensor_cores;transport=copy_engine");
+  EXPECT_EQ(rows[1].algorithm, "tf32x3");
+  EXPECT_EQ(rows[1].params, "stages=3;split=auto");
 }
 
 // The CPU backend's baseline is one process of eigen on the host, its own engine.

@@ -158,7 +158,7 @@ TEST(Registry, DistributedEnginesAndTransports) {
     for (const Axis& x : a.axes) q.set(x.name, x.default_value);
     q.set("grid", "1x1");
     EXPECT_EQ(a.precision_of(q), Precision::fp32);
-    q.set("engine", "tf32x3");
+    q.set("engine", "tensor_cores");
     EXPECT_EQ(a.precision_of(q), Precision::fp32);
     q.set("engine", "cublas_tf32");
     EXPECT_EQ(a.precision_of(q), Precision::tf32);

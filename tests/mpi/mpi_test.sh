@@ -43,7 +43,7 @@ if [ "$mode" = gpus ]; then
   # grids that are transposes of others, and the smallest shapes, left to the CPU backend's sweep:
   # on four H100s the whole sweep ran past 230 s twice (sweep-2026-11-27b, -27c).
   case $np in 4) grids=2x2,1x4,2x1x2,1x1x4 ;; esac
-  sweep=(run --algorithms dist_cannon,dist_summa,dist_dns,cublasmp --variant all --engine cublas,tf32x3,cublas_tf32
+  sweep=(run --algorithms dist_cannon,dist_summa,dist_dns,cublasmp --variant all --engine cublas,tensor_cores,cublas_tf32
          --cublasmp.engine cublas,cublas_tf32 --cublasmp.grid 2x2,1x4
          --transport nccl,copy_engine --grid "$grids" --dist_summa.panel 7,4096 --dist_dns.slabs 1,3 --dist_cannon.slabs 1,3 --dist_cannon.variant default,direct --cublasmp.block whole,1024
          --shape 1x1x1,17x33x65,127x129x131,2048x2047x2049 --trials 2 --warmup 1 --output "$dir/x.csv")
@@ -51,7 +51,7 @@ if [ "$mode" = gpus ]; then
 fi
 if [ "$mode" = gpu ]; then
   nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
-  sweep=(run --algorithms dist_cannon,dist_summa,dist_dns --engine cublas,tf32x3,cublas_tf32 --transport copy_engine
+  sweep=(run --algorithms dist_cannon,dist_summa,dist_dns --engine cublas,tensor_cores,cublas_tf32 --transport copy_engine
          --device 0 --grid "$grids" --dist_summa.panel 7,4096 --dist_dns.slabs 1,3 --dist_cannon.slabs 1,3 --dist_cannon.variant default,direct --shape "$shapes,2048x2047x2049" --trials 2
          --warmup 0 --output "$dir/x.csv")
   mode=verify

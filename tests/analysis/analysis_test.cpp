@@ -604,7 +604,8 @@ TEST(Scaling, ReadsSchema7EnginesAsTheirSpecs) {
 // reads as its current one in a distributed row's params and resolved, whatever the schema; nothing
 // else changes.
 TEST(Scaling, ReadsOlderEngineNamesAsTheCurrentOnes) {
-  EXPECT_EQ(with_current_engine("grid=2x2;engine=tf32x3;transport=nccl"), "grid=2x2;engine=tensor_cores;transport=nccl");
+  EXPECT_EQ(with_current_engine("grid=2x2;engine=tf32x3;transport=nccl"),
+            "grid=2x2;engine=tensor_cores;transport=nccl");
   EXPECT_EQ(with_current_engine("engine=tf32x3"), "engine=tensor_cores");
   EXPECT_EQ(with_current_engine("grid=2x2;engine=cublas"), "grid=2x2;engine=cublas");
   EXPECT_EQ(with_current_engine("grid=2x2;my_engine=tf32x3"), "grid=2x2;my_engine=tf32x3");

@@ -6,26 +6,27 @@
 // rows (m <= 2, B streamed): a lane keeps four columns of B (one 16-byte load per row where n % 4 ==
 // 0, else four coalesced 4-byte loads) and the m x 4 sums of them, a round of 8 rows of B in flight
 // while the round before is multiplied, A's values for those rows loaded with them (a warp reads one
-// address: a broadcast). A block of 256 threads (8 warps) takes `width` columns (128 G) and a range
+// address: a broadcast; B's loads kept out of L1 where B is under 4 L2s). A block of 256 threads (8 warps) takes `width` columns (128 G) and a range
 // of k: G warps side by side on a row of B (G x 512 contiguous bytes at once: at 1x8192x8192 on an
 // H100, 79% of the DRAM peak at G = 8 against 60% at G = 1, ncu), the other 8 / G on interleaved
 // rows, their sums added in shared memory in order.
 // ring_rows (m of 3-16): the same division, each warp's rows of B and A's values for them streamed
 // through its own ring in shared memory by cp.async (3 stages of 4 rows in flight a warp), where 4 to
 // 16 rows' sums leave too few registers for rounds in flight.
-// cols (n = 1, m larger; A streamed; `width` plays no part): a warp takes a row of A and a range of k,
-// a lane four consecutive k at a time (one 16-byte load from the row's first 16-byte boundary on, at
-// any k), 4 loads in flight while the 4 before are multiplied by B's values (16-byte loads, L1 and L2
-// hits: B is small), and a shuffle tree adds the lanes' sums. A few columns (n of 2-4) are skinny's: B's
-// rows read where used made this kernel 5x slower than skinny at 12000x4x12000 (h100-a50aa38/).
+// cols (n = 1, m larger; A streamed; `width` plays no part): W warps take a row of A and a range of k
+// (8 / W rows a block; W the fewest, up to 8, whose round of 512 W values covers the row), a thread four
+// consecutive k at a time (one 16-byte load from the row's first 16-byte boundary on, at any k; A's
+// loads kept out of L1, where B's values stay), two rounds of 4 loads alternating, and a shuffle tree
+// and the W warps' sums in order add the threads' sums. A few columns (n of 2-4) are skinny's: B's rows
+// read where used made this kernel 5x slower than skinny at 12000x4x12000 (h100-a50aa38/).
 // The k ranges of one output tile are the blocks of a thread-block cluster (up to 16): each block
 // sums its share of the tile over the cluster in rank order through distributed shared memory: one
 // launch, no workspace, the same sum on every run. The cluster's size is chosen so that about three
-// blocks per SM stream at once (rows), or the device's block slots are filled once (cols). Wider
-// small sides are skinny's and small's.
+// blocks per SM stream at once (rows), or the device's block slots are filled once by clusters it
+// holds at once (cols). Wider small sides are skinny's and small's.
 // Accepts any k; m <= 16 (capacity 1, 2, 4, 8 or 16 rows) or n = 1.
 // Example: mmlab run --algorithms gemv,skinny,cublas --gemv.width all --shape 1x8192x8192,8192x1x8192,12x3001x7000 --l2-flush on
-#include <atomic>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 
@@ -42,6 +43,16 @@ constexpr long kMaxCols = 1;       // cols: n at most
 constexpr int kRingFrom = 4;       // the capacity from which ring_rows takes the rows
 
 // The small side rounded up to the kernels' capacity: 1, 2, 4, 8 or 16 (cols: 1).
+// cols: the warps on a row of A, W: the fewest whose round (512 W of k) covers the row, at most 8 (on
+// an H100, at 22 problems each W forced against this rule: W = 8 at 20000x1x1001 ran at 0.59x cuBLAS,
+// 2 at 1.09; 1 at 2500x1x9999 at 0.64, 8 at 0.89; data/flagship/weak-classes/h100-1c145fa/forced*.csv).
+int cols_warps(const Problem& p) {
+  int w = 1;
+  while (w < kWarps && 128L * kColsRound * w < p.k) w *= 2;
+  while (w > 1 && ceil_div(p.m, long(kWarps / w)) > 65535) w /= 2;  // the grid's y holds the tiles
+  return w;
+}
+
 int capacity(long side) {
   int r = 1;
   while (r < side) r *= 2;
@@ -51,23 +62,24 @@ int capacity(long side) {
 // How the problem is cut: rows (m small) or cols, the columns of B a block takes (rows: its axis
 // `width`, 128 x G), its output tiles (grid y), the blocks of a cluster along k (grid x) and the k of
 // each, at most `most` per cluster. rows: enough blocks for about three per SM, each with at least 64
-// k; cols: as many as the device's block slots (`slots`) hold at once, each with at least 512 k (on an
-// H100, in one run: at 1575x1x1241 three blocks a cluster, 1.1 waves, 13.9 us, two, one wave, 11.5;
-// data/flagship/weak-classes/h100-3fd945f/cols-vec-*.csv).
+// k; cols: as many as the device's block slots (`slots`) hold at once, each with at least a round (512
+// W) of k (on an H100, in one run: at 1575x1x1241 three blocks a cluster, 1.1 waves, 13.9 us, two, one
+// wave, 11.5; data/flagship/weak-classes/h100-3fd945f/cols-vec-*.csv).
 struct Division {
   bool rows;
   int side;    // capacity of the small side
-  int groups;  // rows: G, the 128-column groups of a block
-  long tiles;  // rows: 128 G columns of B each; cols: 8 rows of A each
+  int groups;  // rows: G, the 128-column groups of a block; cols: W, the warps on a row of A
+  long tiles;  // rows: 128 G columns of B each; cols: 8 / W rows of A each
   int split, per;
+  bool bypass = true;  // rows: B's loads kept out of L1 (cols: A's always are)
 };
 Division division(const Problem& p, const Params& q, double sms, long slots, int most) {
   Division d;
   d.rows = p.m <= kMaxRows && (p.n > kMaxCols || p.m <= p.n);
   d.side = capacity(d.rows ? p.m : p.n);
-  d.groups = d.rows ? int(q.integer("width") / kTileCols) : 1;
-  d.tiles = d.rows ? ceil_div(p.n, long(d.groups) * kTileCols) : ceil_div(p.m, kWarps);
-  const long least = d.rows ? 64 : 128 * kColsRound;  // k of a block at the least
+  d.groups = d.rows ? int(q.integer("width") / kTileCols) : cols_warps(p);
+  d.tiles = d.rows ? ceil_div(p.n, long(d.groups) * kTileCols) : ceil_div(p.m, long(kWarps / std::max(1, d.groups)));
+  const long least = d.rows ? 64 : 128 * kColsRound * std::max(1, d.groups);  // k of a block at the least: a round
   const long wanted = d.rows ? (long(3 * sms) + d.tiles - 1) / d.tiles : slots / d.tiles;
   d.split = int(std::max(1L, std::min({wanted, (p.k + least - 1) / least, long(most)})));
   d.per = int((p.k + d.split - 1) / d.split);
@@ -79,25 +91,45 @@ Division division(const Problem& p, const Params& q, double sms, long slots, int
 // rows: the warps' sums; ring_rows: the warps' rings (B's rows and A's values; the sums fit in them);
 // cols: the block's partial tile.
 std::size_t shared_bytes(const Division& d) {
-  if (!d.rows) return sizeof(float) * kWarps * d.side;
+  if (!d.rows) return sizeof(float) * 2 * kWarps;
   if (d.side < kRingFrom) return sizeof(float) * kWarps * d.side * kTileCols;  // any G
   return sizeof(float) * kWarps * kStages * kRows * (kTileCols + d.side);
 }
 
 using Kernel = void (*)(const float*, const float*, float*, int, int, int, int);
 
+// The rows kernel of a cut: B's loads kept out of L1 where its rows are not 16-byte loads, or where B
+// is under 4 L2s (on an H100, two runs: 1x7391x2098 0.83 -> 0.97x cuBLAS at its best width, 2x3001x4097
+// 1.18 -> 1.32, but 1x10814x16315 1.16 -> 1.08 and 2x16384x16384 1.16 -> 1.09;
+// data/flagship/weak-classes/h100-1c145fa/rows-*.csv).
+template <int R, bool kVec, int G>
+Kernel rows_of(const Division& d) {
+  if constexpr (!kVec) {
+    return rows_kernel<R, false, G, true>;
+  } else {
+    return d.bypass ? rows_kernel<R, true, G, true> : rows_kernel<R, true, G, false>;
+  }
+}
+
 // The compiled kernel of a cut, A and B 16-byte aligned or not.
 template <int R, bool kVec>
 Kernel kernel_of(const Division& d) {
   if constexpr (R == 1) {
-    if (!d.rows) return cols_kernel<kVec>;
+    if (!d.rows) {
+      switch (d.groups) {
+        case 1: return cols_kernel<kVec, 1>;
+        case 2: return cols_kernel<kVec, 2>;
+        case 4: return cols_kernel<kVec, 4>;
+        default: return cols_kernel<kVec, 8>;
+      }
+    }
   }
   if constexpr (R < kRingFrom) {
     switch (d.groups) {
-      case 1: return rows_kernel<R, kVec, 1>;
-      case 2: return rows_kernel<R, kVec, 2>;
-      case 4: return rows_kernel<R, kVec, 4>;
-      default: return rows_kernel<R, kVec, 8>;
+      case 1: return rows_of<R, kVec, 1>(d);
+      case 2: return rows_of<R, kVec, 2>(d);
+      case 4: return rows_of<R, kVec, 4>(d);
+      default: return rows_of<R, kVec, 8>(d);
     }
   } else {
     switch (d.groups) {
@@ -148,26 +180,36 @@ long block_slots(const Problem& p, const Params& q, const DeviceInfo& d) {
   return long(model_sms(d)) * std::max(1L, per_sm);
 }
 
-// Clusters of up to 16 blocks where one fits on the device (it holds non-portable clusters of 16),
-// else of up to 8; asked of the device once per kernel and cluster size.
+// How many clusters of a cut the device holds at once, asked once per kernel and cluster size.
+int clusters_held(const Division& cut, bool vec) {
+  static std::mutex lock;
+  static std::map<std::pair<Kernel, int>, int> known;
+  const Kernel kernel = kernel_for(cut, vec);
+  std::lock_guard<std::mutex> hold(lock);
+  const auto key = std::make_pair(kernel, cut.split);
+  auto it = known.find(key);
+  if (it == known.end()) it = known.emplace(key, clusters_that_fit(kernel, launch_of(cut))).first;
+  return it->second;
+}
+
+// rows: clusters of up to 16 blocks where one fits on the device (it holds non-portable clusters of
+// 16), else of up to 8. cols: no more clusters than the device holds at once (one wave: a cluster of
+// 5 or 10 blocks leaves slots of a GPC empty; on an H100 at 200x1x65537, 500 blocks in clusters of 10
+// took 48 us, 400 in clusters of 2 39 us, PROBE).
 Division division(const Problem& p, const Params& q, const DeviceInfo& d) {
   const long slots = block_slots(p, q, d);
-  const Division most = division(p, q, model_sms(d), slots, 16);
-  if (!d.present || most.split <= 8) return most;
-  static std::atomic<signed char> fits[9][5][2][17];  // kernel (cols; rows by G), log2 capacity, vec, split
-  static std::once_flag unknown;
-  std::call_once(unknown, [] {
-    for (auto& a : fits)
-      for (auto& b : a)
-        for (auto& c : b)
-          for (auto& f : c) f = -1;  // unknown
-  });
-  const bool vec = vectorizable(p, most);
-  int log2_side = 0;
-  while ((1 << log2_side) < most.side) ++log2_side;
-  std::atomic<signed char>& known = fits[most.rows * most.groups][log2_side][vec][most.split];
-  if (known < 0) known = clusters_that_fit(kernel_for(most, vec), launch_of(most)) > 0 ? 1 : 0;
-  return known ? most : division(p, q, model_sms(d), slots, 8);
+  const double l2 = d.l2_bytes > 0 ? double(d.l2_bytes) : 50.0 * (1 << 20);  // without a GPU, an H100's
+  auto cut_at = [&](int most) {
+    Division c = division(p, q, model_sms(d), slots, most);
+    c.bypass = !c.rows || !vectorizable(p, c) || 4.0 * double(p.k) * double(p.n) < 4 * l2;
+    return c;
+  };
+  Division cut = cut_at(16);
+  if (!d.present) return cut;
+  const bool vec = vectorizable(p, cut);
+  if (cut.rows) return cut.split <= 8 || clusters_held(cut, vec) > 0 ? cut : cut_at(8);
+  while (cut.split > 1 && clusters_held(cut, vec) < cut.tiles) cut = cut_at(cut.split - 1);
+  return cut;
 }
 
 LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo& d) { return launch_of(division(p, q, d)); }
@@ -181,7 +223,7 @@ Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
     return "width must be 128, 256, 512 or 1024 (128 columns per warp, 1, 2, 4 or 8 warps side by side)";
   const Division s = division(p, q, model_sms(d), block_slots(p, q, d), 16);
   if (s.tiles > 65535)
-    return std::string(s.rows ? "n / width" : "m / 8") + " output tiles must be at most 65535 (the grid's y)";
+    return std::string(s.rows ? "n / width" : "m / (8 / W)") + " output tiles must be at most 65535 (the grid's y)";
   if (d.present && d.cc_major < 9) return "thread-block clusters need compute capability 9.0 or newer";
   return std::nullopt;
 }
@@ -206,7 +248,7 @@ MMLAB_ALGORITHM(gemv) {
       "cluster and summed through DSMEM (one launch, deterministic)";
   a.variants = {{"default", "rows (m <= 16): a block per `width` columns of B and a k range, a warp per 128 of "
                             "them and every 8 / G-th row (m >= 3: streamed through a cp.async ring); cols (n = 1, "
-                            "m larger): a warp per row of A"}};
+                            "m larger): W warps per row of A, the fewest (1-8) whose 512 W values a round cover it"}};
   a.axes = {{"width",
              AxisKind::integer,
              "columns of B a block of the rows kernel takes (128 G: G warps side by side on a row of B, 8 / G on "

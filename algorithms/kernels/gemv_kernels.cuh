@@ -72,10 +72,30 @@ __device__ __forceinline__ void rows_epilogue(float* sums, const float (&acc)[R]
   });
 }
 
+// A load of the streamed operand that is not kept in L1 (read once; where it was, A's streamed rows in
+// the cols kernel ran 7-25% slower on an H100, and B's in the rows kernel up to 13%:
+// data/flagship/weak-classes/h100-1c145fa/), or by __ldg where kBypass is false.
+template <bool kBypass>
+__device__ __forceinline__ float4 stream_load4(const float* p) {
+  if (!kBypass) return __ldg(reinterpret_cast<const float4*>(p));
+  float4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "l"(p));
+  return v;
+}
+template <bool kBypass>
+__device__ __forceinline__ float stream_load(const float* p) {
+  if (!kBypass) return __ldg(p);
+  float v;
+  asm volatile("ld.global.nc.L1::no_allocate.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  return v;
+}
+
 // rows: the sums of A's rows r < m <= R over this block's k range, for its G x 128 columns of B: warp
 // w takes the 128 columns of group w % G and interleaved rows w / G, w / G + 8 / G, ... of the range,
 // so a block reads G x 512 bytes of a row of B at once; the interleaved warps' sums are added in order.
-template <int R, bool kVec, int G>
+template <int R, bool kVec, int G, bool kBypass>
 __global__ void __launch_bounds__(kThreads)
     rows_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n,
                 int k, int per) {
@@ -97,11 +117,11 @@ __global__ void __launch_bounds__(kThreads)
       const float* row = b + long(kb + q) * n + cols;
       if (kVec) {
         const bool in = q < len && cols + 4 * lane < n;  // n % 4 == 0: all four or none
-        const float4 x = in ? __ldg(reinterpret_cast<const float4*>(row) + lane) : make_float4(0.f, 0.f, 0.f, 0.f);
+        const float4 x = in ? stream_load4<kBypass>(row + 4 * lane) : make_float4(0.f, 0.f, 0.f, 0.f);
         v[u][0] = x.x, v[u][1] = x.y, v[u][2] = x.z, v[u][3] = x.w;
       } else {
 #pragma unroll
-        for (int j = 0; j < 4; ++j) v[u][j] = q < len && cols + column(j) < n ? __ldg(row + column(j)) : 0.f;
+        for (int j = 0; j < 4; ++j) v[u][j] = q < len && cols + column(j) < n ? stream_load<kBypass>(row + column(j)) : 0.f;
       }
     }
   };
@@ -234,32 +254,35 @@ __device__ __forceinline__ float4 vector_at(const float* __restrict__ b, int q, 
   return make_float4(lo.w, hi.x, hi.y, hi.z);
 }
 
-// cols: row (blockIdx.y * 8 + warp) of A times B (a vector) over this block's k range. kVec (A and B
-// 16-byte aligned, any k): a row starts at row * k, so its first 16-byte boundary lies P = (4 - row *
-// k % 4) % 4 values in; lanes 0 .. P - 1 take the values before it one each, and from it on every load
-// of A is a 16-byte one (before, where k % 4 != 0, four 4-byte loads a lane: at 7302x1x5817 on an
-// H100 0.72x cuBLAS). P is the same for the whole warp: the loop is compiled for each.
-template <bool kVec>
+// cols: rows of A times B (a vector) over this block's k range, W warps on each row (8 / W rows a
+// block: W x 2 KB of a row contiguous in a round). kVec (A and B 16-byte aligned, any k): a row starts
+// at row * k, so its first 16-byte boundary lies P = (4 - row * k % 4) % 4 values in; the row's first
+// P threads take the values before it one each, and from it on every load of A is a 16-byte one
+// (before, where k % 4 != 0, four 4-byte loads a lane: at 7302x1x5817 on an H100 0.72x cuBLAS). P is
+// the same for the whole warp: the loop is compiled for each. Two rounds of loads alternate (one in
+// flight while the other is multiplied, no copy between them that would wait for it).
+template <bool kVec, int W>
 __global__ void __launch_bounds__(kThreads, kColsBlocks)
     cols_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
                 int /*n = 1*/, int k, int per) {
-  extern __shared__ __align__(16) float sums[];  // the block's partial tile: its 8 rows
+  constexpr int kBlockRows = kWarps / W, kRowThreads = 32 * W, kStride = 4 * kRowThreads * kColsRound;
+  extern __shared__ __align__(16) float sums[];  // the warps' sums, then the block's partial tile
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const long row = long(blockIdx.y) * kWarps + warp;
+  const int t = (warp % W) * 32 + lane;  // this thread's place on its row
+  const long row = long(blockIdx.y) * kBlockRows + warp / W;
   const long read = min(row, long(m) - 1);  // a row past m reads the last and stores nothing
   const int kb = int(blockIdx.x) * per, ke = min(k, kb + per);  // per % 4 == 0
   const float* arow = a + read * k;
   float acc = 0.f;
   auto range = [&](auto shift) {
     constexpr int P = decltype(shift)::value;
-    if (lane < P && kb + lane < ke) acc = __ldg(arow + kb + lane) * __ldg(b + kb + lane);
-    const int first = kb + P;  // 16-byte aligned in A (kVec)
+    if (t < P && kb + t < ke) acc = __ldg(arow + kb + t) * __ldg(b + kb + t);
     auto load_round = [&](int q0, float4(&v)[kColsRound]) {
 #pragma unroll
       for (int u = 0; u < kColsRound; ++u) {
-        const int q = q0 + 128 * u;  // this lane's first of four consecutive k
+        const int q = q0 + 4 * kRowThreads * u;  // this thread's first of four consecutive k
         if (kVec && q + 3 < ke) {
-          v[u] = __ldg(reinterpret_cast<const float4*>(arow + q));
+          v[u] = stream_load4<true>(arow + q);
         } else {
           v[u].x = q < ke ? __ldg(arow + q) : 0.f;
           v[u].y = q + 1 < ke ? __ldg(arow + q + 1) : 0.f;
@@ -268,13 +291,10 @@ __global__ void __launch_bounds__(kThreads, kColsBlocks)
         }
       }
     };
-    float4 v[kColsRound], next[kColsRound];
-    load_round(first + 4 * lane, v);
-    for (int q0 = first + 4 * lane; q0 - 4 * lane < ke; q0 += 128 * kColsRound) {
-      if (q0 - 4 * lane + 128 * kColsRound < ke) load_round(q0 + 128 * kColsRound, next);  // in flight meanwhile
+    auto multiply = [&](int q0, const float4(&v)[kColsRound]) {
 #pragma unroll
       for (int u = 0; u < kColsRound; ++u) {
-        const int q = q0 + 128 * u;
+        const int q = q0 + 4 * kRowThreads * u;
         if (kVec && q + 3 < ke) {  // B's four values by 16-byte loads
           const float4 y = vector_at<P>(b, q, k);
           acc = fmaf(v[u].x, y.x, fmaf(v[u].y, y.y, fmaf(v[u].z, y.z, fmaf(v[u].w, y.w, acc))));
@@ -285,8 +305,20 @@ __global__ void __launch_bounds__(kThreads, kColsBlocks)
         for (int i = 0; i < 4; ++i)
           if (q + i < ke) acc = fmaf(x[i], __ldg(b + q + i), acc);  // x is zero past it, and B ends there
       }
-#pragma unroll
-      for (int u = 0; u < kColsRound; ++u) v[u] = next[u];
+    };
+    // base: the row's first k of a round (the same for its threads); q = base + 4 t.
+    float4 v0[kColsRound], v1[kColsRound];
+    int base = kb + P;  // 16-byte aligned in A (kVec)
+    load_round(base + 4 * t, v0);
+    while (true) {
+      if (base + kStride >= ke) { multiply(base + 4 * t, v0); break; }
+      load_round(base + kStride + 4 * t, v1);
+      multiply(base + 4 * t, v0);
+      base += kStride;
+      if (base + kStride >= ke) { multiply(base + 4 * t, v1); break; }
+      load_round(base + kStride + 4 * t, v0);
+      multiply(base + 4 * t, v1);
+      base += kStride;
     }
   };
   switch (kVec ? int((4 - read * k % 4) % 4) : 0) {
@@ -299,8 +331,20 @@ __global__ void __launch_bounds__(kThreads, kColsBlocks)
   for (int offset = 16; offset > 0; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
   if (lane == 0) sums[warp] = acc;
   __syncthreads();
-  cluster_sum(sums, kWarps, [&](int e, float s) {
-    const long i = long(blockIdx.y) * kWarps + e;
+  float* tile = sums + kWarps;
+  if (W > 1) {
+    if (threadIdx.x < kBlockRows) {
+      float s = sums[threadIdx.x * W];
+#pragma unroll
+      for (int h = 1; h < W; ++h) s += sums[threadIdx.x * W + h];
+      tile[threadIdx.x] = s;
+    }
+    __syncthreads();
+  } else {
+    tile = sums;
+  }
+  cluster_sum(tile, kBlockRows, [&](int e, float s) {
+    const long i = long(blockIdx.y) * kBlockRows + e;
     if (i < m) c[i] = s;
   });
 }

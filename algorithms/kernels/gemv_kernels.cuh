@@ -72,23 +72,41 @@ __device__ __forceinline__ void rows_epilogue(float* sums, const float (&acc)[R]
   });
 }
 
-// A load of the streamed operand that is not kept in L1 (read once; where it was, A's streamed rows in
-// the cols kernel ran 7-25% slower on an H100, and B's in the rows kernel up to 13%:
-// data/flagship/weak-classes/h100-1c145fa/), or by __ldg where kBypass is false.
+// A load of the streamed operand where `in` (else zeros), not kept in L1 (read once; where it was,
+// A's rows in the cols kernel ran 7-25% slower on an H100 and B's in the rows kernel up to 13%, timed
+// after the L2 flush; under ncu, which also empties L1, the two ran alike:
+// data/flagship/weak-classes/h100-1c145fa/), or by __ldg where kBypass is false. One predicated load,
+// no branch: loads in branches that the warp leaves apart broke compute-sanitizer's synccheck at the
+// barrier after them (h100-91099d5/).
 template <bool kBypass>
-__device__ __forceinline__ float4 stream_load4(const float* p) {
-  if (!kBypass) return __ldg(reinterpret_cast<const float4*>(p));
+__device__ __forceinline__ float4 stream_load4(const float* p, bool in) {
+  if (!kBypass) return in ? __ldg(reinterpret_cast<const float4*>(p)) : make_float4(0.f, 0.f, 0.f, 0.f);
   float4 v;
-  asm volatile("ld.global.nc.L1::no_allocate.v4.f32 {%0, %1, %2, %3}, [%4];"
-               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-               : "l"(p));
+  asm("{\n"
+      "  .reg .pred p_in;\n"
+      "  setp.ne.b32 p_in, %5, 0;\n"
+      "  mov.f32 %0, 0f00000000;\n"
+      "  mov.f32 %1, 0f00000000;\n"
+      "  mov.f32 %2, 0f00000000;\n"
+      "  mov.f32 %3, 0f00000000;\n"
+      "  @p_in ld.global.nc.L1::no_allocate.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+      "}"
+      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+      : "l"(p), "r"(int(in)));
   return v;
 }
 template <bool kBypass>
-__device__ __forceinline__ float stream_load(const float* p) {
-  if (!kBypass) return __ldg(p);
+__device__ __forceinline__ float stream_load(const float* p, bool in) {
+  if (!kBypass) return in ? __ldg(p) : 0.f;
   float v;
-  asm volatile("ld.global.nc.L1::no_allocate.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  asm("{\n"
+      "  .reg .pred p_in;\n"
+      "  setp.ne.b32 p_in, %2, 0;\n"
+      "  mov.f32 %0, 0f00000000;\n"
+      "  @p_in ld.global.nc.L1::no_allocate.f32 %0, [%1];\n"
+      "}"
+      : "=f"(v)
+      : "l"(p), "r"(int(in)));
   return v;
 }
 
@@ -117,11 +135,11 @@ __global__ void __launch_bounds__(kThreads)
       const float* row = b + long(kb + q) * n + cols;
       if (kVec) {
         const bool in = q < len && cols + 4 * lane < n;  // n % 4 == 0: all four or none
-        const float4 x = in ? stream_load4<kBypass>(row + 4 * lane) : make_float4(0.f, 0.f, 0.f, 0.f);
+        const float4 x = stream_load4<kBypass>(row + 4 * lane, in);
         v[u][0] = x.x, v[u][1] = x.y, v[u][2] = x.z, v[u][3] = x.w;
       } else {
 #pragma unroll
-        for (int j = 0; j < 4; ++j) v[u][j] = q < len && cols + column(j) < n ? stream_load<kBypass>(row + column(j)) : 0.f;
+        for (int j = 0; j < 4; ++j) v[u][j] = stream_load<kBypass>(row + column(j), q < len && cols + column(j) < n);
       }
     }
   };
@@ -281,9 +299,9 @@ __global__ void __launch_bounds__(kThreads, kColsBlocks)
 #pragma unroll
       for (int u = 0; u < kColsRound; ++u) {
         const int q = q0 + 4 * kRowThreads * u;  // this thread's first of four consecutive k
-        if (kVec && q + 3 < ke) {
-          v[u] = stream_load4<true>(arow + q);
-        } else {
+        const bool whole = kVec && q + 3 < ke;
+        v[u] = stream_load4<true>(arow + q, whole);
+        if (!whole) {
           v[u].x = q < ke ? __ldg(arow + q) : 0.f;
           v[u].y = q + 1 < ke ? __ldg(arow + q + 1) : 0.f;
           v[u].z = q + 2 < ke ? __ldg(arow + q + 2) : 0.f;

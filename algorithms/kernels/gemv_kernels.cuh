@@ -243,6 +243,7 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
   wait_for<0>();
+  __syncwarp();     // the warp's lanes together at the block's barrier
   __syncthreads();  // the ring is free: the sums take its place
   float* sums = ring;
   rows_epilogue<R, G>(sums, acc, first, group, column, col0, m, n, c);

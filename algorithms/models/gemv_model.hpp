@@ -7,7 +7,7 @@
 // One row per `width` (a cols problem, where the width plays no part, is priced by each row alike).
 // Fitted by scripts/fit-flagship on experiments/flagship-weak-classes.ini's GEMV-like and narrow
 // problems and experiments/flagship-gemv-large.ini's in one file (data/flagship/weak-classes/
-// h100-a50aa38/: training.csv, large.csv).
+// h100-207f04a/: training.csv, large.csv).
 #pragma once
 
 #include "algorithms/models/linear_fit.hpp"

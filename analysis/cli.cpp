@@ -210,9 +210,30 @@ int summary_command(Args& args, const po::variables_map& vm) {
 // The rows as this reader reads them: one CSV of this schema's columns, older files' rows upgraded
 // (what their version lacked filled as the analysis fills it, `schema` still the version each row was
 // written in), after the reader's checks (a torn row, a foreign file or a row of another version is an
-// error). What Python's mmlab.read builds its frames from: one reader of results, here.
+// error); with --format json, typed records (numbers as numbers) with each column's type: what
+// Python's mmlab.read builds its frames from, one reader of results, here.
 int rows_command(Args& args, const po::variables_map& vm) {
   const auto rows = load(args, false, vm);
+  if (parse_format(vm["format"].as<std::string>()) == Format::json) {  // typed records, with the columns' types
+    Table t;
+    t.title = "rows";
+    for (const mmlab::Column& c : mmlab::kResultColumns) {
+      t.fields.push_back(c.name);
+      t.types.push_back(mmlab::column_type_name(c.type));
+    }
+    for (const Result& r : rows) {
+      std::vector<Value> record;
+      for (const mmlab::Column& c : mmlab::kResultColumns) {
+        const auto it = r.fields.find(c.name);
+        const std::string text = it == r.fields.end() ? std::string() : it->second;
+        const bool numeric = c.type == mmlab::ColumnType::whole || c.type == mmlab::ColumnType::number;
+        record.push_back(!numeric ? Value(text) : text.empty() ? Value() : Value(std::stod(text)));
+      }
+      t.records.push_back(std::move(record));
+    }
+    emit(render(t, Format::json), vm["output"].as<std::string>());
+    return 0;
+  }
   std::string text;
   for (const std::string& c : mmlab::result_columns()) text += (text.empty() ? "" : ",") + mmlab::csv_escape(c);
   text += "\n";
@@ -422,8 +443,9 @@ const Command kCommands[] = {
      summary_command},
     {"rows",
      R"(  rows FILE...                 the rows as this reader reads them: one CSV of this schema's
-                               columns, older files upgraded (`schema`: the version each row was
-                               written in), after its checks (what mmlab.read builds frames from)
+                               columns (--format json: typed records), older files upgraded
+                               (`schema`: the version each row was written in), after its checks
+                               (what mmlab.read builds frames from)
 )",
      rows_command},
     {"compare", R"(  compare FILE... --baseline ALG[:variant[:params]]

@@ -62,16 +62,6 @@ int32_t call(Command command, Error error, int32_t argc, const char* const* argv
   }
 }
 
-const char* type_name(mmlab::ColumnType t) {
-  switch (t) {
-    case mmlab::ColumnType::text: return "text";
-    case mmlab::ColumnType::choice: return "choice";
-    case mmlab::ColumnType::whole: return "whole";
-    case mmlab::ColumnType::number: return "number";
-  }
-  return "text";
-}
-
 template <class Columns>
 std::string columns_json(const Columns& columns) {
   std::string out = "[";
@@ -81,7 +71,7 @@ std::string columns_json(const Columns& columns) {
     const mmlab::Domain d = mmlab::column_domain(c.name);
     for (const std::string& v : d.values) values += (values.empty() ? "" : ", ") + mmlab::json_string(v);
     out += std::string(out.size() > 1 ? ", " : "") + "{\"name\": " + mmlab::json_string(c.name) +
-           ", \"type\": \"" + type_name(c.type) + "\", \"unit\": " + mmlab::json_string(c.unit) +
+           ", \"type\": \"" + mmlab::column_type_name(c.type) + "\", \"unit\": " + mmlab::json_string(c.unit) +
            (c.type == mmlab::ColumnType::choice
                 ? ", \"values\": [" + values + "], \"open\": " + (d.open ? "true" : "false")
                 : std::string()) +

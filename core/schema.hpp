@@ -42,6 +42,17 @@ inline constexpr const char* kSchemaVersion = "8";
 // are empty where a row has none.
 enum class ColumnType { text, choice, whole, number };
 
+// The type's word, as the lab's JSON and Python name it.
+inline const char* column_type_name(ColumnType t) {
+  switch (t) {
+    case ColumnType::text: return "text";
+    case ColumnType::choice: return "choice";
+    case ColumnType::whole: return "whole";
+    case ColumnType::number: return "number";
+  }
+  return "text";
+}
+
 // A column: its name, what it holds and its unit ("" where it has none).
 struct Column {
   const char* name;

@@ -1,8 +1,9 @@
 """CSV files into typed DataFrames: the schema's numbers as numbers, its choices as categories. A
-results file is read by the lab's one reader (`mmlab-analyze rows`, in this process): its checks, and
-older schemas upgraded to this one, as the analysis reads them."""
+results file is read by the lab's one reader (`mmlab-analyze rows --format json`, in this process):
+its checks, and older schemas upgraded to this one, as the analysis reads them, handed over as typed
+records (no CSV parsed here)."""
 import functools
-import io
+import json
 import pathlib
 
 import pandas as pd
@@ -24,25 +25,28 @@ def _domains():
 
 
 def _typed(frame, types, where):
+    """Each column as its schema types it: from text (a CSV's cells) or from the reader's records
+    (numbers already, None where a row has none)."""
     for name in frame.columns:
         kind = types.get(name)
         text = frame[name]
+        present = text.notna() & (text != "")
         if kind in ("whole", "number"):
-            numbers = pd.to_numeric(text.where(text != "", None), errors="coerce")
-            bad = numbers.isna() & (text != "")
+            numbers = pd.to_numeric(text.where(present, None), errors="coerce")
+            bad = numbers.isna() & present
             if bad.any():
                 raise ValueError(f"{where}: column '{name}' holds '{text[bad].iloc[0]}', not a number")
             frame[name] = numbers.astype("Int64") if kind == "whole" and (numbers.dropna() % 1 == 0).all() \
                 else numbers.astype("float64")
         elif kind == "choice" and name in _domains():  # the same categories in every file
-            values = text.where(text != "", None)
+            values = text.where(present, None)
             bad = values.notna() & ~values.isin(_domains()[name])
             if bad.any():
                 raise ValueError(f"{where}: column '{name}' holds '{values[bad].iloc[0]}' "
                                  f"(valid: {', '.join(_domains()[name])})")
             frame[name] = pd.Categorical(values, categories=_domains()[name])
         elif kind == "choice":
-            frame[name] = text.where(text != "", None).astype("category")
+            frame[name] = text.where(present, None).astype("category")
         elif kind is None:  # a column the schema does not know (a table of another program): pandas' guess
             numbers = pd.to_numeric(text.where(text != "", None), errors="coerce")
             if not (numbers.isna() & (text != "")).any() and (text != "").any():
@@ -63,8 +67,11 @@ def read_table(path, samples=False):
     if not path.is_file():
         raise ValueError(f"{path}: no such file")
     if not samples and _results_file(path):
-        _, text = _lib.command(["rows", str(path)], analyze=True, capture=True)
-        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False)
+        _, text = _lib.command(["rows", "--format", "json", str(path)], analyze=True, capture=True)
+        document = json.loads(text)
+        names = [c["name"] for c in document["columns"]]
+        records = document["records"]
+        frame = pd.DataFrame({n: pd.Series([r[n] for r in records], dtype=object) for n in names}, columns=names)
     else:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False)
     results, sample_types = _types()

@@ -183,6 +183,30 @@ def test_read_every_committed_csv(root):
     assert results >= 366
 
 
+def test_read_is_the_frame_of_mmlab_analyze_rows(root, bin_dir):
+    # mmlab.read's frame holds the records `mmlab-analyze rows --format json` prints for the same file,
+    # every column typed as that output says (every 8th committed results file, of every schema).
+    files = [p for p in committed_csvs(root) if mmlab._frames._results_file(p)][::8]
+    assert len(files) > 40
+    for path in files:
+        out = subprocess.run([str(bin_dir / "mmlab-analyze"), "rows", "--format", "json", str(path)],
+                             capture_output=True, text=True, check=True)
+        document = json.loads(out.stdout)
+        frame = mmlab.read(path).rows
+        assert list(frame.columns) == [c["name"] for c in document["columns"]], path
+        assert len(frame) == len(document["records"]), path
+        for column in document["columns"]:
+            name, kind = column["name"], column["type"]
+            want = [r[name] for r in document["records"]]
+            got = frame[name].tolist()
+            if kind in ("whole", "number"):
+                got = [None if pd.isna(v) else float(v) for v in got]
+                want = [None if v is None else float(v) for v in want]
+            elif kind == "choice":
+                got = ["" if pd.isna(v) else v for v in got]
+            assert got == want, (path, name)
+
+
 def test_read_rejects_a_torn_row_as_mmlab_analyze_does(root, tmp_path, bin_dir):
     text = (root / "data" / "quick" / "quick.csv").read_text()
     torn = tmp_path / "torn.csv"

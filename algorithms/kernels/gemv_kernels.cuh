@@ -72,10 +72,11 @@ __device__ __forceinline__ void rows_epilogue(float* sums, const float (&acc)[R]
   });
 }
 
-// A load of the streamed operand where `in` (else zeros), not kept in L1 (read once; where it was,
-// A's rows in the cols kernel ran 7-25% slower on an H100 and B's in the rows kernel up to 13%, timed
-// after the L2 flush; under ncu, which also empties L1, the two ran alike:
-// data/flagship/weak-classes/h100-1c145fa/), or by __ldg where kBypass is false. One predicated load,
+// A load of the streamed operand where `in` (else zeros), not kept in L1 (read once; on an H100, timed
+// after the L2 flush, the cols kernel's geometric mean over 22 problems went 1.00 -> 1.08x cuBLAS with
+// it, up to 25% faster, 2-3% slower at 16384x1x16384 and 70000x1x3000; under ncu, which also empties
+// L1, the two ran alike: data/flagship/weak-classes/h100-1c145fa/, h100-91099d5/), or by __ldg where
+// kBypass is false. One predicated load,
 // no branch: loads in branches that the warp leaves apart broke compute-sanitizer's synccheck at the
 // barrier after them (h100-91099d5/).
 template <bool kBypass>

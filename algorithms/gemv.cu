@@ -26,7 +26,6 @@
 // holds at once (cols). Wider small sides are skinny's and small's.
 // Accepts any k; m <= 16 (capacity 1, 2, 4, 8 or 16 rows) or n = 1.
 // Example: mmlab run --algorithms gemv,skinny,cublas --gemv.width all --shape 1x8192x8192,8192x1x8192,12x3001x7000 --l2-flush on
-#include <cstdlib>
 #include <map>
 #include <mutex>
 
@@ -42,10 +41,9 @@ constexpr long kMaxRows = 16;      // rows and ring_rows: m at most
 constexpr long kMaxCols = 1;       // cols: n at most
 constexpr int kRingFrom = 4;       // the capacity from which ring_rows takes the rows
 
-// The small side rounded up to the kernels' capacity: 1, 2, 4, 8 or 16 (cols: 1).
 // cols: the warps on a row of A, W: the fewest whose round (512 W of k) covers the row, at most 8 (on
 // an H100, at 22 problems each W forced against this rule: W = 8 at 20000x1x1001 ran at 0.59x cuBLAS,
-// 2 at 1.09; 1 at 2500x1x9999 at 0.64, 8 at 0.89; data/flagship/weak-classes/h100-1c145fa/forced*.csv).
+// 2 at 1.09; 1 at 2500x1x9999 at 0.64, 8 at 0.89; data/flagship/weak-classes/h100-1c145fa/c37-forced*.csv).
 int cols_warps(const Problem& p) {
   int w = 1;
   while (w < kWarps && 128L * kColsRound * w < p.k) w *= 2;
@@ -53,6 +51,7 @@ int cols_warps(const Problem& p) {
   return w;
 }
 
+// The small side rounded up to the kernels' capacity: 1, 2, 4, 8 or 16 (cols: 1).
 int capacity(long side) {
   int r = 1;
   while (r < side) r *= 2;
@@ -78,8 +77,8 @@ Division division(const Problem& p, const Params& q, double sms, long slots, int
   d.rows = p.m <= kMaxRows && (p.n > kMaxCols || p.m <= p.n);
   d.side = capacity(d.rows ? p.m : p.n);
   d.groups = d.rows ? int(q.integer("width") / kTileCols) : cols_warps(p);
-  d.tiles = d.rows ? ceil_div(p.n, long(d.groups) * kTileCols) : ceil_div(p.m, long(kWarps / std::max(1, d.groups)));
-  const long least = d.rows ? 64 : 128 * kColsRound * std::max(1, d.groups);  // k of a block at the least: a round
+  d.tiles = d.rows ? ceil_div(p.n, long(d.groups) * kTileCols) : ceil_div(p.m, long(kWarps / d.groups));
+  const long least = d.rows ? 64 : 128 * kColsRound * d.groups;  // k of a block at the least: a round
   const long wanted = d.rows ? (long(3 * sms) + d.tiles - 1) / d.tiles : slots / d.tiles;
   d.split = int(std::max(1L, std::min({wanted, (p.k + least - 1) / least, long(most)})));
   d.per = int((p.k + d.split - 1) / d.split);
@@ -101,7 +100,7 @@ using Kernel = void (*)(const float*, const float*, float*, int, int, int, int);
 // The rows kernel of a cut: B's loads kept out of L1 where its rows are not 16-byte loads, or where B
 // is under 4 L2s (on an H100, two runs: 1x7391x2098 0.83 -> 0.97x cuBLAS at its best width, 2x3001x4097
 // 1.18 -> 1.32, but 1x10814x16315 1.16 -> 1.08 and 2x16384x16384 1.16 -> 1.09;
-// data/flagship/weak-classes/h100-1c145fa/rows-*.csv).
+// data/flagship/weak-classes/h100-1c145fa/c39-*.csv).
 template <int R, bool kVec, int G>
 Kernel rows_of(const Division& d) {
   if constexpr (!kVec) {
@@ -193,15 +192,16 @@ int clusters_held(const Division& cut, bool vec) {
 }
 
 // rows: clusters of up to 16 blocks where one fits on the device (it holds non-portable clusters of
-// 16), else of up to 8. cols: no more clusters than the device holds at once (one wave: a cluster of
-// 5 or 10 blocks leaves slots of a GPC empty; on an H100 at 200x1x65537, 500 blocks in clusters of 10
-// took 48 us, 400 in clusters of 2 39 us, PROBE).
+// 16), else of up to 8. cols: no more clusters than the device holds at once (one wave; on an H100 at
+// 33x1x100003, W = 8, 33 clusters of 16 took 20.0 us, more than fit at once, and 33 of 12 16.0 us,
+// cuBLAS 16.9-17.1 in each run: data/flagship/weak-classes/h100-1c145fa/c36-cols-new*, c37-rule*).
 Division division(const Problem& p, const Params& q, const DeviceInfo& d) {
   const long slots = block_slots(p, q, d);
   const double l2 = d.l2_bytes > 0 ? double(d.l2_bytes) : 50.0 * (1 << 20);  // without a GPU, an H100's
   auto cut_at = [&](int most) {
     Division c = division(p, q, model_sms(d), slots, most);
-    c.bypass = !c.rows || !vectorizable(p, c) || 4.0 * double(p.k) * double(p.n) < 4 * l2;
+    const double b_bytes = 4.0 * double(p.k) * double(p.n);
+    c.bypass = !c.rows || !vectorizable(p, c) || b_bytes < 4 * l2;
     return c;
   };
   Division cut = cut_at(16);

@@ -20,7 +20,7 @@ constexpr int kTileCols = 4 * 32;  // rows: a warp's columns, four per lane
 constexpr int kRound = 8;          // rows: rows of B a lane has in flight
 constexpr int kRows = 4;           // ring_rows: rows of B in a stage of a warp's ring
 constexpr int kStages = 4;         // ring_rows: stages of the ring (kStages - 1 in flight)
-constexpr int kColsRound = 4;      // cols: 16-byte loads of A a lane has in flight
+constexpr int kColsRound = 4;      // cols: 16-byte loads of A a thread issues together (two rounds alternate)
 constexpr int kColsBlocks = 4;     // cols: blocks an SM holds (64 registers a thread at most)
 
 // The cluster's sum of the blocks' partial tiles (`sums`, `count` floats each, complete in every

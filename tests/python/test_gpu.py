@@ -111,9 +111,12 @@ def test_work_on_another_stream_is_not_a_measurement(tmp_path):
 
     r = mmlab.run(algorithms=[elsewhere], shapes=[(4096, 4096, 4096)], trials=5, output=tmp_path / "e.csv")
     row = r.rows.iloc[0]
-    # The stream audit (C written while the lab's stream was held), or else the ceiling.
+    # The stream audit (C written while the lab's stream was held), the timed trials' C checked right
+    # after each stop event (the product not there yet: on an H100 at f31d2c5 this caught it first), or
+    # else the ceiling.
     assert row["status"] == "failed", row["reason"]
-    assert "outside the lab's stream" in row["reason"] or "not a measurement" in row["reason"], row["reason"]
+    assert any(why in row["reason"] for why in ("outside the lab's stream", "not a measurement",
+                                                "timed trials differs from the verified C")), row["reason"]
 
 
 def test_a_function_that_waits_for_the_gpu_is_found_by_the_block_timeout(tmp_path):

@@ -97,7 +97,7 @@ int blocks_per_sm() {
 }
 template <int BM, int BN, int WM, int WN>
 constexpr int min_blocks() {
-  if constexpr (WM == 32) return Quads<BM, BN, kDepth, WN / 32>::kMinBlocks;
+  if constexpr (WM == 32) return Quads<BM, BN, kDepth, WN / 32>::min_blocks(true);
   else return Tiling<BM, BN, kDepth, WN>::kMinBlocks;
 }
 

@@ -7,7 +7,7 @@
 //                 m or n is at most 64 (its cols kernel staged by the threads or by cp.async), gemv
 //                 where m is at most 16 or n = 1 (16-byte loads, k summed over a cluster; four
 //                 widths), deep_k where the output has fewer tiles than the device has block slots (k
-//                 split to fill them, the slices added in order; four block and warp tiles), and
+//                 split to fill them, the slices added in order; five block and warp tiles), and
 //                 small (one launch, k split over a cluster: four block and thread tiles, each priced
 //                 at every split) for the problems of a few microseconds.
 //   tensor_cores  FP32-accurate (error within 2x SGEMM's): tf32x3 half3 (a split pass, then FP16
@@ -93,6 +93,7 @@ const Candidate kCandidates[] = {
   {algorithms::gemv, "default", "width=256", Kind::cuda_cores, false},
   {algorithms::gemv, "default", "width=512", Kind::cuda_cores, false},
   {algorithms::gemv, "default", "width=1024", Kind::cuda_cores, false},
+  {algorithms::deep_k, "waves", "tile=64x64;warp=32x64", Kind::cuda_cores, false},
   {algorithms::deep_k, "waves", "tile=64x128;warp=32x64", Kind::cuda_cores, false},
   {algorithms::deep_k, "waves", "tile=128x64;warp=32x64", Kind::cuda_cores, false},
   {algorithms::deep_k, "waves", "tile=128x128;warp=32x64", Kind::cuda_cores, false},

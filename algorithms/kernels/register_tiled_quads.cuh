@@ -19,6 +19,8 @@
 // differently and it measured 3-5% slower at 2048-8192 on the H100 (docs/cluster-notes.md, step 1).
 #pragma once
 
+#include <algorithm>
+
 #include "algorithms/ptx/cp_async.cuh"
 
 namespace mmlab {
@@ -30,6 +32,11 @@ template <int kBM, int kBN, int kBK, int kQN, int kPadA = 4>
 struct Quads {
   static constexpr int kWarpsM = kBM / 32, kThreads = kWarpsM * (kBN / (32 * kQN)) * 32;
   static constexpr int kMinBlocks = (kQN == 2 ? 512 : 256) / kThreads;  // 128 or 255 registers
+  // deep_k's slices of 64-column tiles ask an SM for half as many blocks (up to twice the registers:
+  // 143-153 where the 8x8 product had 128 and spilled). On an H100 over 14 deep-k shapes, the wave
+  // split refilling the fewer slots, against cuBLAS: 128x64 0.743 -> 0.798, 64x64 0.697 -> 0.801 (64x128
+  // 0.815 -> 0.810, not taken); data/flagship/weak-classes/h100-242db95/deep-low*.csv.
+  static constexpr int min_blocks(bool slices) { return slices && kBN == 64 ? std::max(1, kMinBlocks / 2) : kMinBlocks; }
   static constexpr int kPitchA = kBM + kPadA;
   static constexpr int kTileA = kBK * kPitchA, kTileB = kBK * kBN;  // floats of A's and B's tile
   static constexpr int kStage = kTileA + kTileB;                    // floats of one pipeline stage
@@ -228,7 +235,7 @@ struct Quads {
 template <int kBM, int kBN, int kBK, int kStages, int kQN, bool kSlices = false, bool kVecA = true,
           bool kVecB = true>
 __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN>::kThreads,
-                                  (kQN == 2 ? 512 : 256) / Quads<kBM, kBN, kBK, kQN>::kThreads)
+                                  Quads<kBM, kBN, kBK, kQN>::min_blocks(kSlices))
     register_tiled_quads_kernel(const float* __restrict__ a, int lda, const float* __restrict__ b, int ldb,
                                 float* __restrict__ c, int ldc, int m, int n, int k, int k_per_split,
                                 bool accumulate) {

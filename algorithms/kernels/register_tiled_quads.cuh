@@ -32,10 +32,11 @@ template <int kBM, int kBN, int kBK, int kQN, int kPadA = 4>
 struct Quads {
   static constexpr int kWarpsM = kBM / 32, kThreads = kWarpsM * (kBN / (32 * kQN)) * 32;
   static constexpr int kMinBlocks = (kQN == 2 ? 512 : 256) / kThreads;  // 128 or 255 registers
-  // deep_k's slices of 64-column tiles ask an SM for half as many blocks (up to twice the registers:
-  // 143-153 where the 8x8 product had 128 and spilled). On an H100 over 14 deep-k shapes, the wave
-  // split refilling the fewer slots, against cuBLAS: 128x64 0.743 -> 0.798, 64x64 0.697 -> 0.801 (64x128
-  // 0.815 -> 0.810, not taken); data/flagship/weak-classes/h100-242db95/deep-low*.csv.
+  // deep_k's slices of 64-column tiles ask an SM for half as many blocks, so up to twice the registers
+  // (ptxas: 128x64 143-153 instead of 128; 64x64 147-181 instead of 127-128, where unaligned A spilled
+  // 36-140 bytes). On an H100 over 14 deep-k shapes, the wave split refilling the fewer slots, against
+  // cuBLAS (geometric means, two processes): 128x64 0.743 -> 0.798, 64x64 0.697 -> 0.801; 64x128
+  // 0.815 -> 0.810, so not there (data/flagship/weak-classes/h100-242db95/deep-low*.csv).
   static constexpr int min_blocks(bool slices) { return slices && kBN == 64 ? std::max(1, kMinBlocks / 2) : kMinBlocks; }
   static constexpr int kPitchA = kBM + kPadA;
   static constexpr int kTileA = kBK * kPitchA, kTileB = kBK * kBN;  // floats of A's and B's tile

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -16,9 +17,11 @@
 #include "analysis/model.hpp"
 #include "analysis/paper_tables.hpp"
 #include "analysis/readme.hpp"
+#include "core/csv.hpp"
 #include "core/params.hpp"
 #include "core/random.hpp"
 #include "core/revision.hpp"
+#include "core/schema.hpp"
 #include "core/scope.hpp"
 
 namespace po = boost::program_options;
@@ -250,6 +253,56 @@ int rows_command(Args& args, const po::variables_map& vm) {
   return 0;
 }
 
+// One CSV as records (--format json: typed): a samples file's columns typed by the samples schema (a
+// cell that is not a number is an error naming the file, row and column), any other program's table
+// as text. With `rows`, what Python's mmlab.read builds every frame from: no CSV is parsed there.
+int records_command(Args& args, const po::variables_map& vm) {
+  if (args.size() != 1) throw AnalysisError("records: one FILE (a results file: mmlab-analyze rows)");
+  const std::string& path = args.front();
+  mmlab::CsvTable csv;
+  try {
+    mmlab::require_regular_file(path, "records");
+    csv = mmlab::read_csv(path);
+  } catch (const mmlab::UsageError& e) {
+    throw AnalysisError(e.what());
+  }
+  auto sample_column = [](const std::string& name) -> const mmlab::Column* {
+    for (const mmlab::Column& c : mmlab::kSampleColumns)
+      if (name == c.name) return &c;
+    return nullptr;
+  };
+  bool samples = !csv.header.empty();  // every column one of the samples schema's
+  for (const std::string& name : csv.header) samples = samples && sample_column(name);
+  Table t;
+  t.title = "records";
+  std::vector<bool> numeric;
+  for (const std::string& name : csv.header) {
+    const mmlab::Column* c = samples ? sample_column(name) : nullptr;
+    t.fields.push_back(name);
+    t.types.push_back(mmlab::column_type_name(c ? c->type : mmlab::ColumnType::text));
+    numeric.push_back(c && c->type != mmlab::ColumnType::text);
+  }
+  for (std::size_t row = 0; row < csv.rows.size(); ++row) {
+    std::vector<Value> record;
+    for (std::size_t i = 0; i < csv.header.size(); ++i) {
+      const std::string& cell = csv.rows[row][i];
+      if (!numeric[i] || cell.empty()) {
+        record.push_back(numeric[i] ? Value() : Value(cell));
+        continue;
+      }
+      char* end = nullptr;
+      const double v = std::strtod(cell.c_str(), &end);
+      if (end == cell.c_str() || *end)
+        throw AnalysisError(path + ": row " + std::to_string(row + 1) + ", column '" + csv.header[i] + "': '" +
+                            cell + "' is not a number");
+      record.push_back(Value(v));
+    }
+    t.records.push_back(std::move(record));
+  }
+  emit(render(t, parse_format(vm["format"].as<std::string>())), vm["output"].as<std::string>());
+  return 0;
+}
+
 int compare_command(Args& args, const po::variables_map& vm) {
   if (!vm.count("baseline")) throw AnalysisError("compare: --baseline ALG[:variant[:params]] is required");
   CompareOptions o;
@@ -448,6 +501,12 @@ const Command kCommands[] = {
                                (what mmlab.read builds frames from)
 )",
      rows_command},
+    {"records",
+     R"(  records FILE                 one CSV as records (--format json: typed): a samples file's columns
+                               as the samples schema types them, any other table's cells as text
+                               (what mmlab.read builds samples' and other tables' frames from)
+)",
+     records_command},
     {"compare", R"(  compare FILE... --baseline ALG[:variant[:params]]
                                every other configuration at the baseline's sizes, estimate first:
                                the speed-up with a distribution-free CI (paired by round where the

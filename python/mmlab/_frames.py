@@ -1,7 +1,9 @@
-"""CSV files into typed DataFrames: the schema's numbers as numbers, its choices as categories. A
-results file is read by the lab's one reader (`mmlab-analyze rows --format json`, in this process):
-its checks, and older schemas upgraded to this one, as the analysis reads them, handed over as typed
-records (no CSV parsed here)."""
+"""CSV files into typed DataFrames: the schema's numbers as numbers, its choices as categories. Every
+file is read by the lab's readers, in this process, and handed over as typed records (no CSV parsed
+here): a results file by `mmlab-analyze rows --format json` (its checks, and older schemas upgraded to
+this one, as the analysis reads them), a samples file or another program's table by `mmlab-analyze
+records --format json` (samples typed by their schema; another table's cells as text, typed here as
+numbers where every cell is one)."""
 import functools
 import json
 import pathlib
@@ -47,7 +49,7 @@ def _typed(frame, types, where):
             frame[name] = pd.Categorical(values, categories=_domains()[name])
         elif kind == "choice":
             frame[name] = text.where(present, None).astype("category")
-        elif kind is None:  # a column the schema does not know (a table of another program): pandas' guess
+        elif kind is None:  # a column the schema does not know (a table of another program): numbers where all are
             numbers = pd.to_numeric(text.where(text != "", None), errors="coerce")
             if not (numbers.isna() & (text != "")).any() and (text != "").any():
                 frame[name] = numbers
@@ -66,14 +68,12 @@ def read_table(path, samples=False):
     path = pathlib.Path(path)
     if not path.is_file():
         raise ValueError(f"{path}: no such file")
-    if not samples and _results_file(path):
-        _, text = _lib.command(["rows", "--format", "json", str(path)], analyze=True, capture=True)
-        document = json.loads(text)
-        names = [c["name"] for c in document["columns"]]
-        records = document["records"]
-        frame = pd.DataFrame({n: pd.Series([r[n] for r in records], dtype=object) for n in names}, columns=names)
-    else:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False)
+    reader = "rows" if not samples and _results_file(path) else "records"
+    _, text = _lib.command([reader, "--format", "json", str(path)], analyze=True, capture=True)
+    document = json.loads(text)
+    names = [c["name"] for c in document["columns"]]
+    records = document["records"]
+    frame = pd.DataFrame({n: pd.Series([r[n] for r in records], dtype=object) for n in names}, columns=names)
     results, sample_types = _types()
     return _typed(frame, sample_types if samples else results, str(path))
 

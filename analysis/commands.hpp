@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "analysis/report.hpp"
-#include "analysis/results.hpp"
+#include "core/results.hpp"
 
 namespace mmlab::analysis {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/results.hpp"
+#include "core/results.hpp"
 
 namespace mmlab::analysis {
 

@@ -14,7 +14,7 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/results.hpp"
+#include "core/results.hpp"
 #include "core/csv.hpp"
 #include "core/json.hpp"
 

@@ -19,8 +19,6 @@
 // differently and it measured 3-5% slower at 2048-8192 on the H100 (docs/cluster-notes.md, step 1).
 #pragma once
 
-#include <algorithm>
-
 #include "algorithms/ptx/cp_async.cuh"
 
 namespace mmlab {
@@ -32,12 +30,16 @@ template <int kBM, int kBN, int kBK, int kQN, int kPadA = 4>
 struct Quads {
   static constexpr int kWarpsM = kBM / 32, kThreads = kWarpsM * (kBN / (32 * kQN)) * 32;
   static constexpr int kMinBlocks = (kQN == 2 ? 512 : 256) / kThreads;  // 128 or 255 registers
-  // deep_k's slices of 64-column tiles ask an SM for half as many blocks, so up to twice the registers
-  // (ptxas: 128x64 143-153 instead of 128; 64x64 147-181 instead of 127-128, where unaligned A spilled
-  // 36-140 bytes). On an H100 over 14 deep-k shapes, the wave split refilling the fewer slots, against
-  // cuBLAS (geometric means, two processes): 128x64 0.743 -> 0.798, 64x64 0.697 -> 0.801; 64x128
-  // 0.815 -> 0.810, so not there (data/flagship/weak-classes/h100-242db95/deep-low*.csv).
-  static constexpr int min_blocks(bool slices) { return slices && kBN == 64 ? std::max(1, kMinBlocks / 2) : kMinBlocks; }
+  // deep_k's slices of 64-column tiles may take up to 168 registers a thread (the blocks an SM's 64K
+  // registers hold at that many: 6 of 64x64, 3 of 128x64), where the 8x8 product kept to 128 (64x64's
+  // unaligned-A instance spilled 36-140 bytes there). On an H100 over 14 deep-k shapes, the wave split
+  // refilling the fewer slots, against cuBLAS (geometric means, two processes): 128x64 0.743 -> 0.798,
+  // 64x64 0.697 -> 0.801 at half the blocks (ptxas: 143-181 registers); 64x128 0.815 -> 0.810, so not
+  // there (data/flagship/weak-classes/h100-242db95/deep-low*.csv).
+  static constexpr int kSliceRegisters = 168;
+  static constexpr int min_blocks(bool slices) {
+    return slices && kBN == 64 ? 65536 / (kSliceRegisters * kThreads) : kMinBlocks;
+  }
   static constexpr int kPitchA = kBM + kPadA;
   static constexpr int kTileA = kBK * kPitchA, kTileB = kBK * kBN;  // floats of A's and B's tile
   static constexpr int kStage = kTileA + kTileB;                    // floats of one pipeline stage

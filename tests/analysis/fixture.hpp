@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/results.hpp"
+#include "core/results.hpp"
 #include "core/csv.hpp"
 #include "core/schema.hpp"
 

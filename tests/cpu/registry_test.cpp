@@ -276,7 +276,7 @@ TEST(Registry, DeepKFillsTheSlotsOnceAsTheH100Did) {
   const DeviceInfo h100 = h100_description();
   const Algorithm& a = *test::lab().find("deep_k");
   const CsvTable run = read_csv(std::string(MMLAB_SOURCE_DIR) +
-                                "/data/flagship/weak-classes/h100-7b6d1d5/deep-k-training.csv");
+                                "/data/flagship/weak-classes/h100-7096509/deep-k-training.csv");
   const int algorithm = run.column("algorithm"), variant = run.column("variant"), params = run.column("params"),
             resolved = run.column("resolved"), m = run.column("m"), n = run.column("n"), k = run.column("k");
   std::size_t checked = 0;

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "analysis/results.hpp"
+#include "core/results.hpp"
 #include "analysis/statistics.hpp"
 #include "core/csv.hpp"
 #include "tests/fuzz/fuzz_support.hpp"

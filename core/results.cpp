@@ -1,4 +1,4 @@
-#include "analysis/results.hpp"
+#include "core/results.hpp"
 
 #include <libfccp/csv.h>
 
@@ -23,7 +23,7 @@
 #include "core/scope.hpp"
 #include "core/stats.hpp"
 
-namespace mmlab::analysis {
+namespace mmlab {
 
 namespace {
 constexpr std::size_t kColumns = kResultColumns.size();
@@ -484,4 +484,4 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
   return out;
 }
 
-}  // namespace mmlab::analysis
+}  // namespace mmlab

@@ -1,5 +1,6 @@
-// Reading mmlab's results: the tidy CSV (one row per configuration) and its raw samples.
-// Plain C++ (no CUDA): CSV through fast-cpp-csv-parser.
+// Reading mmlab's results: the tidy CSV (one row per configuration) and its raw samples. The lab's one
+// reader of results (the analysis, `mmlab-analyze rows`, and through it Python's mmlab.read): every
+// older schema upgraded to this one on the way in. Plain C++ (no CUDA): CSV through fast-cpp-csv-parser.
 #pragma once
 
 #include <limits>
@@ -14,7 +15,7 @@
 #include "core/scope.hpp"
 #include "core/verification.hpp"
 
-namespace mmlab::analysis {
+namespace mmlab {
 
 // Bad input (a missing or malformed file, an unknown column, absent data): exit code 2.
 struct AnalysisError : std::runtime_error {
@@ -94,4 +95,15 @@ enum class BadSamples { error, leave_out };
 std::vector<Result> load_results(const std::vector<std::string>& files, bool samples,
                                  BadSamples bad = BadSamples::error);
 
-}  // namespace mmlab::analysis
+// The analysis (analysis/) reads results through this reader, by these names.
+namespace analysis {
+using mmlab::AnalysisError;
+using mmlab::BadSamples;
+using mmlab::engine_name;
+using mmlab::load_results;
+using mmlab::required_columns;
+using mmlab::Result;
+using mmlab::select_run;
+}  // namespace analysis
+
+}  // namespace mmlab

@@ -79,21 +79,21 @@ Table model_validation(const std::vector<Result>& rows, double tolerance) {
   for (const Result& r : rows) {
     Decomposition kind;
     if (!r.ok() || !decomposition_of(r.algorithm, &kind)) continue;
-    const double gflops = r.number("local_gflops", 0), gbs = r.number("link_gbs", 0);
+    const double gflops = r.number(Col::local_gflops, 0), gbs = r.number(Col::link_gbs, 0);
     if (gflops <= 0 || r.median_ms <= 0) continue;
     const std::string panel = param(r, "panel");
     const std::string slabs = param(r, "slabs");
-    const Decomposed d{kind, {r.m, r.n, r.k}, parse_grid(r.get("grid")), panel.empty() ? 4096 : std::stol(panel),
+    const Decomposed d{kind, {r.m, r.n, r.k}, parse_grid(r.get(Col::grid)), panel.empty() ? 4096 : std::stol(panel),
                        slabs.empty() ? 1 : std::stol(slabs), kind == Decomposition::cannon && r.variant == "direct"};
-    const bool v8 = std::stol(r.get("schema")) >= 8;  // its runs moved A, B and C from the starting layout
+    const bool v8 = std::stol(r.get(Col::schema)) >= 8;  // its runs moved A, B and C from the starting layout
     const double predicted = predict(d, gflops, gbs > 0 ? gbs : std::numeric_limits<double>::infinity(), 0, 0, 0,
-                                     r.number("latency_ms", 0), v8);
+                                     r.number(Col::latency_ms, 0), v8);
     const double ratio = r.median_ms / predicted;
     const bool ok = std::abs(ratio - 1) <= tolerance;
     within += ok, ++total;
     const std::string transport = param(r, "transport");
-    t.rows.push_back({r.algorithm, r.get("grid"), r.get("engine"), transport.empty() ? "nccl" : transport, r.dims(),
-                      r.get("gpus"), fixed(r.median_ms, 3), fixed(predicted, 3), fixed(r.number("predicted_ms", 0), 3),
+    t.rows.push_back({r.algorithm, r.get(Col::grid), r.get(Col::engine), transport.empty() ? "nccl" : transport, r.dims(),
+                      r.get(Col::gpus), fixed(r.median_ms, 3), fixed(predicted, 3), fixed(r.number(Col::predicted_ms, 0), 3),
                       fixed(ratio, 3), ok ? "yes" : "no"});
   }
   if (total == 0) throw AnalysisError("model: no ok distributed row with the model's inputs in the files");
@@ -120,15 +120,15 @@ std::vector<Observed> observed(const std::vector<Result>& rows) {
   for (const Result& r : rows) {
     Decomposition kind;
     if (!r.ok() || !decomposition_of(r.algorithm, &kind)) continue;
-    const double gflops = r.number("local_gflops", 0), gbs = r.number("link_gbs", 0);
+    const double gflops = r.number(Col::local_gflops, 0), gbs = r.number(Col::link_gbs, 0);
     if (gflops <= 0 || r.median_ms <= 0) continue;
     const std::string panel = param(r, "panel"), transport = param(r, "transport").empty() ? "nccl" : param(r, "transport");
     const std::string slabs = param(r, "slabs");
-    const Decomposed d{kind, {r.m, r.n, r.k}, parse_grid(r.get("grid")), panel.empty() ? 4096 : std::stol(panel),
+    const Decomposed d{kind, {r.m, r.n, r.k}, parse_grid(r.get(Col::grid)), panel.empty() ? 4096 : std::stol(panel),
                        slabs.empty() ? 1 : std::stol(slabs), kind == Decomposition::cannon && r.variant == "direct"};
-    const bool v8 = std::stol(r.get("schema")) >= 8;
-    Observed o{&r, {}, gflops, gbs > 0 ? gbs : std::numeric_limits<double>::infinity(), r.number("latency_ms", 0),
-               engine_name(r.get("engine")), r.algorithm + " " + r.get("grid") + "/" + transport, transport};
+    const bool v8 = std::stol(r.get(Col::schema)) >= 8;
+    Observed o{&r, {}, gflops, gbs > 0 ? gbs : std::numeric_limits<double>::infinity(), r.number(Col::latency_ms, 0),
+               engine_name(r.get(Col::engine)), r.algorithm + " " + r.get(Col::grid) + "/" + transport, transport};
     const int ranks = d.grid.volume(), sample = std::min(ranks, 64);
     for (int s = 0; s < sample; ++s) {
       Model m = d.model(int((long(s) * ranks) / sample), 0);
@@ -258,7 +258,7 @@ Table model_judged(const std::vector<Result>& rows, const Calibration& c, double
     const bool ok = std::abs(ratio - 1) <= tolerance;
     within += ok;
     if (std::abs(std::log(ratio)) > std::abs(std::log(worst))) worst = ratio;
-    t.rows.push_back({r.algorithm, r.get("grid"), form(r), r.get("engine"), o.transport, r.dims(), fixed(r.median_ms, 3),
+    t.rows.push_back({r.algorithm, r.get(Col::grid), form(r), r.get(Col::engine), o.transport, r.dims(), fixed(r.median_ms, 3),
                       fixed(f, 3), fixed(ratio, 3), ok ? "yes" : "no"});
   }
   std::ostringstream fitted;

@@ -62,7 +62,7 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
     for (const Result& r : rows) {
       if (!r.ok() || !distributed(r)) continue;
       const std::string key = r.shape() + "|" + scope_name(r.scope) + "|" + (cublasmp(r) ? "cublasmp" : "lab") + "|" +
-                              engine_name(r.get("engine"));
+                              engine_name(r.get(Col::engine));
       const Result*& f = fastest_of[key];
       if (!f || r.median_ms < f->median_ms) f = &r;
     }
@@ -97,7 +97,7 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
   std::set<std::string> missing;  // engines with no one-GPU row in the files
   for (const Result& r : rows) {
     if (!r.ok() || !distributed(r)) continue;
-    const std::string engine = r.get("engine");
+    const std::string engine = r.get(Col::engine);
     const std::string yardstick = baseline.empty() ? engine_name(engine) : baseline;
     const Result* base = fastest(all_rows, r, [&](const Result& x) { return !distributed(x) && matches(x, yardstick); });
     if (!base) {
@@ -109,7 +109,7 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
     });
     const Result* vendor =
         fastest(all_rows, r, [&](const Result& x) { return cublasmp(x) && x.precision == r.precision; });
-    const int gpus = std::stoi(r.get("gpus")), ranks = std::stoi(r.get("ranks")), workers = std::max(1, gpus ? gpus : ranks);
+    const int gpus = std::stoi(r.get(Col::gpus)), ranks = std::stoi(r.get(Col::ranks)), workers = std::max(1, gpus ? gpus : ranks);
     const double speedup = base->median_ms / r.median_ms, efficiency = speedup / workers;
     Value ci_lo, ci_hi;
     std::string ci;
@@ -126,32 +126,32 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
       vendor_lo = i.lo, vendor_hi = i.hi;
     }
     // At equal clocks: the times in SM cycles (each row's median clock, the slowest rank's).
-    const double clock = r.number("clock_mhz"), base_clock = base->number("clock_mhz");
+    const double clock = r.number(Col::clock_mhz), base_clock = base->number("clock_mhz");
     const double equal = clock > 0 && base_clock > 0 ? efficiency * base_clock / clock : std::nan("");
     const double x_fp32 = fp32 ? fp32->median_ms / r.median_ms : std::nan("");
     const double x_vendor = vendor ? vendor->median_ms / r.median_ms : std::nan("");
-    const double bound = r.number("bound_ms"), predicted = r.number("predicted_ms");
+    const double bound = r.number(Col::bound_ms), predicted = r.number(Col::predicted_ms);
     const double flop = 2.0 * double(r.m) * double(r.n) * double(r.k);
     const auto per_joule_of = [&](const Result& x) {  // only where a trial spans the counter's steps
-      const double joules = x.number("energy_j");
+      const double joules = x.number(Col::energy_j);
       return joules > 0 && x.median_ms >= kEnergyResolvedMs ? flop / joules / 1e9 : std::nan("");
     };
     const double per_joule = per_joule_of(r), base_per_joule = per_joule_of(*base);
     const std::string who = gpus ? std::to_string(gpus) + " GPUs" : std::to_string(ranks) + " CPU ranks";
     t.rows.push_back({r.shape(), r.algorithm, r.variant == "default" ? r.params : r.variant + " " + r.params,
                       engine_name(engine), who, three(r.median_ms), fixed(r.gflops / 1000, 2),
-                      three(r.number("layout_ms")), fixed(speedup, 3), ci, fixed(efficiency, 3), fixed(equal, 3),
+                      three(r.number(Col::layout_ms)), fixed(speedup, 3), ci, fixed(efficiency, 3), fixed(equal, 3),
                       fixed(x_fp32, 3), fixed(x_vendor, 3), vendor_ci, three(bound), bound > 0 ? fixed(r.median_ms / bound, 3) : "",
-                      fixed(per_joule, 1), fixed(base_per_joule, 1), three(r.number("compute_ms")),
-                      three(r.number("comm_ms")), three(r.number("wait_ms")), three(r.number("overlap")),
+                      fixed(per_joule, 1), fixed(base_per_joule, 1), three(r.number(Col::compute_ms)),
+                      three(r.number(Col::comm_ms)), three(r.number(Col::wait_ms)), three(r.number(Col::overlap)),
                       predicted > 0 ? fixed(predicted, 3) : "", predicted > 0 ? fixed(r.median_ms / predicted, 3) : ""});
-    t.records.push_back({r.m, r.n, r.k, inputs_name(r.inputs), r.algorithm, r.variant, r.params, engine, r.get("grid"),
-                         gpus, ranks, r.median_ms, r.gflops / 1000, r.number("layout_ms"), base->configuration(),
+    t.records.push_back({r.m, r.n, r.k, inputs_name(r.inputs), r.algorithm, r.variant, r.params, engine, r.get(Col::grid),
+                         gpus, ranks, r.median_ms, r.gflops / 1000, r.number(Col::layout_ms), base->configuration(),
                          base->median_ms, speedup, ci_lo, ci_hi, efficiency, equal, x_fp32, x_vendor, vendor_lo, vendor_hi,
                          vendor ? Value(vendor->configuration()) : Value(), bound,
                          bound > 0 ? Value(r.median_ms / bound) : Value(), per_joule, base_per_joule,
-                         r.number("compute_ms"), r.number("comm_ms"), r.number("wait_ms"),
-                         r.number("overlap"), predicted > 0 ? Value(predicted) : Value(),
+                         r.number(Col::compute_ms), r.number(Col::comm_ms), r.number(Col::wait_ms),
+                         r.number(Col::overlap), predicted > 0 ? Value(predicted) : Value(),
                          predicted > 0 ? Value(r.median_ms / predicted) : Value()});
   }
   if (t.rows.empty()) {

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "core/columns.hpp"
+
 namespace mmlab {
 
 // An output that could not be written (a full disk, an I/O error): rows already written stay whole.
@@ -74,6 +76,10 @@ class Record {
   Record& set(const std::string& column, long value) { return set(column, (long long)value); }
   Record& set(const std::string& column, const char* value) { return set(column, std::string(value)); }
   Record& set(const std::string& column, bool) = delete;  // say "true"/"false" explicitly
+  template <class T>
+  Record& set(Col column, const T& value) {  // a results column by identifier (core/columns.hpp)
+    return set(std::string(column_name(column)), value);
+  }
   const CsvRow& values() const { return values_; }
 
  private:

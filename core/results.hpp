@@ -67,9 +67,13 @@ struct Result {
   std::string problem() const;
   // A column by name; AnalysisError naming the column and the valid ones when unknown.
   const std::string& get(const std::string& column) const;
+  const std::string& get(Col column) const { return get(std::string(column_name(column))); }
   // A numeric column's value; `absent` where the file has no such column, the cell is empty or not a
   // number.
   double number(const std::string& column, double absent = std::numeric_limits<double>::quiet_NaN()) const;
+  double number(Col column, double absent = std::numeric_limits<double>::quiet_NaN()) const {
+    return number(std::string(column_name(column)), absent);
+  }
 };
 
 // "algorithm:variant" of an engine spec ("flagship:tensor_cores:kernel=tf32x3:half3;..." ->

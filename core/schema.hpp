@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "core/columns.hpp"
 #include "core/csv.hpp"
 #include "core/params.hpp"
 #include "core/random.hpp"
@@ -36,11 +37,6 @@
 namespace mmlab {
 
 inline constexpr const char* kSchemaVersion = "8";
-
-// What a column holds: text (names, versions, free text), a choice among named values (parsed into
-// an enum by the reader: scope, timer, inputs, status, ...), a whole number or a decimal one. Numbers
-// are empty where a row has none.
-enum class ColumnType { text, choice, whole, number };
 
 // The type's word, as the lab's JSON and Python name it.
 inline const char* column_type_name(ColumnType t) {
@@ -52,63 +48,6 @@ inline const char* column_type_name(ColumnType t) {
   }
   return "text";
 }
-
-// A column: its name, what it holds and its unit ("" where it has none).
-struct Column {
-  const char* name;
-  ColumnType type;
-  const char* unit;
-};
-
-namespace column_types {
-constexpr ColumnType text = ColumnType::text, choice = ColumnType::choice, whole = ColumnType::whole,
-                     number = ColumnType::number;
-}  // namespace column_types
-
-// clang-format off
-inline constexpr std::array<Column, 85> kResultColumns = [] {
-  using namespace column_types;
-  return std::array<Column, 85>{{
-    // identity
-    {"schema", whole, ""}, {"run_id", text, ""}, {"timestamp", text, "ISO 8601"}, {"git_revision", text, ""},
-    {"host", text, ""}, {"device", text, ""}, {"sm_count", whole, "SMs"}, {"compute_capability", text, ""},
-    {"cuda_runtime", text, ""}, {"cuda_driver", text, ""}, {"driver", text, ""}, {"seed", whole, ""},
-    // what ran
-    {"algorithm", text, ""}, {"variant", text, ""}, {"params", text, "axis=value;..."},
-    {"resolved", text, "axis=value;..."}, {"plugin", text, "path"}, {"plugin_hash", text, ""},
-    {"block_x", whole, "threads"}, {"block_y", whole, "threads"}, {"block_z", whole, "threads"},
-    {"grid_x", whole, "blocks"}, {"grid_y", whole, "blocks"}, {"grid_z", whole, "blocks"},
-    {"cluster_x", whole, "blocks"}, {"cluster_y", whole, "blocks"}, {"cluster_z", whole, "blocks"},
-    {"shared_bytes", whole, "bytes"}, {"device_bytes", whole, "bytes"}, {"m", whole, ""}, {"n", whole, ""},
-    {"k", whole, ""}, {"inputs", choice, ""}, {"precision", choice, ""}, {"scope", choice, ""},
-    {"repeats", whole, "launches"}, {"l2_flush", choice, ""}, {"warmup", whole, "launches"},
-    {"order", choice, ""}, {"interleave_group", text, ""}, {"timer", choice, ""},
-    // across ranks (distributed algorithms; a single-GPU row says ranks 1)
-    {"ranks", whole, ""}, {"gpus", whole, ""}, {"grid", text, "rows x cols x layers"}, {"engine", text, ""},
-    {"compute_ms", number, "ms"}, {"comm_ms", number, "ms"}, {"wait_ms", number, "ms"},
-    {"overlap", number, "fraction"}, {"predicted_ms", number, "ms"}, {"link_gbs", number, "GB/s"},
-    {"local_gflops", number, "GFLOP/s"}, {"verified_entries", whole, "entries"}, {"layout_ms", number, "ms"},
-    {"bound_ms", number, "ms"}, {"latency_ms", number, "ms"},
-    // statistics (ms per launch)
-    {"trials", whole, ""}, {"min_ms", number, "ms"}, {"max_ms", number, "ms"}, {"mean_ms", number, "ms"},
-    {"std_ms", number, "ms"}, {"median_ms", number, "ms"}, {"ci_lo_ms", number, "ms"}, {"ci_hi_ms", number, "ms"},
-    {"ci_coverage", number, "fraction"}, {"gflops", number, "GFLOP/s"},
-    // the host's own time: its median time to enqueue a trial's work, per launch (GPU rows)
-    {"host_ms", number, "ms"},
-    // clocks during the trials (GPU rows): the SM clock after each trial (median, lowest), the run's
-    // reference clock (its first trial's), trials below 95% of it, power (median), temperature (max)
-    // and NVML's throttle reasons seen; the energy of a trial (the mean over the trials, every GPU of the
-    // job together)
-    {"clock_source", text, ""}, {"ref_clock_mhz", number, "MHz"}, {"clock_mhz", number, "MHz"},
-    {"clock_min_mhz", number, "MHz"}, {"slow_trials", whole, "trials"}, {"power_w", number, "W"},
-    {"energy_j", number, "J"}, {"temp_c", number, "degrees C"}, {"throttle", text, ""},
-    // outcome
-    {"status", choice, ""}, {"reason", text, ""}, {"verified", whole, "1: verified, 0: failed its verification"}, {"max_rel_err", number, ""},
-    {"max_abs_err", number, ""}, {"mse", number, ""}, {"frac_err_over_1e-3", number, "fraction"},
-    {"max_sumabs_err", number, ""}, {"mean_sumabs_err", number, ""}}};
-}();
-// clang-format on
-static_assert(kResultColumns.back().name != nullptr, "the array's size is the number of columns listed");
 
 // The column named `name`, or null.
 inline const Column* result_column(const std::string& name) {

@@ -201,7 +201,7 @@ Table frontier(const std::vector<Result>& all_rows, const std::vector<std::strin
   std::map<std::string, std::map<std::string, const Result*>> best;  // problem -> name -> fastest
   std::map<std::string, const Result*> base;                         // problem -> the baseline's row
   for (const Result& r : rows) {
-    if (!r.ok() || r.scope != Scope::kernel || r.fields.at("max_sumabs_err").empty() || !wanted(r)) continue;
+    if (!r.ok() || r.scope != Scope::kernel || r.get(Col::max_sumabs_err).empty() || !wanted(r)) continue;
     const std::string problem = r.shape();
     if (!best.count(problem)) order.push_back(problem);
     const std::string name = r.variant == "default" ? r.algorithm : r.algorithm + " " + r.variant;

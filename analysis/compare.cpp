@@ -223,7 +223,7 @@ std::string instead(const std::vector<Result>& rows) {
   std::map<std::string, std::size_t> ok;
   std::map<std::string, std::size_t> not_ok;  // status: reason -> rows
   for (const Result& r : rows)
-    (r.ok() ? ok[r.algorithm] : not_ok[status_name(r.status) + std::string(": ") + r.fields.at("reason")])++;
+    (r.ok() ? ok[r.algorithm] : not_ok[status_name(r.status) + std::string(": ") + r.get(Col::reason)])++;
   std::string out = ". The files' ok rows: ";
   if (ok.empty()) return out + "none" + (not_ok.empty() ? "" : " (" + not_ok.begin()->first + ")");
   for (const auto& [name, count] : ok) out += name + " (" + std::to_string(count) + "), ";
@@ -267,7 +267,7 @@ std::vector<Pair> pair_with_baseline(const std::vector<Result>& rows, const Comp
       if (r.ok())
         ++baseline_ok;
       else
-        why[status_name(r.status) + std::string(": ") + r.fields.at("reason")]++;
+        why[status_name(r.status) + std::string(": ") + r.get(Col::reason)]++;
     }
     if (!algorithms.count(name)) {
       std::string names;

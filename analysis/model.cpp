@@ -18,8 +18,7 @@ namespace {
 
 // key=value from a row's `resolved` (else `params`) text: "grid=2x2;engine=cublas;panel=4096".
 std::string param(const Result& r, const std::string& key) {
-  const std::string& text = r.fields.count("resolved") && !r.fields.at("resolved").empty() ? r.fields.at("resolved")
-                                                                                           : r.params;
+  const std::string& text = !r.get(Col::resolved).empty() ? r.get(Col::resolved) : r.params;
   const Params q = Params::parse("", text);
   return q.has(key) ? q.text(key) : std::string();
 }

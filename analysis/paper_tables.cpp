@@ -59,7 +59,7 @@ std::string device_of(const std::vector<Result>& rows) {
 
 std::string provenance(const std::vector<Result>& rows) {
   std::map<std::string, int> revs;
-  for (const Result& r : rows) revs[r.fields.at("git_revision")]++;
+  for (const Result& r : rows) revs[r.get(Col::git_revision)]++;
   std::string s;
   for (auto& [rev, c] : revs) s += (s.empty() ? "" : ", ") + rev;
   return "mmlab: " + device_of(rows) + ", revision " + s + ".";
@@ -302,13 +302,13 @@ std::vector<Table> homework_blockshapes(const std::vector<Result>& rows) {
   for (const E& e : checks) {
     const Result& r = need(rows, at(e.m, e.n, e.k, e.pick), "homework-blockshapes", e.kernel);
     char mse[32], mx[32], pm[32], px[32];
-    std::snprintf(mse, sizeof mse, "%.3g", std::stod(r.fields.at("mse")));
-    std::snprintf(mx, sizeof mx, "%.3g", std::stod(r.fields.at("max_abs_err")));
+    std::snprintf(mse, sizeof mse, "%.3g", std::stod(r.get(Col::mse)));
+    std::snprintf(mx, sizeof mx, "%.3g", std::stod(r.get(Col::max_abs_err)));
     std::snprintf(pm, sizeof pm, "%.3g", e.mse);
     std::snprintf(px, sizeof px, "%.3g", e.max);
     err.rows.push_back({std::to_string(e.m) + "x" + std::to_string(e.n) + "x" + std::to_string(e.k),
                         std::string(e.kernel) + " (paper: " + e.paper_kernel + ")", "0", pm, px,
-                        fixed(100.0 * std::stod(r.fields.at("frac_err_over_1e-3")), 2), mse, mx});
+                        fixed(100.0 * std::stod(r.get(Col::frac_err_over_1e_3)), 2), mse, mx});
   }
   err.note =
       "Paper: its inputs were uniform in [0, 1) and compared with a CPU float32 product; mmlab's are uniform "

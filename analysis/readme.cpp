@@ -68,8 +68,8 @@ std::string when_and_where(const std::vector<Result>& rows) {
   std::set<std::string> devices, days, revisions, timers;
   for (const Result& r : rows) {
     if (r.device.rfind("cpu", 0) != 0 && r.device != "none") devices.insert(r.device);
-    days.insert(r.fields.at("timestamp").substr(0, 10));
-    revisions.insert("`" + r.fields.at("git_revision") + "`");
+    days.insert(r.get(Col::timestamp).substr(0, 10));
+    revisions.insert("`" + r.get(Col::git_revision) + "`");
     if (r.ok() && r.timer) timers.insert(timer_words(timer_name(*r.timer)));
   }
   auto join = [](const std::set<std::string>& s, const char* sep = ", ") {

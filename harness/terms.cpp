@@ -3,10 +3,10 @@
 
 #include <cmath>
 #include <cstdio>
-#include <map>
 
 #include "core/csv.hpp"
 #include "core/invocation.hpp"
+#include "core/results.hpp"
 
 namespace mmlab {
 
@@ -25,14 +25,6 @@ std::string fit_name(const LinearFit& f) {
          (*f.kernel ? " (" + std::string(f.kernel) + ")" : "");
 }
 
-long dimension(const std::string& text, const LineReader& at, const char* column) {
-  try {
-    return parse_integer(text, column);
-  } catch (const UsageError&) {
-    throw UsageError(at.where() + ": column '" + column + "': '" + text + "' is not a whole number >= 1");
-  }
-}
-
 }  // namespace
 
 std::size_t write_model_terms(const std::vector<std::string>& files, const Registry& lab, std::ostream& out,
@@ -40,45 +32,36 @@ std::size_t write_model_terms(const std::vector<std::string>& files, const Regis
   std::size_t written = 0, rows = 0, with_terms = 0;
   out << csv_line({"file", "line", "algorithm", "variant", "resolved", "m", "n", "k", "fit", "f1", "f2", "f3",
                    "c0", "c1", "c2", "c3", "model_ms"});
-  for (const std::string& path : files) {
-    require_regular_file(path, "a results file");
-    LineReader in(path);
-    std::string line;
-    if (!in.next(line)) throw UsageError(path + ": empty, not an mmlab results file");
-    const CsvRow header = parse_csv_line(line, in.where());
-    std::map<std::string, std::size_t> at;
-    for (std::size_t i = 0; i < header.size(); ++i) at[header[i]] = i;
-    for (const char* column : {"algorithm", "variant", "params", "resolved", "m", "n", "k"})
-      if (!at.count(column))
-        throw UsageError(path + ": no column '" + column + "': not an mmlab results file");
-    while (in.next(line)) {
-      const CsvRow row = parse_csv_line(line, in.where());
-      ++rows;
-      if (row.size() != header.size())
-        throw UsageError(in.where() + ": " + std::to_string(row.size()) + " fields, the header has " +
-                         std::to_string(header.size()));
-      const Algorithm* a = lab.find(row[at["algorithm"]]);
-      if (!a || !a->model_terms) continue;
-      ++with_terms;
-      const Problem p{dimension(row[at["m"]], in, "m"), dimension(row[at["n"]], in, "n"),
-                      dimension(row[at["k"]], in, "k")};
-      DeviceInfo d = h100_description();
-      if (at.count("sm_count") && !row[at["sm_count"]].empty())
-        d.sm_count = int(dimension(row[at["sm_count"]], in, "sm_count"));
-      // The variant the row's parameters resolve to (`resolved` names the values, not the variant).
-      const Params asked = Params::parse(row[at["variant"]], row[at["params"]]);
-      const Params q = Params::parse(Invocation(*a, d).resolve(p, asked).variant(),
-                                     row[at["resolved"]].empty() ? row[at["params"]] : row[at["resolved"]]);
-      if (Invocation(*a, d).check(p, q)) continue;  // not a configuration it runs
-      const ModelTerms t = a->model_terms(p, q, d);
-      const LinearFit* c = t.fit;
-      const double nan = std::nan("");
-      out << csv_line({path, std::to_string(in.number()), a->name, q.variant(), q.canonical(), std::to_string(p.m),
-                       std::to_string(p.n), std::to_string(p.k), c ? fit_name(*c) : "", number(t.f[0]),
-                       number(t.f[1]), number(t.f[2]), number(c ? c->c0 : nan), number(c ? c->c1 : nan),
-                       number(c ? c->c2 : nan), number(c ? c->c3 : nan), number(t.ms())});
-      ++written;
-    }
+  // The rows as core's reader reads them (every schema upgraded to this one, its checks); a file it
+  // refuses (missing, foreign, torn) is bad input.
+  std::vector<Result> results;
+  try {
+    for (const std::string& path : files) require_regular_file(path, "a results file");
+    results = load_results(files, false);
+  } catch (const AnalysisError& e) {
+    throw UsageError(e.what());
+  }
+  for (const Result& r : results) {
+    ++rows;
+    const Algorithm* a = lab.find(r.algorithm);
+    if (!a || !a->model_terms) continue;
+    ++with_terms;
+    const Problem p{r.m, r.n, r.k};
+    DeviceInfo d = h100_description();
+    if (!r.get(Col::sm_count).empty()) d.sm_count = int(r.number(Col::sm_count));
+    // The variant the row's parameters resolve to (`resolved` names the values, not the variant).
+    const Params asked = Params::parse(r.variant, r.params);
+    const std::string& resolved = r.get(Col::resolved);
+    const Params q = Params::parse(Invocation(*a, d).resolve(p, asked).variant(), resolved.empty() ? r.params : resolved);
+    if (Invocation(*a, d).check(p, q)) continue;  // not a configuration it runs
+    const ModelTerms t = a->model_terms(p, q, d);
+    const LinearFit* c = t.fit;
+    const double nan = std::nan("");
+    out << csv_line({r.file, std::to_string(r.line), a->name, q.variant(), q.canonical(), std::to_string(p.m),
+                     std::to_string(p.n), std::to_string(p.k), c ? fit_name(*c) : "", number(t.f[0]),
+                     number(t.f[1]), number(t.f[2]), number(c ? c->c0 : nan), number(c ? c->c1 : nan),
+                     number(c ? c->c2 : nan), number(c ? c->c3 : nan), number(t.ms())});
+    ++written;
   }
   if (note && written == 0) {
     std::string have;

@@ -74,22 +74,15 @@ bool exists(const std::string& path) {
 std::set<std::string> recorded_keys(const RunPlan& plan) {
   std::set<std::string> keys, run_ids;
   if (!exists(plan.output)) return keys;
-  const CsvRow& header = result_columns();
-  auto col = [&](const char* name) {
-    for (std::size_t i = 0; i < header.size(); ++i)
-      if (header[i] == name) return i;
-    throw std::logic_error(std::string("no result column ") + name);
-  };
-  const std::size_t algorithm = col("algorithm"), variant = col("variant"), params = col("params"),
-                    m = col("m"), n = col("n"), k = col("k"), inputs = col("inputs"), scope = col("scope"),
-                    l2 = col("l2_flush"), run_id = col("run_id");
   {
-    Rows rows(plan.output, header, std::string("an mmlab results file of schema ") + kSchemaVersion);
+    // This schema's header (Rows checks it), so a column's place is its identifier's.
+    Rows rows(plan.output, result_columns(), std::string("an mmlab results file of schema ") + kSchemaVersion);
     for (CsvRow r; rows.next(r);) {
-      keys.insert(configuration_key(r[algorithm], r[variant], r[params], whole(r[m], rows.reader(), "m"),
-                                    whole(r[n], rows.reader(), "n"), whole(r[k], rows.reader(), "k"),
-                                    r[inputs], r[scope], r[l2]));
-      run_ids.insert(r[run_id]);
+      auto at = [&](Col c) -> const std::string& { return r[static_cast<std::size_t>(c)]; };
+      auto dim = [&](Col c) { return whole(at(c), rows.reader(), column_name(c)); };
+      keys.insert(configuration_key(at(Col::algorithm), at(Col::variant), at(Col::params), dim(Col::m), dim(Col::n),
+                                    dim(Col::k), at(Col::inputs), at(Col::scope), at(Col::l2_flush)));
+      run_ids.insert(at(Col::run_id));
     }
   }
   if (!exists(plan.samples_output)) return keys;

@@ -9,6 +9,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <stdexcept>
 #include <sstream>
 
 #include "analysis/commands.hpp"
@@ -145,15 +146,16 @@ std::string clock_of(const Result& r, const CompareOptions& o) {
   if (r.timer == Timer::events || r.timer == Timer::graph) return "GPU + host enqueue";
   return "GPU time";
 }
-// The fields that say which problem and row a comparison is, first in every record.
-const std::vector<std::string> kWhich = {"m", "n", "k", "inputs", "scope", "l2_flush", "clock", "timer",
-                                         "algorithm", "variant", "params", "configuration", "run"};
-// What each field of the compare tables holds (core/schema.hpp's words), written once: the JSON
-// output declares it, and Python types its frame by it.
+// The fields that say which problem and row a comparison is, first in every record: the results'
+// own columns (typed as core/columns.hpp types them), then the comparison's.
+const std::vector<std::string> kWhich = {
+    column_name(Col::m),      column_name(Col::n),         column_name(Col::k),     column_name(Col::inputs),
+    column_name(Col::scope),  column_name(Col::l2_flush),  "clock",                 column_name(Col::timer),
+    column_name(Col::algorithm), column_name(Col::variant), column_name(Col::params), "configuration", "run"};
+// What each field of the compare tables that is not a results column holds (core/schema.hpp's
+// words), written once: the JSON output declares it, and Python types its frame by it.
 const std::map<std::string, std::string> kFieldTypes = {
-    {"m", "whole"}, {"n", "whole"}, {"k", "whole"}, {"inputs", "choice"}, {"scope", "choice"},
-    {"l2_flush", "choice"}, {"clock", "choice"}, {"timer", "choice"}, {"algorithm", "text"}, {"variant", "text"},
-    {"params", "text"}, {"configuration", "text"}, {"run", "text"}, {"unit", "choice"}, {"median", "number"},
+    {"clock", "choice"}, {"configuration", "text"}, {"run", "text"}, {"unit", "choice"}, {"median", "number"},
     {"baseline_configuration", "text"}, {"baseline_median", "number"}, {"speedup", "number"}, {"ci_lo", "number"},
     {"ci_hi", "number"}, {"ci_coverage", "number"}, {"verdict", "choice"}, {"trials_to_decide", "whole"},
     {"design", "choice"}, {"trials", "whole"}, {"p", "number"}, {"p_holm", "number"}, {"runs", "whole"},
@@ -162,7 +164,12 @@ const std::map<std::string, std::string> kFieldTypes = {
     {"holds", "choice"}, {"each_run", "text"}};
 std::vector<std::string> types_of(const std::vector<std::string>& fields) {
   std::vector<std::string> out;
-  for (const std::string& f : fields) out.push_back(kFieldTypes.at(f));
+  for (const std::string& f : fields) {
+    const auto own = kFieldTypes.find(f);  // trials, ci_coverage: the comparison's, not the row's
+    const Column* c = result_column(f);
+    if (own == kFieldTypes.end() && !c) throw std::logic_error("compare: no type for the field " + f);
+    out.push_back(own != kFieldTypes.end() ? own->second : column_type_name(c->type));
+  }
   return out;
 }
 

@@ -1,5 +1,6 @@
-// The results CSV schema, written once: mmlab writes these columns and mmlab-analyze reads them
-// (README, "The CSV"). Version 8 added `layout_ms` (a distributed row's moves of A, B and C between
+// The results CSV schema (its columns listed once in core/columns.hpp): mmlab writes them and core's
+// reader reads them (README, "The CSV"); here, what each version added, the choices' values and the
+// checks of an existing file. Version 8 added `layout_ms` (a distributed row's moves of A, B and C between
 // the starting layout, 2D blocks over the ranks, and its schedule's), `bound_ms` (the least time its
 // decomposition allows here), `latency_ms` (a message's fixed cost on its links, in its model) and `energy_j` (the GPUs' energy per trial, from NVML's counter), an
 // `energy_j` column to the samples, and made a distributed row's `engine` the full spec of what ran its

@@ -64,15 +64,17 @@ Table summary(const std::vector<Result>& rows, const std::vector<std::string>& b
   }
   Table t;
   t.title = "summary";
+  // After the group's columns: its row count, then the results' statistics columns of the pooled trials.
+  const Col kStatistics[] = {Col::trials, Col::min_ms,   Col::max_ms,   Col::mean_ms, Col::std_ms,
+                             Col::median_ms, Col::ci_lo_ms, Col::ci_hi_ms, Col::gflops};
   t.header = by;
-  for (const char* c : {"rows", "trials", "min_ms", "max_ms", "mean_ms", "std_ms", "median_ms", "ci_lo_ms",
-                        "ci_hi_ms", "gflops"})
-    t.header.push_back(c);
-  if (all) t.header.push_back("status");
+  t.header.push_back("rows");
+  for (Col c : kStatistics) t.header.push_back(column_name(c));
+  if (all) t.header.push_back(column_name(Col::status));
   t.fields = by;
-  for (const char* c : {"rows", "trials", "min_ms", "max_ms", "mean_ms", "std_ms", "median_ms", "ci_lo_ms",
-                        "ci_hi_ms", "gflops", "status"})
-    t.fields.push_back(c);
+  t.fields.push_back("rows");
+  for (Col c : kStatistics) t.fields.push_back(column_name(c));
+  t.fields.push_back(column_name(Col::status));
   struct Line {
     std::vector<std::string> cells;
     std::vector<Value> record;

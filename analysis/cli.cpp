@@ -229,8 +229,7 @@ int rows_command(Args& args, const po::variables_map& vm) {
       for (const mmlab::Column& c : mmlab::kResultColumns) {
         const auto it = r.fields.find(c.name);
         const std::string text = it == r.fields.end() ? std::string() : it->second;
-        const bool numeric = c.type == mmlab::ColumnType::whole || c.type == mmlab::ColumnType::number;
-        record.push_back(!numeric ? Value(text) : text.empty() ? Value() : Value(std::stod(text)));
+        record.push_back(!mmlab::numeric_column(c.name) ? Value(text) : text.empty() ? Value() : Value(std::stod(text)));
       }
       t.records.push_back(std::move(record));
     }
@@ -266,11 +265,7 @@ int records_command(Args& args, const po::variables_map& vm) {
   } catch (const mmlab::UsageError& e) {
     throw AnalysisError(e.what());
   }
-  auto sample_column = [](const std::string& name) -> const mmlab::Column* {
-    for (const mmlab::Column& c : mmlab::kSampleColumns)
-      if (name == c.name) return &c;
-    return nullptr;
-  };
+  using mmlab::sample_column;
   bool samples = !csv.header.empty();  // every column one of the samples schema's
   for (const std::string& name : csv.header) samples = samples && sample_column(name);
   Table t;

@@ -204,6 +204,12 @@ inline constexpr std::array<Column, 6> kSampleColumns = {{{"run_id", ColumnType:
                                                           {"clock_mhz", ColumnType::number, "MHz"},
                                                           {"host_ms", ColumnType::number, "ms"},
                                                           {"energy_j", ColumnType::number, "J"}}};
+// The samples' column named `name`, or null.
+inline const Column* sample_column(const std::string& name) {
+  for (const Column& c : kSampleColumns)
+    if (name == c.name) return &c;
+  return nullptr;
+}
 inline const std::vector<std::string>& sample_columns() {
   static const std::vector<std::string> columns = [] {
     std::vector<std::string> out;

@@ -25,7 +25,10 @@
 #include "algorithms/launch/aligned.cuh"
 #include "algorithms/kernels/register_tiled_quads.cuh"
 #include "algorithms/launch/clusters.cuh"
+#include "algorithms/launch/tma_maps.cuh"
+#include "algorithms/launch/tma_operands.cuh"
 #include "algorithms/ptx/dsmem.cuh"
+#include "algorithms/ptx/tma.cuh"
 
 namespace mmlab {
 namespace {
@@ -127,66 +130,184 @@ __global__ void __launch_bounds__(Quads<kTile, kTile, kDepth, kQN>::kThreads,
   S::store(acc, c, ldc, row0, col0, m, n);
 }
 
+// The `tma` variant: the same torus and flow control around the flagship's TMA-fed product
+// (tma_tiled.cu: A^T and B tiles by `cp.async.bulk.tensor`, 128 x 256 tiles of 8 x 16 per thread at
+// one block an SM). Every tile lands on its stage's `full` mbarrier, whether TMA read it from global
+// memory (step 0 of a panel) or the neighbours pushed it, so each stage completes one phase per tile;
+// thread 0 issues the TMA loads and the pushes, and the other threads only wait and multiply. TMA
+// zero-fills what lies past m, n and k, so no load is clamped; A is transposed into the workspace first.
+template <int kQ, int kBM, int kBN, int kBK, int kStages, int kQN>
+__global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN, 0>::kThreads, Quads<kBM, kBN, kBK, kQN, 0>::kMinBlocks)
+    cluster_cannon_tma_kernel(const __grid_constant__ CUtensorMap at_map, const __grid_constant__ CUtensorMap b_map,
+                              float* __restrict__ c, int ldc, int m, int n, int k) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using S = Quads<kBM, kBN, kBK, kQN, 0>;
+  constexpr unsigned kBytesA = S::kTileA * sizeof(float), kBytesB = S::kTileB * sizeof(float);
+  extern __shared__ __align__(128) float smem[];  // kStages x [A^T (BK, BM), B (BK, BN)], then the mbarriers
+  std::uint64_t* const landed = reinterpret_cast<std::uint64_t*>(smem + kStages * S::kStage);
+  auto stage = [&](int t) { return smem + (t % kStages) * S::kStage; };
+  auto full = [&](int t) { return &landed[t % kStages]; };                      // tile t has landed here
+  auto free = [&](int t) { return shared_address(&landed[kStages + t % kStages]); };  // receivers freed it
+
+  const int j = blockIdx.x % kQ, i = blockIdx.y % kQ;
+  const unsigned left = i * kQ + (j + kQ - 1) % kQ, up = ((i + kQ - 1) % kQ) * kQ + j;
+  const unsigned right = i * kQ + (j + 1) % kQ, down = ((i + 1) % kQ) * kQ + j;
+  const int row0 = blockIdx.y * kBM, col0 = blockIdx.x * kBN;
+  const int tiles = (k + kQ * kBK - 1) / (kQ * kBK) * kQ;
+  auto k0_of = [&](int t) { return (t / kQ) * kQ * kBK + (i + j + t) % kQ * kBK; };
+  auto pushed = [&](int t) { return t < tiles && t % kQ != 0; };
+  auto load = [&](int t) {  // thread 0: tile t from global memory (its stage's last readers are done)
+    fence_async_shared();
+    mbarrier_expect_bytes(full(t), kBytesA + kBytesB);
+    tma_load_2d(stage(t), at_map, row0, k0_of(t), full(t));
+    tma_load_2d(stage(t) + S::kTileA, b_map, col0, k0_of(t), full(t));
+  };
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) mbarrier_init(full(s), 1), mbarrier_init(free(s), 2);
+    mbarrier_init_fence();
+  }
+  cluster_sync();  // every block's barriers exist before any peer uses them
+  if (threadIdx.x == 0)
+    for (int t = 0; t < kStages - 1 && t < tiles; ++t)
+      if (!pushed(t)) load(t);
+
+  typename S::Acc acc = {};
+  unsigned free_parity = 0;  // bit s: the parity of free(s)'s next phase
+  for (int t = 0; t < tiles; ++t) {
+    if (threadIdx.x == 0 && pushed(t)) mbarrier_expect_bytes(full(t), kBytesA + kBytesB);
+    mbarrier_wait_cluster(shared_address(full(t)), unsigned(t / kStages) & 1u);  // tile t is here
+    if (threadIdx.x == 0) bulk_wait_read();  // the last push has read its stage
+    __syncthreads();                         // every thread has finished tile t - 1
+    if (threadIdx.x == 0) {
+      if (t > 0 && pushed(t - 1 + kStages))  // tile t - 1's stage is free here and a push refills it
+        mbarrier_arrive_cluster(peer_address(free(t - 1), right)),
+            mbarrier_arrive_cluster(peer_address(free(t - 1), down));
+      if (pushed(t + 1)) {  // this tile's A is the left neighbour's tile t + 1, its B the upper one's
+        if (t + 1 >= kStages) {
+          mbarrier_wait_cluster(free(t + 1), (free_parity >> ((t + 1) % kStages)) & 1);
+          free_parity ^= 1u << ((t + 1) % kStages);
+          fence_async_shared_cluster();  // the peers' reads of that stage before the copies' writes
+        }
+        const unsigned src = shared_address(stage(t)), dst = shared_address(stage(t + 1));
+        const unsigned bar = shared_address(full(t + 1));
+        bulk_copy_to_peer(peer_address(dst, left), src, kBytesA, peer_address(bar, left));
+        bulk_copy_to_peer(peer_address(dst + kBytesA, up), src + kBytesA, kBytesB, peer_address(bar, up));
+        bulk_commit();
+      }
+      const int next = t + kStages - 1;  // its stage held tile t - 1; nobody pushes into it
+      if (next < tiles && !pushed(next)) load(next);
+    }
+    S::product(stage(t), stage(t) + S::kTileA, acc);
+  }
+  if (threadIdx.x == 0) bulk_wait_read();
+  cluster_sync();  // no block leaves while a peer may still read or write its shared memory
+  S::store(acc, c, ldc, row0, col0, m, n);
+#endif
+}
+
+enum class Kind { shifts, tma };  // in the order of kVariants
+const std::vector<Variant> kVariants = {
+    {"default", "128x128 tiles per block, the flagship's quads product, bulk DSMEM shifts"},
+    {"tma", "tma_tiled's product (TMA loads from global memory, 128x256 tiles of 8x16), bulk DSMEM shifts"}};
+
 struct Choice {
-  int q, qn, depth, stages;
+  int q, bm, bn, qn, depth, stages;
+  bool tma;
 };
 Choice choice(const Params& p) {
-  return {int(p.integer("torus")), int(p.shape("warp").y / 32), int(p.integer("depth")),
-          int(p.integer("stages"))};
+  const bool tma = variant_kind<Kind>(kVariants, p) == Kind::tma;
+  const Shape2 tile = tma ? p.shape("tile") : Shape2{128, 128};
+  return {int(p.integer("torus")), int(tile.x), int(tile.y), int(p.shape("warp").y / 32), int(p.integer("depth")),
+          int(p.integer("stages")), tma};
 }
 
 LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   const Choice ch = choice(q);
-  const unsigned span = unsigned(ch.q * kTile);  // C edge a cluster covers
   LaunchConfig lc;
-  lc.block = {unsigned(32 * (kTile / 32) * (kTile / (32 * ch.qn))), 1, 1};
-  lc.grid = {ceil_div(p.n, span) * ch.q, ceil_div(p.m, span) * ch.q, 1};
+  lc.block = {unsigned(32 * (ch.bm / 32) * (ch.bn / (32 * ch.qn))), 1, 1};
+  lc.grid = {ceil_div(p.n, long(ch.q) * ch.bn) * ch.q, ceil_div(p.m, long(ch.q) * ch.bm) * ch.q, 1};  // whole tori
   lc.cluster = {unsigned(ch.q), unsigned(ch.q), 1};
-  lc.shared_bytes = std::size_t(ch.stages) * (ch.depth * (kTile + 4) + ch.depth * kTile) * sizeof(float) +
+  const long pitch_a = ch.tma ? ch.bm : ch.bm + 4;  // A^T's rows as TMA writes them, or padded for the stores
+  lc.shared_bytes = std::size_t(ch.stages) * (ch.depth * (pitch_a + ch.bn)) * sizeof(float) +
                     16 * std::size_t(ch.stages);  // and two mbarriers per stage
   return lc;
 }
 
+// The workspace: A^T (and B padded where needed) for TMA, else the rows padded to 16 bytes where needed.
+std::size_t workspace(const Problem& p, const Params& q) {
+  return choice(q).tma ? sizeof(float) * tma_operand_floats(p) : aligned_workspace(p, q);
+}
+
 struct ClusterKernel {
-  void (*launch)(const RunArgs&, const Operands&, const LaunchConfig&);
+  void (*launch)(const RunArgs&, const LaunchConfig&);
   int (*fit)(const LaunchConfig&);
 };
 
-template <int kQ, int kDepth, int kStages, int kQN>
-void launch_kernel(const RunArgs& r, const Operands& o, const LaunchConfig& lc) {
-  auto kernel = cluster_cannon_kernel<kQ, kDepth, kStages, kQN>;
+template <class Kernel>
+void allow_clusters(Kernel* kernel, const LaunchConfig& lc, int q) {
   allow_shared_bytes(kernel, lc.shared_bytes);
-  if (kQ * kQ > 8)
-    MMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  if (q * q > 8) MMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+}
+
+template <int kQ, int kDepth, int kStages, int kQN>
+void launch_shifts(const RunArgs& r, const LaunchConfig& lc) {
+  auto kernel = cluster_cannon_kernel<kQ, kDepth, kStages, kQN>;
+  allow_clusters(kernel, lc, kQ);
+  const Operands o = aligned_operands(r);
   launch_in_clusters(kernel, lc, r.stream, o.a, o.lda, o.b, o.ldb, r.c, int(r.problem.n), int(r.problem.m),
                      int(r.problem.n), o.k);
 }
-template <int kQ, int kDepth, int kStages, int kQN>
-int fit(const LaunchConfig& lc) {
-  return clusters_that_fit(cluster_cannon_kernel<kQ, kDepth, kStages, kQN>, lc);
+template <int kQ, int kBM, int kBN, int kBK, int kStages, int kQN>
+void launch_tma(const RunArgs& r, const LaunchConfig& lc) {
+  auto kernel = cluster_cannon_tma_kernel<kQ, kBM, kBN, kBK, kStages, kQN>;
+  allow_clusters(kernel, lc, kQ);
+  const Problem& p = r.problem;
+  const TmaOperands o = tma_operands(r);
+  TensorMaps& maps = *static_cast<TensorMaps*>(r.state);
+  const CUtensorMap at = maps.get(o.at, p.k, p.m, pitch_t(p), kBK, kBM);
+  const CUtensorMap b = maps.get(o.b, p.k, p.n, o.ldb, kBK, kBN);
+  launch_in_clusters(kernel, lc, r.stream, at, b, r.c, int(p.n), int(p.m), int(p.n), int(p.k));
+}
+template <class Kernel>
+int fit_of(Kernel* kernel, const LaunchConfig& lc) {
+  return clusters_that_fit(kernel, lc);
 }
 
-// The compiled points: torus 2 and 4 (16 blocks: a non-portable cluster size), warp tiles 32x64
-// (8x8 per thread, two blocks per SM) and 32x128 (8x16, one); 16 deep with 3 and 4 stages, 32 deep
-// (half the steps, so half the barriers) with 3.
-#define MMLAB_POINT(Q, WN, BK, S)                                                              \
-  {{"default", {{"torus", #Q}, {"warp", shape_text(32, WN)}, {"depth", #BK}, {"stages", #S}}}, \
-   ClusterKernel{launch_kernel<Q, BK, S, WN / 32>, fit<Q, BK, S, WN / 32>}},
+// The compiled points. default: torus 2 and 4 (16 blocks: a non-portable cluster size), 128x128 tiles,
+// warp tiles 32x64 (8x8 per thread, two blocks per SM) and 32x128 (8x16, one); 16 deep with 3 and 4
+// stages, 32 deep (half the steps, so half the barriers) with 3. tma: the flagship's 4096 kernel (128x256
+// tiles of 8x16, 32 deep, 3 stages) on tori of 2 and 4, and on a torus of 2 16 deep with 4 stages, 128x128
+// tiles with 32x64 (two blocks an SM) and 32x128 warps.
+#define MMLAB_POINT(Q, WN, BK, S)                                                                            \
+  {{"default",                                                                                               \
+    {{"torus", #Q}, {"warp", shape_text(32, WN)}, {"depth", #BK}, {"stages", #S}}},                        \
+   ClusterKernel{launch_shifts<Q, BK, S, WN / 32>,                                                           \
+                 [](const LaunchConfig& lc) { return fit_of(cluster_cannon_kernel<Q, BK, S, WN / 32>, lc); }}},
 #define MMLAB_WARP(Q, WN) MMLAB_POINT(Q, WN, 16, 3) MMLAB_POINT(Q, WN, 16, 4) MMLAB_POINT(Q, WN, 32, 3)
-const KernelTable<ClusterKernel> kKernels = {MMLAB_WARP(2, 64) MMLAB_WARP(2, 128) MMLAB_WARP(4, 64)
-                                                 MMLAB_WARP(4, 128)};
+#define MMLAB_TMA(Q, BM, BN, WN, BK, S)                                                                     \
+  {{"tma",                                                                                                  \
+    {{"torus", #Q}, {"tile", shape_text(BM, BN)}, {"warp", shape_text(32, WN)}, {"depth", #BK}, {"stages", #S}}}, \
+   ClusterKernel{launch_tma<Q, BM, BN, BK, S, WN / 32>, [](const LaunchConfig& lc) {                         \
+                   return fit_of(cluster_cannon_tma_kernel<Q, BM, BN, BK, S, WN / 32>, lc);                 \
+                 }}},
+const KernelTable<ClusterKernel> kKernels = {
+    MMLAB_WARP(2, 64) MMLAB_WARP(2, 128) MMLAB_WARP(4, 64) MMLAB_WARP(4, 128)
+    MMLAB_TMA(2, 128, 256, 128, 32, 3) MMLAB_TMA(2, 128, 256, 128, 16, 4) MMLAB_TMA(4, 128, 256, 128, 32, 3)
+    MMLAB_TMA(2, 128, 128, 64, 32, 3) MMLAB_TMA(2, 128, 128, 128, 32, 3)};
+#undef MMLAB_TMA
 #undef MMLAB_WARP
 #undef MMLAB_POINT
 
 Reason supports(const Problem& p, const Params& q, const DeviceInfo& d) {
+  if (choice(q).tma)
+    if (Reason r = tma_operands_fit(p, d, "cluster_cannon tma")) return r;
   return cluster_supports(p, d, "cluster_cannon", q.text("torus") + "x" + q.text("torus"),
                           [&] { return kKernels.at(q).fit(launch(p, q, d)); });
 }
 
 void run(const RunArgs& r) {
-  const LaunchConfig lc = launch(r.problem, *r.params, *r.device);
-  const Operands o = aligned_operands(r);
-  kKernels.at(*r.params).launch(r, o, lc);
+  kKernels.at(*r.params).launch(r, launch(r.problem, *r.params, *r.device));
   MMLAB_CHECK_LAUNCH();
 }
 
@@ -194,14 +315,16 @@ void run(const RunArgs& r) {
 
 MMLAB_ALGORITHM(cluster_cannon) {
   a.summary = "Cannon's torus as a q x q thread-block cluster: operand tiles shifted through DSMEM (sm_90)";
-  a.variants = {{"default", "128x128 tiles per block, the flagship's quads product, bulk DSMEM shifts"}};
+  a.variants = kVariants;
   a.axes = {{"torus", AxisKind::integer, "q: the cluster is a q x q torus of blocks", "2"},
-            {"warp", AxisKind::shape, "warp tile: 32x64 (8x8 per thread) or 32x128 (8x16)", "32x64"},
-            {"depth", AxisKind::integer, "k depth BK of a tile (one shift per tile)", "16"},
+            {"tile", AxisKind::shape, "block tile BMxBN (default's: 128x128)", "128x256", {}, {"tma"}},
+            {"warp", AxisKind::shape, "warp tile: 32x64 (8x8 per thread) or 32x128 (8x16)", "32x128"},
+            {"depth", AxisKind::integer, "k depth BK of a tile (one shift per tile)", "32"},
             {"stages", AxisKind::integer, "shared-memory stages", "3"}};
   a.constraints = kClusterConstraints;
   a.supports = supports;
-  a.workspace_bytes = aligned_workspace;
+  a.workspace_bytes = workspace;
+  a.make_state = TensorMaps::make;
   use_kernels(a, kKernels, launch, run);
 }
 

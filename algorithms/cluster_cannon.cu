@@ -133,21 +133,34 @@ __global__ void __launch_bounds__(Quads<kTile, kTile, kDepth, kQN>::kThreads,
 // The `tma` variant: the same torus and flow control around the flagship's TMA-fed product
 // (tma_tiled.cu: A^T and B tiles by `cp.async.bulk.tensor`, 128 x 256 tiles of 8 x 16 per thread at
 // one block an SM). Every tile lands on its stage's `full` mbarrier, whether TMA read it from global
-// memory (step 0 of a panel) or the neighbours pushed it, so each stage completes one phase per tile;
-// thread 0 issues the TMA loads and the pushes, and the other threads only wait and multiply. TMA
-// zero-fills what lies past m, n and k, so no load is clamped; A is transposed into the workspace first.
-template <int kQ, int kBM, int kBN, int kBK, int kStages, int kQN>
-__global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN, 0>::kThreads, Quads<kBM, kBN, kBK, kQN, 0>::kMinBlocks)
+// memory (step 0 of a panel) or the neighbours pushed it, so each stage completes one phase per tile.
+// TMA zero-fills what lies past m, n and k, so no load is clamped; A is transposed into the workspace
+// first. Two forms:
+//   kProducer false (`tma`)  thread 0 issues the loads and the pushes between a block barrier and its
+//                            own product, so its waits for the neighbours hold the whole block;
+//   kProducer true           a producer warpgroup of its own (one lane of it, `specialized`) loads,
+//   (`specialized`)          pushes and frees; the consumer warps only wait for a tile, multiply and
+//                            release the stage by an mbarrier (no block barrier in the k loop). As in
+//                            tma_tiled's specialized, setmaxnreg moves registers from the producers
+//                            to the consumers (56 and 224 here; a single producer warp instead would
+//                            leave the consumers 168, the register file being split among the four
+//                            schedulers' warps). ptxas reports the launch's 168 and spills nothing.
+constexpr int kProducerThreads = 128, kProducerRegisters = 56, kConsumerRegisters = 224;
+template <int kQ, int kBM, int kBN, int kBK, int kStages, int kQN, bool kProducer>
+__global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN, 0>::kThreads + (kProducer ? kProducerThreads : 0),
+                                  Quads<kBM, kBN, kBK, kQN, 0>::kMinBlocks)
     cluster_cannon_tma_kernel(const __grid_constant__ CUtensorMap at_map, const __grid_constant__ CUtensorMap b_map,
                               float* __restrict__ c, int ldc, int m, int n, int k) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using S = Quads<kBM, kBN, kBK, kQN, 0>;
   constexpr unsigned kBytesA = S::kTileA * sizeof(float), kBytesB = S::kTileB * sizeof(float);
+  constexpr int kConsumerWarps = S::kThreads / 32;
   extern __shared__ __align__(128) float smem[];  // kStages x [A^T (BK, BM), B (BK, BN)], then the mbarriers
   std::uint64_t* const landed = reinterpret_cast<std::uint64_t*>(smem + kStages * S::kStage);
   auto stage = [&](int t) { return smem + (t % kStages) * S::kStage; };
   auto full = [&](int t) { return &landed[t % kStages]; };                      // tile t has landed here
   auto free = [&](int t) { return shared_address(&landed[kStages + t % kStages]); };  // receivers freed it
+  auto consumed = [&](int t) { return &landed[2 * kStages + t % kStages]; };  // consumer warps done (kProducer)
 
   const int j = blockIdx.x % kQ, i = blockIdx.y % kQ;
   const unsigned left = i * kQ + (j + kQ - 1) % kQ, up = ((i + kQ - 1) % kQ) * kQ + j;
@@ -156,81 +169,126 @@ __global__ void __launch_bounds__(Quads<kBM, kBN, kBK, kQN, 0>::kThreads, Quads<
   const int tiles = (k + kQ * kBK - 1) / (kQ * kBK) * kQ;
   auto k0_of = [&](int t) { return (t / kQ) * kQ * kBK + (i + j + t) % kQ * kBK; };
   auto pushed = [&](int t) { return t < tiles && t % kQ != 0; };
-  auto load = [&](int t) {  // thread 0: tile t from global memory (its stage's last readers are done)
+  auto load = [&](int t) {  // tile t from global memory (its stage's last readers are done)
     fence_async_shared();
     mbarrier_expect_bytes(full(t), kBytesA + kBytesB);
     tma_load_2d(stage(t), at_map, row0, k0_of(t), full(t));
     tma_load_2d(stage(t) + S::kTileA, b_map, col0, k0_of(t), full(t));
   };
+  unsigned free_parity = 0;  // bit s: the parity of free(s)'s next phase
+  auto push = [&](int t) {   // tile t, landed here, on as the left neighbour's A and the upper one's B of t + 1
+    if (t + 1 >= kStages) {  // their stage (t + 1) % STAGES held tile t + 1 - STAGES: both freed it
+      mbarrier_wait_cluster(free(t + 1), (free_parity >> ((t + 1) % kStages)) & 1);
+      free_parity ^= 1u << ((t + 1) % kStages);
+      fence_async_shared_cluster();  // the peers' reads of that stage before the copies' writes
+    }
+    const unsigned src = shared_address(stage(t)), dst = shared_address(stage(t + 1));
+    const unsigned bar = shared_address(full(t + 1));
+    bulk_copy_to_peer(peer_address(dst, left), src, kBytesA, peer_address(bar, left));
+    bulk_copy_to_peer(peer_address(dst + kBytesA, up), src + kBytesA, kBytesB, peer_address(bar, up));
+    bulk_commit();
+  };
+  auto release = [&](int t) {  // tile t's stage is free here and a push refills it: tell both senders
+    mbarrier_arrive_cluster(peer_address(free(t), right)), mbarrier_arrive_cluster(peer_address(free(t), down));
+  };
 
   if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) mbarrier_init(full(s), 1), mbarrier_init(free(s), 2);
+    for (int s = 0; s < kStages; ++s)
+      mbarrier_init(full(s), 1), mbarrier_init(free(s), 2), mbarrier_init(consumed(s), kConsumerWarps);
     mbarrier_init_fence();
   }
   cluster_sync();  // every block's barriers exist before any peer uses them
-  if (threadIdx.x == 0)
-    for (int t = 0; t < kStages - 1 && t < tiles; ++t)
+  // The global tiles among the first STAGES - 1 (thread 0 loads tile STAGES - 1 in the loop), or among
+  // the first STAGES (the producer's loop starts with tile STAGES) into their empty stages.
+  const int issuer = kProducer ? S::kThreads : 0, ahead = kProducer ? kStages : kStages - 1;
+  if (threadIdx.x == issuer)
+    for (int t = 0; t < ahead && t < tiles; ++t)
       if (!pushed(t)) load(t);
 
-  typename S::Acc acc = {};
-  unsigned free_parity = 0;  // bit s: the parity of free(s)'s next phase
-  for (int t = 0; t < tiles; ++t) {
-    if (threadIdx.x == 0 && pushed(t)) mbarrier_expect_bytes(full(t), kBytesA + kBytesB);
-    mbarrier_wait_cluster(shared_address(full(t)), unsigned(t / kStages) & 1u);  // tile t is here
-    if (threadIdx.x == 0) bulk_wait_read();  // the last push has read its stage
-    __syncthreads();                         // every thread has finished tile t - 1
-    if (threadIdx.x == 0) {
-      if (t > 0 && pushed(t - 1 + kStages))  // tile t - 1's stage is free here and a push refills it
-        mbarrier_arrive_cluster(peer_address(free(t - 1), right)),
-            mbarrier_arrive_cluster(peer_address(free(t - 1), down));
-      if (pushed(t + 1)) {  // this tile's A is the left neighbour's tile t + 1, its B the upper one's
-        if (t + 1 >= kStages) {
-          mbarrier_wait_cluster(free(t + 1), (free_parity >> ((t + 1) % kStages)) & 1);
-          free_parity ^= 1u << ((t + 1) % kStages);
-          fence_async_shared_cluster();  // the peers' reads of that stage before the copies' writes
+  // Each path ends at the cluster barrier (no block leaves while a peer may still read or write its
+  // shared memory); only the consumers hold accumulators, so the producer's path keeps none alive.
+  if constexpr (kProducer) {
+    if (threadIdx.x >= S::kThreads) {  // the producer warpgroup; one lane works
+      release_registers<kProducerRegisters>();
+      if (threadIdx.x == issuer) {
+        for (int t = 0; t < tiles; ++t) {
+          if (pushed(t)) mbarrier_expect_bytes(full(t), kBytesA + kBytesB);
+          const bool pushing = pushed(t + 1);
+          if (pushing) {
+            mbarrier_wait_cluster(shared_address(full(t)), unsigned(t / kStages) & 1u);
+            push(t);
+          }
+          const int next = t - 1 + kStages;  // into tile t - 1's stage, once the consumers and its push are done
+          if (t > 0 && next < tiles) {
+            mbarrier_wait_cta(consumed(t - 1), unsigned((t - 1) / kStages) & 1u);
+            if (pushing) bulk_wait_read<1>(); else bulk_wait_read();
+            if (pushed(next)) release(t - 1); else load(next);
+          }
         }
-        const unsigned src = shared_address(stage(t)), dst = shared_address(stage(t + 1));
-        const unsigned bar = shared_address(full(t + 1));
-        bulk_copy_to_peer(peer_address(dst, left), src, kBytesA, peer_address(bar, left));
-        bulk_copy_to_peer(peer_address(dst + kBytesA, up), src + kBytesA, kBytesB, peer_address(bar, up));
-        bulk_commit();
+        bulk_wait_read();
       }
-      const int next = t + kStages - 1;  // its stage held tile t - 1; nobody pushes into it
-      if (next < tiles && !pushed(next)) load(next);
+      cluster_sync();
+    } else {
+      claim_registers<kConsumerRegisters>();
+      typename S::Acc acc = {};
+      for (int t = 0; t < tiles; ++t) {
+        mbarrier_wait_cluster(shared_address(full(t)), unsigned(t / kStages) & 1u);  // tile t is here
+        S::product(stage(t), stage(t) + S::kTileA, acc);
+        __syncwarp();
+        if (threadIdx.x % 32 == 0) mbarrier_arrive_cta(consumed(t));  // this warp is done with its stage
+      }
+      cluster_sync();
+      S::store(acc, c, ldc, row0, col0, m, n);
     }
-    S::product(stage(t), stage(t) + S::kTileA, acc);
+  } else {
+    typename S::Acc acc = {};
+    for (int t = 0; t < tiles; ++t) {
+      if (threadIdx.x == 0 && pushed(t)) mbarrier_expect_bytes(full(t), kBytesA + kBytesB);
+      mbarrier_wait_cluster(shared_address(full(t)), unsigned(t / kStages) & 1u);  // tile t is here
+      if (threadIdx.x == 0) bulk_wait_read();  // the last push has read its stage
+      __syncthreads();                         // every thread has finished tile t - 1
+      if (threadIdx.x == 0) {
+        if (t > 0 && pushed(t - 1 + kStages)) release(t - 1);
+        if (pushed(t + 1)) push(t);
+        const int next = t + kStages - 1;  // its stage held tile t - 1; nobody pushes into it
+        if (next < tiles && !pushed(next)) load(next);
+      }
+      S::product(stage(t), stage(t) + S::kTileA, acc);
+    }
+    if (threadIdx.x == 0) bulk_wait_read();
+    cluster_sync();
+    S::store(acc, c, ldc, row0, col0, m, n);
   }
-  if (threadIdx.x == 0) bulk_wait_read();
-  cluster_sync();  // no block leaves while a peer may still read or write its shared memory
-  S::store(acc, c, ldc, row0, col0, m, n);
 #endif
 }
 
-enum class Kind { shifts, tma };  // in the order of kVariants
+enum class Kind { shifts, tma, specialized };  // in the order of kVariants
 const std::vector<Variant> kVariants = {
     {"default", "128x128 tiles per block, the flagship's quads product, bulk DSMEM shifts"},
-    {"tma", "tma_tiled's product (TMA loads from global memory, 128x256 tiles of 8x16), bulk DSMEM shifts"}};
+    {"tma", "tma_tiled's product (TMA loads from global memory, 128x256 tiles of 8x16), bulk DSMEM shifts"},
+    {"specialized", "tma's, with a producer warpgroup for the loads, shifts and flow control (no block barrier)"}};
 
 struct Choice {
   int q, bm, bn, qn, depth, stages;
-  bool tma;
+  bool tma, producer;
 };
 Choice choice(const Params& p) {
-  const bool tma = variant_kind<Kind>(kVariants, p) == Kind::tma;
+  const Kind kind = variant_kind<Kind>(kVariants, p);
+  const bool tma = kind != Kind::shifts;
   const Shape2 tile = tma ? p.shape("tile") : Shape2{128, 128};
   return {int(p.integer("torus")), int(tile.x), int(tile.y), int(p.shape("warp").y / 32), int(p.integer("depth")),
-          int(p.integer("stages")), tma};
+          int(p.integer("stages")), tma, kind == Kind::specialized};
 }
 
 LaunchConfig launch(const Problem& p, const Params& q, const DeviceInfo&) {
   const Choice ch = choice(q);
   LaunchConfig lc;
-  lc.block = {unsigned(32 * (ch.bm / 32) * (ch.bn / (32 * ch.qn))), 1, 1};
+  lc.block = {unsigned(32 * (ch.bm / 32) * (ch.bn / (32 * ch.qn)) + (ch.producer ? kProducerThreads : 0)), 1, 1};
   lc.grid = {ceil_div(p.n, long(ch.q) * ch.bn) * ch.q, ceil_div(p.m, long(ch.q) * ch.bm) * ch.q, 1};  // whole tori
   lc.cluster = {unsigned(ch.q), unsigned(ch.q), 1};
   const long pitch_a = ch.tma ? ch.bm : ch.bm + 4;  // A^T's rows as TMA writes them, or padded for the stores
   lc.shared_bytes = std::size_t(ch.stages) * (ch.depth * (pitch_a + ch.bn)) * sizeof(float) +
-                    16 * std::size_t(ch.stages);  // and two mbarriers per stage
+                    24 * std::size_t(ch.stages);  // and up to three mbarriers per stage
   return lc;
 }
 
@@ -258,9 +316,9 @@ void launch_shifts(const RunArgs& r, const LaunchConfig& lc) {
   launch_in_clusters(kernel, lc, r.stream, o.a, o.lda, o.b, o.ldb, r.c, int(r.problem.n), int(r.problem.m),
                      int(r.problem.n), o.k);
 }
-template <int kQ, int kBM, int kBN, int kBK, int kStages, int kQN>
+template <int kQ, int kBM, int kBN, int kBK, int kStages, int kQN, bool kProducer>
 void launch_tma(const RunArgs& r, const LaunchConfig& lc) {
-  auto kernel = cluster_cannon_tma_kernel<kQ, kBM, kBN, kBK, kStages, kQN>;
+  auto kernel = cluster_cannon_tma_kernel<kQ, kBM, kBN, kBK, kStages, kQN, kProducer>;
   allow_clusters(kernel, lc, kQ);
   const Problem& p = r.problem;
   const TmaOperands o = tma_operands(r);
@@ -285,16 +343,19 @@ int fit_of(Kernel* kernel, const LaunchConfig& lc) {
    ClusterKernel{launch_shifts<Q, BK, S, WN / 32>,                                                           \
                  [](const LaunchConfig& lc) { return fit_of(cluster_cannon_kernel<Q, BK, S, WN / 32>, lc); }}},
 #define MMLAB_WARP(Q, WN) MMLAB_POINT(Q, WN, 16, 3) MMLAB_POINT(Q, WN, 16, 4) MMLAB_POINT(Q, WN, 32, 3)
-#define MMLAB_TMA(Q, BM, BN, WN, BK, S)                                                                     \
-  {{"tma",                                                                                                  \
+#define MMLAB_TMA(V, P, Q, BM, BN, WN, BK, S)                                                                \
+  {{V,                                                                                                        \
     {{"torus", #Q}, {"tile", shape_text(BM, BN)}, {"warp", shape_text(32, WN)}, {"depth", #BK}, {"stages", #S}}}, \
-   ClusterKernel{launch_tma<Q, BM, BN, BK, S, WN / 32>, [](const LaunchConfig& lc) {                         \
-                   return fit_of(cluster_cannon_tma_kernel<Q, BM, BN, BK, S, WN / 32>, lc);                 \
+   ClusterKernel{launch_tma<Q, BM, BN, BK, S, WN / 32, P>, [](const LaunchConfig& lc) {                        \
+                   return fit_of(cluster_cannon_tma_kernel<Q, BM, BN, BK, S, WN / 32, P>, lc);                \
                  }}},
 const KernelTable<ClusterKernel> kKernels = {
     MMLAB_WARP(2, 64) MMLAB_WARP(2, 128) MMLAB_WARP(4, 64) MMLAB_WARP(4, 128)
-    MMLAB_TMA(2, 128, 256, 128, 32, 3) MMLAB_TMA(2, 128, 256, 128, 16, 4) MMLAB_TMA(4, 128, 256, 128, 32, 3)
-    MMLAB_TMA(2, 128, 128, 64, 32, 3) MMLAB_TMA(2, 128, 128, 128, 32, 3)};
+    MMLAB_TMA("tma", false, 2, 128, 256, 128, 32, 3) MMLAB_TMA("tma", false, 2, 128, 256, 128, 16, 4)
+    MMLAB_TMA("tma", false, 4, 128, 256, 128, 32, 3) MMLAB_TMA("tma", false, 2, 128, 128, 64, 32, 3)
+    MMLAB_TMA("tma", false, 2, 128, 128, 128, 32, 3)
+    MMLAB_TMA("specialized", true, 2, 128, 256, 128, 32, 3) MMLAB_TMA("specialized", true, 2, 128, 256, 128, 32, 4)
+    MMLAB_TMA("specialized", true, 4, 128, 256, 128, 32, 3)};
 #undef MMLAB_TMA
 #undef MMLAB_WARP
 #undef MMLAB_POINT
@@ -317,7 +378,7 @@ MMLAB_ALGORITHM(cluster_cannon) {
   a.summary = "Cannon's torus as a q x q thread-block cluster: operand tiles shifted through DSMEM (sm_90)";
   a.variants = kVariants;
   a.axes = {{"torus", AxisKind::integer, "q: the cluster is a q x q torus of blocks", "2"},
-            {"tile", AxisKind::shape, "block tile BMxBN (default's: 128x128)", "128x256", {}, {"tma"}},
+            {"tile", AxisKind::shape, "block tile BMxBN (default's: 128x128)", "128x256", {}, {"tma", "specialized"}},
             {"warp", AxisKind::shape, "warp tile: 32x64 (8x8 per thread) or 32x128 (8x16)", "32x128"},
             {"depth", AxisKind::integer, "k depth BK of a tile (one shift per tile)", "32"},
             {"stages", AxisKind::integer, "shared-memory stages", "3"}};

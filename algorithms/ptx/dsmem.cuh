@@ -43,8 +43,12 @@ __device__ inline void bulk_copy_to_peer(unsigned peer_dst, unsigned src, unsign
       : "memory");
 }
 __device__ inline void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
-// Waits until the committed bulk copies of this thread have read their sources.
-__device__ inline void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
+// Waits until the committed bulk copies of this thread have read their sources, all but the last
+// kPending groups.
+template <int kPending = 0>
+__device__ inline void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(kPending) : "memory");
+}
 
 }  // namespace
 }  // namespace mmlab

@@ -228,17 +228,17 @@ Table frontier(const std::vector<Result>& all_rows, const std::vector<std::strin
               [](const Result* a, const Result* b) { return a->gflops > b->gflops; });
     const auto b = base.find(problem);
     for (const Result* r : list) {
-      const double err = std::stod(r->fields.at("max_sumabs_err"));
+      const double err = r->number(Col::max_sumabs_err);
       std::string speed = "-", error = "-";
       if (b != base.end()) {
         speed = fixed(b->second->median_ms / r->median_ms, 2);
-        const double base_err = std::stod(b->second->fields.at("max_sumabs_err"));
+        const double base_err = b->second->number(Col::max_sumabs_err);
         if (base_err > 0) error = fixed(err / base_err, 2);
       }
       t.rows.push_back(
           {r->dims(), inputs_name(r->inputs), r->variant == "default" ? r->algorithm : r->algorithm + " " + r->variant,
            r->params.empty() ? "-" : r->params, fixed(r->gflops / 1000, 1), speed, scientific(err, 2), error,
-           scientific(std::stod(r->fields.at("max_rel_err")), 2), precision_name(r->precision)});
+           scientific(r->number(Col::max_rel_err), 2), precision_name(r->precision)});
     }
   }
   t.note = "x " + baseline + ": its FP32 row's median / this median, same problem, same file; error x " +

@@ -147,29 +147,15 @@ std::string clock_of(const Result& r, const CompareOptions& o) {
   return "GPU time";
 }
 // The fields that say which problem and row a comparison is, first in every record: the results'
-// own columns (typed as core/columns.hpp types them), then the comparison's.
-const std::vector<std::string> kWhich = {
-    column_name(Col::m),      column_name(Col::n),         column_name(Col::k),     column_name(Col::inputs),
-    column_name(Col::scope),  column_name(Col::l2_flush),  "clock",                 column_name(Col::timer),
-    column_name(Col::algorithm), column_name(Col::variant), column_name(Col::params), "configuration", "run"};
-// What each field of the compare tables that is not a results column holds (core/schema.hpp's
-// words), written once: the JSON output declares it, and Python types its frame by it.
-const std::map<std::string, std::string> kFieldTypes = {
-    {"clock", "choice"}, {"configuration", "text"}, {"run", "text"}, {"unit", "choice"}, {"median", "number"},
-    {"baseline_configuration", "text"}, {"baseline_median", "number"}, {"speedup", "number"}, {"ci_lo", "number"},
-    {"ci_hi", "number"}, {"ci_coverage", "number"}, {"verdict", "choice"}, {"trials_to_decide", "whole"},
-    {"design", "choice"}, {"trials", "whole"}, {"p", "number"}, {"p_holm", "number"}, {"runs", "whole"},
-    {"mean_ci_lo", "number"}, {"mean_ci_hi", "number"}, {"prediction_lo", "number"}, {"prediction_hi", "number"},
-    {"spread_lo", "number"}, {"spread_hi", "number"}, {"runs_to_decide", "whole"}, {"runs_to_decide_80", "whole"},
-    {"holds", "choice"}, {"each_run", "text"}};
-std::vector<std::string> types_of(const std::vector<std::string>& fields) {
-  std::vector<std::string> out;
-  for (const std::string& f : fields) {
-    const auto own = kFieldTypes.find(f);  // trials, ci_coverage: the comparison's, not the row's
-    const Column* c = result_column(f);
-    if (own == kFieldTypes.end() && !c) throw std::logic_error("compare: no type for the field " + f);
-    out.push_back(own != kFieldTypes.end() ? own->second : column_type_name(c->type));
-  }
+// own columns, then the comparison's.
+using T = ColumnType;
+const std::vector<Field> kWhich = {Col::m,         Col::n,       Col::k,      Col::inputs,          Col::scope,
+                                   Col::l2_flush,  {"clock", T::choice},      Col::timer,           Col::algorithm,
+                                   Col::variant,   Col::params,  {"configuration", T::text},         {"run", T::text}};
+// kWhich, then `own`.
+std::vector<Field> fields_after_which(std::initializer_list<Field> own) {
+  std::vector<Field> out = kWhich;
+  out.insert(out.end(), own);
   return out;
 }
 
@@ -465,11 +451,11 @@ Table compare(const std::vector<Result>& all_rows, const CompareOptions& o) {
               "p (Holm)",
               "clock"};
   if (l2_column) t.header.push_back("L2 flush");
-  t.fields = kWhich;
-  for (const char* f : {"unit", "median", "baseline_configuration", "baseline_median", "speedup", "ci_lo", "ci_hi",
-                        "ci_coverage", "verdict", "trials_to_decide", "design", "trials", "p", "p_holm"})
-    t.fields.push_back(f);
-  t.types = types_of(t.fields);
+  declare(t, fields_after_which({{"unit", T::choice}, {"median", T::number}, {"baseline_configuration", T::text},
+                                  {"baseline_median", T::number}, {"speedup", T::number}, {"ci_lo", T::number},
+                                  {"ci_hi", T::number}, {"ci_coverage", T::number}, {"verdict", T::choice},
+                                  {"trials_to_decide", T::whole}, {"design", T::choice}, {"trials", T::whole},
+                                  {"p", T::number}, {"p_holm", T::number}}));
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const Pair& q = pairs[i];
     const Estimate& e = est[i];
@@ -541,12 +527,11 @@ Table compare_across_runs(const std::vector<Result>& all_rows, const CompareOpti
               "prediction " + level + " (one more run)",
               "clock"};
   if (l2_column) t.header.push_back("L2 flush");
-  t.fields = kWhich;
-  for (const char* f : {"runs", "speedup", "mean_ci_lo", "mean_ci_hi", "prediction_lo", "prediction_hi",
-                        "spread_lo", "spread_hi", "verdict", "runs_to_decide", "runs_to_decide_80", "holds",
-                        "each_run"})
-    t.fields.push_back(f);
-  t.types = types_of(t.fields);
+  declare(t, fields_after_which({{"runs", T::whole}, {"speedup", T::number}, {"mean_ci_lo", T::number},
+                                  {"mean_ci_hi", T::number}, {"prediction_lo", T::number}, {"prediction_hi", T::number},
+                                  {"spread_lo", T::number}, {"spread_hi", T::number}, {"verdict", T::choice},
+                                  {"runs_to_decide", T::whole}, {"runs_to_decide_80", T::whole}, {"holds", T::choice},
+                                  {"each_run", T::text}}));
   for (const std::string& key : order) {
     const Line& l = lines.at(key);
     std::vector<double> logs;

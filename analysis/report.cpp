@@ -17,8 +17,16 @@
 #include "core/results.hpp"
 #include "core/csv.hpp"
 #include "core/json.hpp"
+#include "core/schema.hpp"
 
 namespace mmlab::analysis {
+
+Field::Field(Col c) : name(column_name(c)), type(kResultColumns[static_cast<std::size_t>(c)].type) {}
+
+void declare(Table& t, const std::vector<Field>& fields) {
+  t.fields.clear(), t.types.clear();
+  for (const Field& f : fields) t.fields.push_back(f.name), t.types.push_back(column_type_name(f.type));
+}
 
 Format parse_format(const std::string& text) {
   if (text == "md" || text == "markdown") return Format::markdown;

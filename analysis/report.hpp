@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/columns.hpp"
+
 namespace mmlab::analysis {
 
 enum class Format { markdown, csv, latex, json, tsv };
@@ -40,6 +42,18 @@ struct Table {
   // text, flag), written with the JSON records as "columns": what a program types them by.
   std::vector<std::string> types;
 };
+
+// A field of a table's records: one of the results' columns (its name and type as core/columns.hpp
+// lists them) or the table's own (a name and a type). Tables declare their fields with these, so a
+// results column keeps its name and type from the CSV through the analysis' records to a DataFrame.
+struct Field {
+  std::string name;
+  ColumnType type;
+  Field(Col c);  // NOLINT(google-explicit-constructor): a results column stands for itself
+  Field(const char* own, ColumnType t) : name(own), type(t) {}
+};
+// Sets the table's fields and their types.
+void declare(Table& t, const std::vector<Field>& fields);
 
 std::string render(const Table& t, Format f);
 // Several tables as one text: read in turn (md, latex); for programs one document, a JSON array of

@@ -88,12 +88,15 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
               "TFLOP/s",     "layout ms",     "x 1 GPU",       "CI 95%",       "efficiency",     "at equal clocks",
               "x FP32 cuBLAS", "x cuBLASMp",  "x cuBLASMp CI", "bound ms",      "time / bound", "GFLOP/J",        "GFLOP/J, 1 GPU",
               "compute ms",  "comm ms",       "wait ms",       "overlap",      "predicted ms",   "measured / predicted"};
-  t.fields = {"m", "n", "k", "inputs", "algorithm", "variant", "params", "engine", "grid", "gpus", "ranks", "median_ms",
-              "tflops", "layout_ms", "baseline", "baseline_median_ms", "speedup", "ci_lo", "ci_hi", "efficiency",
-              "efficiency_equal_clocks", "x_cublas_fp32", "x_cublasmp", "x_cublasmp_ci_lo", "x_cublasmp_ci_hi",
-              "cublasmp_configuration", "bound_ms",
-              "time_over_bound", "gflops_per_joule", "baseline_gflops_per_joule", "compute_ms", "comm_ms",
-              "wait_ms", "overlap", "predicted_ms", "measured_over_predicted"};
+  using T = ColumnType;
+  declare(t, {Col::m, Col::n, Col::k, Col::inputs, Col::algorithm, Col::variant, Col::params, Col::engine, Col::grid,
+              Col::gpus, Col::ranks, Col::median_ms, {"tflops", T::number}, Col::layout_ms, {"baseline", T::text},
+              {"baseline_median_ms", T::number}, {"speedup", T::number}, {"ci_lo", T::number}, {"ci_hi", T::number},
+              {"efficiency", T::number}, {"efficiency_equal_clocks", T::number}, {"x_cublas_fp32", T::number},
+              {"x_cublasmp", T::number}, {"x_cublasmp_ci_lo", T::number}, {"x_cublasmp_ci_hi", T::number},
+              {"cublasmp_configuration", T::text}, Col::bound_ms, {"time_over_bound", T::number},
+              {"gflops_per_joule", T::number}, {"baseline_gflops_per_joule", T::number}, Col::compute_ms,
+              Col::comm_ms, Col::wait_ms, Col::overlap, Col::predicted_ms, {"measured_over_predicted", T::number}});
   std::set<std::string> missing;  // engines with no one-GPU row in the files
   for (const Result& r : rows) {
     if (!r.ok() || !distributed(r)) continue;
@@ -126,7 +129,7 @@ Table scaling(const std::vector<Result>& all_rows, const std::string& baseline, 
       vendor_lo = i.lo, vendor_hi = i.hi;
     }
     // At equal clocks: the times in SM cycles (each row's median clock, the slowest rank's).
-    const double clock = r.number(Col::clock_mhz), base_clock = base->number("clock_mhz");
+    const double clock = r.number(Col::clock_mhz), base_clock = base->number(Col::clock_mhz);
     const double equal = clock > 0 && base_clock > 0 ? efficiency * base_clock / clock : std::nan("");
     const double x_fp32 = fp32 ? fp32->median_ms / r.median_ms : std::nan("");
     const double x_vendor = vendor ? vendor->median_ms / r.median_ms : std::nan("");

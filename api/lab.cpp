@@ -65,15 +65,14 @@ int32_t call(Command command, Error error, int32_t argc, const char* const* argv
 template <class Columns>
 std::string columns_json(const Columns& columns) {
   std::string out = "[";
-  for (const mmlab::Column& c : columns)
-  {
+  for (const mmlab::Column& c : columns) {  // a choice column with its values, as core/columns.hpp has them
     std::string values;
-    const mmlab::Domain d = mmlab::column_domain(c.name);
-    for (const std::string& v : d.values) values += (values.empty() ? "" : ", ") + mmlab::json_string(v);
+    for (std::size_t i = 0; i < c.values.count; ++i)
+      values += (values.empty() ? "" : ", ") + mmlab::json_string(c.values.names[i]);
     out += std::string(out.size() > 1 ? ", " : "") + "{\"name\": " + mmlab::json_string(c.name) +
            ", \"type\": \"" + mmlab::column_type_name(c.type) + "\", \"unit\": " + mmlab::json_string(c.unit) +
            (c.type == mmlab::ColumnType::choice
-                ? ", \"values\": [" + values + "], \"open\": " + (d.open ? "true" : "false")
+                ? ", \"values\": [" + values + "], \"open\": " + (c.values.open ? "true" : "false")
                 : std::string()) +
            "}";
   }

@@ -14,11 +14,34 @@ namespace mmlab {
 // are empty where a row has none.
 enum class ColumnType { text, choice, whole, number };
 
-// A column: its name, what it holds and its unit ("" where it has none).
+// The values of the choice columns, as the lab writes them. The enums' names are read from these lists
+// (core/scope.hpp, core/schema.hpp, core/random.hpp, core/verification.cpp), so each is written once.
+inline constexpr const char* kInputsValues[] = {"uniform", "wide_exponent", "ill_conditioned", "badly_scaled"};
+inline constexpr const char* kPrecisionValues[] = {"fp32", "tf32"};
+inline constexpr const char* kScopeValues[] = {"kernel", "batched", "end_to_end"};
+inline constexpr const char* kL2FlushValues[] = {"off", "on"};
+inline constexpr const char* kOrderValues[] = {"sequential", "interleaved"};
+inline constexpr const char* kTimerValues[] = {"blocked", "blocked_graph", "events", "graph", "host"};
+inline constexpr const char* kStatusValues[] = {"ok", "skipped", "failed"};
+
+// A choice column's values: `count` names, and whether a value may also carry a parameter (`open`:
+// inputs' exp_spread:PHI, any PHI in (0, 8]). Empty for the other columns.
+struct Choices {
+  const char* const* names = nullptr;
+  std::size_t count = 0;
+  bool open = false;
+};
+template <std::size_t N>
+constexpr Choices choices(const char* const (&names)[N], bool open = false) {
+  return {names, N, open};
+}
+
+// A column: its name, what it holds, its unit ("" where it has none) and, for a choice, its values.
 struct Column {
   const char* name;
   ColumnType type;
   const char* unit;
+  Choices values;
 };
 
 // X(identifier, name, type, unit) for each column, in the CSV's order.
@@ -133,13 +156,35 @@ enum class Col : std::size_t {
 inline constexpr std::size_t kResultColumnCount = 0 MMLAB_RESULT_COLUMNS(MMLAB_COLUMN_ONE);
 #undef MMLAB_COLUMN_ONE
 
+// Each choice column's values (the lists above).
+constexpr Choices choices_of(Col c) {
+  switch (c) {
+    case Col::inputs: return choices(kInputsValues, true);
+    case Col::precision: return choices(kPrecisionValues);
+    case Col::scope: return choices(kScopeValues);
+    case Col::l2_flush: return choices(kL2FlushValues);
+    case Col::order: return choices(kOrderValues);
+    case Col::timer: return choices(kTimerValues);
+    case Col::status: return choices(kStatusValues);
+    default: return {};
+  }
+}
+
 inline constexpr std::array<Column, kResultColumnCount> kResultColumns = {{
-#define MMLAB_COLUMN_ENTRY(id, name, type, unit) {name, ColumnType::type, unit},
+#define MMLAB_COLUMN_ENTRY(id, name, type, unit) {name, ColumnType::type, unit, choices_of(Col::id)},
     MMLAB_RESULT_COLUMNS(MMLAB_COLUMN_ENTRY)
 #undef MMLAB_COLUMN_ENTRY
 }};
 
 // A column's name in the CSV.
 constexpr const char* column_name(Col c) { return kResultColumns[static_cast<std::size_t>(c)].name; }
+
+// Every choice column has values and only they have.
+constexpr bool choices_complete() {
+  for (const Column& c : kResultColumns)
+    if ((c.type == ColumnType::choice) != (c.values.count > 0)) return false;
+  return true;
+}
+static_assert(choices_complete(), "a choice column without values, or values on another column");
 
 }  // namespace mmlab

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "core/columns.hpp"
+
 #if defined(__CUDACC__)
 #define MMLAB_HD __host__ __device__
 #else
@@ -69,20 +71,15 @@ inline const Inputs kAllInputs[] = {Inputs::uniform, Inputs::wide_exponent, Inpu
 inline constexpr double kMaxSpread = 8;  // exp(8 * 6): about 2^69 between the largest and the smallest
 
 // "uniform", "exp_spread:2": the name in CSV rows, options and tables.
+// The kinds without a parameter are the `inputs` column's values (core/columns.hpp), in the enum's order.
 inline std::string inputs_name(const Inputs& x) {
-  switch (x.kind) {
-    case InputKind::uniform: return "uniform";
-    case InputKind::wide_exponent: return "wide_exponent";
-    case InputKind::ill_conditioned: return "ill_conditioned";
-    case InputKind::badly_scaled: return "badly_scaled";
-    case InputKind::exp_spread: {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "exp_spread:%g", x.phi);
-      return buf;
-    }
-  }
-  return "?";
+  if (x.kind != InputKind::exp_spread) return kInputsValues[static_cast<int>(x.kind)];
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "exp_spread:%g", x.phi);
+  return buf;
 }
+static_assert(sizeof(kInputsValues) / sizeof(kInputsValues[0]) == static_cast<std::size_t>(InputKind::exp_spread),
+              "a name for each kind without a parameter");
 // The inputs a name stands for (inputs_name's inverse), or nothing.
 inline std::optional<Inputs> parse_inputs_name(const std::string& text) {
   for (const Inputs& x : {Inputs::uniform, Inputs::wide_exponent, Inputs::ill_conditioned, Inputs::badly_scaled})

@@ -110,14 +110,9 @@ inline const std::vector<std::string>& result_columns_v1() {
 // harness reports but writes no row of.
 enum class Status { ok, skipped, failed, interrupted };
 
+// The `status` column's values (core/columns.hpp), in the order of the enum; `interrupted` is never written.
 inline const char* status_name(Status s) {
-  switch (s) {
-    case Status::ok: return "ok";
-    case Status::skipped: return "skipped";
-    case Status::failed: return "failed";
-    case Status::interrupted: return "interrupted";
-  }
-  return "?";
+  return s == Status::interrupted ? "interrupted" : kStatusValues[static_cast<int>(s)];
 }
 
 // The status a row's text names (ok, skipped or failed), or nothing.
@@ -128,30 +123,19 @@ inline std::optional<Status> parse_status(const std::string& text) {
 }
 
 // A trial order's name (the `order` column): one configuration's trials after another, or round-robin.
-inline const char* order_name(bool interleaved) { return interleaved ? "interleaved" : "sequential"; }
+inline const char* order_name(bool interleaved) { return kOrderValues[interleaved ? 1 : 0]; }
 
-// The values a choice column takes, from the names the lab writes them with (the enums' own); `open`
-// where a value may also carry a parameter (inputs: exp_spread:PHI, any PHI in (0, 8]). Empty for a
-// column that is not a choice.
+// The values a choice column takes (its Column's, core/columns.hpp); `open` where a value may also
+// carry a parameter (inputs: exp_spread:PHI, any PHI in (0, 8]). Empty for a column that is not a choice.
 struct Domain {
   std::vector<std::string> values;
   bool open = false;
 };
 inline Domain column_domain(const std::string& name) {
   Domain d;
-  if (name == "scope")
-    for (Scope s : {Scope::kernel, Scope::batched, Scope::end_to_end}) d.values.push_back(scope_name(s));
-  if (name == "timer")
-    for (Timer t : kAllTimers) d.values.push_back(timer_name(t));
-  if (name == "l2_flush") d.values = {l2_flush_name(false), l2_flush_name(true)};
-  if (name == "order") d.values = {order_name(false), order_name(true)};
-  if (name == "precision") d.values = {precision_name(Precision::fp32), precision_name(Precision::tf32)};
-  if (name == "status")
-    for (Status s : {Status::ok, Status::skipped, Status::failed}) d.values.push_back(status_name(s));
-  if (name == "inputs") {
-    for (const Inputs& x : {Inputs::uniform, Inputs::wide_exponent, Inputs::ill_conditioned, Inputs::badly_scaled})
-      d.values.push_back(inputs_name(x));
-    d.open = true;
+  if (const Column* c = result_column(name)) {
+    d.values.assign(c->values.names, c->values.names + c->values.count);
+    d.open = c->values.open;
   }
   return d;
 }
@@ -198,12 +182,12 @@ inline void check_existing_row(const CsvRow& header, const CsvRow& row, const st
 // The samples: a line per trial; clock_mhz (version 5) is the SM clock sampled after it, host_ms
 // (version 7) the host's time to enqueue its work, per launch, energy_j (version 8) the GPUs' energy
 // over it; each empty where none was measured (host algorithms, older files).
-inline constexpr std::array<Column, 6> kSampleColumns = {{{"run_id", ColumnType::text, ""},
-                                                          {"trial", ColumnType::whole, ""},
-                                                          {"ms", ColumnType::number, "ms"},
-                                                          {"clock_mhz", ColumnType::number, "MHz"},
-                                                          {"host_ms", ColumnType::number, "ms"},
-                                                          {"energy_j", ColumnType::number, "J"}}};
+inline constexpr std::array<Column, 6> kSampleColumns = {{{"run_id", ColumnType::text, "", {}},
+                                                          {"trial", ColumnType::whole, "", {}},
+                                                          {"ms", ColumnType::number, "ms", {}},
+                                                          {"clock_mhz", ColumnType::number, "MHz", {}},
+                                                          {"host_ms", ColumnType::number, "ms", {}},
+                                                          {"energy_j", ColumnType::number, "J", {}}}};
 // The samples' column named `name`, or null.
 inline const Column* sample_column(const std::string& name) {
   for (const Column& c : kSampleColumns)

@@ -1,8 +1,10 @@
 // How a trial is timed (the `scope` axis of a sweep and column of a row), and the L2 setting's names.
 #pragma once
 
+#include <iterator>
 #include <string>
 
+#include "core/columns.hpp"
 #include "core/params.hpp"
 
 namespace mmlab {
@@ -13,14 +15,9 @@ enum class Scope {
   end_to_end,  // copy A and B in, launch, copy C out (as the 2013 paper timed)
 };
 
-inline const char* scope_name(Scope s) {
-  switch (s) {
-    case Scope::kernel: return "kernel";
-    case Scope::batched: return "batched";
-    case Scope::end_to_end: return "end_to_end";
-  }
-  return "?";
-}
+// The `scope` column's values (core/columns.hpp), in the order of the enum.
+inline const char* scope_name(Scope s) { return kScopeValues[static_cast<int>(s)]; }
+static_assert(std::size(kScopeValues) == static_cast<std::size_t>(Scope::end_to_end) + 1, "a name for each scope");
 
 inline Scope parse_scope(const std::string& text) {  // throws UsageError
   for (Scope s : {Scope::kernel, Scope::batched, Scope::end_to_end})
@@ -28,7 +25,7 @@ inline Scope parse_scope(const std::string& text) {  // throws UsageError
   throw UsageError("scope: unknown value '" + text + "' (valid: kernel, batched, end_to_end)");
 }
 
-inline const char* l2_flush_name(bool on) { return on ? "on" : "off"; }  // as the CLI and the CSV say it
+inline const char* l2_flush_name(bool on) { return kL2FlushValues[on ? 1 : 0]; }  // as the CLI and the CSV say it
 
 // How a row's trials were timed (its `timer` column). On the GPU the interval of a trial is held to
 // the GPU's own work: a blocking kernel holds the stream while the start event, the work and the stop
@@ -43,16 +40,9 @@ enum class Timer {
   host,           // the host's steady clock: host algorithms, streamed and distributed ones
 };
 
-inline const char* timer_name(Timer t) {
-  switch (t) {
-    case Timer::blocked: return "blocked";
-    case Timer::blocked_graph: return "blocked_graph";
-    case Timer::events: return "events";
-    case Timer::graph: return "graph";
-    case Timer::host: return "host";
-  }
-  return "?";
-}
+// The `timer` column's values (core/columns.hpp), in the order of the enum.
+inline const char* timer_name(Timer t) { return kTimerValues[static_cast<int>(t)]; }
+static_assert(std::size(kTimerValues) == static_cast<std::size_t>(Timer::host) + 1, "a name for each timer");
 
 inline constexpr Timer kAllTimers[] = {Timer::blocked, Timer::blocked_graph, Timer::events, Timer::graph,
                                        Timer::host};

@@ -19,7 +19,7 @@ void ErrorStats::merge(const ErrorStats& o) {
   count += o.count;
 }
 
-const char* precision_name(Precision p) { return p == Precision::tf32 ? "tf32" : "fp32"; }
+const char* precision_name(Precision p) { return kPrecisionValues[p == Precision::tf32 ? 1 : 0]; }
 
 double tolerance(long k, Precision p) {
   const double eps = p == Precision::tf32 ? 1.0 / 1024 : 1.1920928955078125e-7;  // 2^-10, 2^-23

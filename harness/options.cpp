@@ -600,7 +600,7 @@ static RunPlan make_plan_unlocated(Reading& r, const Settings& cli, const Settin
 
   TimingOptions& t = plan.timing;
   const std::string order = setting(r, cli, file, "order");
-  if (!in_domain("order", order))
+  if (!in_domain(column_name(Col::order), order))
     throw UsageError("order: '" + order + "' must be " + order_name(true) + " or " + order_name(false));
   plan.interleaved = order == order_name(true);
   const std::string trials = setting(r, cli, file, "trials");

@@ -30,8 +30,9 @@ std::string fit_name(const LinearFit& f) {
 std::size_t write_model_terms(const std::vector<std::string>& files, const Registry& lab, std::ostream& out,
                               std::string* note) {
   std::size_t written = 0, rows = 0, with_terms = 0;
-  out << csv_line({"file", "line", "algorithm", "variant", "resolved", "m", "n", "k", "fit", "f1", "f2", "f3",
-                   "c0", "c1", "c2", "c3", "model_ms"});
+  out << csv_line({"file", "line", column_name(Col::algorithm), column_name(Col::variant), column_name(Col::resolved),
+                   column_name(Col::m), column_name(Col::n), column_name(Col::k), "fit", "f1", "f2", "f3", "c0", "c1",
+                   "c2", "c3", "model_ms"});
   // The rows as core's reader reads them (every schema upgraded to this one, its checks); a file it
   // refuses (missing, foreign, torn) is bad input.
   std::vector<Result> results;

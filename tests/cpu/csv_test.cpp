@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "core/params.hpp"
+#include "core/schema.hpp"
 
 namespace mmlab {
 namespace {
@@ -169,6 +170,33 @@ TEST(Csv, RecordSetsByColumnName) {
   r.set("b", 2.5).set("a", 7LL).set("c", "x");
   EXPECT_EQ(r.values(), (CsvRow{"7", "2.5", "x"}));
   EXPECT_THROW(r.set("nope", "1"), std::logic_error);
+}
+
+// A choice column carries its values (core/columns.hpp), and they are the names the lab writes: the
+// enums' names, each value read back to the enum it came from.
+TEST(Csv, ChoiceColumnsCarryTheirValues) {
+  std::size_t choices = 0;
+  for (const Column& c : kResultColumns) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(c.type == ColumnType::choice, c.values.count > 0);
+    choices += c.type == ColumnType::choice;
+    const Domain d = column_domain(c.name);
+    EXPECT_EQ(d.values.size(), c.values.count);
+    for (std::size_t i = 0; i < c.values.count; ++i) EXPECT_TRUE(in_domain(c.name, c.values.names[i]));
+  }
+  EXPECT_EQ(choices, 7u);
+  for (Scope s : {Scope::kernel, Scope::batched, Scope::end_to_end}) EXPECT_EQ(parse_scope(scope_name(s)), s);
+  for (Timer t : kAllTimers) EXPECT_TRUE(in_domain(column_name(Col::timer), timer_name(t)));
+  for (Status s : {Status::ok, Status::skipped, Status::failed}) EXPECT_EQ(parse_status(status_name(s)), s);
+  EXPECT_EQ(std::string(status_name(Status::interrupted)), "interrupted");
+  EXPECT_FALSE(in_domain(column_name(Col::status), "interrupted"));  // reported, never written
+  for (const Inputs& x : kAllInputs) EXPECT_EQ(parse_inputs_name(inputs_name(x)), x);
+  EXPECT_TRUE(column_domain(column_name(Col::inputs)).open);
+  EXPECT_TRUE(in_domain(column_name(Col::inputs), "exp_spread:0.5"));
+  EXPECT_EQ(std::string(precision_name(Precision::tf32)), "tf32");
+  EXPECT_EQ(std::string(l2_flush_name(true)), "on");
+  EXPECT_EQ(std::string(order_name(true)), "interleaved");
+  EXPECT_TRUE(column_domain("median_ms").values.empty());
 }
 
 }  // namespace

@@ -172,16 +172,10 @@ struct ClusterKernel {
   int (*fit)(const LaunchConfig&);
 };
 
-template <class Kernel>
-void allow_clusters(Kernel* kernel, const LaunchConfig& lc, int q) {
-  allow_shared_bytes(kernel, lc.shared_bytes);
-  if (q * q > 8) MMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-}
-
 template <int kQ, int kDepth, int kStages, int kQN>
 void launch_shifts(const RunArgs& r, const LaunchConfig& lc) {
   auto kernel = cluster_cannon_kernel<kQ, kDepth, kStages, kQN>;
-  allow_clusters(kernel, lc, kQ);
+  allow_clusters(kernel, lc, kQ * kQ);
   const Operands o = aligned_operands(r);
   launch_in_clusters(kernel, lc, r.stream, o.a, o.lda, o.b, o.ldb, r.c, int(r.problem.n), int(r.problem.m),
                      int(r.problem.n), o.k);
@@ -189,17 +183,13 @@ void launch_shifts(const RunArgs& r, const LaunchConfig& lc) {
 template <int kQ, int kBM, int kBN, int kBK, int kStages, int kQN, bool kProducer>
 void launch_tma(const RunArgs& r, const LaunchConfig& lc) {
   auto kernel = cluster_cannon_tma_kernel<kQ, kBM, kBN, kBK, kStages, kQN, kProducer>;
-  allow_clusters(kernel, lc, kQ);
+  allow_clusters(kernel, lc, kQ * kQ);
   const Problem& p = r.problem;
   const TmaOperands o = tma_operands(r);
   TensorMaps& maps = *static_cast<TensorMaps*>(r.state);
   const CUtensorMap at = maps.get(o.at, p.k, p.m, pitch_t(p), kBK, kBM);
   const CUtensorMap b = maps.get(o.b, p.k, p.n, o.ldb, kBK, kBN);
   launch_in_clusters(kernel, lc, r.stream, at, b, r.c, int(p.n), int(p.m), int(p.n), int(p.k));
-}
-template <class Kernel>
-int fit_of(Kernel* kernel, const LaunchConfig& lc) {
-  return clusters_that_fit(kernel, lc);
 }
 
 // The compiled points. default: torus 2 and 4 (16 blocks: a non-portable cluster size), 128x128 tiles,
@@ -211,13 +201,13 @@ int fit_of(Kernel* kernel, const LaunchConfig& lc) {
   {{"default",                                                                                               \
     {{"torus", #Q}, {"warp", shape_text(32, WN)}, {"depth", #BK}, {"stages", #S}}},                        \
    ClusterKernel{launch_shifts<Q, BK, S, WN / 32>,                                                           \
-                 [](const LaunchConfig& lc) { return fit_of(cluster_cannon_kernel<Q, BK, S, WN / 32>, lc); }}},
+                 [](const LaunchConfig& lc) { return clusters_that_fit(cluster_cannon_kernel<Q, BK, S, WN / 32>, lc); }}},
 #define MMLAB_WARP(Q, WN) MMLAB_POINT(Q, WN, 16, 3) MMLAB_POINT(Q, WN, 16, 4) MMLAB_POINT(Q, WN, 32, 3)
 #define MMLAB_TMA(V, P, Q, BM, BN, WN, BK, S)                                                                \
   {{V,                                                                                                        \
     {{"torus", #Q}, {"tile", shape_text(BM, BN)}, {"warp", shape_text(32, WN)}, {"depth", #BK}, {"stages", #S}}}, \
    ClusterKernel{launch_tma<Q, BM, BN, BK, S, WN / 32, P>, [](const LaunchConfig& lc) {                        \
-                   return fit_of(cluster_cannon_tma_kernel<Q, BM, BN, BK, S, WN / 32, P>, lc);                \
+                   return clusters_that_fit(cluster_cannon_tma_kernel<Q, BM, BN, BK, S, WN / 32, P>, lc);                \
                  }}},
 const KernelTable<ClusterKernel> kKernels = {
     MMLAB_WARP(2, 64) MMLAB_WARP(2, 128) MMLAB_WARP(4, 64) MMLAB_WARP(4, 128)

@@ -186,12 +186,6 @@ struct ClusterKernel {
   int (*fit)(const LaunchConfig&);
 };
 
-template <class Kernel>
-void allow_clusters(Kernel* kernel, const LaunchConfig& lc, int blocks) {
-  allow_shared_bytes(kernel, lc.shared_bytes);
-  if (blocks > 8) MMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-}
-
 template <int kPX, int kPY, int kPZ, int kStages, int kQN>
 void launch_loads(const RunArgs& r, const LaunchConfig& lc, const Choice& ch) {
   auto kernel = cluster_dns_kernel<kPX, kPY, kPZ, kStages, kQN>;
@@ -212,10 +206,6 @@ void launch_tma(const RunArgs& r, const LaunchConfig& lc, const Choice& ch) {
   launch_in_clusters(kernel, lc, r.stream, at, b, r.c, int(p.n), int(p.m), int(p.n), int(p.k),
                      int(k_per_slice(p.k, kPZ, kTmaDepth)), ch.scatter);
 }
-template <class Kernel>
-int fit_of(Kernel* kernel, const LaunchConfig& lc) {
-  return clusters_that_fit(kernel, lc);
-}
 
 // The compiled points. default: clusters 2x2x2 (DNS proper), 1x1x8 and 1x1x4 (pure k splits), 2x2x4 (16
 // blocks: non-portable); warp tiles 32x64 (8x8 per thread) and 32x128 (8x16); 2 and 3 stages. tma: 2x2x2
@@ -224,7 +214,7 @@ int fit_of(Kernel* kernel, const LaunchConfig& lc) {
 #define MMLAB_POINT(X, Y, Z, WN, S)                                                            \
   {{"default", {{"cluster", #X "x" #Y "x" #Z}, {"warp", shape_text(32, WN)}, {"stages", #S}}}, \
    ClusterKernel{launch_loads<X, Y, Z, S, WN / 32>,                                            \
-                 [](const LaunchConfig& lc) { return fit_of(cluster_dns_kernel<X, Y, Z, S, WN / 32>, lc); }}},
+                 [](const LaunchConfig& lc) { return clusters_that_fit(cluster_dns_kernel<X, Y, Z, S, WN / 32>, lc); }}},
 #define MMLAB_GRID(X, Y, Z)   \
   MMLAB_POINT(X, Y, Z, 64, 2) \
   MMLAB_POINT(X, Y, Z, 64, 3) MMLAB_POINT(X, Y, Z, 128, 2) MMLAB_POINT(X, Y, Z, 128, 3)
@@ -232,7 +222,7 @@ int fit_of(Kernel* kernel, const LaunchConfig& lc) {
   {{"tma",                                                                                                 \
     {{"cluster", #X "x" #Y "x" #Z}, {"tile", shape_text(BM, BN)}, {"warp", shape_text(32, WN)}, {"stages", #S}}}, \
    ClusterKernel{launch_tma<X, Y, Z, BM, BN, S, WN / 32>, [](const LaunchConfig& lc) {                      \
-                   return fit_of(cluster_dns_tma_kernel<X, Y, Z, BM, BN, kTmaDepth, S, WN / 32>, lc);       \
+                   return clusters_that_fit(cluster_dns_tma_kernel<X, Y, Z, BM, BN, kTmaDepth, S, WN / 32>, lc);       \
                  }}},
 const KernelTable<ClusterKernel> kKernels = {
     MMLAB_GRID(2, 2, 2) MMLAB_GRID(1, 1, 8) MMLAB_GRID(2, 2, 4) MMLAB_GRID(1, 1, 4)

@@ -34,6 +34,14 @@ void launch_in_clusters(void (*kernel)(Params...), const LaunchConfig& lc, cudaS
   MMLAB_CHECK(cudaLaunchKernelEx(&l.config, kernel, Params(args)...));
 }
 
+// Sets what a launch of `kernel` in clusters of `blocks` blocks needs: its shared memory, and the
+// non-portable cluster size where `blocks` > 8.
+template <class Kernel>
+void allow_clusters(Kernel* kernel, const LaunchConfig& lc, int blocks) {
+  allow_shared_bytes(kernel, lc.shared_bytes);
+  if (blocks > 8) MMLAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+}
+
 // How many clusters of this launch the device holds at once; 0 when not even one fits (a cluster
 // of 16 blocks, say, whose blocks need more than a GPC's SMs can give). Sets the kernel's shared
 // memory and non-portable cluster size attributes on the way.

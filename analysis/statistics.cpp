@@ -412,6 +412,29 @@ double resampled_trials(std::size_t n, std::size_t most, double guess, std::uint
   return double(hi);
 }
 
+// Draws `size` values of `v` with replacement, one pick of `pick` each (the same picks, in the same
+// order, as v[pick(rng)] in a loop), and returns them sorted: the picks counted per index, then each
+// index's value repeated its count, in v's sorted order. O(size + |v|) where sorting the draw was
+// O(size log size); the same multiset, so the same sorted values.
+class SortedDraws {
+ public:
+  explicit SortedDraws(const std::vector<double>& v) : v_(v), order_(v.size()), count_(v.size()) {
+    std::iota(order_.begin(), order_.end(), std::size_t{0});
+    std::sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+  }
+  void draw(std::size_t size, std::mt19937_64& rng, std::vector<double>& out) {
+    std::uniform_int_distribution<std::size_t> pick(0, v_.size() - 1);
+    std::fill(count_.begin(), count_.end(), std::size_t{0});
+    for (std::size_t i = 0; i < size; ++i) ++count_[pick(rng)];
+    out.clear();
+    for (std::size_t i : order_) out.insert(out.end(), count_[i], v_[i]);
+  }
+
+ private:
+  const std::vector<double>& v_;
+  std::vector<std::size_t> order_, count_;
+};
+
 // Where resampling starts: the pairs or trials at which an interval like `log_ci` (from n) would decide if
 // it kept its centre and shape and narrowed like 1 / sqrt(N).
 double narrowing_guess(const Interval& log_ci, std::size_t n, double m) {
@@ -428,15 +451,13 @@ double narrowing_guess(const Interval& log_ci, std::size_t n, double m) {
 double trials_to_decide(const std::vector<double>& d, double m, double level, std::size_t most) {
   if (d.empty()) return std::numeric_limits<double>::infinity();
   std::vector<double> draw;
+  SortedDraws draws(d);
   std::size_t last = 0, k = 0;
   double reached = 0;
   const double guess = narrowing_guess(paired_interval(d, level), d.size(), m);
   return resampled_trials(d.size(), most, guess, data_seed(d, {}), [&](std::size_t size, std::mt19937_64& rng) {
     if (size != last) k = signed_rank_rank(size, level, &reached), last = size;
-    std::uniform_int_distribution<std::size_t> pick(0, d.size() - 1);
-    draw.resize(size);
-    for (double& v : draw) v = d[pick(rng)];
-    std::sort(draw.begin(), draw.end());
+    draws.draw(size, rng, draw);
     return decides(walsh_below(draw, -m, true), walsh_below(draw, m, false), std::uint64_t(size) * (size + 1) / 2, k);
   });
 }
@@ -445,6 +466,7 @@ double trials_to_decide(const std::vector<double>& x, const std::vector<double>&
                         std::size_t most) {
   if (x.empty() || y.empty()) return std::numeric_limits<double>::infinity();
   std::vector<double> dx, dy;
+  SortedDraws draws_x(x), draws_y(y);
   std::size_t last = 0, k = 0;
   double reached = 0;
   const double guess = double(x.size()) * double(y.size()) <= 4e6
@@ -453,12 +475,8 @@ double trials_to_decide(const std::vector<double>& x, const std::vector<double>&
   return resampled_trials(std::min(x.size(), y.size()), most, guess, data_seed(x, y),
                           [&](std::size_t size, std::mt19937_64& rng) {
                             if (size != last) k = shift_rank(size, size, level, &reached), last = size;
-                            std::uniform_int_distribution<std::size_t> px(0, x.size() - 1), py(0, y.size() - 1);
-                            dx.resize(size), dy.resize(size);
-                            for (double& v : dx) v = x[px(rng)];
-                            for (double& v : dy) v = y[py(rng)];
-                            std::sort(dx.begin(), dx.end());
-                            std::sort(dy.begin(), dy.end());
+                            draws_x.draw(size, rng, dx);
+                            draws_y.draw(size, rng, dy);
                             return decides(differences_below(dx, dy, -m, true), differences_below(dx, dy, m, false),
                                            std::uint64_t(size) * size, k);
                           });

@@ -220,16 +220,19 @@ int rows_command(Args& args, const po::variables_map& vm) {
   if (parse_format(vm["format"].as<std::string>()) == Format::json) {  // typed records, with the columns' types
     Table t;
     t.title = "rows";
+    std::vector<bool> numeric;  // asked once a column, not once a cell
     for (const mmlab::Column& c : mmlab::kResultColumns) {
       t.fields.push_back(c.name);
       t.types.push_back(mmlab::column_type_name(c.type));
+      numeric.push_back(mmlab::numeric_column(c.name));
     }
     for (const Result& r : rows) {
       std::vector<Value> record;
-      for (const mmlab::Column& c : mmlab::kResultColumns) {
-        const auto it = r.fields.find(c.name);
+      record.reserve(numeric.size());
+      for (std::size_t i = 0; i < numeric.size(); ++i) {
+        const auto it = r.fields.find(mmlab::kResultColumns[i].name);
         const std::string text = it == r.fields.end() ? std::string() : it->second;
-        record.push_back(!mmlab::numeric_column(c.name) ? Value(text) : text.empty() ? Value() : Value(std::stod(text)));
+        record.push_back(!numeric[i] ? Value(text) : text.empty() ? Value() : Value(std::stod(text)));
       }
       t.records.push_back(std::move(record));
     }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -28,12 +29,43 @@ void put(const std::string& text, char* out, size_t size) {
   out[size - 1] = '\0';
 }
 
+// One command at a time in the process: the commands share the registry, the plugins, the last error
+// and std::cout's buffer (swapped for a command's stdout_path), and a caller's threads may call at once
+// (Python's ctypes releases the GIL). A second caller waits for the first's command to end.
+std::mutex& commands() {
+  static std::mutex m;
+  return m;
+}
+thread_local bool t_in_command = false;  // a command called from inside one (a Python algorithm's body)
+
+// Holds the process's one command, or refuses one called from inside a command on the same thread
+// (it would wait for itself).
+class OneCommand {
+ public:
+  OneCommand() {
+    if (t_in_command) return;
+    lock_ = std::unique_lock<std::mutex>(commands());
+    t_in_command = true;
+  }
+  ~OneCommand() {
+    if (lock_.owns_lock()) t_in_command = false;
+  }
+  bool held() const { return lock_.owns_lock(); }
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+};
+const char* kReentered = "mmlab: a command was called from inside a running command (an algorithm's body calling "
+                         "the lab?): commands run one at a time";
+
 // A command with its standard output in a file (where asked), its message copied out, and nothing
 // thrown across the boundary.
 template <class Command, class Error>
 int32_t call(Command command, Error error, int32_t argc, const char* const* argv, const char* stdout_path,
              char* message, size_t message_size) {
-  put("", message, message_size);
+  const OneCommand one;
+  put(one.held() ? "" : kReentered, message, message_size);
+  if (!one.held()) return 2;
   std::ofstream file;
   std::streambuf* saved = nullptr;
   try {
@@ -100,7 +132,9 @@ MMLAB_PLUGIN_EXPORT int32_t mmlab_analyze(int32_t argc, const char* const* argv,
 
 MMLAB_PLUGIN_EXPORT int32_t mmlab_add_algorithms(const mmlab_plugin_info* info, const char* source,
                                                  const char* hash, char* message, size_t message_size) {
-  put("", message, message_size);
+  const OneCommand one;
+  put(one.held() ? "" : kReentered, message, message_size);
+  if (!one.held()) return 2;
   try {
     ensure_lab();
     mmlab::add_plugin(mmlab::Plugin::adopt(info, source ? source : "memory", hash ? hash : ""));

@@ -9,6 +9,11 @@
  * no second harness and no second statistics. Algorithms described in memory with the plugin ABI
  * (mmlab/plugin.h) join every later command as if a plugin file had described them.
  *
+ * Threads: every function may be called from any thread; the commands (and mmlab_add_algorithms)
+ * run one at a time in the process, a second caller waiting until the first's command ends. One
+ * called from inside a running command on the same thread (an algorithm's body calling the lab)
+ * returns 2 with a message rather than wait for itself.
+ *
  * Rules of the boundary: plain C types only; nothing is thrown across it. Functions return the
  * command's exit status (0 done) and, on an error, its message in `message` (NUL-terminated, at most
  * `message_size` bytes; "" when there was none).

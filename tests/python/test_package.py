@@ -121,6 +121,52 @@ def test_a_host_function_right_on_its_first_call_only_fails(tmp_path):
     assert by.loc["py_honest", "status"] == "ok", by.loc["py_honest", "reason"]
 
 
+def test_two_threads_run_the_lab_at_once(tmp_path):
+    """Issue #64: ctypes releases the GIL, so two threads' commands meet in the library; each thread gets
+    its own listing, rows and version (the library runs one command at a time)."""
+    import threading
+    shapes = {0: [(37, 29, 23)], 1: [(52, 44, 36)]}
+    seen, errors = {0: [], 1: []}, []
+
+    def work(i):
+        try:
+            for j in range(6):
+                listed = mmlab.algorithms()
+                r = mmlab.run(algorithms=["eigen"], shapes=shapes[i], trials=2, warmup=0,
+                              output=tmp_path / f"{i}-{j}.csv")
+                seen[i].append((len(listed), r.rows["m"].tolist(), r.rows["status"].tolist(), mmlab.version()))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    listed = len(mmlab.algorithms())
+    for i in (0, 1):
+        assert len(seen[i]) == 6
+        for count, m, status, version in seen[i]:
+            assert count == listed and m == [shapes[i][0][0]] and status == ["ok"] and version == mmlab.version()
+
+
+def test_a_command_from_inside_a_running_one_is_refused_not_a_deadlock(tmp_path):
+    said = []
+
+    @mmlab.algorithm("py_calls_the_lab", backend="host")
+    def calls_the_lab(a, b, c, *, params, stream):
+        try:
+            mmlab.version()
+        except ValueError as e:
+            said.append(str(e))
+        c[:] = a @ b
+
+    r = mmlab.run(algorithms=[calls_the_lab], shapes=[(24, 16, 8)], trials=2, output=tmp_path / "in.csv")
+    assert r.rows["status"].tolist() == ["ok"]
+    assert said and all("inside a running command" in s for s in said)
+
+
 def cli_error(bin_dir, *args):
     p = subprocess.run([str(bin_dir / "mmlab"), "run", *args], capture_output=True, text=True)
     assert p.returncode == 2

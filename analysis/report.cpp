@@ -57,16 +57,7 @@ Value from_cell(const std::string& cell) {
   return Value(cell);
 }
 
-// The shortest text that reads back as the same double (277.7, not 277.69999999999999): full
-// precision, no noise.
-std::string number_text(double v) {
-  char buf[40];
-  for (int digits = 15; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
+std::string number_text(double v) { return shortest_text(v); }
 
 std::string json_value(const Value& v) {
   switch (v.kind) {

@@ -14,6 +14,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/compiled.hpp"
@@ -127,6 +128,11 @@ struct StreamedReport {
 class DistributedRun;
 struct DistributedSetup;
 
+// A configuration a composite variant chooses among (the flagship's candidates), as data.
+struct Choice {
+  std::string algorithm, variant, params;  // params: canonical, "" for none
+};
+
 struct Variant {
   std::string name;
   std::string summary;
@@ -146,6 +152,11 @@ struct Variant {
   // 1: any rows (the lab's tensor-core kernels run odd rows at the rate of even ones: padding them
   // only cost the copies, sweep-2026-11-27c).
   int row_alignment = 1;
+  // A composite variant's candidates and the numbers of its rules (e.g. {"fp32_below_k", 128}), the
+  // same its summary words: `mmlab list --format json` exports them for the scripts that reprice its
+  // picks (scripts/pick-regret). Empty for a variant that runs its own kernels.
+  std::vector<Choice> candidates = {};
+  std::vector<std::pair<std::string, double>> rules = {};
 };
 
 // The variant of `q` as the algorithm's own enum, whose enumerators follow `variants` in order:

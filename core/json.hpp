@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace mmlab {
@@ -22,6 +23,17 @@ inline std::string json_string(const std::string& s) {
     }
   }
   return out + "\"";
+}
+
+// The shortest text that reads back as the same double (277.7, not 277.69999999999999): full
+// precision, no noise (as JSON for a finite number).
+inline std::string shortest_text(double v) {
+  char buf[40];
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
 }
 
 }  // namespace mmlab

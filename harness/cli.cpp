@@ -138,7 +138,15 @@ void list_json(const std::vector<const mmlab::Algorithm*>& which, std::ostream& 
       os << (j ? ", " : "") << "{\"name\": " << json_string(v.name) << ", \"summary\": " << json_string(v.summary)
          << ", \"on_request\": " << (v.on_request ? "true" : "false")
          << ", \"deterministic\": " << (v.nondeterminism.empty() ? "true" : "false")
-         << ", \"nondeterminism\": " << json_string(v.nondeterminism) << "}";
+         << ", \"nondeterminism\": " << json_string(v.nondeterminism) << ", \"candidates\": [";
+      for (std::size_t c = 0; c < v.candidates.size(); ++c)
+        os << (c ? ", " : "") << "{\"algorithm\": " << json_string(v.candidates[c].algorithm)
+           << ", \"variant\": " << json_string(v.candidates[c].variant)
+           << ", \"params\": " << json_string(v.candidates[c].params) << "}";
+      os << "], \"rules\": {";
+      for (std::size_t r = 0; r < v.rules.size(); ++r)
+        os << (r ? ", " : "") << json_string(v.rules[r].first) << ": " << mmlab::shortest_text(v.rules[r].second);
+      os << "}}";
     }
     os << "], \"axes\": [";
     for (std::size_t j = 0; j < a.axes.size(); ++j) {

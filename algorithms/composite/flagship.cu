@@ -174,14 +174,25 @@ std::string number_text(double x) {
 // every one (small's: the grouped 32 and 64 from k = 8192 only, algorithms/models/small_model.hpp).
 const char* const kSplits[] = {"1", "2", "4", "8", "16", "32", "64"};
 
-// "register_tiled tuned, tma_tiled tma (tile=...), ...": the candidates of a dispatcher of `kind`.
-std::string candidate_list(Kind kind) {
-  std::string out;
+// The candidates of a dispatcher of `kind`, each configuration once, as data (Variant::candidates).
+std::vector<Choice> candidate_choices(Kind kind) {
+  std::vector<Choice> out;
   for (const Candidate& c : kCandidates) {
     if (c.kind != kind) continue;
-    const std::string one = c.algorithm().name + " " + c.variant + (*c.params ? " (" + std::string(c.params) + ")" : "");
-    if (out.find(one) == std::string::npos) out += (out.empty() ? "" : ", ") + one;
+    Choice one{c.algorithm().name, c.variant, c.params};
+    const auto same = [&](const Choice& o) {
+      return o.algorithm == one.algorithm && o.variant == one.variant && o.params == one.params;
+    };
+    if (std::none_of(out.begin(), out.end(), same)) out.push_back(std::move(one));
   }
+  return out;
+}
+
+// "register_tiled tuned, tma_tiled tma (tile=...), ...": the same in words.
+std::string candidate_list(Kind kind) {
+  std::string out;
+  for (const Choice& c : candidate_choices(kind))
+    out += (out.empty() ? "" : ", ") + c.algorithm + " " + c.variant + (c.params.empty() ? "" : " (" + c.params + ")");
   return out;
 }
 
@@ -315,6 +326,11 @@ MMLAB_ALGORITHM(flagship) {
   a.summary = "dispatchers, one per accuracy class: each problem's cheapest lab kernel by fitted cost models";
   a.variants = kVariants;
   a.variants[0].summary += candidate_list(Kind::cuda_cores);
+  a.variants[0].candidates = candidate_choices(Kind::cuda_cores);
+  a.variants[1].candidates = candidate_choices(Kind::tensor_cores);
+  a.variants[1].rules = {{"tensor_margin", kTensorMargin},       {"typical_bound", kTypicalBound},
+                         {"largest_bound", kLargestBound},       {"fp32_below_k", double(kFp32BelowK)},
+                         {"fp32_from_split", double(kFp32FromSplit)}, {"falls_back_to_cuda_cores", 1}};
   a.variants[1].summary += candidate_list(Kind::tensor_cores) +
                                "; or cuda_cores' candidates where those do not pay (a tensor-core candidate's "
                                "model time is weighed divided by " + number_text(kTensorMargin) +

@@ -224,6 +224,38 @@ TEST(Registry, FlagshipListsEveryCandidate) {
     EXPECT_NE(f.variants[1].summary.find(name), std::string::npos) << name << " in: " << f.variants[1].summary;
 }
 
+// The candidates as data (Variant::candidates, `mmlab list --format json`, what scripts/pick-regret
+// reads, #64): each names a registered algorithm and one of its variants, its parameters are that
+// algorithm's axes, and the summary's words list exactly them.
+TEST(Registry, CompositeCandidatesAreDataTheSummaryWords) {
+  int composites = 0;
+  for (const Algorithm* a : test::lab().all())
+    for (const Variant& v : a->variants) {
+      if (v.candidates.empty()) continue;
+      ++composites;
+      for (const Choice& c : v.candidates) {
+        const Algorithm* target = test::lab().find(c.algorithm);
+        ASSERT_NE(target, nullptr) << a->name << ":" << v.name << " names " << c.algorithm;
+        EXPECT_NE(target->find_variant(c.variant), nullptr) << c.algorithm << " " << c.variant;
+        EXPECT_NO_THROW(Params::parse(c.variant, c.params)) << c.algorithm << " " << c.params;
+        for (const auto& [axis, value] : Params::parse(c.variant, c.params).values())
+          EXPECT_NE(std::find_if(target->axes.begin(), target->axes.end(), [&](const Axis& x) { return x.name == axis; }),
+                    target->axes.end())
+              << c.algorithm << " has no axis " << axis;
+        const std::string words = c.algorithm + " " + c.variant + (c.params.empty() ? "" : " (" + c.params + ")");
+        EXPECT_NE(v.summary.find(words), std::string::npos) << words;
+      }
+    }
+  EXPECT_EQ(composites, 2);  // the flagship's two dispatchers
+  const Algorithm& f = *test::lab().find("flagship");
+  EXPECT_EQ(f.variants[0].candidates.size(), 22u);
+  EXPECT_EQ(f.variants[1].candidates.size(), 6u);
+  const auto& rules = f.variants[1].rules;
+  const auto below = std::find_if(rules.begin(), rules.end(), [](const auto& r) { return r.first == "fp32_below_k"; });
+  ASSERT_NE(below, rules.end());
+  EXPECT_NE(f.variants[1].summary.find("below k = " + std::to_string(int(below->second))), std::string::npos);
+}
+
 // The dispatchers' fitted models, on an H100's description: a problem of a few microseconds goes to the
 // one-launch `small` kernel in both classes (tensor_cores: its FP32-accurate product, at any k), a large
 // one to a tiled kernel, and tensor_cores takes a tensor-core kernel where the work is large, but no

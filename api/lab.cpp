@@ -2,8 +2,10 @@
 // analysis/cli.cpp. Like mmlab's main, a composition root: it names the lab's algorithm lists.
 #include "mmlab/lab.h"
 
+#include <cstddef>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <iostream>
 #include <mutex>
 #include <string>
@@ -111,6 +113,17 @@ std::string columns_json(const Columns& columns) {
   return out + "]";
 }
 
+// {"size": sizeof, "fields": {name: offset}} of one of plugin.h's structs, for the Python package's
+// test of its ctypes layouts (tests/python/test_package.py).
+#define MMLAB_LAYOUT_FIELD(T, f) (std::string("\"" #f "\": ") + std::to_string(offsetof(T, f)))
+template <class T>
+std::string layout(const char* name, std::initializer_list<std::string> fields) {
+  std::string out = std::string("\"") + name + "\": {\"size\": " + std::to_string(sizeof(T)) + ", \"fields\": {";
+  bool first = true;
+  for (const std::string& f : fields) out += (first ? "" : ", ") + f, first = false;
+  return out + "}}";
+}
+
 }  // namespace
 
 extern "C" {
@@ -143,6 +156,30 @@ MMLAB_PLUGIN_EXPORT int32_t mmlab_add_algorithms(const mmlab_plugin_info* info, 
     put(e.what(), message, message_size);
     return 2;
   }
+}
+
+MMLAB_PLUGIN_EXPORT const char* mmlab_layouts_json(void) {
+#define F MMLAB_LAYOUT_FIELD
+  static const std::string json =
+      "{" + layout<mmlab_problem>("mmlab_problem", {F(mmlab_problem, m), F(mmlab_problem, n), F(mmlab_problem, k)}) +
+      ", " + layout<mmlab_param>("mmlab_param", {F(mmlab_param, name), F(mmlab_param, value)}) + ", " +
+      layout<mmlab_params>("mmlab_params", {F(mmlab_params, variant), F(mmlab_params, values), F(mmlab_params, count)}) +
+      ", " + layout<mmlab_variant>("mmlab_variant", {F(mmlab_variant, name), F(mmlab_variant, summary)}) + ", " +
+      layout<mmlab_axis>("mmlab_axis", {F(mmlab_axis, name), F(mmlab_axis, kind), F(mmlab_axis, description),
+                                        F(mmlab_axis, default_value), F(mmlab_axis, values), F(mmlab_axis, value_count)}) +
+      ", " +
+      layout<mmlab_algorithm>("mmlab_algorithm",
+                              {F(mmlab_algorithm, name), F(mmlab_algorithm, summary), F(mmlab_algorithm, backend),
+                               F(mmlab_algorithm, variants), F(mmlab_algorithm, variant_count), F(mmlab_algorithm, axes),
+                               F(mmlab_algorithm, axis_count), F(mmlab_algorithm, supports),
+                               F(mmlab_algorithm, workspace_bytes), F(mmlab_algorithm, run)}) +
+      ", " +
+      layout<mmlab_plugin_info>("mmlab_plugin_info",
+                                {F(mmlab_plugin_info, abi_version), F(mmlab_plugin_info, name),
+                                 F(mmlab_plugin_info, algorithms), F(mmlab_plugin_info, algorithm_count)}) +
+      "}";
+#undef F
+  return json.c_str();
 }
 
 MMLAB_PLUGIN_EXPORT const char* mmlab_schema_json(void) {

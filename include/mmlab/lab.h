@@ -56,6 +56,11 @@ int32_t mmlab_add_algorithms(const mmlab_plugin_info* info, const char* source, 
  * type is one of text, choice, whole, number. Valid while the library is loaded. */
 const char* mmlab_schema_json(void);
 
+/* The layouts of mmlab/plugin.h's structs as this library was compiled with them, as JSON:
+ * {"mmlab_problem": {"size": 24, "fields": {"m": 0, "n": 8, "k": 16}}, ...}: for a binding's test of
+ * its own declarations (the Python package's ctypes ones). Valid while the library is loaded. */
+const char* mmlab_layouts_json(void);
+
 #ifdef __cplusplus
 }
 #endif

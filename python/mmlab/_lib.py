@@ -43,6 +43,7 @@ def library():
                            ctypes.c_size_t]
         lib.mmlab_interrupted.restype = ctypes.c_int32
         lib.mmlab_schema_json.restype = ctypes.c_char_p
+        lib.mmlab_layouts_json.restype = ctypes.c_char_p
         lib.mmlab_add_algorithms.restype = ctypes.c_int32
         lib.mmlab_add_algorithms.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                                              ctypes.c_size_t]
@@ -96,3 +97,9 @@ def schema():
     """The CSV schema: {'version', 'results': [{'name', 'type', 'unit'} (a choice column also 'values', its
     domain, and 'open': whether a value may carry a parameter)], 'samples': [...]}."""
     return json.loads(library().mmlab_schema_json().decode())
+
+
+def layouts():
+    """The layouts of mmlab/plugin.h's structs as the library was compiled: {struct: {'size', 'fields':
+    {field: offset}}}, what the package's ctypes declarations must match (a test checks them)."""
+    return json.loads(library().mmlab_layouts_json().decode())

@@ -121,6 +121,21 @@ def test_a_host_function_right_on_its_first_call_only_fails(tmp_path):
     assert by.loc["py_honest", "status"] == "ok", by.loc["py_honest", "reason"]
 
 
+def test_the_ctypes_declarations_have_the_c_headers_layouts():
+    """Issue #64: each ctypes Structure the package hands the library has the size and field offsets
+    of its struct in include/mmlab/plugin.h, as the library was compiled."""
+    import ctypes
+    from mmlab import _algorithm as a
+    want = mmlab._lib.layouts()
+    mine = {"mmlab_problem": a._Problem, "mmlab_param": a._Param, "mmlab_params": a._Params,
+            "mmlab_variant": a._Variant, "mmlab_axis": a._Axis, "mmlab_algorithm": a._CAlgorithm,
+            "mmlab_plugin_info": a._Info}
+    assert set(mine) == set(want)
+    for name, cls in mine.items():
+        assert ctypes.sizeof(cls) == want[name]["size"], name
+        assert {f: getattr(cls, f).offset for f, _ in cls._fields_} == want[name]["fields"], name
+
+
 def test_two_threads_run_the_lab_at_once(tmp_path):
     """Issue #64: ctypes releases the GIL, so two threads' commands meet in the library; each thread gets
     its own listing, rows and version (the library runs one command at a time)."""

@@ -864,7 +864,7 @@ TEST(Cli, TermsAreTheModelsOwn) {
 
 // scripts/pick-regret: the share of problems whose pick is within 5% of the fastest candidate the
 // dispatcher prices (not a configuration without a fitted model: small's split 32 below k = 8192), and
-// the models' error, read from the lab (`mmlab list flagship`, `mmlab terms`).
+// the models' error, read from the lab (`mmlab list --format json flagship`, `mmlab terms`).
 TEST(Cli, PickRegretJudgesThePickAgainstThePricedCandidates) {
   if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
   Dir d;

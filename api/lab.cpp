@@ -181,6 +181,7 @@ MMLAB_PLUGIN_EXPORT const char* mmlab_layouts_json(void) {
 #undef F
   return json.c_str();
 }
+#undef MMLAB_LAYOUT_FIELD
 
 MMLAB_PLUGIN_EXPORT const char* mmlab_schema_json(void) {
   static const std::string json = std::string("{\"version\": ") + mmlab::json_string(mmlab::kSchemaVersion) +

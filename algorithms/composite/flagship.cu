@@ -330,7 +330,7 @@ MMLAB_ALGORITHM(flagship) {
   a.variants[1].candidates = candidate_choices(Kind::tensor_cores);
   a.variants[1].rules = {{"tensor_margin", kTensorMargin},       {"typical_bound", kTypicalBound},
                          {"largest_bound", kLargestBound},       {"fp32_below_k", double(kFp32BelowK)},
-                         {"fp32_from_split", double(kFp32FromSplit)}, {"falls_back_to_cuda_cores", 1}};
+                         {"fp32_from_split", double(kFp32FromSplit)}};
   a.variants[1].summary += candidate_list(Kind::tensor_cores) +
                                "; or cuda_cores' candidates where those do not pay (a tensor-core candidate's "
                                "model time is weighed divided by " + number_text(kTensorMargin) +

@@ -1,28 +1,44 @@
-// libmmlab_lab.so: the C API of include/mmlab/lab.h over the commands of harness/cli.cpp and
-// analysis/cli.cpp. Like mmlab's main, a composition root: it names the lab's algorithm lists.
+// libmmlab_lab.so: the C API of include/mmlab/lab.h over the Lab and Plan of harness/lab.hpp, the
+// commands of harness/cli.cpp and analysis/cli.cpp, and core's reader. Like mmlab's main, a
+// composition root: it names the lab's algorithm lists.
 #include "mmlab/lab.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <initializer_list>
 #include <iostream>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/cli.hpp"
 #include "core/json.hpp"
+#include "core/results.hpp"
 #include "core/schema.hpp"
 #include "distributed/registry.hpp"
 #include "harness/cli.hpp"
+#include "harness/lab.hpp"
+#include "harness/sink.hpp"
+#include "runtime/job.hpp"
+
+struct mmlab_lab {
+  mmlab::Lab lab{mmlab::lab_registry};
+};
+struct mmlab_plan {
+  mmlab::Plan plan;
+};
 
 namespace {
 
-// The lab's algorithms, handed to the commands once.
-void ensure_lab() {
-  static const bool set = (mmlab::set_lab(mmlab::lab_registry), true);
-  (void)set;
+// The process's lab (the commands'): made on first use, never freed (plugins' code stays loaded).
+mmlab_lab& default_lab() {
+  static mmlab_lab* lab = new mmlab_lab;
+  return *lab;
 }
 
 void put(const std::string& text, char* out, size_t size) {
@@ -31,9 +47,9 @@ void put(const std::string& text, char* out, size_t size) {
   out[size - 1] = '\0';
 }
 
-// One command at a time in the process: the commands share the registry, the plugins, the last error
-// and std::cout's buffer (swapped for a command's stdout_path), and a caller's threads may call at once
-// (Python's ctypes releases the GIL). A second caller waits for the first's command to end.
+// One command or run at a time in the process: they share the GPU, the signal handlers and std::cout's
+// buffer (swapped for a command's stdout_path), and a caller's threads may call at once (Python's ctypes
+// releases the GIL). A second caller waits for the first's to end. (A Lab itself is safe to share.)
 std::mutex& commands() {
   static std::mutex m;
   return m;
@@ -62,16 +78,15 @@ const char* kReentered = "mmlab: a command was called from inside a running comm
 
 // A command with its standard output in a file (where asked), its message copied out, and nothing
 // thrown across the boundary.
-template <class Command, class Error>
-int32_t call(Command command, Error error, int32_t argc, const char* const* argv, const char* stdout_path,
-             char* message, size_t message_size) {
+template <class Command>
+int32_t call(Command command, int32_t argc, const char* const* argv, const char* stdout_path, char* message,
+             size_t message_size) {
   const OneCommand one;
   put(one.held() ? "" : kReentered, message, message_size);
   if (!one.held()) return 2;
   std::ofstream file;
   std::streambuf* saved = nullptr;
   try {
-    ensure_lab();
     if (stdout_path) {
       file.open(stdout_path, std::ios::binary | std::ios::trunc);
       if (!file) {
@@ -85,9 +100,10 @@ int32_t call(Command command, Error error, int32_t argc, const char* const* argv
     std::vector<char*> args;
     for (std::string& a : storage) args.push_back(a.data());
     args.push_back(nullptr);
-    const int status = command(argc, args.data());
+    std::string error;
+    const int status = command(argc, args.data(), error);
     if (saved) std::cout.rdbuf(saved);
-    put(error(), message, message_size);
+    put(error, message, message_size);
     return status;
   } catch (const std::exception& e) {
     if (saved) std::cout.rdbuf(saved);
@@ -124,38 +140,210 @@ std::string layout(const char* name, std::initializer_list<std::string> fields) 
   return out + "}}";
 }
 
+// Whatever a call throws, as the commands' exit statuses: 2 bad input, 3 an output not written, 1 else.
+template <class Work>
+int32_t guarded(Work work, char* message, size_t message_size) {
+  put("", message, message_size);
+  try {
+    return work();
+  } catch (const mmlab::UsageError& e) {
+    put(e.what(), message, message_size);
+    return 2;
+  } catch (const mmlab::AnalysisError& e) {
+    put(e.what(), message, message_size);
+    return 2;
+  } catch (const mmlab::IoError& e) {
+    put(e.what(), message, message_size);
+    return 3;
+  } catch (const std::exception& e) {
+    put(e.what(), message, message_size);
+    return 1;
+  }
+}
+
+// A caller's sink (mmlab_row_sink): each row's cells typed by its table's columns, as they are made.
+class CallerSink : public mmlab::RowSink {
+ public:
+  explicit CallerSink(const mmlab_row_sink& sink) : sink_(sink) {}
+  void samples(const std::vector<mmlab::CsvRow>& lines) override {
+    for (const mmlab::CsvRow& line : lines) send(MMLAB_SAMPLES, line, mmlab::kSampleColumns);
+  }
+  void row(const mmlab::CsvRow& row) override { send(MMLAB_RESULTS, row, mmlab::kResultColumns); }
+
+  // A row of `table` whose cells are in `columns`' order; a number column's cell that is not a number
+  // is an error naming `where`.
+  template <class Columns>
+  void send(int32_t table, const mmlab::CsvRow& row, const Columns& columns, const std::string& where = "") {
+    cells_.assign(row.size(), mmlab_value{MMLAB_EMPTY, nullptr, 0});
+    std::size_t i = 0;
+    for (const mmlab::Column& c : columns) {
+      if (i == row.size()) break;
+      const std::string& text = row[i];
+      mmlab_value& v = cells_[i++];
+      if (text.empty()) continue;
+      if (c.type == mmlab::ColumnType::whole || c.type == mmlab::ColumnType::number) {
+        char* end = nullptr;
+        const double x = std::strtod(text.c_str(), &end);
+        if (end != text.c_str() && !*end) {
+          v.kind = MMLAB_NUMBER, v.number = x;
+          continue;
+        }
+        if (!where.empty())
+          throw mmlab::AnalysisError(where + ": column '" + c.name + "': '" + text + "' is not a number");
+      }
+      v.kind = MMLAB_TEXT, v.text = text.c_str();
+    }
+    if (sink_.row) sink_.row(sink_.user, table, cells_.data(), int32_t(cells_.size()));
+  }
+
+ private:
+  const mmlab_row_sink& sink_;
+  std::vector<mmlab_value> cells_;
+};
+
 }  // namespace
 
 extern "C" {
 
 MMLAB_PLUGIN_EXPORT int32_t mmlab_lab_api_version(void) { return MMLAB_LAB_API_VERSION; }
 
+MMLAB_PLUGIN_EXPORT mmlab_lab* mmlab_lab_new(char* message, size_t message_size) {
+  mmlab_lab* lab = nullptr;
+  guarded([&] { return lab = new mmlab_lab, 0; }, message, message_size);
+  return lab;
+}
+
+MMLAB_PLUGIN_EXPORT void mmlab_lab_free(mmlab_lab* lab) {
+  if (lab != &default_lab()) delete lab;
+}
+
+MMLAB_PLUGIN_EXPORT mmlab_lab* mmlab_lab_default(void) { return &default_lab(); }
+
+MMLAB_PLUGIN_EXPORT mmlab_plan* mmlab_plan_new(mmlab_lab* lab, const char* experiment, char* message,
+                                               size_t message_size) {
+  mmlab_plan* plan = nullptr;
+  guarded(
+      [&] {
+        if (!lab) throw mmlab::UsageError("mmlab_plan_new: no lab");
+        auto made = std::make_unique<mmlab_plan>(mmlab_plan{mmlab::Plan(lab->lab)});
+        if (experiment) made->plan.experiment(experiment);
+        plan = made.release();
+        return 0;
+      },
+      message, message_size);
+  return plan;
+}
+
+MMLAB_PLUGIN_EXPORT int32_t mmlab_plan_set(mmlab_plan* plan, const char* key, const char* value, char* message,
+                                           size_t message_size) {
+  return guarded(
+      [&] {
+        if (!plan || !key || !value) throw mmlab::UsageError("mmlab_plan_set: a plan, a key and a value");
+        plan->plan.set(key, value);
+        return 0;
+      },
+      message, message_size);
+}
+
+MMLAB_PLUGIN_EXPORT void mmlab_plan_free(mmlab_plan* plan) { delete plan; }
+
+MMLAB_PLUGIN_EXPORT int32_t mmlab_run(mmlab_lab* lab, const mmlab_plan* plan, const mmlab_row_sink* sink,
+                                      char* message, size_t message_size) {
+  const OneCommand one;
+  put(one.held() ? "" : kReentered, message, message_size);
+  if (!one.held()) return 2;
+  return guarded(
+      [&] {
+        if (!lab || !plan || &plan->plan.lab() != &lab->lab)
+          throw mmlab::UsageError("mmlab_run: a lab and a plan of that lab's");
+        std::optional<CallerSink> caller;
+        if (sink) caller.emplace(*sink);
+        try {
+          return mmlab::run(plan->plan, caller ? &*caller : nullptr);
+        } catch (const mmlab::UsageError&) {
+          throw;
+        } catch (const std::exception&) {  // the other ranks may be waiting in a collective
+          if (mmlab::job().size > 1) mmlab::abort_job(1);
+          throw;
+        }
+      },
+      message, message_size);
+}
+
+MMLAB_PLUGIN_EXPORT int32_t mmlab_read(mmlab_lab* lab, const char* path, const mmlab_row_sink* sink, char* message,
+                                       size_t message_size) {
+  (void)lab;  // the reader needs no algorithms; the lab is the handle every call is made on
+  return guarded(
+      [&] {
+        if (!path || !sink) throw mmlab::UsageError("mmlab_read: a path and a sink");
+        CallerSink caller(*sink);
+        const std::vector<mmlab::Result> rows = mmlab::load_results({path}, false);
+        mmlab::CsvRow row;
+        for (const mmlab::Result& r : rows) {
+          row.clear();
+          for (const mmlab::Column& c : mmlab::kResultColumns) {
+            const auto it = r.fields.find(c.name);
+            row.push_back(it == r.fields.end() ? std::string() : it->second);
+          }
+          caller.send(MMLAB_RESULTS, row, mmlab::kResultColumns, r.file + ":" + std::to_string(r.line));
+        }
+        const std::string samples = mmlab::samples_path_for(path);
+        if (!samples.empty() && std::ifstream(samples).peek() != std::ifstream::traits_type::eof()) {
+          // An older file's columns are a part of today's: each cell to its column, the rest empty.
+          const mmlab::CsvTable table = mmlab::read_csv(samples);
+          std::vector<std::size_t> at;  // the file's column of each of today's (npos: none)
+          for (const std::string& name : mmlab::sample_columns())
+            at.push_back(std::size_t(std::find(table.header.begin(), table.header.end(), name) - table.header.begin()));
+          for (const std::string& name : table.header)
+            if (!mmlab::sample_column(name))
+              throw mmlab::AnalysisError(samples + ": column '" + name + "' is not one of the samples schema's");
+          mmlab::CsvRow line;
+          for (std::size_t i = 0; i < table.rows.size(); ++i) {
+            line.clear();
+            for (std::size_t c : at) line.push_back(c < table.rows[i].size() ? table.rows[i][c] : std::string());
+            caller.send(MMLAB_SAMPLES, line, mmlab::kSampleColumns, samples + ": row " + std::to_string(i + 1));
+          }
+        }
+        return 0;
+      },
+      message, message_size);
+}
+
 MMLAB_PLUGIN_EXPORT int32_t mmlab_command(int32_t argc, const char* const* argv, const char* stdout_path,
                                           char* message, size_t message_size) {
-  return call(mmlab::cli, [] { return mmlab::last_error(); }, argc, argv, stdout_path, message, message_size);
+  return call([](int n, char** v, std::string& error) { return mmlab::cli(default_lab().lab, n, v, &error); },
+              argc, argv, stdout_path, message, message_size);
 }
 
 MMLAB_PLUGIN_EXPORT int32_t mmlab_interrupted(void) { return mmlab::interrupted() ? 1 : 0; }
 
 MMLAB_PLUGIN_EXPORT int32_t mmlab_analyze(int32_t argc, const char* const* argv, const char* stdout_path,
                                           char* message, size_t message_size) {
-  return call(mmlab::analysis::cli, [] { return mmlab::analysis::last_error(); }, argc, argv, stdout_path, message,
-              message_size);
+  return call(
+      [](int n, char** v, std::string& error) {
+        const int status = mmlab::analysis::cli(n, v);
+        error = mmlab::analysis::last_error();
+        return status;
+      },
+      argc, argv, stdout_path, message, message_size);
+}
+
+MMLAB_PLUGIN_EXPORT int32_t mmlab_lab_add_algorithms(mmlab_lab* lab, const mmlab_plugin_info* info,
+                                                     const char* source, const char* hash, char* message,
+                                                     size_t message_size) {
+  const int32_t status = guarded(
+      [&] {
+        if (!lab) throw mmlab::UsageError("mmlab_lab_add_algorithms: no lab");
+        lab->lab.add_plugin(mmlab::Plugin::adopt(info, source ? source : "memory", hash ? hash : ""));
+        return 0;
+      },
+      message, message_size);
+  return status == 0 ? 0 : 2;
 }
 
 MMLAB_PLUGIN_EXPORT int32_t mmlab_add_algorithms(const mmlab_plugin_info* info, const char* source,
                                                  const char* hash, char* message, size_t message_size) {
-  const OneCommand one;
-  put(one.held() ? "" : kReentered, message, message_size);
-  if (!one.held()) return 2;
-  try {
-    ensure_lab();
-    mmlab::add_plugin(mmlab::Plugin::adopt(info, source ? source : "memory", hash ? hash : ""));
-    return 0;
-  } catch (const std::exception& e) {
-    put(e.what(), message, message_size);
-    return 2;
-  }
+  return mmlab_lab_add_algorithms(&default_lab(), info, source, hash, message, message_size);
 }
 
 MMLAB_PLUGIN_EXPORT const char* mmlab_layouts_json(void) {
@@ -177,7 +365,8 @@ MMLAB_PLUGIN_EXPORT const char* mmlab_layouts_json(void) {
       layout<mmlab_plugin_info>("mmlab_plugin_info",
                                 {F(mmlab_plugin_info, abi_version), F(mmlab_plugin_info, name),
                                  F(mmlab_plugin_info, algorithms), F(mmlab_plugin_info, algorithm_count)}) +
-      "}";
+      ", " + layout<mmlab_value>("mmlab_value", {F(mmlab_value, kind), F(mmlab_value, text), F(mmlab_value, number)}) +
+      ", " + layout<mmlab_row_sink>("mmlab_row_sink", {F(mmlab_row_sink, user), F(mmlab_row_sink, row)}) + "}";
 #undef F
   return json.c_str();
 }

@@ -2,13 +2,9 @@
 // (harness/main.cpp) and the lab's C API (api/lab.cpp), each of which hands in the lab's algorithms.
 #include "harness/cli.hpp"
 
-#include <unistd.h>
-
-#include <atomic>
-#include <csignal>
 #include <cstring>
 #include <iostream>
-#include <set>
+#include <optional>
 #include <sstream>
 
 #include "core/distributed.hpp"
@@ -25,58 +21,16 @@
 
 namespace {
 
-// The plugins named on the command line or in the experiment file, loaded before anything else is
-// read (their algorithms' axes are options), and those added in memory (add_plugin); kept for the
-// life of the process.
-std::vector<std::shared_ptr<const mmlab::Plugin>>& plugins() {
-  static std::vector<std::shared_ptr<const mmlab::Plugin>> loaded;
-  return loaded;
-}
-
-mmlab::LabFactory g_compose;                 // the built-in lists joined with plugins()
-std::unique_ptr<mmlab::Registry> g_registry;  // its registry, until plugins() changes
-std::string g_last_error;
-
-const mmlab::Registry& lab() {
-  if (!g_registry) g_registry = std::make_unique<mmlab::Registry>(g_compose(plugins()));
-  return *g_registry;
-}
-
-void add_loaded(std::shared_ptr<const mmlab::Plugin> p) {
-  for (const std::string& path : {p->path()})
-    for (const auto& q : plugins())
-      if (q->path() == path) return;  // a file named twice (command line and experiment file) loads once
-  plugins().push_back(std::move(p));
-  g_registry.reset();
-}
-
-// argv without its --plugin arguments, the plugins loaded (before lab() is first asked for); with
-// `experiment`, also those of the experiment file a first argument names.
-std::vector<char*> load_plugins(int argc, char** argv, std::vector<std::string>& storage, bool experiment = true) {
+// The plugins a command's --plugin options (and, with `experiment`, the experiment file a first argument
+// names) list, loaded into the lab; argv without those options.
+std::vector<char*> load_plugins(mmlab::Lab& lab, int argc, char** argv, std::vector<std::string>& storage,
+                                bool experiment = true) {
   std::vector<std::string> args(argv + 2, argv + argc);
-  for (const std::string& path : mmlab::take_plugin_paths(args, experiment))
-    add_loaded(mmlab::Plugin::load(path));
+  for (const std::string& path : mmlab::take_plugin_paths(args, experiment)) lab.load_plugin(path);
   storage = args;
   std::vector<char*> out = {argv[0], argv[1]};
   for (std::string& a : storage) out.push_back(a.data());
   return out;
-}
-
-std::atomic<bool> g_interrupted{false};
-
-extern "C" void on_signal(int sig) {
-  if (g_interrupted.exchange(true)) {  // a second Ctrl-C: stop at once (rows are already whole)
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);  // delivered as the handler returns
-    return;
-  }
-  // The first says what happens (write(2): safe in a handler); a host reference of a large problem
-  // or a long configuration goes on until it ends.
-  static const char said[] =
-      "\nmmlab: interrupted: the sweep ends when the step it is in ends (a configuration, or the host's "
-      "float64 reference of a large problem, which can take minutes); Ctrl-C again stops at once (the rows "
-      "written are whole; --resume goes on)\n";
-  if (::write(STDERR_FILENO, said, sizeof said - 1) < 0) return;
 }
 
 const char* kUsage =
@@ -177,7 +131,7 @@ bool plain_arguments(int argc, char** argv, const char* usage, std::vector<std::
   return true;
 }
 
-int list(int argc, char** argv) {
+int list(const mmlab::Registry& lab, int argc, char** argv) {
   std::vector<std::string> names;
   std::vector<char*> args = {argv[0], argv[1]};
   std::string format = "text";
@@ -192,11 +146,11 @@ int list(int argc, char** argv) {
   if (!plain_arguments(int(args.size()), args.data(), kListUsage, names)) return 0;
   std::vector<const mmlab::Algorithm*> which;
   for (const std::string& name : names) {
-    const mmlab::Algorithm* a = lab().find(name);
-    if (!a) throw mmlab::UsageError("unknown algorithm '" + name + "' (valid: " + lab().names() + ")");
+    const mmlab::Algorithm* a = lab.find(name);
+    if (!a) throw mmlab::UsageError("unknown algorithm '" + name + "' (valid: " + lab.names() + ")");
     which.push_back(a);
   }
-  if (which.empty()) which = lab().all();
+  if (which.empty()) which = lab.all();
   if (format == "json") {
     list_json(which, std::cout);
     return 0;
@@ -235,146 +189,54 @@ const char* kTermsUsage =
     "without a GPU. scripts/fit-flagship and scripts/pick-regret read it.\n\n"
     "Example: mmlab terms data/flagship/streamk/training.csv > terms.csv\n";
 
-int terms(int argc, char** argv) {
+int terms(const mmlab::Registry& lab, int argc, char** argv) {
   std::vector<std::string> files;
   if (!plain_arguments(argc, argv, kTermsUsage, files)) return 0;
   if (files.empty()) throw mmlab::UsageError("terms: name at least one results file (mmlab terms --help)");
   std::string note;
-  if (mmlab::write_model_terms(files, lab(), std::cout, &note) == 0) std::cerr << "mmlab terms: " << note << "\n";
+  if (mmlab::write_model_terms(files, lab, std::cout, &note) == 0) std::cerr << "mmlab terms: " << note << "\n";
   return 0;
 }
 
-// Under mpirun: one GPU per rank, chosen by the node-local rank; every rank takes the same plan,
-// and a sweep none of whose grids uses this many ranks is an error on every rank.
-mmlab::DeviceInfo job_device(mmlab::RunPlan& plan, bool device_given) {
-  const mmlab::Job& j = mmlab::job();
-  bool gpus = false, distributed = false, fits = false;
-  std::set<std::string> grids;
-  for (const mmlab::Configuration& c : plan.configurations) {
-    gpus = gpus || mmlab::uses_gpus(c);
-    if (c.algorithm->backend != mmlab::Backend::distributed) continue;
-    distributed = true;
-    if (!c.params.has("grid")) {  // a variant on every rank of the job, whatever its count (cuBLASMp's matmul)
-      fits = true;
-      continue;
-    }
-    const mmlab::Grid g = mmlab::parse_grid(c.params.text("grid"));
-    grids.insert(g.text());
-    fits = fits || g.volume() == j.size;
-  }
-  if (j.size > 1 && !distributed)
-    throw mmlab::UsageError(
-        "launched on " + std::to_string(j.size) +
-        " ranks, but the sweep has no distributed algorithm (dist_cannon, dist_summa, dist_dns, cublasmp)");
-  if (j.size > 1 && !fits) {
-    std::string list;
-    for (const auto& g : grids) list += (list.empty() ? "" : ", ") + g;
-    throw mmlab::UsageError("no grid of the sweep (" + list + ") uses " + std::to_string(j.size) +
-                            " ranks; run with mpirun -np <rows x cols x layers>");
-  }
-  if (j.size > 1 && !device_given) plan.device = j.local_rank;
-  try {
-    return mmlab::query_device(plan.device);
-  } catch (const mmlab::CudaError& e) {
-    if (gpus && j.size > 1)
-      throw mmlab::UsageError(std::to_string(j.local_size) + " ranks on this node, more than its GPUs (" +
-                              e.what() + "); launch one rank per GPU, or --device 0 to put every rank on "
-                              "GPU 0 (transport copy_engine runs; NCCL refuses ranks that share a GPU)");
-    if (gpus) throw;
-    mmlab::DeviceInfo none;
-    none.absent_reason = "this rank has no GPU of its own";
-    return none;
-  }
-}
-
-// `mmlab run`: its plugins, options, plan and GPU, each rank's own; under mpirun every rank's errors
-// are agreed on before any rank goes on (a GPU absent or a plugin missing on one host ends every rank
-// with that rank's message), then where the ranks' GPUs are, then the runs.
-int run(int argc, char** argv) {
-  mmlab::RunPlan plan;
-  mmlab::DeviceInfo device;
+// `mmlab run`: its plugins, options and plan (harness/lab.hpp); under mpirun every rank's errors are
+// agreed on before any rank goes on.
+int run(mmlab::Lab& lab, int argc, char** argv) {
+  std::optional<mmlab::Plan> plan;
   std::string error;
-  bool help = false;
   try {
-    std::vector<std::string> storage;
-    std::vector<char*> args = load_plugins(argc, argv, storage);
-    const mmlab::Settings cli = mmlab::parse_command_line(int(args.size()) - 1, args.data() + 1, lab());
-    help = cli.count("help") > 0;
-    if (!help) {
-      mmlab::Settings file;
-      if (cli.count("experiment")) file = mmlab::parse_experiment_file(cli.at("experiment"), lab());
-      plan = mmlab::make_plan(cli, file, lab());
-      device = job_device(plan, cli.count("device") || file.count("device"));
-    }
+    plan.emplace(mmlab::Plan::from_arguments(lab, std::vector<std::string>(argv + 2, argv + argc)));
   } catch (const mmlab::UsageError& e) {
     error = e.what();
   }
-  mmlab::agree_on_errors(error);
-  if (help) {
-    std::cout << mmlab::run_help(lab());
+  if (!plan || plan->help()) {  // the same on every rank: agreed on here, as run() agrees on its own
+    mmlab::agree_on_errors(error);
+    std::cout << mmlab::run_help(lab.catalog()->registry);
     return 0;
   }
-  mmlab::set_placement(mmlab::find_placement(device));
-  mmlab::set_rank_timeout(plan.rank_timeout_s);
-  // Ctrl-C ends the sweep after the configuration it is in; the handlers the process had (Python's,
-  // in the C API) come back after it.
-  g_interrupted = false;
-  const auto old_int = std::signal(SIGINT, on_signal), old_term = std::signal(SIGTERM, on_signal);
-  const int status = mmlab::execute(plan, device, g_interrupted);
-  std::signal(SIGINT, old_int), std::signal(SIGTERM, old_term);
-  return status;
+  return mmlab::run(*plan, nullptr);
 }
 
 }  // namespace
 
 namespace mmlab {
 
-void set_lab(LabFactory compose) {
-  g_compose = std::move(compose);
-  g_registry.reset();
-}
-
-void add_plugin(std::shared_ptr<const Plugin> p) {
-  std::vector<std::shared_ptr<const Plugin>>& all = plugins();
-  std::vector<std::shared_ptr<const Plugin>> kept;
-  for (auto& q : all) {  // one of the same algorithms' names is replaced (a function defined again)
-    bool clash = false;
-    for (const Algorithm* a : q->algorithms())
-      for (const Algorithm* b : p->algorithms()) clash = clash || a->name == b->name;
-    if (!clash) kept.push_back(q);
-  }
-  kept.push_back(std::move(p));
-  const auto before = all;
-  all = kept;
-  try {
-    g_registry.reset();
-    lab();  // a name clash with a built-in is an error here, and nothing changes
-  } catch (...) {
-    all = before;
-    g_registry.reset();
-    throw;
-  }
-}
-
-const std::string& last_error() { return g_last_error; }
-
-bool interrupted() { return g_interrupted; }
-
-int cli(int argc, char** argv) {
-  g_last_error.clear();
+int cli(Lab& lab, int argc, char** argv, std::string* message) {
+  std::string ignored;
+  std::string& error = message ? *message : ignored;
+  error.clear();
   const bool speaks = mmlab::job().rank == 0;  // under mpirun, rank 0 alone reports errors
   try {
     const std::string command = argc > 1 ? argv[1] : "";
-    if (command == "run") return ::run(argc, argv);
+    if (command == "run") return ::run(lab, argc, argv);
     if (command == "list") {
       std::vector<std::string> storage;
-      std::vector<char*> args = ::load_plugins(argc, argv, storage);
-      return ::list(int(args.size()), args.data());
+      std::vector<char*> args = ::load_plugins(lab, argc, argv, storage);
+      return ::list(lab.catalog()->registry, int(args.size()), args.data());
     }
     if (command == "terms") {
       std::vector<std::string> storage;
-      std::vector<char*> args = ::load_plugins(argc, argv, storage, false);
-      return ::terms(int(args.size()), args.data());
+      std::vector<char*> args = ::load_plugins(lab, argc, argv, storage, false);
+      return ::terms(lab.catalog()->registry, int(args.size()), args.data());
     }
     if (command == "--version") {
       std::cout << "mmlab " << mmlab::git_revision() << "\n";
@@ -384,24 +246,24 @@ int cli(int argc, char** argv) {
       std::cout << kUsage;
       return 0;
     }
-    g_last_error = command.empty() ? "no command given" : "unknown command '" + command + "'";
+    error = command.empty() ? "no command given" : "unknown command '" + command + "'";
     std::cerr << (command.empty() ? "mmlab: no command given\n"
                                   : "mmlab: unknown command '" + command + "'\n")
               << kUsage;
     return 2;
   } catch (const mmlab::IoError& e) {  // an output could not be written: rows already written stay whole
     mmlab::end_progress_line();
-    g_last_error = e.what();
+    error = e.what();
     std::cerr << "mmlab: error: " << e.what() << "\n";
     if (mmlab::job().size > 1) mmlab::abort_job(3);
     return 3;
   } catch (const mmlab::UsageError& e) {  // every rank reads the same input: every rank ends here
-    g_last_error = e.what();
+    error = e.what();
     if (speaks) std::cerr << "mmlab: error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
     mmlab::end_progress_line();
-    g_last_error = e.what();
+    error = e.what();
     std::cerr << "mmlab: fatal"
               << (mmlab::job().size > 1 ? " (rank " + std::to_string(mmlab::job().rank) + ")" : "") << ": "
               << e.what() << "\n";

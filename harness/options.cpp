@@ -306,6 +306,7 @@ Settings parse_command_line(int argc, const char* const* argv, const Registry& r
   } catch (const po::unknown_option& e) {
     std::string name = e.get_option_name();
     while (!name.empty() && name[0] == '-') name.erase(0, 1);
+    name = name.substr(0, name.find('='));  // --name=value: the name alone
     throw UsageError("unknown option '--" + name + "'" + names.suggestion(name) +
                      " (`mmlab run --help` lists every option, `mmlab list` every algorithm's axes)");
   } catch (const po::error& e) {
@@ -563,6 +564,8 @@ static std::vector<Problem> choose_problems(Reading& r, const Settings& cli, con
 static RunPlan make_plan_unlocated(Reading& r, const Settings& cli, const Settings& file, const Registry& registry);
 
 // A value error names where the value came from: the experiment file's line, or the option.
+bool is_flag_option(const std::string& name) { return is_flag(name); }
+
 RunPlan make_plan(const Settings& cli, const Settings& file, const Registry& registry) {
   Reading r;
   try {
@@ -626,6 +629,7 @@ static RunPlan make_plan_unlocated(Reading& r, const Settings& cli, const Settin
     plan.stop_after_s = double(parse_bounded(stop, "stop-after (seconds, or none)", 1, 365ull * 24 * 3600));
   plan.seed = count_setting(r, cli, file, "seed");
   plan.device = int(count_setting(r, cli, file, "device"));
+  plan.device_given = cli.count("device") || file.count("device");
 
   const std::string stem =
       plan.experiment.empty() ? "mmlab" : std::filesystem::path(plan.experiment).stem().string();

@@ -52,6 +52,7 @@ struct RunPlan {
   bool resume = false, overwrite = false, dry_run = false;
   unsigned long long seed = 20240601;
   int device = 0;
+  bool device_given = false;  // --device or the file's `device`: under mpirun the ranks keep it
   double rank_timeout_s = 600;  // under mpirun: the watchdog's bound on one wait (runtime/job.hpp)
   double stop_after_s = 0;      // no configuration starts after this many seconds of the run (0: none)
 };
@@ -59,6 +60,9 @@ struct RunPlan {
 // Every key of the registry's algorithms (their axes, variants and own problems) is an option.
 boost::program_options::options_description run_options(const Registry& registry);
 std::string run_help(const Registry& registry);
+
+// Whether the option (its name as the table spells it: "dry-run") is a switch, given without a value.
+bool is_flag_option(const std::string& name);
 
 Settings parse_command_line(int argc, const char* const* argv, const Registry& registry);  // argv[0] is "run"
 Settings parse_experiment_file(const std::string& path, const Registry& registry);

@@ -19,6 +19,7 @@
 #include "harness/record.hpp"
 #include "core/plugin.hpp"
 #include "harness/resume.hpp"
+#include "harness/sink.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/job.hpp"
 
@@ -77,8 +78,9 @@ namespace {
 // CUDA context. Rank 0 alone writes; the other ranks take part in distributed configurations only.
 class Run {
  public:
-  Run(const RunPlan& plan, const DeviceInfo& device, const std::atomic<bool>& interrupted)
-      : plan_(plan), device_(device), interrupted_(interrupted), clocks_(device), progress_(todo_, device) {
+  Run(const RunPlan& plan, const DeviceInfo& device, const std::atomic<bool>& interrupted, RowSink* sink)
+      : plan_(plan), device_(device), interrupted_(interrupted), sink_(sink), clocks_(device),
+        progress_(todo_, device) {
     char session[64];
     std::snprintf(session, sizeof session, "%lx-%d", long(std::time(nullptr)), int(getpid()));
     session_ = session;
@@ -94,12 +96,11 @@ class Run {
       };
     };
     const auto open = [&] {
-      if (!plan_.dry_run) rows_.emplace(plan_.output, result_columns(), mode, numbers(result_columns()));
+      if (files()) rows_.emplace(plan_.output, result_columns(), mode, numbers(result_columns()));
       std::set<std::string> done;
       if (plan_.resume) done = recorded_keys(plan_);
-      if (!plan_.dry_run)
-        samples_.emplace(plan_.samples_output, sample_columns(), mode, numbers(sample_columns()));
-      if (plan_.resume && !plan_.dry_run) record_in_flight(done);
+      if (files()) samples_.emplace(plan_.samples_output, sample_columns(), mode, numbers(sample_columns()));
+      if (plan_.resume && files()) record_in_flight(done);
       return done;
     };
     for (std::size_t i : agree_on_todo(plan_, &recorded_, open)) todo_.push_back(plan_.configurations[i]);
@@ -180,6 +181,23 @@ class Run {
 
  private:
   bool root() const { return job().rank == 0; }
+  // Whether the run writes CSV files (a plan without an output hands its rows to the sink alone).
+  bool files() const { return !plan_.dry_run && !plan_.output.empty(); }
+  std::string where() const {
+    return plan_.output.empty() ? std::string("the caller's sink") : plan_.output;
+  }
+
+  // A configuration's samples and then its row, to the files and the sink. The samples file gets its
+  // header with the first row of either file, so a run without a timed row leaves a readable (empty) table.
+  void emit(const CsvRow& row, const std::vector<CsvRow>& lines = {}) {
+    if (samples_) {
+      samples_->write_header();
+      if (!lines.empty()) samples_->write_lines(lines);
+    }
+    if (sink_ && !lines.empty()) sink_->samples(lines);
+    if (rows_) rows_->write(row);
+    if (sink_) sink_->row(row);
+  }
 
   // The configurations being prepared or timed, named in <output>.inflight while they run, so that a
   // job that ends inside one (a library's abort, a crash, or a kill from outside) leaves word of it:
@@ -189,7 +207,7 @@ class Run {
   std::string in_flight_path() const { return plan_.output + ".inflight"; }
   static constexpr const char* kAgain = "again ";  // a second try's line
   void mark_in_flight(const std::vector<std::size_t>& which) {
-    if (!root() || plan_.dry_run) return;
+    if (!root() || !files()) return;
     std::string text;
     for (std::size_t i : which) text += (retried_.count(todo_[i].key()) ? kAgain : "") + todo_[i].key() + "\n";
     const std::string tmp = in_flight_path() + ".tmp";
@@ -200,7 +218,7 @@ class Run {
     }
   }
   void clear_in_flight() {
-    if (root() && !plan_.dry_run) std::remove(in_flight_path().c_str());
+    if (root() && files()) std::remove(in_flight_path().c_str());
   }
   void record_in_flight(std::set<std::string>& done) {
     std::FILE* f = std::fopen(in_flight_path().c_str(), "r");
@@ -226,8 +244,7 @@ class Run {
       o.status = Status::failed;
       o.reason = "two jobs ended while this configuration ran (" + std::to_string(lines) +
                  " in flight the second time: an abort or crash, in a library or the lab); recorded by --resume";
-      samples_->write_header();
-      rows_->write(make_row(session_ + "-inflight-" + std::to_string(i), plan_, device_, cfg, o));
+      emit(make_row(session_ + "-inflight-" + std::to_string(i), plan_, device_, cfg, o));
       ++counts_[int(Status::failed)];
       done.insert(cfg.key());
       std::fprintf(stderr, "mmlab: recorded as failed (two jobs ended inside it): %s\n", describe(cfg).c_str());
@@ -276,8 +293,7 @@ class Run {
   // What ends the run after a configuration: its exit status, or -1 to go on.
   int stop_after(std::size_t i, const Outcome& o, bool context_ok) {
     if (!context_ok) {  // a sticky error: the context is gone; record what happened and stop
-      samples_->write_header();
-      rows_->write(make_row(run_id(i), plan_, device_, todo_[i], o));
+      emit(make_row(run_id(i), plan_, device_, todo_[i], o));
       clear_in_flight();
       std::fprintf(stderr, "\nmmlab: fatal CUDA error in %s: %s\n", describe(todo_[i]).c_str(),
                    o.reason.c_str());
@@ -388,12 +404,10 @@ class Run {
     return -1;
   }
 
-  // Samples first: a row implies its samples are complete. The samples file gets its header with
-  // the first row of either file, so a run without a timed row leaves a readable (empty) table.
+  // Samples first: a row implies its samples are complete.
   void record(std::size_t i, const Outcome& o, double seconds = -1) {
-    samples_->write_header();
+    std::vector<CsvRow> lines;
     if (!o.samples.empty()) {
-      std::vector<CsvRow> lines;
       const bool host = o.host_samples.size() == o.samples.size();
       for (std::size_t t = 0; t < o.samples.size(); ++t) {
         const ClockSample* c = t < o.clocks.size() ? &o.clocks[t] : nullptr;
@@ -402,17 +416,16 @@ class Run {
                          host ? format_double(o.host_samples[t]) : std::string(),
                          c && c->energy_j >= 0 ? format_double(c->energy_j, 6) : std::string()});
       }
-      samples_->write_lines(lines);
     }
-    rows_->write(make_row(run_id(i), plan_, device_, todo_[i], o));
+    emit(make_row(run_id(i), plan_, device_, todo_[i], o), lines);
     progress_.finish(i, o, seconds);
   }
 
   int stop_interrupted() {
     clear_in_flight();  // an interrupt is not a crash: --resume runs them again
     if (!root()) return 130;
-    std::fprintf(stderr, "\nmmlab: interrupted; %zu rows written to %s. Rerun with --resume to complete.\n",
-                 counts_[0] + counts_[1] + counts_[2], plan_.output.c_str());
+    std::fprintf(stderr, "\nmmlab: interrupted; %zu rows written to %s.%s\n", counts_[0] + counts_[1] + counts_[2],
+                 where().c_str(), plan_.output.empty() ? "" : " Rerun with --resume to complete.");
     if (!alone()) abort_job(130);
     return 130;
   }
@@ -420,14 +433,16 @@ class Run {
   int finish() {
     clear_in_flight();
     if (root())
-      std::fprintf(stderr, "mmlab: %zu ok, %zu skipped, %zu failed; rows in %s, samples in %s\n", counts_[0],
-                   counts_[1], counts_[2], plan_.output.c_str(), plan_.samples_output.c_str());
+      std::fprintf(stderr, "mmlab: %zu ok, %zu skipped, %zu failed; rows in %s%s%s\n", counts_[0], counts_[1],
+                   counts_[2], where().c_str(), plan_.output.empty() ? "" : ", samples in ",
+                   plan_.samples_output.c_str());
     return max_over_ranks(double(counts_[int(Status::failed)])) > 0 ? 1 : 0;
   }
 
   const RunPlan& plan_;
   const DeviceInfo& device_;
   const std::atomic<bool>& interrupted_;
+  RowSink* sink_;  // the caller's, or null
   std::optional<CsvWriter> rows_, samples_;
   std::vector<Configuration> todo_;
   std::size_t recorded_ = 0;
@@ -443,8 +458,8 @@ class Run {
 
 }  // namespace
 
-int execute(const RunPlan& plan, const DeviceInfo& device, const std::atomic<bool>& interrupted) {
-  Run run(plan, device, interrupted);
+int execute(const RunPlan& plan, const DeviceInfo& device, const std::atomic<bool>& interrupted, RowSink* sink) {
+  Run run(plan, device, interrupted, sink);
   run.open_outputs_and_agree();
   run.report_left_out();
   if (plan.dry_run) return run.dry_run();

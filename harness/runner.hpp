@@ -7,10 +7,14 @@
 #include <atomic>
 
 #include "harness/options.hpp"
+#include "harness/sink.hpp"
 
 namespace mmlab {
 
-// The whole plan; returns the exit status (0, 1 when a configuration failed, 130 interrupted).
-int execute(const RunPlan& plan, const DeviceInfo& device, const std::atomic<bool>& interrupted);
+// The whole plan; returns the exit status (0, 1 when a configuration failed, 130 interrupted). Each
+// configuration's samples and row go to the plan's output files (none when plan.output is empty) and
+// to `sink` (when not null) as it finishes.
+int execute(const RunPlan& plan, const DeviceInfo& device, const std::atomic<bool>& interrupted,
+            RowSink* sink = nullptr);
 
 }  // namespace mmlab

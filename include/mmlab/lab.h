@@ -1,22 +1,33 @@
 /* mmlab's C API: the lab in a process of your own (libmmlab_lab.so). The Python package (python/)
  * loads it with ctypes; any language with a C FFI can.
  *
- *   const char* argv[] = {"mmlab", "run", "--algorithms", "eigen", "--size", "64", "--output", "r.csv"};
- *   char message[1024];
- *   int status = mmlab_command(8, argv, NULL, message, sizeof message);
+ * Handles (version 2): a lab (its algorithms: the built-in ones and the plugins and in-memory
+ * algorithms added to it), a plan (one sweep: an experiment file and keywords, the options of
+ * `mmlab run --help` without their dashes), and a run that hands each row to a sink as it finishes,
+ * typed by the schema (mmlab_schema_json), with no file written unless the plan's `output` asks:
  *
- * The commands are mmlab's and mmlab-analyze's, with their options, messages and exit statuses:
- * no second harness and no second statistics. Algorithms described in memory with the plugin ABI
- * (mmlab/plugin.h) join every later command as if a plugin file had described them.
+ *   mmlab_lab* lab = mmlab_lab_new(message, sizeof message);
+ *   mmlab_plan* plan = mmlab_plan_new(lab, NULL, message, sizeof message);
+ *   mmlab_plan_set(plan, "algorithms", "eigen", message, sizeof message);
+ *   mmlab_plan_set(plan, "size", "64,128", message, sizeof message);
+ *   mmlab_row_sink sink = {my_state, my_row};           (my_row(my_state, table, values, count))
+ *   int32_t status = mmlab_run(lab, plan, &sink, message, sizeof message);
+ *   mmlab_plan_free(plan), mmlab_lab_free(lab);
  *
- * Threads: every function may be called from any thread; the commands (and mmlab_add_algorithms)
- * run one at a time in the process, a second caller waiting until the first's command ends. One
- * called from inside a running command on the same thread (an algorithm's body calling the lab)
- * returns 2 with a message rather than wait for itself.
+ * The commands (mmlab_command, mmlab_analyze) are mmlab's and mmlab-analyze's, with their options,
+ * messages and exit statuses, over the process's lab (mmlab_lab_default): no second harness and no
+ * second statistics.
  *
- * Rules of the boundary: plain C types only; nothing is thrown across it. Functions return the
- * command's exit status (0 done) and, on an error, its message in `message` (NUL-terminated, at most
- * `message_size` bytes; "" when there was none).
+ * Threads: every function may be called from any thread; a lab may be shared between threads. Runs
+ * and commands take turns in the process (they share the GPU, the signal handlers and standard
+ * output), a second caller waiting until the first's ends. One called from inside a running one on
+ * the same thread (an algorithm's body calling the lab) returns 2 with a message rather than wait for
+ * itself.
+ *
+ * Rules of the boundary: plain C types only; nothing is thrown across it. Functions return an exit
+ * status (0 done, 1 a failed row or a fatal error, 2 bad input, 3 an output not written, 130
+ * interrupted) and, on an error, its message in `message` (NUL-terminated, at most `message_size`
+ * bytes; "" when there was none); `message` may be NULL.
  */
 #ifndef MMLAB_LAB_H
 #define MMLAB_LAB_H
@@ -31,12 +42,64 @@ extern "C" {
 #endif
 
 /* The API this header describes; a caller built against another refuses the library. */
-#define MMLAB_LAB_API_VERSION 1
+#define MMLAB_LAB_API_VERSION 2
 int32_t mmlab_lab_api_version(void);
 
-/* `mmlab argv[1] ...` (list, run, terms, --version): argv[0] is the program's name. Its standard
- * output goes to the file `stdout_path` (replaced) where that is not NULL; progress and messages to
- * standard error. A `run` stopped by Ctrl-C returns with its rows whole; mmlab_interrupted() says so. */
+/* A lab: the built-in algorithms; NULL (and the message) where it cannot be made. Free it with
+ * mmlab_lab_free once no plan of it is used. */
+typedef struct mmlab_lab mmlab_lab;
+mmlab_lab* mmlab_lab_new(char* message, size_t message_size);
+void mmlab_lab_free(mmlab_lab* lab);
+/* The process's lab, the one the commands and mmlab_add_algorithms use; never freed. */
+mmlab_lab* mmlab_lab_default(void);
+
+/* A plan of `lab`'s: the experiment file `experiment` (NULL for none) and then keywords. */
+typedef struct mmlab_plan mmlab_plan;
+mmlab_plan* mmlab_plan_new(mmlab_lab* lab, const char* experiment, char* message, size_t message_size);
+/* A keyword: an option of `mmlab run --help` without its dashes ('-' and '_' alike: "l2_flush"), or
+ * ALGORITHM.AXIS, and its value as the command line writes it ("256:1024:256", "2x2"); a flag takes
+ * "true" or "false"; `plugin` loads the plugins it lists into the plan's lab. Checked now: 2 and the
+ * message when unknown or malformed (the plan unchanged). Set again, a key's value replaces the last. */
+int32_t mmlab_plan_set(mmlab_plan* plan, const char* key, const char* value, char* message, size_t message_size);
+void mmlab_plan_free(mmlab_plan* plan);
+
+/* A cell of a row: empty (a column with no value in this row), text, or a number. */
+enum { MMLAB_EMPTY = 0, MMLAB_TEXT = 1, MMLAB_NUMBER = 2 };
+typedef struct mmlab_value {
+  int32_t kind;
+  const char* text;  /* MMLAB_TEXT: the value; else NULL */
+  double number;     /* MMLAB_NUMBER: the value */
+} mmlab_value;
+
+/* The tables a sink is handed rows of: the results (mmlab_schema_json's "results" columns, in that
+ * order) and the samples (its "samples"). */
+enum { MMLAB_RESULTS = 0, MMLAB_SAMPLES = 1 };
+/* Called with each row as it is made (a configuration's samples before its row): `values` has
+ * `count` cells, valid during the call only. */
+typedef void (*mmlab_row_fn)(void* user, int32_t table, const mmlab_value* values, int32_t count);
+typedef struct mmlab_row_sink {
+  void* user;
+  mmlab_row_fn row;
+} mmlab_row_sink;
+
+/* Runs `plan` on `lab` as `mmlab run` does (its checks, progress on standard error, Ctrl-C ending it
+ * after the configuration it is in, mmlab_interrupted() then 1), each row and its samples to `sink`
+ * (NULL: to the files only) and to the plan's output files where `output` was set. The exit status:
+ * 0, 1 when a configuration failed (its row says why), 2 bad input, 3 an output not written, 130
+ * interrupted. */
+int32_t mmlab_run(mmlab_lab* lab, const mmlab_plan* plan, const mmlab_row_sink* sink, char* message,
+                  size_t message_size);
+
+/* A results file of the lab's (any schema version: upgraded to this one, as mmlab-analyze reads it)
+ * to `sink`: its rows, then the samples of its samples file (<name>.samples.csv) where there is one.
+ * 2 and the message on a file that is not one (a torn row, a foreign table). */
+int32_t mmlab_read(mmlab_lab* lab, const char* path, const mmlab_row_sink* sink, char* message,
+                   size_t message_size);
+
+/* `mmlab argv[1] ...` (list, run, terms, --version) over the process's lab: argv[0] is the program's
+ * name. Its standard output goes to the file `stdout_path` (replaced) where that is not NULL; progress
+ * and messages to standard error. A `run` stopped by Ctrl-C returns with its rows whole;
+ * mmlab_interrupted() says so. */
 int32_t mmlab_command(int32_t argc, const char* const* argv, const char* stdout_path, char* message,
                       size_t message_size);
 int32_t mmlab_interrupted(void);
@@ -45,10 +108,13 @@ int32_t mmlab_interrupted(void);
 int32_t mmlab_analyze(int32_t argc, const char* const* argv, const char* stdout_path, char* message,
                       size_t message_size);
 
-/* Adds the algorithms `info` describes to every later command; they name `source` (e.g.
+/* Adds the algorithms `info` describes to `lab`'s later runs and commands; they name `source` (e.g.
  * "python:module.function") where a plugin's rows name its file, and `hash` for its hash. An
  * algorithm named like one added before replaces it. `info` and everything it points to must stay
  * valid while the process runs commands. Returns 0, or 2 with the message (nothing added). */
+int32_t mmlab_lab_add_algorithms(mmlab_lab* lab, const mmlab_plugin_info* info, const char* source,
+                                 const char* hash, char* message, size_t message_size);
+/* The same, to the process's lab. */
 int32_t mmlab_add_algorithms(const mmlab_plugin_info* info, const char* source, const char* hash,
                              char* message, size_t message_size);
 
@@ -56,7 +122,7 @@ int32_t mmlab_add_algorithms(const mmlab_plugin_info* info, const char* source, 
  * type is one of text, choice, whole, number. Valid while the library is loaded. */
 const char* mmlab_schema_json(void);
 
-/* The layouts of mmlab/plugin.h's structs as this library was compiled with them, as JSON:
+/* The layouts of mmlab/plugin.h's structs and this header's as this library was compiled with them, as JSON:
  * {"mmlab_problem": {"size": 24, "fields": {"m": 0, "n": 8, "k": 16}}, ...}: for a binding's test of
  * its own declarations (the Python package's ctypes ones). Valid while the library is loaded. */
 const char* mmlab_layouts_json(void);

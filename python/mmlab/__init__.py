@@ -8,7 +8,9 @@
     mmlab.compare(r, baseline="cublas")                  # ratios, intervals, verdicts
 
 Everything runs in the lab's own libraries (libmmlab_lab.so, the C API of include/mmlab/lab.h): the
-same harness, checks, messages and statistics as the `mmlab` and `mmlab-analyze` programs.
+same harness, checks, messages and statistics as the `mmlab` and `mmlab-analyze` programs. A run's
+rows come back from the library as they finish, typed by the lab's schema: no file is written unless
+`output=` asks for one.
 """
 import json
 import pathlib
@@ -16,7 +18,7 @@ import tempfile
 
 import pandas as pd
 
-from . import _lib
+from . import _frames, _lib
 from ._algorithm import Algorithm, algorithm
 from ._arrays import DeviceArray
 from ._lib import CommandError
@@ -62,50 +64,43 @@ def _value(v):
     return str(v)
 
 
-def _arguments(keys):
-    args = []
+def _keywords(keys):
+    """(option, value) pairs for the lab's plan: a key's underscores are the option's dashes (the lab reads
+    them alike), `alg__axis` is `alg.axis`; lists and shapes as the command line writes them."""
+    out = []
     for key, value in keys.items():
-        if value is None or value is False:
+        if value is None:
             continue
-        if "." in key or "__" in key:  # an algorithm's axis: alg.axis
-            option = key.replace("__", ".")
-        else:
-            option = _ALIASES.get(key, key).replace("_", "-")
-        if value is True:
-            args.append("--" + option)
-        else:
-            args += ["--" + option, _value(value)]
-    return args
+        option = key.replace("__", ".") if "." in key or "__" in key else _ALIASES.get(key, key)
+        out.append((option, "true" if value is True else "false" if value is False else _value(value)))
+    return out
 
 
 def run(experiment=None, *, output=None, options=None, **keys):
-    """Sweeps, verifies and times as `mmlab run` does, with its keys: `mmlab.run("experiments/quick.ini")`,
+    """Sweeps, verifies and times as `mmlab run` does, with its options as keys: `mmlab.run("experiments/quick.ini")`,
     or algorithms=[names or mmlab.algorithm objects], shapes=[(m, n, k)], sizes=[n], inputs=, trials=,
-    scope=, ... (a key's underscores are the option's dashes; `alg__axis=` or options={"alg.axis": ...}
-    for an algorithm's axis). Progress shows as the program shows it.
+    scope=, ... (any option of `mmlab run --help`, its dashes as underscores; `alg__axis=` or
+    options={"alg.axis": ...} for an algorithm's axis). Progress shows as the program shows it.
 
-    output: the CSV to append to (its samples beside it); without one, a new file in a temporary folder
-    (an experiment file's own `output` is then not used). Returns Results. Bad arguments raise
-    ValueError with the program's message; failed rows are rows (status 'failed', the reason), not
-    errors; Ctrl-C stops after the configuration it is in and raises KeyboardInterrupt."""
-    args = ["run"] + ([str(experiment)] if experiment is not None else [])
-    if output is None:
-        output = pathlib.Path(tempfile.mkdtemp(prefix="mmlab-run-")) / "results.csv"
-    args += _arguments(keys) + _arguments(dict(options or {})) + ["--output", str(output)]
-    status, _ = _lib.command(args, check=False)
+    output: a CSV to append the rows to (its samples beside it) as the program does; without one no file
+    is written (an experiment file's own `output` is then not used). Returns Results. Bad arguments raise
+    ValueError with the lab's message; failed rows are rows (status 'failed', the reason), not errors;
+    Ctrl-C stops after the configuration it is in and raises KeyboardInterrupt."""
+    plan = _lib.Plan(_lib.Lab(), experiment)
+    for option, value in _keywords(keys) + _keywords(dict(options or {})):
+        plan.set(option, value)
+    if output is not None:
+        plan.set("output", str(output))
+    status, rows, samples = _lib.run(plan)
     if _lib.interrupted():
-        raise KeyboardInterrupt("mmlab.run: stopped; the rows written so far are in " + str(output))
-    if status not in (0, 1):
-        raise CommandError(f"mmlab run: exit status {status}", status)
-    if not pathlib.Path(output).is_file():
-        raise CommandError("mmlab run wrote no rows", status)
-    return Results(output)
+        raise KeyboardInterrupt("mmlab.run: stopped" + (f"; the rows written so far are in {output}" if output else ""))
+    return Results(output, rows=_frames.frame(rows), samples=_frames.frame(samples, samples=True))
 
 
 def _paths(results):
     if isinstance(results, (list, tuple)):
         return [p for r in results for p in _paths(r)]
-    return [str(results.path if isinstance(results, Results) else results)]
+    return [str(results.file() if isinstance(results, Results) else results)]
 
 
 def compare(results, baseline, *, across_runs=False, **options):
@@ -119,7 +114,9 @@ def compare(results, baseline, *, across_runs=False, **options):
         out = pathlib.Path(tmp) / "compare.json"
         args = ["compare"] + _paths(results) + ["--baseline", _value(baseline), "--format", "json",
                                                  "--output", str(out)]
-        args += _arguments(dict(options, across_runs=across_runs))
+        args += [a for option, value in _keywords(dict(options, across_runs=across_runs))
+                 for a in (["--" + option.replace("_", "-")] if value == "true" else
+                           [] if value == "false" else ["--" + option.replace("_", "-"), value])]
         _lib.command(args, analyze=True)
         text = out.read_text() if out.is_file() else ""
     records, title, note, types = [], [], [], {}

@@ -1,9 +1,9 @@
-"""CSV files into typed DataFrames: the schema's numbers as numbers, its choices as categories. Every
-file is read by the lab's readers, in this process, and handed over as typed records (no CSV parsed
-here): a results file by `mmlab-analyze rows --format json` (its checks, and older schemas upgraded to
-this one, as the analysis reads them), a samples file or another program's table by `mmlab-analyze
-records --format json` (samples typed by their schema; another table's cells as text, typed here as
-numbers where every cell is one)."""
+"""The lab's rows into typed DataFrames: the schema's numbers as numbers, its choices as categories, the
+columns the schema's (a column the lab adds reaches the frame with no change here). Rows come from the
+library as typed records (no CSV parsed here): a run's through its sink, a results file's from core's
+reader (mmlab_read: its checks, and older schemas upgraded to this one, as the analysis reads them), a
+lone samples file or another program's table by `mmlab-analyze records --format json` (samples typed by
+their schema; another table's cells as text, typed here as numbers where every cell is one)."""
 import functools
 import json
 import pathlib
@@ -93,13 +93,38 @@ def _results_file(path):
     return {"run_id", "algorithm", "status"} <= set(names)
 
 
+def names(samples=False):
+    """The schema's columns, in the order the library hands a row's cells."""
+    return [c["name"] for c in _lib.schema()["samples" if samples else "results"]]
+
+
+def frame(records, samples=False, where="mmlab"):
+    """A table's rows from the library (lists of cells in the schema's column order) as a typed DataFrame."""
+    columns = names(samples)
+    results, sample_types = _types()
+    types = sample_types if samples else results
+    data = {n: pd.Series([("" if r[i] is None else r[i]) if types.get(n) == "text" else r[i] for r in records],
+                         dtype=object) for i, n in enumerate(columns)}  # text: "" where a row has none
+    return _typed(pd.DataFrame(data, columns=columns), types, where)
+
+
+def read_results(path):
+    """A results file (its samples file's rows beside it) as two typed DataFrames, by core's reader."""
+    path = pathlib.Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path}: no such file")
+    rows, samples = _lib.read(path)
+    return frame(rows, where=str(path)), frame(samples, samples=True, where=str(samples_path(path)))
+
+
 def read_table(path, samples=False):
     """One CSV as a typed DataFrame (the results schema, or the samples' with `samples`)."""
     path = pathlib.Path(path)
     if not path.is_file():
         raise ValueError(f"{path}: no such file")
-    reader = "rows" if not samples and _results_file(path) else "records"
-    _, text = _lib.command([reader, "--format", "json", str(path)], analyze=True, capture=True)
+    if not samples and _results_file(path):
+        return read_results(path)[0]
+    _, text = _lib.command(["records", "--format", "json", str(path)], analyze=True, capture=True)
     document = json.loads(text)
     names = [c["name"] for c in document["columns"]]
     records = document["records"]

@@ -1,11 +1,13 @@
-"""libmmlab_lab.so through ctypes: mmlab's and mmlab-analyze's commands run in this process."""
+"""libmmlab_lab.so through ctypes (include/mmlab/lab.h): one loader, each function's argtypes beside
+its wrapper, the library's own lock (runs and commands take turns in the process). The lab and its
+plans are handles; a run's rows come back through a sink as they finish, typed by the schema."""
 import ctypes
 import json
 import os
 import pathlib
 import tempfile
 
-API_VERSION = 1  # include/mmlab/lab.h's MMLAB_LAB_API_VERSION
+API_VERSION = 2  # include/mmlab/lab.h's MMLAB_LAB_API_VERSION
 _NAME = "libmmlab_lab.so"
 _library = None
 
@@ -47,6 +49,21 @@ def library():
         lib.mmlab_add_algorithms.restype = ctypes.c_int32
         lib.mmlab_add_algorithms.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                                              ctypes.c_size_t]
+        lib.mmlab_lab_default.restype = ctypes.c_void_p
+        lib.mmlab_lab_new.restype = ctypes.c_void_p
+        lib.mmlab_lab_new.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+        lib.mmlab_lab_free.argtypes = [ctypes.c_void_p]
+        lib.mmlab_plan_new.restype = ctypes.c_void_p
+        lib.mmlab_plan_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
+        lib.mmlab_plan_set.restype = ctypes.c_int32
+        lib.mmlab_plan_set.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                       ctypes.c_size_t]
+        lib.mmlab_plan_free.argtypes = [ctypes.c_void_p]
+        for name in ("mmlab_run", "mmlab_read"):
+            fn = getattr(lib, name)
+            fn.restype = ctypes.c_int32
+            fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p if name == "mmlab_run" else ctypes.c_char_p,
+                           ctypes.POINTER(RowSink), ctypes.c_char_p, ctypes.c_size_t]
         lib.path = path
         _library = lib
     return _library
@@ -103,3 +120,122 @@ def layouts():
     """The layouts of mmlab/plugin.h's structs as the library was compiled: {struct: {'size', 'fields':
     {field: offset}}}, what the package's ctypes declarations must match (a test checks them)."""
     return json.loads(library().mmlab_layouts_json().decode())
+
+
+# include/mmlab/lab.h's row sink: a cell (kind: 0 empty, 1 text, 2 number) and the callback.
+class Value(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int32), ("text", ctypes.c_char_p), ("number", ctypes.c_double)]
+
+
+ROW_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.POINTER(Value), ctypes.c_int32)
+
+
+class RowSink(ctypes.Structure):
+    _fields_ = [("user", ctypes.c_void_p), ("row", ROW_FN)]
+
+
+RESULTS, SAMPLES = 0, 1  # the tables: MMLAB_RESULTS, MMLAB_SAMPLES
+
+
+def _message():
+    return ctypes.create_string_buffer(4096)
+
+
+def _check(status, message, what):
+    why = message.value.decode(errors="replace")
+    if status == 2:
+        raise ValueError(why or f"{what}: bad input")
+    if status not in (0, 1):
+        raise CommandError(why or f"{what}: exit status {status}", status)
+    return status
+
+
+class Lab:
+    """A lab handle: the process's own (Lab(), what mmlab.algorithm adds to and the commands use) or a
+    new one (Lab(new=True), freed with the object)."""
+
+    def __init__(self, new=False):
+        lib = library()
+        if new:
+            message = _message()
+            self._handle = lib.mmlab_lab_new(message, len(message))
+            if not self._handle:
+                raise CommandError(message.value.decode(errors="replace"), 1)
+        else:
+            self._handle = lib.mmlab_lab_default()
+        self._owned = new
+
+    def __del__(self):
+        if getattr(self, "_owned", False) and self._handle:
+            library().mmlab_lab_free(self._handle)
+            self._handle = None
+
+
+class Plan:
+    """A plan handle of a lab's: an experiment file (or none) and keywords, each checked as it is set
+    (ValueError with the lab's message)."""
+
+    def __init__(self, lab, experiment=None):
+        self.lab = lab
+        message = _message()
+        self._handle = library().mmlab_plan_new(lab._handle, str(experiment).encode() if experiment else None,
+                                                message, len(message))
+        if not self._handle:
+            _check(2, message, "mmlab.run")
+
+    def set(self, key, value):
+        message = _message()
+        _check(library().mmlab_plan_set(self._handle, str(key).encode(), str(value).encode(), message,
+                                        len(message)), message, f"mmlab.run: {key}")
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            library().mmlab_plan_free(self._handle)
+            self._handle = None
+
+
+def _collector():
+    """A sink that keeps each table's rows as lists of Python values, and the first error of its own."""
+    tables, errors = {RESULTS: [], SAMPLES: []}, []
+
+    def row(_user, table, values, count):
+        try:
+            cells = [None] * count
+            for i in range(count):
+                v = values[i]
+                if v.kind == 2:
+                    cells[i] = v.number
+                elif v.kind == 1:
+                    cells[i] = v.text.decode()
+            tables[table].append(cells)
+        except Exception as e:  # noqa: BLE001 - raised once the call returns
+            errors.append(e)
+
+    callback = ROW_FN(row)
+    return RowSink(None, callback), callback, tables, errors
+
+
+def run(plan):
+    """Runs a plan: (exit status, its result rows, its sample rows), the rows as lists of values in the
+    schema's column order."""
+    sink, keep_alive, tables, errors = _collector()
+    message = _message()
+    status = library().mmlab_run(plan.lab._handle, plan._handle, ctypes.byref(sink), message, len(message))
+    del keep_alive
+    if errors:
+        raise errors[0]
+    _check(status if status != 130 else 0, message, "mmlab run")
+    return status, tables[RESULTS], tables[SAMPLES]
+
+
+def read(path, lab=None):
+    """A results file's rows and its samples file's, as the lab's reader reads them."""
+    sink, keep_alive, tables, errors = _collector()
+    message = _message()
+    status = library().mmlab_read((lab or Lab())._handle, str(path).encode(), ctypes.byref(sink), message,
+                                  len(message))
+    del keep_alive
+    if errors:
+        raise errors[0]
+    _check(status, message, str(path))
+    return tables[RESULTS], tables[SAMPLES]

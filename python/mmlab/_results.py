@@ -1,32 +1,66 @@
 """Results: a run's rows and samples as DataFrames, and where they came from."""
+import csv
+import math
 import pathlib
+import tempfile
+
+import pandas as pd
 
 from . import _frames
 
 
 class Results:
-    """What a run wrote (or a CSV holds): `.rows` (a row per configuration, typed as the schema says),
-    `.samples` (a row per trial, empty where the file has none) and `.path`, the CSV."""
+    """What a run made (or a CSV holds): `.rows` (a row per configuration, typed as the schema says),
+    `.samples` (a row per trial, empty where there are none) and `.path`, the CSV (None for a run that
+    wrote no file: mmlab.run without output=)."""
 
-    def __init__(self, path):
-        self.path = pathlib.Path(path)
-        self.rows = _frames.read_table(self.path)
-        sp = _frames.samples_path(self.path)
-        if sp is not None and sp.is_file() and "run_id" in self.rows.columns:
-            self.samples = _frames.read_table(sp, samples=True)
-        else:
-            import pandas as pd
-            self.samples = pd.DataFrame({"run_id": pd.Series(dtype=str), "trial": pd.Series(dtype="Int64"),
-                                         "ms": pd.Series(dtype=float)})
+    def __init__(self, path=None, *, rows=None, samples=None):
+        self.path = pathlib.Path(path) if path is not None else None
+        if rows is None:
+            sp = _frames.samples_path(self.path)
+            if _frames._results_file(self.path):
+                rows, samples = _frames.read_results(self.path)
+            else:  # another program's table: its cells typed here
+                rows = _frames.read_table(self.path)
+            if sp is None or not sp.is_file() or "run_id" not in rows.columns:
+                samples = None
+        self.rows = rows
+        self.samples = samples if samples is not None else _frames.frame([], samples=True)
 
     def ok(self):
         """The rows that verified and were timed."""
         return self.rows[self.rows["status"] == "ok"] if "status" in self.rows.columns else self.rows
 
+    def file(self):
+        """A CSV of these rows (and its samples beside it) for the lab's programs: `.path`, or for a run
+        that wrote none a new one in a temporary folder, written once from the rows as the lab wrote them
+        (numbers to the last bit)."""
+        if self.path is None:
+            self.path = pathlib.Path(tempfile.mkdtemp(prefix="mmlab-results-")) / "results.csv"
+            _write(self.path, self.rows, _frames.names())
+            _write(_frames.samples_path(self.path), self.samples, _frames.names(samples=True))
+        return self.path
+
     def __repr__(self):
         counts = self.rows["status"].value_counts().to_dict() if "status" in self.rows.columns else {}
         what = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or f"{len(self.rows)} rows"
-        return f"<mmlab.Results {self.path}: {what}; {len(self.samples)} samples>"
+        return f"<mmlab.Results {self.path or 'in memory'}: {what}; {len(self.samples)} samples>"
+
+
+def _cell(v):
+    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    if isinstance(v, float):
+        return str(int(v)) if v.is_integer() and abs(v) < 2 ** 53 else repr(v)
+    return str(v)
+
+
+def _write(path, frame, columns):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(columns)
+        for row in frame[columns].itertuples(index=False):
+            w.writerow([_cell(v) for v in row])
 
 
 def read(path):
@@ -34,8 +68,6 @@ def read(path):
     any other table under data/ as Results whose rows pandas typed (samples empty)."""
     path = pathlib.Path(path)
     if path.name.endswith(".samples.csv"):
-        r = Results.__new__(Results)
-        r.path, r.rows = path, _frames.read_table(path, samples=True)
-        r.samples = r.rows
-        return r
+        rows = _frames.read_table(path, samples=True)
+        return Results(path, rows=rows, samples=rows)
     return Results(path)

@@ -3,6 +3,7 @@ Python), failures as rows, bad arguments as ValueError with the program's messag
 committed CSV, compare() against mmlab-analyze."""
 import json
 import math
+import pathlib
 import subprocess
 
 import numpy as np
@@ -123,13 +124,13 @@ def test_a_host_function_right_on_its_first_call_only_fails(tmp_path):
 
 def test_the_ctypes_declarations_have_the_c_headers_layouts():
     """Issue #64: each ctypes Structure the package hands the library has the size and field offsets
-    of its struct in include/mmlab/plugin.h, as the library was compiled."""
+    of its struct in include/mmlab/plugin.h and lab.h, as the library was compiled."""
     import ctypes
     from mmlab import _algorithm as a
     want = mmlab._lib.layouts()
     mine = {"mmlab_problem": a._Problem, "mmlab_param": a._Param, "mmlab_params": a._Params,
             "mmlab_variant": a._Variant, "mmlab_axis": a._Axis, "mmlab_algorithm": a._CAlgorithm,
-            "mmlab_plugin_info": a._Info}
+            "mmlab_plugin_info": a._Info, "mmlab_value": mmlab._lib.Value, "mmlab_row_sink": mmlab._lib.RowSink}
     assert set(mine) == set(want)
     for name, cls in mine.items():
         assert ctypes.sizeof(cls) == want[name]["size"], name
@@ -180,6 +181,96 @@ def test_a_command_from_inside_a_running_one_is_refused_not_a_deadlock(tmp_path)
     r = mmlab.run(algorithms=[calls_the_lab], shapes=[(24, 16, 8)], trials=2, output=tmp_path / "in.csv")
     assert r.rows["status"].tolist() == ["ok"]
     assert said and all("inside a running command" in s for s in said)
+
+
+def test_a_run_without_output_writes_no_file(root, tmp_path, monkeypatch):
+    """Issue #64: the rows come from the library's sink; nothing is written or read between mmlab.run and
+    its DataFrames (not the experiment file's output, not a temporary file) unless output= asks."""
+    import tempfile
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "e.ini").write_text("algorithms = eigen\nsize = 40\ntrials = 3\noutput = named.csv\n")
+    temp = set(pathlib.Path(tempfile.gettempdir()).glob("mmlab-*"))
+    r = mmlab.run(tmp_path / "e.ini", shapes=[(31, 17, 9)], warmup=0)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.ini"]
+    assert set(pathlib.Path(tempfile.gettempdir()).glob("mmlab-*")) <= temp
+    assert r.path is None and r.rows["status"].tolist() == ["ok"] and r.rows["m"].tolist() == [31]
+    assert len(r.samples) == 3
+    assert set(r.samples["run_id"]) == set(r.rows["run_id"])
+    # asked for, the file holds the same typed rows the sink gave
+    w = mmlab.run(tmp_path / "e.ini", warmup=0, output=tmp_path / "out.csv")
+    again = mmlab.read(tmp_path / "out.csv")
+    pd.testing.assert_frame_equal(w.rows, again.rows, check_categorical=False)
+    pd.testing.assert_frame_equal(w.samples, again.samples, check_categorical=False)
+
+
+def test_a_new_column_reaches_the_frame_without_python(root):
+    """Issue #64: a run's frame has exactly the schema's columns, in its order, typed by it, and python/
+    names none of the columns added last (a column the lab adds needs no change there)."""
+    r = mmlab.run(algorithms=["eigen"], shapes=[(9, 7, 5)], trials=3)
+    schema = mmlab._lib.schema()
+    assert list(r.rows.columns) == [c["name"] for c in schema["results"]]
+    assert list(r.samples.columns) == [c["name"] for c in schema["samples"]]
+    for c in schema["results"]:
+        if c["type"] == "number":
+            assert r.rows[c["name"]].dtype == np.float64, c["name"]
+    text = "".join(p.read_text() for p in (root / "python" / "mmlab").glob("*.py"))
+    for newest in ("energy_j", "latency_ms", "bound_ms", "layout_ms"):  # schema 8's columns
+        assert newest not in text
+
+
+def run_options(bin_dir):
+    """`mmlab run --help`'s options: {name: its default, or None for a flag}."""
+    import re
+    text = subprocess.run([str(bin_dir / "mmlab"), "run", "--help"], capture_output=True, text=True).stdout
+    out = {}
+    for m in re.finditer(r"^  --([a-z0-9_.-]+)( arg)?", text, re.M):
+        name, takes = m.group(1), m.group(2)
+        block = text[m.end():].split("\n  --")[0]
+        default = re.search(r"default ([^ )]+)\)", " ".join(block.split()))
+        out[name] = None if not takes else default.group(1) if default else ""
+    return out
+
+
+def test_every_option_of_the_program_is_a_keyword(bin_dir):
+    """Issue #64: the keywords are the program's options, read by the same table: each option `mmlab run
+    --help` lists is a key of mmlab.run's plan with its default value (a flag: true), with no list of
+    options in python/; one it does not list is refused with the program's message."""
+    options = run_options(bin_dir)
+    assert {"seed", "order", "l2-flush", "stop-after", "dry-run", "trials"} <= set(options)
+    skip = {"help", "plugin", "output", "resume", "overwrite"}  # no value to try, or a file to name
+    tried = 0
+    for name, default in options.items():
+        if name in skip or default in ("", "results/<experiment>.csv"):
+            continue
+        plan = mmlab._lib.Plan(mmlab._lib.Lab())
+        plan.set("algorithms", "eigen")
+        plan.set(name.replace("-", "_"), "true" if default is None else default)
+        tried += 1
+    assert tried > 100  # the run options and every algorithm's axes
+    with pytest.raises(ValueError, match="unknown option '--no_such_option'"):
+        mmlab._lib.Plan(mmlab._lib.Lab()).set("no_such_option", "1")
+
+
+def test_an_option_python_never_names_reaches_the_rows(root):
+    """Issue #64: options python/ has no word for reach the run (seed, order, l2_flush here)."""
+    r = mmlab.run(algorithms=["eigen"], shapes=[(12, 8, 4)], trials=3, seed=77, order="sequential",
+                  l2_flush="off,on")
+    assert r.rows["seed"].astype(str).tolist() == ["77", "77"]
+    assert set(r.ok()["order"]) == {"sequential"} and set(r.rows["l2_flush"]) == {"off", "on"}
+    text = "".join(p.read_text() for p in (root / "python" / "mmlab").glob("*.py"))
+    assert "l2_flush" not in text and "sequential" not in text
+
+
+def test_a_lab_of_its_own_does_not_see_the_process_labs_algorithms():
+    @mmlab.algorithm("py_only_in_the_process_lab", backend="host")
+    def only_here(a, b, c, *, params, stream):
+        c[:] = a @ b
+
+    own = mmlab._lib.Lab(new=True)
+    with pytest.raises(ValueError, match="py_only_in_the_process_lab"):
+        mmlab._lib.Plan(own).set("algorithms", "py_only_in_the_process_lab")
+    mmlab._lib.Plan(mmlab._lib.Lab()).set("algorithms", "py_only_in_the_process_lab")
+    del own
 
 
 def cli_error(bin_dir, *args):
@@ -363,7 +454,7 @@ def test_no_csv_is_parsed_in_the_package(root):
     # and other tables), through the library: the package parses no CSV itself.
     for f in sorted((root / "python" / "mmlab").glob("*.py")):
         text = f.read_text()
-        assert "read_csv" not in text and "import csv" not in text, f
+        assert "read_csv" not in text and "csv.reader" not in text and "DictReader" not in text, f
 
 
 def test_a_samples_cell_that_is_not_a_number_is_an_error(root, tmp_path):

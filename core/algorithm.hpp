@@ -227,6 +227,10 @@ struct Algorithm {
   std::function<StreamedReport(const RunArgs&)> streamed_report;
   // Backend::distributed: this rank's run of a configuration, its inputs made (instead of run).
   std::function<std::unique_ptr<DistributedRun>(const DistributedSetup&)> make_distributed;
+  // The algorithm that runs a configuration's products where that is another one's (a distributed
+  // algorithm's engine: its `engine` value's spec, core/invocation.hpp), so that where it runs (GPUs
+  // or the host) is that algorithm's, never read from a name. Optional: null means itself.
+  std::function<const Algorithm*(const Params&)> engine_of;
   // Why it cannot run on this machine at all (a library it loads at run time is missing), in words;
   // `mmlab list` says it and supports() refuses every configuration with it. Optional: null or ""
   // means it is available.

@@ -97,7 +97,7 @@ std::string copy_engine_unavailable() {
 
 Context::Context(const std::string& engine, Transport transport, const DeviceInfo& device)
     : impl_(std::make_unique<Impl>()),
-      device_(engine_spec(engine).algorithm->backend != Backend::host),
+      device_(!mmlab::Engine::on_host(engine_spec(engine))),
       transport_(transport) {
   ensure_mpi();
   impl_->id = engine + (transport == Transport::copy_engine ? ":copy_engine" : "");
@@ -109,7 +109,7 @@ Context::Context(const std::string& engine, Transport transport, const DeviceInf
     MMLAB_CHECK(cudaEventCreateWithFlags(&impl_->compute_done, cudaEventDisableTiming));
     MMLAB_CHECK(cudaEventCreateWithFlags(&impl_->comm_done, cudaEventDisableTiming));
   }
-  engine_ = make_engine(engine, &impl_->compute, device);
+  engine_ = std::make_unique<mmlab::Engine>(engine_spec(engine), device, states_);
 }
 
 Context::~Context() {
@@ -204,7 +204,7 @@ void Context::product(const float* a, const float* b, float* c, long m, long n, 
       std::fill(c, c + m * n, 0.f);
     return;
   }
-  engine_->gemm(a, k, b, n, c, n, m, n, k, accumulate);  // contiguous operands
+  engine_->gemm(a, b, c, n, m, n, k, accumulate, impl_->compute);  // contiguous operands
 }
 
 void Context::product_of_band(const float* a, long lda, const float* b, float* c, long m, long n, long k,
@@ -330,7 +330,7 @@ Reason check_job(const Grid& grid, const Params& q, const DeviceInfo& device) {
     return "grid " + grid.text() + " needs " + std::to_string(grid.volume()) + " ranks; this job has " +
            std::to_string(job().size) + " (mpirun -np " + std::to_string(grid.volume()) + ")";
   const std::string engine = q.text("engine");
-  const bool on_host = engine_spec(engine).algorithm->backend == Backend::host;
+  const bool on_host = mmlab::Engine::on_host(engine_spec(engine));
   if (on_host && q.text("transport") == "copy_engine")
     return std::string("transport copy_engine moves device memory; the eigen engine's blocks are host memory "
                        "(MPI moves them: transport mpi)");

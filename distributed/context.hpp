@@ -15,6 +15,7 @@
 #include "core/decompositions.hpp"
 #include "core/distributed.hpp"
 #include "core/invocation.hpp"
+#include "runtime/engine.hpp"
 #include "runtime/job.hpp"
 
 namespace mmlab::dist {
@@ -52,19 +53,6 @@ Transport transport_of(const std::string& name);
 // copy_engine needs every rank on one host; "" when it can run here, else why not.
 std::string copy_engine_unavailable();
 
-// The local product: C (m x n, ldc) = A (m x k, lda) B (k x n, ldb), + C when `accumulate`.
-class Engine {
- public:
-  virtual ~Engine() = default;
-  virtual void gemm(const float* a, long lda, const float* b, long ldb, float* c, long ldc, long m, long n,
-                    long k, bool accumulate) = 0;
-  // What runs a product of this shape, as a full engine spec ("algorithm:variant:params", the
-  // dispatcher's pick included): what a row records of its local products.
-  virtual std::string resolved(long m, long n, long k) = 0;
-  // Gives back what the engine holds beyond the products' own memory (staging for padded rows);
-  // it grows again on the next product that needs it.
-  virtual void release() {}
-};
 
 // Memory of one rank's run: device memory for GPU engines, host memory for Eigen.
 class Memory {
@@ -81,11 +69,11 @@ std::unique_ptr<Comm> copy_engine_comm(int color, int key, CUstream_st** stream)
 // Unmaps every peer buffer this process mapped (copy_engine). Each mapping is made once and kept
 // until then; a rank frees memory a peer may have mapped only after every rank has called this.
 void close_peer_memory();
-// The engine the `engine` axis's value names, as an engine spec (engines.cu), and the engine itself.
+// The engine the `engine` axis's value names, as an engine spec (engines.cu); its products run by the
+// lab's Engine (runtime/engine.hpp).
 EngineSpec engine_spec(const std::string& name);
 // The rows its products want (Variant::row_alignment; 1 on the host): shorter ones are padded.
 long engine_row_alignment(const std::string& name);
-std::unique_ptr<Engine> make_engine(const std::string& name, CUstream_st** stream, const DeviceInfo& device);
 
 // One rank's context for one engine and transport: backend, streams, communicators, phase timing.
 class Context {
@@ -93,7 +81,7 @@ class Context {
   Context(const std::string& engine, Transport transport, const DeviceInfo& device);
   ~Context();
   bool on_device() const { return device_; }
-  Engine& engine() { return *engine_; }
+  mmlab::Engine& engine() { return *engine_; }
   CUstream_st* compute_stream() const;  // null on the host
   // A communicator of the ranks that share `color` (ordered by `key`); made once per job and kept.
   // `ctas` > 0 caps the thread blocks NCCL runs its transfers with (ncclConfig_t::maxCTAs): fewer
@@ -141,7 +129,8 @@ class Context {
   std::unique_ptr<Impl> impl_;
   bool device_ = false;
   Transport transport_ = Transport::nccl;
-  std::unique_ptr<Engine> engine_;
+  StateCache states_;  // the engine's algorithm's state (before the engine, which holds it)
+  std::unique_ptr<mmlab::Engine> engine_;
   PhaseTimes phases_;
   std::map<std::tuple<long, long, long>, double> rates_;
 };

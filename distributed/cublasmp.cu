@@ -291,6 +291,7 @@ MMLAB_ALGORITHM(cublasmp) {
   a.precision_by = [](const Params& q) {
     return q.text("engine") == "cublas_tf32" ? Precision::tf32 : Precision::fp32;
   };
+  a.engine_of = [](const Params& q) { return engine_spec(q.text("engine")).algorithm; };
   a.unavailable = [] {
     std::string why;
     return cublasmp::api(&why) ? std::string() : why;

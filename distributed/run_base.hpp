@@ -265,10 +265,12 @@ void describe_distributed(Algorithm& a, Decomposition kind, Axis grid, std::vect
     const EngineSpec e = engine_spec(q.text("engine"));
     return e.algorithm->precision_of(e.params);
   };
+  a.engine_of = [](const Params& q) { return engine_spec(q.text("engine")).algorithm; };
   a.resolve = [](const Problem&, const Params& q, const DeviceInfo&) {
     Params r = q;
     // The CPU backend moves host blocks with MPI, whatever was asked (copy_engine is refused by supports).
-    if (q.text("engine") == "eigen" && q.text("transport") == "nccl") r.set("transport", "mpi");
+    if (Engine::on_host(engine_spec(q.text("engine"))) && q.text("transport") == "nccl")
+      r.set("transport", "mpi");
     if (q.text("transport") == "copy_engine" && !copy_engine_unavailable().empty()) r.set("transport", "nccl");
     return r;
   };

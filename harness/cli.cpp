@@ -12,6 +12,7 @@
 #include "core/plugin.hpp"
 #include "core/revision.hpp"
 #include "harness/options.hpp"
+#include "harness/pipelines.hpp"
 #include "harness/progress.hpp"
 #include "harness/runner.hpp"
 #include "harness/terms.hpp"
@@ -57,20 +58,6 @@ const char* kListUsage =
     "algorithm (what the Python package's mmlab.algorithms() reads).\n\n"
     "Example: mmlab list flagship cublas\n";
 
-const char* backend_text(mmlab::Backend b) {
-  return b == mmlab::Backend::device     ? "GPU"
-         : b == mmlab::Backend::host     ? "host CPU"
-         : b == mmlab::Backend::streamed ? "GPU, operands in host memory, timed host to host"
-                                         : "MPI ranks: GPUs over NCCL or the copy engines, or CPUs over MPI";
-}
-
-const char* backend_name(mmlab::Backend b) {
-  return b == mmlab::Backend::device     ? "gpu"
-         : b == mmlab::Backend::host     ? "host"
-         : b == mmlab::Backend::streamed ? "streamed"
-                                         : "distributed";
-}
-
 std::string json_list(const std::vector<std::string>& v) {
   std::string out = "[";
   for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + mmlab::json_string(v[i]);
@@ -82,7 +69,7 @@ void list_json(const std::vector<const mmlab::Algorithm*>& which, std::ostream& 
   os << "[";
   for (std::size_t i = 0; i < which.size(); ++i) {
     const mmlab::Algorithm& a = *which[i];
-    os << (i ? ",\n " : "") << "{\"name\": " << json_string(a.name) << ", \"backend\": " << json_string(backend_name(a.backend))
+    os << (i ? ",\n " : "") << "{\"name\": " << json_string(a.name) << ", \"backend\": " << json_string(mmlab::pipeline_of(a).name)
        << ", \"summary\": " << json_string(a.summary) << ", \"source\": " << json_string(a.source)
        << ", \"plugin_hash\": " << json_string(a.plugin_hash) << ", \"constraints\": " << json_string(a.constraints)
        << ", \"unavailable\": " << json_string(a.unavailable ? a.unavailable() : std::string())
@@ -156,7 +143,7 @@ int list(const mmlab::Registry& lab, int argc, char** argv) {
     return 0;
   }
   for (const mmlab::Algorithm* a : which) {
-    std::cout << a->name << "  (" << backend_text(a->backend) << ", " << (a->plugin_hash.empty() ? "" : "plugin ") << a->source << ")\n  " << a->summary
+    std::cout << a->name << "  (" << mmlab::pipeline_of(*a).where << ", " << (a->plugin_hash.empty() ? "" : "plugin ") << a->source << ")\n  " << a->summary
               << "\n";
     std::cout << "  variants:\n";
     for (const auto& v : a->variants)

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/distributed.hpp"
+#include "harness/pipelines.hpp"
 #include "harness/runner.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/gpu.hpp"
@@ -158,7 +159,7 @@ DeviceInfo job_device(RunPlan& plan, bool device_given) {
   std::set<std::string> grids;
   for (const Configuration& c : plan.configurations) {
     gpus = gpus || uses_gpus(c);
-    if (c.algorithm->backend != Backend::distributed) continue;
+    if (!pipeline_of(*c.algorithm).collective) continue;
     distributed = true;
     if (!c.params.has("grid")) {  // a variant on every rank of the job, whatever its count (cuBLASMp's matmul)
       fits = true;

@@ -26,11 +26,11 @@ namespace mmlab {
 Reason check_configuration(const Configuration& cfg, const DeviceInfo& device, StateCache& states,
                            PreparedRun& run, Outcome& out) {
   const Algorithm& alg = *cfg.algorithm;
+  const Pipeline& pipeline = pipeline_of(alg);
   const Problem& p = cfg.problem;
   const Invocation invocation(alg, device);
   // A distributed algorithm makes its own checks (the grid, the engine, the job), on every rank.
-  const bool on_gpu = alg.backend == Backend::device || alg.backend == Backend::streamed;
-  if (on_gpu && !device.present) {
+  if (pipeline.gpu && !pipeline.by_engine && !device.present) {
     out.resolved = invocation.resolve(p, cfg.params);
     return device.absent_reason;
   }
@@ -40,9 +40,9 @@ Reason check_configuration(const Configuration& cfg, const DeviceInfo& device, S
   out.predicted_ms = run.predicted_ms();  // NaN: none (not recorded)
   out.launch_known = run.launch().has_value();
   if (out.launch_known) out.launch = *run.launch();
-  if (alg.backend == Backend::host && cfg.scope != Scope::kernel)
+  if (pipeline.kernel_only && cfg.scope != Scope::kernel)
     return std::string("host algorithm: scope ") + scope_name(cfg.scope) + " does not apply";
-  if (alg.backend == Backend::host && cfg.l2_flush) return "host algorithm: the L2 flush does not apply";
+  if (pipeline.kernel_only && cfg.l2_flush) return "host algorithm: the L2 flush does not apply";
   return std::nullopt;
 }
 
@@ -89,12 +89,12 @@ void poison_host(float* c, std::size_t count, std::uint32_t bits = 0x7FC00000u) 
 // Phase 2: inputs, output and workspace; the buffers run() receives.
 Reason prepare_buffers(Workbench& bench, const Configuration& cfg, const PreparedRun& run, Buffer& workspace,
                        Outcome& out, Buffers& io, bool* short_of_memory) {
-  const Algorithm& alg = *cfg.algorithm;
+  const Pipeline& pipeline = pipeline_of(*cfg.algorithm);
   const Problem& p = cfg.problem;
-  if (alg.backend == Backend::host || alg.backend == Backend::streamed) {  // pinned when there is a GPU
+  if (pipeline.host_operands) {  // pinned when there is a GPU
     if (Reason why = bench.prepare_host()) return why;
     io.a = bench.host_a(), io.b = bench.host_b(), io.c = bench.host_c();
-    if (alg.backend == Backend::streamed) out.device_bytes = run.workspace_bytes();  // it allocates
+    if (pipeline.own_memory) out.device_bytes = run.workspace_bytes();
     return std::nullopt;
   }
   if (Reason why = bench.prepare_device()) return why;
@@ -118,14 +118,15 @@ Verdict verify(Workbench& bench, const PreparedRun& run, const Buffers& io, doub
   const Problem& p = run.problem();
   const std::size_t c_count = std::size_t(p.m) * p.n;
   const Precision precision = alg.precision_of(run.params());
-  if (alg.backend == Backend::host) {
+  const Verification how = pipeline_of(alg).verification;
+  if (how == Verification::host) {
     bench.ensure_reference();  // before the call: what is judged is C as run() left it
     std::fill(io.c, io.c + c_count, std::nanf(""));
     run.run(io, bench.stream());
     const std::vector<float> left(io.c, io.c + c_count);
     return bench.verify_host_output(left.data(), precision);
   }
-  if (alg.backend == Backend::streamed) {  // too large for a whole reference, perhaps: entries of it
+  if (how == Verification::entries) {  // too large for a whole reference, perhaps: entries of it
     poison_host(io.c, c_count);
     run.run(io, bench.stream());
     const ErrorStats e = check_entries(io.c, p.n, 0, 0, p.m, p.n, p.m, p.n, p.k, p.inputs, bench.seed(), checked);
@@ -142,7 +143,7 @@ Verdict verify(Workbench& bench, const PreparedRun& run, const Buffers& io, doub
 std::unique_ptr<TrialTimer> make_timer(Workbench& bench, const Configuration& cfg, const PreparedRun& run,
                                        const Buffers& io, const TimingOptions& timing,
                                        std::function<void()> after_stop) {
-  if (cfg.algorithm->backend != Backend::device) return make_host_timer(&run, io, bench.stream());
+  if (!pipeline_of(*cfg.algorithm).device_timer) return make_host_timer(&run, io, bench.stream());
   DeviceTiming t;
   t.run = &run;
   t.io = io;
@@ -178,7 +179,8 @@ void Prepared::warmup() { timer_->untimed(); }
 
 double Prepared::trial(ClockMonitor* clocks) {
   const Algorithm& alg = *cfg_.algorithm;
-  const bool gpu = alg.backend == Backend::device || alg.backend == Backend::streamed;
+  const Pipeline& pipeline = pipeline_of(alg);
+  const bool gpu = pipeline.gpu;
   // NVML's energy counter around the trial (a GPU trial's clock is the GPU's own: the host's calls
   // before it are not inside it).
   const double energy_before = clocks && gpu ? clocks->energy_j() : -1;
@@ -197,7 +199,7 @@ double Prepared::trial(ClockMonitor* clocks) {
   auditing_ = false;
   // A host C as run() left it, copied at once: a thread still writing after the return is not waited for.
   std::vector<float> left;
-  if (alg.backend == Backend::host) left.assign(io_.c, io_.c + c_count);
+  if (pipeline.verification == Verification::host) left.assign(io_.c, io_.c + c_count);
   if (fresh) {  // after the clock stopped: C against the new inputs, then the old ones back
     fresh_differed_ += !judge_fresh(left.empty() ? nullptr : left.data());
     fresh_inputs_->refill_inputs(fresh_inputs_->seed());
@@ -218,7 +220,7 @@ double Prepared::trial(ClockMonitor* clocks) {
   outcome_.timer = timer_->timer();
   outcome_.timer_note = timer_->unblocked_reason();
   const double ms = t.ms;
-  if (alg.backend == Backend::streamed && alg.streamed_report) reports_.push_back(alg.streamed_report(run_.args(io_, stream_)));
+  if (pipeline.reports && alg.streamed_report) reports_.push_back(alg.streamed_report(run_.args(io_, stream_)));
   if (clocks && gpu) {
     const double energy_after = clocks->energy_j();
     ClockSample c = clocks->sample(stream_);
@@ -241,7 +243,7 @@ bool Prepared::judge_fresh(const float* host_c) {
   const std::size_t count = std::size_t(p.m) * p.n;
   std::vector<float> copy;
   const float* c = host_c ? host_c : io_.c;
-  if (cfg_.algorithm->backend == Backend::device) {
+  if (!pipeline_of(*cfg_.algorithm).host_operands) {
     copy.resize(count);
     MMLAB_CHECK(cudaMemcpyAsync(copy.data(), io_.c, count * sizeof(float), cudaMemcpyDeviceToHost, stream_));
     MMLAB_CHECK(cudaStreamSynchronize(stream_));
@@ -285,7 +287,7 @@ void Prepared::finish() {
   if (!outcome_.samples.empty()) outcome_.stats = summarize(outcome_.samples);
   if (!outcome_.samples.empty() && peak_gflops_ > 0) {
     // Faster than the GPU (or host) can multiply: the work ran elsewhere (another stream) or not at all.
-    const bool host = cfg_.algorithm->backend == Backend::host;
+    const bool host = !pipeline_of(*cfg_.algorithm).gpu;
     const double gflops = cfg_.algorithm->flop_count(cfg_.problem) / (outcome_.stats.median * 1e-3) / 1e9;
     if (gflops > peak_gflops_) {
       char why[320];
@@ -335,7 +337,8 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
   }
   double checked = 0;
   o.verdict = verify(bench, out->run_, io, &checked);
-  if (cfg.algorithm->backend == Backend::streamed) {
+  const Pipeline& pipeline = pipeline_of(*cfg.algorithm);
+  if (pipeline.reports) {
     o.distributed = DistributedOutcome{};
     o.distributed->verified_entries = checked;
     o.distributed->phases = bool(cfg.algorithm->streamed_report);
@@ -348,16 +351,13 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
   }
   out->stream_ = bench.stream();
   out->timer_ = make_timer(bench, cfg, out->run_, io, timing, [p = out.get()] { p->after_stop(); });
-  if (cfg.algorithm->backend == Backend::device || cfg.algorithm->backend == Backend::streamed)
-    out->peak_gflops_ = device.peak_gflops(cfg.algorithm->arithmetic_of(o.resolved));
-  if (cfg.algorithm->backend == Backend::host) out->host_audit_ = &bench, out->peak_gflops_ = host_peak_gflops();
-  if (cfg.algorithm->backend == Backend::streamed) out->streamed_audit_ = &bench;
+  out->peak_gflops_ = pipeline.gpu ? device.peak_gflops(cfg.algorithm->arithmetic_of(o.resolved)) : host_peak_gflops();
+  if (pipeline.verification == Verification::host) out->host_audit_ = &bench;
+  if (pipeline.verification == Verification::entries) out->streamed_audit_ = &bench;
   // Not end_to_end (each trial copies the host's A and B in) nor streamed (refilling a host A and B of
   // an out-of-core size twice would cost more than the row).
-  if (cfg.algorithm->backend == Backend::host ||
-      (cfg.algorithm->backend == Backend::device && cfg.scope != Scope::end_to_end))
-    out->fresh_inputs_ = &bench;
-  if (cfg.algorithm->backend == Backend::device) {  // the verified C is still in io.c
+  if (pipeline.fresh_inputs && cfg.scope != Scope::end_to_end) out->fresh_inputs_ = &bench;
+  if (pipeline.verification == Verification::device) {  // the verified C is still in io.c
     const Problem& p = cfg.problem;
     out->audit_ = std::make_unique<OutputAudit>(
         io.c, std::size_t(p.m) * p.n, cfg.algorithm->deterministic(p, o.resolved), bench.audit_samples(),
@@ -386,7 +386,7 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
 }
 
 bool time_alone(Timed& p, const TimingOptions& timing, const std::atomic<bool>* interrupted, ClockMonitor* clocks) {
-  const bool collective = p.configuration().algorithm->backend == Backend::distributed;
+  const bool collective = pipeline_of(*p.configuration().algorithm).collective;
   const bool done = run_trials([&] { p.warmup(); }, [&] { return p.trial(clocks); }, timing, interrupted,
                                collective, p.outcome().samples);
   if (!done) p.outcome().status = Status::interrupted;
@@ -446,7 +446,7 @@ Outcome run_configuration(Workbench& bench, const Configuration& cfg, const Devi
                           StateCache& states, const TimingOptions* timing,
                           const std::atomic<bool>* interrupted, ClockMonitor* clocks) {
   const TimingOptions untimed;
-  std::unique_ptr<Timed> p = cfg.algorithm->backend == Backend::distributed
+  std::unique_ptr<Timed> p = pipeline_of(*cfg.algorithm).collective
                                  ? prepare_distributed(bench, cfg, device, states)
                                  : prepare(bench, cfg, device, states, timing ? *timing : untimed);
   if (p->ready() && timing) time_alone(*p, *timing, interrupted, clocks);

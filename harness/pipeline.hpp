@@ -15,6 +15,7 @@
 #include "core/invocation.hpp"
 #include "harness/options.hpp"
 #include "harness/outcome.hpp"
+#include "harness/pipelines.hpp"
 #include "harness/workbench.hpp"
 #include "runtime/clocks.hpp"
 

@@ -8,6 +8,7 @@
 
 #include "core/distributed.hpp"
 #include "core/schema.hpp"
+#include "harness/pipelines.hpp"
 #include "runtime/job.hpp"
 
 namespace mmlab {
@@ -80,7 +81,7 @@ std::string cuda_version_text(int v) {
 CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo& device,
                 const Configuration& cfg, const Outcome& o) {
   Record r(result_columns());
-  const Backend backend = cfg.algorithm->backend;
+  const Pipeline& pipeline = pipeline_of(*cfg.algorithm);
   const bool on_device = uses_gpus(cfg);
   r.set(Col::schema, kSchemaVersion).set(Col::run_id, run_id).set(Col::timestamp, utc_now());
   r.set(Col::git_revision, git_revision()).set(Col::host, hostname()).set(Col::seed, std::to_string(plan.seed));
@@ -115,14 +116,13 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
   r.set(Col::precision, precision_name(cfg.algorithm->precision_of(cfg.params)));
   r.set(Col::scope, scope_name(cfg.scope)).set(Col::l2_flush, l2_flush_name(cfg.l2_flush));
   r.set(Col::repeats, cfg.scope == Scope::batched ? plan.timing.repeats : 1).set(Col::warmup, plan.timing.warmup);
-  if (cfg.algorithm->backend != Backend::distributed) {
+  if (!pipeline.collective) {
     r.set(Col::ranks, 1).set(Col::gpus, o.distributed ? o.distributed->gpus : on_device ? 1 : 0);
     const Params& q = o.resolved.variant().empty() ? cfg.params : o.resolved;
-    if (backend == Backend::streamed && q.has("engine")) r.set(Col::engine, q.text("engine"));
+    if (q.has("engine")) r.set(Col::engine, q.text("engine"));  // a streamed algorithm's
   } else {
     const Params& q = o.resolved.variant().empty() ? cfg.params : o.resolved;
-    const bool gpus = q.has("engine") && q.text("engine") != "eigen";
-    r.set(Col::ranks, job().size).set(Col::gpus, gpus ? job().size : 0);
+    r.set(Col::ranks, job().size).set(Col::gpus, pipeline_uses_gpus(*cfg.algorithm, q) ? job().size : 0);
     if (q.has("grid")) r.set(Col::grid, q.text("grid"));
     // What ran the local products (a full spec) once the run was made; before, the spec the axis names.
     if (o.distributed && !o.distributed->engine.empty())
@@ -136,9 +136,9 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
       r.set(Col::compute_ms, d->compute_ms).set(Col::comm_ms, d->comm_ms).set(Col::wait_ms, d->wait_ms);
       r.set(Col::overlap, d->overlap).set(Col::predicted_ms, d->predicted_ms).set(Col::link_gbs, d->link_gbs);
       r.set(Col::local_gflops, d->local_gflops);
-      if (backend == Backend::distributed) r.set(Col::layout_ms, d->layout_ms);
+      if (pipeline.collective) r.set(Col::layout_ms, d->layout_ms);
       if (d->bound_ms > 0) r.set(Col::bound_ms, d->bound_ms);
-      if (backend == Backend::distributed) r.set(Col::latency_ms, d->latency_ms);
+      if (pipeline.collective) r.set(Col::latency_ms, d->latency_ms);
     }
     if (o.verdict) r.set(Col::verified_entries, d->verified_entries);
   }

@@ -29,7 +29,7 @@ namespace {
 
 // A distributed configuration whose grid needs another number of ranks than this job has.
 bool for_other_jobs(const Configuration& c) {
-  return c.algorithm->backend == Backend::distributed && c.params.has("grid") &&
+  return pipeline_of(*c.algorithm).collective && c.params.has("grid") &&
          parse_grid(c.params.text("grid")).volume() != job().size;
 }
 
@@ -150,13 +150,13 @@ class Run {
     const auto started = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < todo_.size();) {
       const Configuration& cfg = todo_[i];
-      const bool collective = cfg.algorithm->backend == Backend::distributed;
+      const bool collective = pipeline_of(*cfg.algorithm).collective;
       // A problem's single-process configurations form a group, its distributed ones another (timed
       // by every rank: a collective group).
       std::size_t end = i + 1;
       if (plan_.interleaved)
         while (end < todo_.size() && todo_[end].problem == cfg.problem &&
-               (todo_[end].algorithm->backend == Backend::distributed) == collective)
+               pipeline_of(*todo_[end].algorithm).collective == collective)
           ++end;
       // --stop-after: past it (rank 0's clock) no configuration starts. Before a collective group every
       // rank agrees (the other ranks reach only those); before rank 0's own, rank 0 alone decides.

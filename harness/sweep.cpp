@@ -1,5 +1,7 @@
 #include "harness/sweep.hpp"
 
+#include "harness/pipelines.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -159,7 +161,7 @@ std::vector<Configuration> expand(const std::vector<AlgorithmChoice>& choices,
         if (left_out) *left_out += dropped * scopes.size() * l2.size();
         // A streamed algorithm's operands are in host memory: it is timed from host to host whatever
         // the sweep's scope, and no L2 flush applies.
-        const bool streamed = c.algorithm->backend == Backend::streamed;
+        const bool streamed = pipeline_of(*c.algorithm).end_to_end;
         for (const Params& params : points)
           for (Scope scope : scopes)
             for (bool flush : l2) {
@@ -175,9 +177,6 @@ std::vector<Configuration> expand(const std::vector<AlgorithmChoice>& choices,
   return out;
 }
 
-bool uses_gpus(const Configuration& c) {
-  if (c.algorithm->backend == Backend::device || c.algorithm->backend == Backend::streamed) return true;
-  return c.algorithm->backend == Backend::distributed && c.params.has("engine") && c.params.text("engine") != "eigen";
-}
+bool uses_gpus(const Configuration& c) { return pipeline_uses_gpus(*c.algorithm, c.params); }
 
 }  // namespace mmlab

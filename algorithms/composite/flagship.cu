@@ -24,9 +24,9 @@
 //                 4 ways or more, and below it not its single k chain at k 25-32 on outputs of fewer
 //                 tiles than SMs (2.5x SGEMM's error, where cuBLAS splits k).
 //                 docs/tf32x3-notes.md. MMLAB_CHOICE_LOG=1 prints each timed candidate's time and error.
-// It knows its candidates (kCandidates), the rules of the tensor-core class and one loop: check,
-// predict, cheapest (then, measured, the fastest of the cheapest: measured_choice.hpp, which times the
-// candidates and measures their error). Each candidate is priced by its own
+// Its choice is one object (KernelChoice, below): its candidates (kCandidates), the rules of the tensor-core
+// class and one loop: check, predict, cheapest (then, measured, the fastest of the cheapest:
+// measured_choice.hpp, which times the candidates, measures their error and keeps the picks). Each candidate is priced by its own
 // algorithm's model (predict_ms: algorithms/models/, the device's SM count and the kernel's grid,
 // occupancy queried on the device), fitted by scripts/fit-flagship to the training shapes of
 // experiments/flagship-training.ini (skinny's: experiments/flagship-skinny.ini), timed on the GPU's own
@@ -215,9 +215,24 @@ std::vector<std::string> priced_params(const Candidate& c) {
 std::string encode(const Candidate& c, const Params& q) { return EngineSpec{&c.algorithm(), q}.text(); }
 
 
-// Every configuration of this dispatcher's kind (and, for tensor_cores, cuda_cores' as well) that can
-// run the problem and that its model prices, cheapest rank first.
-std::vector<Priced> priced(const Problem& p, const Params& q, const DeviceInfo& d) {
+// The flagship's choice of a kernel for a problem, as one object (Triton's Autotuner is the model): its
+// candidates (kCandidates), the models' pruning (priced: each candidate's own model, the rules of the
+// tensor-core class), and the measured step with its one cache of picks (MeasuredChoice). The
+// descriptor holds it and every hook that chooses asks it: no statics.
+class KernelChoice {
+ public:
+  // Every configuration of this dispatcher's kind (and, for tensor_cores, cuda_cores' as well) that can
+  // run the problem and that its model prices, cheapest rank first.
+  static std::vector<Priced> priced(const Problem& p, const Params& q, const DeviceInfo& d);
+  // The pick for a problem: by the models (their cheapest that may run by them alone; `ms` receives its
+  // predicted time), or with choice=measured on a GPU, the fastest of the models' cheapest as timed.
+  Params choose(const Problem& p, const Params& q, const DeviceInfo& d, double* ms = nullptr);
+
+ private:
+  flagship::MeasuredChoice measured_;
+};
+
+std::vector<Priced> KernelChoice::priced(const Problem& p, const Params& q, const DeviceInfo& d) {
   const Kind kind = variant_kind<Kind>(kVariants, q);
   std::vector<Priced> out;
   for (const Candidate& c : kCandidates) {
@@ -238,9 +253,7 @@ std::vector<Priced> priced(const Problem& p, const Params& q, const DeviceInfo& 
   return out;
 }
 
-// The pick for a problem: by the models (their cheapest that may run by them alone; `ms` receives its
-// predicted time), or with choice=measured on a GPU, the fastest of the models' cheapest as timed.
-Params choose(const Problem& p, const Params& q, const DeviceInfo& d, double* ms = nullptr) {
+Params KernelChoice::choose(const Problem& p, const Params& q, const DeviceInfo& d, double* ms) {
   const std::vector<Priced> list = priced(p, q, d);
   const auto cheapest = std::find_if(list.begin(), list.end(), [](const Priced& c) { return c.admitted; });
   if (ms) *ms = cheapest == list.end() ? std::numeric_limits<double>::infinity() : cheapest->ms;
@@ -256,13 +269,11 @@ Params choose(const Problem& p, const Params& q, const DeviceInfo& d, double* ms
       fp32.set("choice", "measured");
       fp32_pick = choose(p, fp32, d).text("kernel");
     }
-    pick = flagship::measured_pick(p, list, pick, accurate, fp32_pick, d);
+    pick = measured_.pick(p, list, pick, accurate, fp32_pick, d);
   }
   out.set("kernel", pick);
   return out;
 }
-
-Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) { return choose(p, q, d); }
 
 // The chosen algorithm and its parameters: the resolved `kernel`, an engine spec; none before the
 // choice ("auto") or where nothing runs ("none").
@@ -364,12 +375,13 @@ MMLAB_ALGORITHM(flagship) {
              {"graph", "direct"},
              {}}};
   a.constraints = "any m, n, k that one of its candidates runs";
-  a.resolve = resolve;
-  a.predict_ms = [](const Problem& p, const Params& q, const DeviceInfo& d) {  // its pick's model
+  const auto choice = std::make_shared<KernelChoice>();  // the descriptor's, shared by its hooks
+  a.resolve = [choice](const Problem& p, const Params& q, const DeviceInfo& d) { return choice->choose(p, q, d); };
+  a.predict_ms = [choice](const Problem& p, const Params& q, const DeviceInfo& d) {  // its pick's model
     if (const std::optional<EngineSpec> k = q.has("kernel") ? pick_of(q) : std::nullopt)
       return k->algorithm->predict_ms ? k->algorithm->predict_ms(p, k->params, d) : std::nan("");
     double ms = 0;
-    choose(p, Params(q.variant()), d, &ms);
+    choice->choose(p, Params(q.variant()), d, &ms);
     return ms;
   };
   a.supports = supports;

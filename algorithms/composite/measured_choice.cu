@@ -33,20 +33,18 @@ std::vector<std::size_t> measured_indices(const std::vector<Priced>& list) {
 
 }  // namespace
 
-std::string measured_pick(const Problem& p, const std::vector<Priced>& list, const std::string& fallback,
-                          bool measure_fp32, const std::string& fp32_pick, const DeviceInfo& d) {
-  static std::mutex lock;
-  // problem, inputs, GPU, the candidates timed and whether their error is measured: the pick. (Below
-  // k = 128 tensor_cores times cuda_cores' very candidates; keyed by them alone, it took cuda_cores'
-  // unmeasured pick.)
-  using Key = std::tuple<long, long, long, std::string, int, std::string, bool>;
-  static std::map<Key, std::string> chosen;
-  static StateCache states;  // the timed candidates' states, for the process
+MeasuredChoice::MeasuredChoice() : log_(std::getenv("MMLAB_CHOICE_LOG") != nullptr) {}
+
+std::string MeasuredChoice::pick(const Problem& p, const std::vector<Priced>& list, const std::string& fallback,
+                                 bool measure_fp32, const std::string& fp32_pick, const DeviceInfo& d) {
+  std::map<Key, std::string>& chosen = chosen_;
+  StateCache& states = states_;
+  const bool log = log_;
   const std::vector<std::size_t> timed = measured_indices(list);
   std::string key_list;
   for (std::size_t i : timed) key_list += list[i].spec + "|";
   const Key key{p.m, p.n, p.k, inputs_name(p.inputs), d.ordinal, key_list, measure_fp32};
-  std::lock_guard<std::mutex> hold(lock);
+  std::lock_guard<std::mutex> hold(lock_);
   if (auto it = chosen.find(key); it != chosen.end()) return it->second;
   const std::size_t f = sizeof(float), operands = f * std::size_t(p.m * p.k + p.k * p.n + p.m * p.n);
   std::vector<PreparedRun> runs;
@@ -80,7 +78,6 @@ std::string measured_pick(const Problem& p, const std::vector<Priced>& list, con
     error.emplace(io.a, io.b, p, s);
     base = error_of(*sgemm, *error);
   }
-  static const bool log = std::getenv("MMLAB_CHOICE_LOG") != nullptr;
   const auto say = [&](const Priced& one, const char* what, double x, double y = 0) {
     if (log)
       std::fprintf(stderr, "choice %ldx%ldx%ld %s %s: %s %.4g %.4g\n", p.m, p.n, p.k,

@@ -5,10 +5,14 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/algorithm.hpp"
+#include "core/invocation.hpp"
 
 namespace mmlab::flagship {
 
@@ -75,16 +79,32 @@ inline constexpr double kRunoffGap = 0.2;
 inline constexpr int kRunoffRounds = 5;
 inline constexpr std::size_t kRunoffMost = 6;
 
-// The fastest of `list`'s first kMeasured candidates of each kind (tensor-core, FP32) as timed on the
-// device, once per problem, kind of input and GPU in the process; `fallback` where nothing can be
-// timed or the operands do not fit in half the free memory. With `measure_fp32` an FP32 candidate is
-// timed only within kTypicalBound and kLargestBound of SGEMM's error (where none is and no tensor-core
-// candidate runs, the nearest to them is the pick); `fp32_pick`, for tensor_cores,
-// is cuda_cores' pick: where the bounds admit it, it is the one FP32 candidate timed (cuda_cores has
-// compared them; timed again, two near-equal ones could swap: at 16x836x1833 tensor_cores took one
-// that ran 4.5% slower than cuda_cores' pick). MMLAB_CHOICE_LOG=1 prints each candidate's time and
-// error, and the pick.
-std::string measured_pick(const Problem& p, const std::vector<Priced>& list, const std::string& fallback,
-                          bool measure_fp32, const std::string& fp32_pick, const DeviceInfo& d);
+// The measured step of the flagship's choice (flagship.cu's KernelChoice holds one): its picks, each made
+// once, and the timed candidates' states. Thread-safe.
+class MeasuredChoice {
+ public:
+  MeasuredChoice();
+  // The fastest of `list`'s first kMeasured candidates of each kind (tensor-core, FP32) as timed on the
+  // device, once per problem, kind of input, GPU and dispatcher (`measure_fp32`: the FP32-accurate
+  // one); `fallback` where nothing can be timed or the operands do not fit in half the free memory.
+  // With `measure_fp32` an FP32 candidate is timed only within kTypicalBound and kLargestBound of
+  // SGEMM's error (where none is and no tensor-core candidate runs, the nearest to them is the pick);
+  // `fp32_pick`, for tensor_cores, is cuda_cores' pick: where the bounds admit it, it is the one FP32
+  // candidate timed (cuda_cores has compared them; timed again, two near-equal ones could swap: at
+  // 16x836x1833 tensor_cores took one that ran 4.5% slower than cuda_cores' pick). MMLAB_CHOICE_LOG=1
+  // prints each candidate's time and error, and the pick.
+  std::string pick(const Problem& p, const std::vector<Priced>& list, const std::string& fallback,
+                   bool measure_fp32, const std::string& fp32_pick, const DeviceInfo& d);
+
+ private:
+  // problem, inputs, GPU, the candidates timed and whether their error is measured: the pick. (Below
+  // k = 128 tensor_cores times cuda_cores' very candidates; keyed by them alone, it took cuda_cores'
+  // unmeasured pick.)
+  using Key = std::tuple<long, long, long, std::string, int, std::string, bool>;
+  std::mutex lock_;
+  std::map<Key, std::string> chosen_;
+  StateCache states_;  // the timed candidates' states
+  bool log_;           // MMLAB_CHOICE_LOG
+};
 
 }  // namespace mmlab::flagship

@@ -109,7 +109,8 @@ def compare(results, baseline, *, across_runs=False, **options):
     ci_lo, ci_hi, p, p_holm, verdict, trials (or runs) to decide and the rest, numbers as numbers; the
     same figures `mmlab-analyze compare --format json` gives for the same files. across_runs=True
     combines the runs in the files (run to run variation). Other keys: the command's options (margin,
-    level, metric, scope, cycles, ...). The table's title and note are in .attrs."""
+    level, metric, scope, cycles, ...). The table's title and note are in .attrs. Results of a run made
+    without output= are written to a temporary CSV first (Results.file()): the analysis reads files."""
     with tempfile.TemporaryDirectory(prefix="mmlab-compare-") as tmp:
         out = pathlib.Path(tmp) / "compare.json"
         args = ["compare"] + _paths(results) + ["--baseline", _value(baseline), "--format", "json",

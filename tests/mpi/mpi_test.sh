@@ -25,6 +25,7 @@ trap 'rm -rf "$dir"' EXIT
 launch() { timeout 300 "$mpiexec" --oversubscribe -np "$np" "$@"; }
 
 case $np in
+  2) grids=1x2,2x1,1x1x2 ;;
   4) grids=2x2,1x4,4x1,2x1x2,1x1x4,2x2x1 ;;
   8) grids=2x2x2,1x1x8,2x4,4x2,1x8,2x1x4 ;;
   9) grids=3x3,1x9,3x1x3,9x1 ;;
@@ -42,9 +43,10 @@ if [ "$mode" = gpus ]; then
   # Every decomposition, engine and transport on the odd shapes (padded TF32 products among them); the
   # grids that are transposes of others, and the smallest shapes, left to the CPU backend's sweep:
   # on four H100s the whole sweep ran past 230 s twice (sweep-2026-11-27b, -27c).
-  case $np in 4) grids=2x2,1x4,2x1x2,1x1x4 ;; esac
+  mpgrids=2x2,1x4
+  case $np in 4) grids=2x2,1x4,2x1x2,1x1x4 ;; 2) mpgrids=1x2,2x1 ;; esac
   sweep=(run --algorithms dist_cannon,dist_summa,dist_dns,cublasmp --variant all --engine cublas,tensor_cores,cublas_tf32
-         --cublasmp.engine cublas,cublas_tf32 --cublasmp.grid 2x2,1x4
+         --cublasmp.engine cublas,cublas_tf32 --cublasmp.grid "$mpgrids"
          --transport nccl,copy_engine --grid "$grids" --dist_summa.panel 7,4096 --dist_dns.slabs 1,3 --dist_cannon.slabs 1,3 --dist_cannon.variant default,direct --cublasmp.block whole,1024
          --shape 1x1x1,17x33x65,127x129x131,2048x2047x2049 --trials 2 --warmup 1 --output "$dir/x.csv")
   mode=verify

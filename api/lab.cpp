@@ -13,10 +13,12 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "analysis/cli.hpp"
+#include "analysis/report.hpp"
 #include "core/json.hpp"
 #include "core/results.hpp"
 #include "core/schema.hpp"
@@ -328,6 +330,61 @@ MMLAB_PLUGIN_EXPORT int32_t mmlab_analyze(int32_t argc, const char* const* argv,
       argc, argv, stdout_path, message, message_size);
 }
 
+MMLAB_PLUGIN_EXPORT int32_t mmlab_analyze_tables(int32_t argc, const char* const* argv, const mmlab_table_sink* sink,
+                                                 char* message, size_t message_size) {
+  if (!sink) {
+    put("mmlab_analyze_tables: no sink", message, message_size);
+    return 2;
+  }
+  int32_t count = 0;
+  std::vector<mmlab_value> cells;
+  const mmlab::analysis::TableSink tables = [&](const mmlab::analysis::Table& t, const std::vector<std::string>& fields,
+                                                const std::vector<std::vector<mmlab::analysis::Value>>& records) {
+    using Kind = mmlab::analysis::Value::Kind;
+    std::vector<const char*> names, types;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      names.push_back(fields[i].c_str());
+      types.push_back(t.types.size() == fields.size() ? t.types[i].c_str() : "");
+    }
+    const int32_t table = count++;
+    if (sink->table) sink->table(sink->user, table, t.title.c_str(), t.note.c_str(), names.data(), types.data(),
+                                 int32_t(names.size()));
+    for (const auto& record : records) {
+      cells.assign(record.size(), mmlab_value{MMLAB_EMPTY, nullptr, 0});
+      for (std::size_t i = 0; i < record.size(); ++i) {
+        const mmlab::analysis::Value& v = record[i];
+        if (v.kind == Kind::number || v.kind == Kind::boolean)
+          cells[i].kind = MMLAB_NUMBER, cells[i].number = v.kind == Kind::number ? v.number : double(v.yes);
+        else if (v.kind == Kind::text)
+          cells[i].kind = MMLAB_TEXT, cells[i].text = v.text.c_str();
+      }
+      if (sink->row) sink->row(sink->user, table, cells.data(), int32_t(cells.size()));
+    }
+  };
+  std::vector<const char*> args(argv, argv + argc);
+  args.push_back("--format");
+  args.push_back("json");
+  std::ostringstream discarded;  // what the command would have printed: the tables went to the sink
+  return call(
+      [&](int n, char** v, std::string& error) {
+        std::streambuf* saved = std::cout.rdbuf(discarded.rdbuf());
+        mmlab::analysis::set_table_sink(&tables);
+        int status = 1;
+        try {
+          status = mmlab::analysis::cli(n, v);
+        } catch (...) {
+          mmlab::analysis::set_table_sink(nullptr);
+          std::cout.rdbuf(saved);
+          throw;
+        }
+        mmlab::analysis::set_table_sink(nullptr);
+        std::cout.rdbuf(saved);
+        error = mmlab::analysis::last_error();
+        return status;
+      },
+      int32_t(args.size()), args.data(), nullptr, message, message_size);
+}
+
 MMLAB_PLUGIN_EXPORT int32_t mmlab_lab_add_algorithms(mmlab_lab* lab, const mmlab_plugin_info* info,
                                                      const char* source, const char* hash, char* message,
                                                      size_t message_size) {
@@ -366,7 +423,10 @@ MMLAB_PLUGIN_EXPORT const char* mmlab_layouts_json(void) {
                                 {F(mmlab_plugin_info, abi_version), F(mmlab_plugin_info, name),
                                  F(mmlab_plugin_info, algorithms), F(mmlab_plugin_info, algorithm_count)}) +
       ", " + layout<mmlab_value>("mmlab_value", {F(mmlab_value, kind), F(mmlab_value, text), F(mmlab_value, number)}) +
-      ", " + layout<mmlab_row_sink>("mmlab_row_sink", {F(mmlab_row_sink, user), F(mmlab_row_sink, row)}) + "}";
+      ", " + layout<mmlab_row_sink>("mmlab_row_sink", {F(mmlab_row_sink, user), F(mmlab_row_sink, row)}) + ", " +
+      layout<mmlab_table_sink>("mmlab_table_sink",
+                               {F(mmlab_table_sink, user), F(mmlab_table_sink, table), F(mmlab_table_sink, row)}) +
+      "}";
 #undef F
   return json.c_str();
 }

@@ -108,6 +108,21 @@ int32_t mmlab_interrupted(void);
 int32_t mmlab_analyze(int32_t argc, const char* const* argv, const char* stdout_path, char* message,
                       size_t message_size);
 
+/* The analysis' results as typed tables: `mmlab-analyze argv[1] ... --format json`, each table it
+ * makes handed to `sink` instead of written: `table` with its number (0, 1, ...), title, note and
+ * columns (their names and types: whole, number, choice, text or flag, "" where the table declares
+ * none), then `row` with that number for each of its records (a flag as the number 1 or 0). Nothing is
+ * written to standard output; the status and message as mmlab_analyze's. */
+typedef void (*mmlab_table_fn)(void* user, int32_t table, const char* title, const char* note,
+                               const char* const* names, const char* const* types, int32_t count);
+typedef struct mmlab_table_sink {
+  void* user;
+  mmlab_table_fn table;
+  mmlab_row_fn row;
+} mmlab_table_sink;
+int32_t mmlab_analyze_tables(int32_t argc, const char* const* argv, const mmlab_table_sink* sink, char* message,
+                             size_t message_size);
+
 /* Adds the algorithms `info` describes to `lab`'s later runs and commands; they name `source` (e.g.
  * "python:module.function") where a plugin's rows name its file, and `hash` for its hash. An
  * algorithm named like one added before replaces it. `info` and everything it points to must stay

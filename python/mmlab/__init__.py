@@ -13,8 +13,6 @@ rows come back from the library as they finish, typed by the lab's schema: no fi
 `output=` asks for one.
 """
 import json
-import pathlib
-import tempfile
 
 import pandas as pd
 
@@ -109,33 +107,16 @@ def compare(results, baseline, *, across_runs=False, **options):
     ci_lo, ci_hi, p, p_holm, verdict, trials (or runs) to decide and the rest, numbers as numbers; the
     same figures `mmlab-analyze compare --format json` gives for the same files. across_runs=True
     combines the runs in the files (run to run variation). Other keys: the command's options (margin,
-    level, metric, scope, cycles, ...). The table's title and note are in .attrs. Results of a run made
-    without output= are written to a temporary CSV first (Results.file()): the analysis reads files."""
-    with tempfile.TemporaryDirectory(prefix="mmlab-compare-") as tmp:
-        out = pathlib.Path(tmp) / "compare.json"
-        args = ["compare"] + _paths(results) + ["--baseline", _value(baseline), "--format", "json",
-                                                 "--output", str(out)]
-        args += [a for option, value in _keywords(dict(options, across_runs=across_runs))
-                 for a in (["--" + option.replace("_", "-")] if value == "true" else
-                           [] if value == "false" else ["--" + option.replace("_", "-"), value])]
-        _lib.command(args, analyze=True)
-        text = out.read_text() if out.is_file() else ""
-    records, title, note, types = [], [], [], {}
-    decoder, pos = json.JSONDecoder(), 0
-    while pos < len(text.strip()):
-        while text[pos].isspace():
-            pos += 1
-        table, pos = decoder.raw_decode(text, pos)
-        records += table["records"]
-        types.update({c["name"]: c["type"] for c in table.get("columns", [])})  # as the analysis declares them
-        title.append(table.get("title", ""))
-        note.append(table.get("note", ""))
-    frame = pd.DataFrame(records)
-    for c in frame.columns:
-        if types.get(c) == "choice":
-            frame[c] = frame[c].astype("category")
-        elif types.get(c) == "whole" and frame[c].map(lambda v: v is None or isinstance(v, (int, float))).all():
-            frame[c] = pd.to_numeric(frame[c]).astype("Int64") if frame[c].dropna().map(float).map(
-                float.is_integer).all() else pd.to_numeric(frame[c])
+    level, metric, scope, cycles, ...). The table's title and note are in .attrs. The analysis hands its
+    tables back as typed records (mmlab_analyze_tables): nothing is written but, for Results of a run
+    made without output=, their rows to a temporary CSV first (Results.file()): the analysis reads files."""
+    args = ["compare"] + _paths(results) + ["--baseline", _value(baseline)]
+    args += [a for option, value in _keywords(dict(options, across_runs=across_runs))
+             for a in (["--" + option.replace("_", "-")] if value == "true" else
+                       [] if value == "false" else ["--" + option.replace("_", "-"), value])]
+    tables = _lib.analyze_tables(args)  # the analysis' tables as records, typed by its declarations
+    frames = [_frames.table_frame(t["names"], t["types"], t["rows"]) for t in tables]
+    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0] if frames else pd.DataFrame()
+    title, note = [t["title"] for t in tables], [t["note"] for t in tables]
     frame.attrs["title"], frame.attrs["note"] = "\n".join(title), "\n".join(note)
     return frame

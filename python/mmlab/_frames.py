@@ -136,3 +136,24 @@ def read_table(path, samples=False):
 def samples_path(path):
     path = pathlib.Path(path)
     return path.with_name(path.name[:-len(".csv")] + ".samples.csv") if path.name.endswith(".csv") else None
+
+
+def table_frame(names, types, rows):
+    """One of the analysis' tables (mmlab_analyze_tables: its columns' names and declared types, its rows)
+    as a DataFrame: choices as categories, whole numbers as Int64 where every value is one, flags as
+    booleans, numbers as floats; a column it declares no type for as the records hold it."""
+    frame = pd.DataFrame({n: pd.Series([r[i] for r in rows], dtype=object) for i, n in enumerate(names)},
+                         columns=names)
+    for name, kind in zip(names, types):
+        cells = frame[name]
+        if kind == "choice":
+            frame[name] = cells.astype("category")
+        elif kind == "flag" and cells.map(lambda v: v is None or isinstance(v, float)).all():
+            frame[name] = cells.map(lambda v: None if v is None else bool(v)).astype("boolean")
+        elif kind in ("whole", "number") and cells.map(lambda v: v is None or isinstance(v, float)).all():
+            numbers = pd.to_numeric(cells).astype("float64")
+            frame[name] = numbers.astype("Int64") if kind == "whole" and (numbers.dropna() % 1 == 0).all() \
+                else numbers
+        elif kind == "" and len(cells) and cells.map(lambda v: v is None or isinstance(v, float)).all():
+            frame[name] = pd.to_numeric(cells).astype("float64")
+    return frame

@@ -59,6 +59,9 @@ def library():
         lib.mmlab_plan_set.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                                        ctypes.c_size_t]
         lib.mmlab_plan_free.argtypes = [ctypes.c_void_p]
+        lib.mmlab_analyze_tables.restype = ctypes.c_int32
+        lib.mmlab_analyze_tables.argtypes = [ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(TableSink),
+                                             ctypes.c_char_p, ctypes.c_size_t]
         for name in ("mmlab_run", "mmlab_read"):
             fn = getattr(lib, name)
             fn.restype = ctypes.c_int32
@@ -134,6 +137,14 @@ class RowSink(ctypes.Structure):
     _fields_ = [("user", ctypes.c_void_p), ("row", ROW_FN)]
 
 
+TABLE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_char_p, ctypes.c_char_p,
+                            ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p), ctypes.c_int32)
+
+
+class TableSink(ctypes.Structure):
+    _fields_ = [("user", ctypes.c_void_p), ("table", TABLE_FN), ("row", ROW_FN)]
+
+
 RESULTS, SAMPLES = 0, 1  # the tables: MMLAB_RESULTS, MMLAB_SAMPLES
 
 
@@ -194,10 +205,9 @@ class Plan:
             self._handle = None
 
 
-def _collector():
-    """A sink that keeps each table's rows as lists of Python values, and the first error of its own."""
-    tables, errors = {RESULTS: [], SAMPLES: []}, []
-
+def _row_callback(tables, errors):
+    """The row function of a sink: each row's cells as Python values, appended to tables[table] (a list
+    per table); the first error of its own kept in `errors`."""
     def row(_user, table, values, count):
         try:
             cells = [None] * count
@@ -207,11 +217,17 @@ def _collector():
                     cells[i] = v.number
                 elif v.kind == 1:
                     cells[i] = v.text.decode()
-            tables[table].append(cells)
+            tables.setdefault(table, []).append(cells)
         except Exception as e:  # noqa: BLE001 - raised once the call returns
             errors.append(e)
 
-    callback = ROW_FN(row)
+    return ROW_FN(row)
+
+
+def _collector():
+    """A sink that keeps each table's rows as lists of Python values, and the first error of its own."""
+    tables, errors = {RESULTS: [], SAMPLES: []}, []
+    callback = _row_callback(tables, errors)
     return RowSink(None, callback), callback, tables, errors
 
 
@@ -239,3 +255,27 @@ def read(path, lab=None):
         raise errors[0]
     _check(status, message, str(path))
     return tables[RESULTS], tables[SAMPLES]
+
+
+def analyze_tables(args):
+    """`mmlab-analyze ARGS --format json` in this process, its tables handed back, not written: a list of
+    {'title', 'note', 'names', 'types', 'rows'} (types as the analysis declares them, "" where it does
+    not; rows as lists of values). Bad input raises ValueError with the command's message."""
+    heads, rows, errors = {}, {}, []
+
+    def table(_user, number, title, note, names, types, count):
+        heads[number] = {"title": title.decode(), "note": note.decode(),
+                         "names": [names[i].decode() for i in range(count)],
+                         "types": [types[i].decode() for i in range(count)]}
+
+    table_fn, row_fn = TABLE_FN(table), _row_callback(rows, errors)
+    sink = TableSink(None, table_fn, row_fn)
+    argv = ["mmlab-analyze"] + [str(a) for a in args]
+    c_argv = (ctypes.c_char_p * len(argv))(*[a.encode() for a in argv])
+    message = _message()
+    status = library().mmlab_analyze_tables(len(argv), c_argv, ctypes.byref(sink), message, len(message))
+    if errors:
+        raise errors[0]
+    if _check(status, message, "mmlab-analyze " + str(args[0] if args else "")) != 0:
+        raise CommandError(message.value.decode(errors="replace") or f"mmlab-analyze: exit status {status}", status)
+    return [dict(heads[n], rows=rows.get(n, [])) for n in sorted(heads)]

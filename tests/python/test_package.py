@@ -130,7 +130,8 @@ def test_the_ctypes_declarations_have_the_c_headers_layouts():
     want = mmlab._lib.layouts()
     mine = {"mmlab_problem": a._Problem, "mmlab_param": a._Param, "mmlab_params": a._Params,
             "mmlab_variant": a._Variant, "mmlab_axis": a._Axis, "mmlab_algorithm": a._CAlgorithm,
-            "mmlab_plugin_info": a._Info, "mmlab_value": mmlab._lib.Value, "mmlab_row_sink": mmlab._lib.RowSink}
+            "mmlab_plugin_info": a._Info, "mmlab_value": mmlab._lib.Value, "mmlab_row_sink": mmlab._lib.RowSink,
+            "mmlab_table_sink": mmlab._lib.TableSink}
     assert set(mine) == set(want)
     for name, cls in mine.items():
         assert ctypes.sizeof(cls) == want[name]["size"], name
@@ -183,16 +184,27 @@ def test_a_command_from_inside_a_running_one_is_refused_not_a_deadlock(tmp_path)
     assert said and all("inside a running command" in s for s in said)
 
 
+def no_temporary_files(tmp_path, monkeypatch):
+    """The package's temporary files and folders recorded (and made under tmp_path/temp): the list."""
+    import tempfile
+    made = []
+    (tmp_path / "temp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))
+    for name in ("mkdtemp", "mkstemp"):
+        real = getattr(tempfile, name)
+        monkeypatch.setattr(tempfile, name, lambda *a, _real=real, _name=name, **k: made.append(_name) or _real(*a, **k))
+    return made
+
+
 def test_a_run_without_output_writes_no_file(root, tmp_path, monkeypatch):
     """Issue #64: the rows come from the library's sink; nothing is written or read between mmlab.run and
     its DataFrames (not the experiment file's output, not a temporary file) unless output= asks."""
-    import tempfile
+    made = no_temporary_files(tmp_path, monkeypatch)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "e.ini").write_text("algorithms = eigen\nsize = 40\ntrials = 3\noutput = named.csv\n")
-    temp = set(pathlib.Path(tempfile.gettempdir()).glob("mmlab-*"))
     r = mmlab.run(tmp_path / "e.ini", shapes=[(31, 17, 9)], warmup=0)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.ini"]
-    assert set(pathlib.Path(tempfile.gettempdir()).glob("mmlab-*")) <= temp
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.ini", "temp"]
+    assert not made and not list((tmp_path / "temp").iterdir())
     assert r.path is None and r.rows["status"].tolist() == ["ok"] and r.rows["m"].tolist() == [31]
     assert len(r.samples) == 3
     assert set(r.samples["run_id"]) == set(r.rows["run_id"])
@@ -420,6 +432,20 @@ def test_compare_across_runs_equals_mmlab_analyze(root, bin_dir):
     for row, rec in zip(frame.to_dict("records"), records):
         for key, value in rec.items():
             assert same(row[key], value), (key, row[key], value)
+
+
+def test_compare_takes_the_analysis_tables_without_a_file(root, tmp_path, monkeypatch):
+    """Issue #64: the analysis hands its tables back as typed records (mmlab_analyze_tables): compare
+    writes and reads no file of its own, and prints nothing on standard output."""
+    made = no_temporary_files(tmp_path, monkeypatch)
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    frame = mmlab.compare(root / "data/quick/quick.csv", baseline="cublas")
+    assert len(frame) > 0 and frame.attrs["title"]
+    assert not made and not list((tmp_path / "cwd").iterdir()) and not list((tmp_path / "temp").iterdir())
+    tables = mmlab._lib.analyze_tables(["compare", str(root / "data/quick/quick.csv"), "--baseline", "cublas"])
+    assert len(tables) == 1 and "verdict" in tables[0]["names"]
+    assert dict(zip(tables[0]["names"], tables[0]["types"]))["verdict"] == "choice"
 
 
 def test_compare_bad_baseline_is_a_value_error(root):

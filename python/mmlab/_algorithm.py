@@ -209,8 +209,9 @@ class Algorithm:
         digest = "sha256:" + hashlib.sha256(code.encode()).hexdigest()[:16]
         source = f"python:{self.fn.__module__}.{self.fn.__qualname__}"
         message = ctypes.create_string_buffer(2048)
-        status = _lib.library().mmlab_add_algorithms(ctypes.addressof(info), source.encode(), digest.encode(),
-                                                     message, len(message))
+        add = _lib._fn("mmlab_add_algorithms", ctypes.c_int32, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
+                       ctypes.c_char_p, ctypes.c_size_t)
+        status = add(ctypes.addressof(info), source.encode(), digest.encode(), message, len(message))
         if status != 0:
             raise ValueError(message.value.decode(errors="replace"))
         _registered.append(self)  # kept for the life of the process: the lab holds its functions

@@ -38,38 +38,20 @@ def library():
         lib.mmlab_lab_api_version.restype = ctypes.c_int32
         if lib.mmlab_lab_api_version() != API_VERSION:
             raise RuntimeError(f"mmlab: {path} has C API {lib.mmlab_lab_api_version()}, this package {API_VERSION}")
-        for name in ("mmlab_command", "mmlab_analyze"):
-            fn = getattr(lib, name)
-            fn.restype = ctypes.c_int32
-            fn.argtypes = [ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p), ctypes.c_char_p, ctypes.c_char_p,
-                           ctypes.c_size_t]
-        lib.mmlab_interrupted.restype = ctypes.c_int32
-        lib.mmlab_schema_json.restype = ctypes.c_char_p
-        lib.mmlab_layouts_json.restype = ctypes.c_char_p
-        lib.mmlab_add_algorithms.restype = ctypes.c_int32
-        lib.mmlab_add_algorithms.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
-                                             ctypes.c_size_t]
-        lib.mmlab_lab_default.restype = ctypes.c_void_p
-        lib.mmlab_lab_new.restype = ctypes.c_void_p
-        lib.mmlab_lab_new.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
-        lib.mmlab_lab_free.argtypes = [ctypes.c_void_p]
-        lib.mmlab_plan_new.restype = ctypes.c_void_p
-        lib.mmlab_plan_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
-        lib.mmlab_plan_set.restype = ctypes.c_int32
-        lib.mmlab_plan_set.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
-                                       ctypes.c_size_t]
-        lib.mmlab_plan_free.argtypes = [ctypes.c_void_p]
-        lib.mmlab_analyze_tables.restype = ctypes.c_int32
-        lib.mmlab_analyze_tables.argtypes = [ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(TableSink),
-                                             ctypes.c_char_p, ctypes.c_size_t]
-        for name in ("mmlab_run", "mmlab_read"):
-            fn = getattr(lib, name)
-            fn.restype = ctypes.c_int32
-            fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p if name == "mmlab_run" else ctypes.c_char_p,
-                           ctypes.POINTER(RowSink), ctypes.c_char_p, ctypes.c_size_t]
         lib.path = path
         _library = lib
     return _library
+
+
+def _fn(name, restype, *argtypes):
+    """The library's function `name` as its wrapper calls it: its types declared beside that wrapper."""
+    fn = getattr(library(), name)
+    fn.restype, fn.argtypes = restype, list(argtypes)
+    return fn
+
+
+_i32, _ptr, _text, _size = ctypes.c_int32, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t
+_ARGV = ctypes.POINTER(ctypes.c_char_p)
 
 
 class CommandError(RuntimeError):
@@ -85,7 +67,6 @@ def command(args, *, analyze=False, capture=False, check=True):
 
     Bad input (exit status 2) raises ValueError with the command's own message; with `check`, any other
     nonzero status raises CommandError."""
-    lib = library()
     program = "mmlab-analyze" if analyze else "mmlab"
     argv = [program] + [str(a) for a in args]
     c_argv = (ctypes.c_char_p * len(argv))(*[a.encode() for a in argv])
@@ -95,7 +76,7 @@ def command(args, *, analyze=False, capture=False, check=True):
         if capture:
             fd, out_path = tempfile.mkstemp(prefix="mmlab-", suffix=".out")
             os.close(fd)
-        fn = lib.mmlab_analyze if analyze else lib.mmlab_command
+        fn = _fn("mmlab_analyze" if analyze else "mmlab_command", _i32, _i32, _ARGV, _text, _text, _size)
         status = fn(len(argv), c_argv, out_path.encode() if out_path else None, message, len(message))
         text = pathlib.Path(out_path).read_text() if out_path else None
     finally:
@@ -110,19 +91,19 @@ def command(args, *, analyze=False, capture=False, check=True):
 
 
 def interrupted():
-    return bool(library().mmlab_interrupted())
+    return bool(_fn("mmlab_interrupted", _i32)())
 
 
 def schema():
     """The CSV schema: {'version', 'results': [{'name', 'type', 'unit'} (a choice column also 'values', its
     domain, and 'open': whether a value may carry a parameter)], 'samples': [...]}."""
-    return json.loads(library().mmlab_schema_json().decode())
+    return json.loads(_fn("mmlab_schema_json", _text)().decode())
 
 
 def layouts():
     """The layouts of mmlab/plugin.h's structs as the library was compiled: {struct: {'size', 'fields':
     {field: offset}}}, what the package's ctypes declarations must match (a test checks them)."""
-    return json.loads(library().mmlab_layouts_json().decode())
+    return json.loads(_fn("mmlab_layouts_json", _text)().decode())
 
 
 # include/mmlab/lab.h's row sink: a cell (kind: 0 empty, 1 text, 2 number) and the callback.
@@ -166,19 +147,18 @@ class Lab:
     new one (Lab(new=True), freed with the object)."""
 
     def __init__(self, new=False):
-        lib = library()
         if new:
             message = _message()
-            self._handle = lib.mmlab_lab_new(message, len(message))
+            self._handle = _fn("mmlab_lab_new", _ptr, _text, _size)(message, len(message))
             if not self._handle:
                 raise CommandError(message.value.decode(errors="replace"), 1)
         else:
-            self._handle = lib.mmlab_lab_default()
+            self._handle = _fn("mmlab_lab_default", _ptr)()
         self._owned = new
 
     def __del__(self):
         if getattr(self, "_owned", False) and self._handle:
-            library().mmlab_lab_free(self._handle)
+            _fn("mmlab_lab_free", None, _ptr)(self._handle)
             self._handle = None
 
 
@@ -189,19 +169,19 @@ class Plan:
     def __init__(self, lab, experiment=None):
         self.lab = lab
         message = _message()
-        self._handle = library().mmlab_plan_new(lab._handle, str(experiment).encode() if experiment else None,
+        self._handle = _fn("mmlab_plan_new", _ptr, _ptr, _text, _text, _size)(lab._handle, str(experiment).encode() if experiment else None,
                                                 message, len(message))
         if not self._handle:
             _check(2, message, "mmlab.run")
 
     def set(self, key, value):
         message = _message()
-        _check(library().mmlab_plan_set(self._handle, str(key).encode(), str(value).encode(), message,
+        _check(_fn("mmlab_plan_set", _i32, _ptr, _text, _text, _text, _size)(self._handle, str(key).encode(), str(value).encode(), message,
                                         len(message)), message, f"mmlab.run: {key}")
 
     def __del__(self):
         if getattr(self, "_handle", None):
-            library().mmlab_plan_free(self._handle)
+            _fn("mmlab_plan_free", None, _ptr)(self._handle)
             self._handle = None
 
 
@@ -236,7 +216,7 @@ def run(plan):
     schema's column order."""
     sink, keep_alive, tables, errors = _collector()
     message = _message()
-    status = library().mmlab_run(plan.lab._handle, plan._handle, ctypes.byref(sink), message, len(message))
+    status = _fn("mmlab_run", _i32, _ptr, _ptr, ctypes.POINTER(RowSink), _text, _size)(plan.lab._handle, plan._handle, ctypes.byref(sink), message, len(message))
     del keep_alive
     if errors:
         raise errors[0]
@@ -248,7 +228,7 @@ def read(path, lab=None):
     """A results file's rows and its samples file's, as the lab's reader reads them."""
     sink, keep_alive, tables, errors = _collector()
     message = _message()
-    status = library().mmlab_read((lab or Lab())._handle, str(path).encode(), ctypes.byref(sink), message,
+    status = _fn("mmlab_read", _i32, _ptr, _text, ctypes.POINTER(RowSink), _text, _size)((lab or Lab())._handle, str(path).encode(), ctypes.byref(sink), message,
                                   len(message))
     del keep_alive
     if errors:
@@ -273,7 +253,7 @@ def analyze_tables(args):
     argv = ["mmlab-analyze"] + [str(a) for a in args]
     c_argv = (ctypes.c_char_p * len(argv))(*[a.encode() for a in argv])
     message = _message()
-    status = library().mmlab_analyze_tables(len(argv), c_argv, ctypes.byref(sink), message, len(message))
+    status = _fn("mmlab_analyze_tables", _i32, _i32, _ARGV, ctypes.POINTER(TableSink), _text, _size)(len(argv), c_argv, ctypes.byref(sink), message, len(message))
     if errors:
         raise errors[0]
     if _check(status, message, "mmlab-analyze " + str(args[0] if args else "")) != 0:

@@ -80,8 +80,9 @@ def run(experiment=None, *, output=None, options=None, **keys):
     scope=, ... (any option of `mmlab run --help`, its dashes as underscores; `alg__axis=` or
     options={"alg.axis": ...} for an algorithm's axis). Progress shows as the program shows it.
 
-    output: a CSV to append the rows to (its samples beside it) as the program does; without one no file
-    is written (an experiment file's own `output` is then not used). Returns Results. Bad arguments raise
+    output: a CSV to append the rows to (its samples beside it) as the program does, and the Results read
+    from it (every row it holds); without one no file is written or read (an experiment file's own
+    `output` is then not used) and the Results are this run's rows as the library handed them over. Bad arguments raise
     ValueError with the lab's message; failed rows are rows (status 'failed', the reason), not errors;
     Ctrl-C stops after the configuration it is in and raises KeyboardInterrupt."""
     plan = _lib.Plan(_lib.Lab(), experiment)
@@ -92,7 +93,9 @@ def run(experiment=None, *, output=None, options=None, **keys):
     status, rows, samples = _lib.run(plan)
     if _lib.interrupted():
         raise KeyboardInterrupt("mmlab.run: stopped" + (f"; the rows written so far are in {output}" if output else ""))
-    return Results(output, rows=_frames.frame(rows), samples=_frames.frame(samples, samples=True))
+    if output is not None:  # the file asked for, every row it holds (this run's appended to any before)
+        return Results(output)
+    return Results(rows=_frames.frame(rows), samples=_frames.frame(samples, samples=True))
 
 
 def _paths(results):

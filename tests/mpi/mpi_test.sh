@@ -62,19 +62,26 @@ case $mode in
   verify)
     launch "$mmlab" "${sweep[@]}" >"$dir/log" 2>&1
     rc=$?
-    # MMLAB_MPI_TEST_KEEP: the rows and the log kept there (a device run's evidence).
-    [ -z "${MMLAB_MPI_TEST_KEEP:-}" ] || cp "$dir/x.csv" "$dir/log" "$MMLAB_MPI_TEST_KEEP"/
+    # MMLAB_MPI_TEST_KEEP: the rows, their raw samples and the log kept there (a device run's evidence).
+    [ -z "${MMLAB_MPI_TEST_KEEP:-}" ] || cp "$dir/x.csv" "$dir/x.samples.csv" "$dir/log" "$MMLAB_MPI_TEST_KEEP"/
     [ $rc -eq 0 ] || { cat "$dir/log"; echo "FAIL: exit $rc"; exit 1; }
     # Every row that ran verified; some of each algorithm ran (Cannon needs a square grid, q x q or
     # q x q x c: two ranks have none).
     cannon=1; [ "$np" = 2 ] && cannon=0
-    awk -F, -v cannon=$cannon 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-             { st = $col["status"] }
-             st == "failed" || (st == "ok" && $col["verified"] != "1") { bad++ ; print "not verified: " $0 }
-             st == "ok" { ok[$col["algorithm"]]++ }
-             END { n = ok["dist_cannon"] + 0; s = ok["dist_summa"] + 0; d = ok["dist_dns"] + 0
-                   printf "verified: dist_cannon %d, dist_summa %d, dist_dns %d, cublasmp %d\n", n, s, d, ok["cublasmp"] + 0
-                   exit (bad > 0 || (cannon && n == 0) || s == 0 || d == 0) }' "$dir/x.csv" || { echo "FAIL"; exit 1; }
+    # Read as CSV (a row's quoted cells hold commas: cuBLASMp's, which a split on commas miscounted).
+    python3 - "$dir/x.csv" "$cannon" <<'PY' || { echo "FAIL"; exit 1; }
+import csv, sys
+bad, ok = 0, {}
+for r in csv.DictReader(open(sys.argv[1], newline="")):
+    if r["status"] == "failed" or (r["status"] == "ok" and r["verified"] != "1"):
+        bad += 1
+        print("not verified:", r["algorithm"], r["params"], r["m"], r["n"], r["k"], r["reason"])
+    if r["status"] == "ok":
+        ok[r["algorithm"]] = ok.get(r["algorithm"], 0) + 1
+n, s, d = (ok.get(a, 0) for a in ("dist_cannon", "dist_summa", "dist_dns"))
+print(f"verified: dist_cannon {n}, dist_summa {s}, dist_dns {d}, cublasmp {ok.get('cublasmp', 0)}")
+sys.exit(1 if bad or (sys.argv[2] == "1" and n == 0) or s == 0 or d == 0 else 0)
+PY
     ;;
   reject)
     launch "$mmlab" "${sweep[@]}" >"$dir/log" 2>&1

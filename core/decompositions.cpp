@@ -88,7 +88,11 @@ Model Decomposed::model(int rank, int domain) const {
       step.far_in = (a > 0 && far(std::min(rank, i * q + kb), std::max(rank, i * q + kb)) ? a : 0) +
                     (b > 0 && far(std::min(rank, kb * q + j), std::max(rank, kb * q + j)) ? b : 0);
       m.steps.push_back(step);
+      // Its blocks go out as its row's and column's come in (a permutation within rows and columns).
+      m.least.in_bytes += a + b, m.least.out_bytes += a + b;
     }
+    m.least.first_bytes = m.steps.front().bytes_in / double(m.first_step_slabs);
+    m.least.c_rows = rows.size, m.least.c_cols = cols.size;
   } else if (kind == Decomposition::cannon) {
     const CannonRank c(grid, rank);
     const Part rows = part(p.m, c.q, c.i), cols = part(p.n, c.q, c.j);
@@ -112,20 +116,35 @@ Model Decomposed::model(int rank, int domain) const {
         step.far_out = far_c ? step.bytes_out : 0;
       }
       m.steps.push_back(step);
+      m.least.in_bytes += step.bytes_in, m.least.out_bytes += step.bytes_in;  // a shift: as much out as in
     }
+    // The first product waits for a slab of the skew; the layers' reduction of C after the last
+    // (its share: (c - 1) / c of the block in and out, on any reduction's schedule).
+    m.least.first_waits_for_layout = true;
+    m.least.c_rows = rows.size, m.least.c_cols = cols.size;
+    const double share = grid.layers > 1 ? double(grid.layers - 1) / grid.layers * 4.0 * rows.size * cols.size : 0;
+    m.least.in_bytes += share, m.least.out_bytes += share, m.least.last_bytes = share;
   } else if (kind == Decomposition::summa) {
     const int i = rank / grid.cols, j = rank % grid.cols;
     const Part rows = part(p.m, grid.rows, i), cols = part(p.n, grid.cols, j);
     const bool far_a = far(i * grid.cols, i * grid.cols + grid.cols - 1),
                far_b = far(j, (grid.rows - 1) * grid.cols + j);
     m.pipelined = true;
+    double first = -1;
     for (const SummaPanel& pa : summa_panels(p.k, grid.rows, grid.cols, panel)) {
       ModelStep s;
       s.flop = 2.0 * rows.size * cols.size * pa.width;
       const double a = grid.cols > 1 ? 4.0 * rows.size * pa.width : 0, b = grid.rows > 1 ? 4.0 * pa.width * cols.size : 0;
       s.bytes_in = a + b, s.far_in = (far_a ? a : 0) + (far_b ? b : 0);
       m.steps.push_back(s);
+      // What it lacks of the panel comes in; what it owns goes out at least once.
+      const double need = (pa.a_owner != j ? a : 0) + (pa.b_owner != i ? b : 0);
+      m.least.in_bytes += need;
+      m.least.out_bytes += (pa.a_owner == j ? a : 0) + (pa.b_owner == i ? b : 0);
+      first = first < 0 ? need : std::min(first, need);  // it may start on the panel it lacks least of
     }
+    m.least.first_bytes = std::max(first, 0.0);
+    m.least.c_rows = rows.size, m.least.c_cols = cols.size;
   } else {
     const DnsRank d(grid, rank);
     const Part rows = part(p.m, grid.rows, d.i), cols = part(p.n, grid.cols, d.j),
@@ -149,6 +168,18 @@ Model Decomposed::model(int rank, int domain) const {
       s.far_out = far_c ? s.bytes_out : 0;
       m.steps.push_back(s);
     }
+    // A from its row's root (j = 0), B from its column's (i = 0); the first slab needs its rows of A and
+    // all of B. The layers' reduction: its share, (layers - 1) / layers of each slab in and out, the
+    // last slab's after the last product.
+    const double need_a = d.j != 0 ? a : 0, need_b = d.i != 0 ? b : 0;
+    const double share = grid.layers > 1 ? double(grid.layers - 1) / grid.layers : 0;
+    double reduced = 0;
+    for (const ModelStep& s : m.steps) reduced += s.bytes_out;
+    m.least.in_bytes = need_a + need_b + share * reduced;
+    m.least.out_bytes = (d.j == 0 ? a : 0) + (d.i == 0 ? b : 0) + share * reduced;
+    m.least.first_bytes = need_a / double(slabs) + need_b;
+    m.least.last_bytes = share * m.steps.back().bytes_out;
+    m.least.c_rows = rows.size, m.least.c_cols = cols.size;
   }
   add_layout_terms(m, layout(Operand::a), layout(Operand::b), layout(Operand::c), p, rank);
   return m;
@@ -157,9 +188,14 @@ Model Decomposed::model(int rank, int domain) const {
 void add_layout_terms(Model& m, const Layout& a, const Layout& b, const Layout& c, const Problem& p, int rank) {
   const int ranks = int(a.size());
   auto larger = [](const Redistribution& r) { return 4.0 * double(std::max(r.sent(), r.received())); };
-  m.layout_in_bytes = larger(plan_redistribution(home_layout(p.m, p.k, ranks), a, rank)) +
-                      larger(plan_redistribution(home_layout(p.k, p.n, ranks), b, rank));
-  m.layout_out_bytes = larger(plan_redistribution(c, home_layout(p.m, p.n, ranks), rank));
+  const Redistribution in_a = plan_redistribution(home_layout(p.m, p.k, ranks), a, rank),
+                       in_b = plan_redistribution(home_layout(p.k, p.n, ranks), b, rank),
+                       out_c = plan_redistribution(c, home_layout(p.m, p.n, ranks), rank);
+  m.layout_in_bytes = larger(in_a) + larger(in_b);
+  m.layout_out_bytes = larger(out_c);
+  m.least.layout_in_received = 4.0 * double(in_a.received() + in_b.received());
+  m.least.layout_received = m.least.layout_in_received + 4.0 * double(out_c.received());
+  m.least.layout_sent = 4.0 * double(in_a.sent() + in_b.sent() + out_c.sent());
 }
 
 Layout Decomposed::layout(Operand which) const {

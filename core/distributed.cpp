@@ -69,4 +69,17 @@ double Model::predict_ms(double gflops, double gbytes_per_s, double far_gbytes_p
   return t + pending;
 }
 
+double Model::least_ms(double gflops, double gbytes_per_s, double latency_ms) const {
+  double flop = 0;
+  for (const ModelStep& s : steps) flop += s.flop;
+  const double compute = flop > 0 ? flop / (gflops * 1e6) : 0;
+  auto move = [&](double bytes) { return bytes > 0 ? bytes / (gbytes_per_s * 1e6) : 0.0; };
+  const double first =
+      least.first_bytes + (least.first_waits_for_layout ? least.layout_in_received / std::max(1, first_step_slabs) : 0);
+  const bool waits = first > 0 || least.last_bytes > 0;
+  const double critical = move(first) + compute + move(least.last_bytes) + (waits ? latency_ms : 0);
+  const double port = std::max(least.in_bytes + least.layout_received, least.out_bytes + least.layout_sent);
+  return std::max(critical, port > 0 ? latency_ms + move(port) : 0.0);
+}
+
 }  // namespace mmlab

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +55,27 @@ struct Model {
   // domains; 0: the same), each phase that moves data paying `latency_ms` once (its messages go
   // together).
   double predict_ms(double gflops, double gbytes_per_s, double far_gbytes_per_s = 0, double latency_ms = 0) const;
+
+  // What no order of this rank's work avoids (the row's bound, least_ms): the bytes its GPU must
+  // receive and send in all (its steps' inputs, what it broadcasts or shifts on, its share of the
+  // reductions, the moves from and to the starting layout), what must arrive before its first product
+  // can start (at the schedule's finest grain: a slab, the panel it owns most of) and what must leave
+  // after its last (its share of the last slab's reduction). Filled with the steps.
+  struct Least {
+    double in_bytes = 0, out_bytes = 0, first_bytes = 0, last_bytes = 0;  // of the steps
+    long c_rows = 0, c_cols = 0;  // the block of C its products write (their work as one product)
+    // The first product waits for a slab (1 / first_step_slabs) of the move from the starting layout
+    // (Cannon's skew); else the moves count in the port's bytes only.
+    bool first_waits_for_layout = false;
+    // The moves from the starting layout (A and B) and back to it (C), as add_layout_terms finds them.
+    double layout_received = 0, layout_sent = 0, layout_in_received = 0;
+  } least;
+  // A least time, ms: this rank's products at `gflops` (the engine's best measured rate on its
+  // shapes) after its first input and before its last output move, or its port's bytes (the larger of
+  // ingress and egress) at `gbytes_per_s` (the links' best measured rate, per peer or all at once),
+  // whichever is longer, each message path paying `latency_ms` once. No schedule of the rank's work
+  // on those links is faster; the row's bound is the slowest rank's.
+  double least_ms(double gflops, double gbytes_per_s, double latency_ms) const;
 };
 
 // The distributed algorithms' `engine` axis: each value and the engine spec ("algorithm:variant",
@@ -118,6 +140,17 @@ class DistributedRun {
   virtual ~DistributedRun() = default;
   virtual void poison() = 0;  // fill this rank's C (and the schedule's own) with NaN
   virtual void run() = 0;     // one product, collective; complete on this rank when it returns
+  // The next run() timed on the GPU (runs on GPUs only; false elsewhere: the host's clock times them):
+  // its streams held behind the blocking kernel from its start until every one of its operations is
+  // enqueued and `all_enqueued` (collective: every rank has enqueued too) has returned, with events
+  // around its work. gpu_ms() is then this rank's time between them; gate_timed_out() says the
+  // blocking kernel gave up before it was released (the time is then not the GPU's alone).
+  virtual bool hold_next_run(const std::function<void()>& all_enqueued) {
+    (void)all_enqueued;
+    return false;
+  }
+  virtual double gpu_ms() const { return -1; }
+  virtual bool gate_timed_out() const { return false; }
   virtual PhaseTimes phases() const = 0;
   virtual CBlock c_block() = 0;  // this rank's block of C in the starting layout, copied to the host
   // That block where it lives (device memory for GPU engines, host memory for the CPU backend).
@@ -127,8 +160,17 @@ class DistributedRun {
   virtual std::string engine() = 0;
   // One local product of the first step's shape, timed alone (the model's local rate).
   virtual double local_gflops() = 0;
+  // The engine's best rate on this rank's work: the larger of local_gflops() and the rate of all of
+  // its products as one product (the bound's rate: no split of the work runs faster).
+  virtual double best_local_gflops() { return local_gflops(); }
   // A ring shift of `bytes` per rank on this run's links, timed (the model's bandwidth), GB/s.
   virtual double link_gbytes_per_s(double bytes) = 0;
+  // Every rank sending `bytes` in all, split evenly over every other rank, at once: GB/s received per
+  // rank (the links' aggregate rate, the bound's beside the ring shift's). 0 where not measured.
+  virtual double all_to_all_gbytes_per_s(double bytes) {
+    (void)bytes;
+    return 0;
+  }
   // The time of a ring shift of one float on this run's links: a message's fixed cost, ms.
   virtual double latency_ms() = 0;
   virtual std::size_t bytes_per_rank() const = 0;  // memory this run holds

@@ -8,9 +8,16 @@
 #include "distributed/context.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/gpu.hpp"
+#include "runtime/timing.hpp"
 #include "core/random.hpp"
 
 namespace mmlab::dist {
+
+// How long a held run's blocking kernel waits for every rank to enqueue its work before it gives up:
+// the slowest rank's enqueueing (the copy engines' handshakes over MPI among it) and the meeting.
+// A run enqueues tens of operations; a rank that takes seconds waits for the GPU inside, and the
+// pipeline then times its configuration on the host's clock, the row saying why.
+constexpr double kDistributedGateTimeoutSeconds = 2.0;
 
 namespace {
 
@@ -82,6 +89,9 @@ struct Context::Impl {
     return spans[used++];
   }
   cudaEvent_t compute_done = nullptr, comm_done = nullptr;
+  // A held run: the blocking kernel (made at the first held run) and the events around its work.
+  std::unique_ptr<StreamGate> gate;
+  cudaEvent_t run_begin = nullptr, run_end = nullptr;
   std::string id;  // engine:transport; communicators are this context's own (they enqueue on its stream)
 };
 
@@ -115,6 +125,7 @@ Context::Context(const std::string& engine, Transport transport, const DeviceInf
 Context::~Context() {
   if (!device_) return;
   for (auto& s : impl_->spans) cudaEventDestroy(s.begin), cudaEventDestroy(s.end);
+  if (impl_->run_begin) cudaEventDestroy(impl_->run_begin), cudaEventDestroy(impl_->run_end);
   cudaEventDestroy(impl_->compute_done);
   cudaEventDestroy(impl_->comm_done);
   cudaStreamDestroy(impl_->compute);
@@ -220,9 +231,29 @@ void Context::product_of_band(const float* a, long lda, const float* b, float* c
   product(a, b, c, m, n, k, accumulate);
 }
 
+bool Context::hold_next_run(const std::function<void()>& all_enqueued) {
+  if (!device_) return false;
+  if (!impl_->gate) {
+    impl_->gate = std::make_unique<StreamGate>(kDistributedGateTimeoutSeconds);
+    MMLAB_CHECK(cudaEventCreate(&impl_->run_begin));
+    MMLAB_CHECK(cudaEventCreate(&impl_->run_end));
+  }
+  all_enqueued_ = all_enqueued;
+  return true;
+}
+
 void Context::start() {
   phases_ = {};
   impl_->used = 0;
+  gpu_ms_ = -1, gate_timed_out_ = false;
+  held_ = bool(all_enqueued_);
+  if (!held_) return;
+  // Both streams behind the blocking kernel: the communication stream waits for the compute stream's
+  // start, which waits for the kernel.
+  impl_->gate->hold(impl_->compute);
+  MMLAB_CHECK(cudaEventRecord(impl_->run_begin, impl_->compute));
+  MMLAB_CHECK(cudaEventRecord(impl_->compute_done, impl_->compute));
+  MMLAB_CHECK(cudaStreamWaitEvent(impl_->comm, impl_->compute_done, 0));
 }
 
 void Context::compute(const std::function<void()>& f) { timed(Phase::compute, f); }
@@ -268,6 +299,26 @@ void Context::communication_waits_for_compute() {
 
 void Context::finish() {
   if (!device_) return;
+  if (held_) {  // the stop event after both streams' work; then every rank meets, then the streams go
+    const std::function<void()> meet = std::move(all_enqueued_);
+    all_enqueued_ = nullptr, held_ = false;
+    MMLAB_CHECK(cudaEventRecord(impl_->comm_done, impl_->comm));
+    MMLAB_CHECK(cudaStreamWaitEvent(impl_->compute, impl_->comm_done, 0));
+    MMLAB_CHECK(cudaEventRecord(impl_->run_end, impl_->compute));
+    try {
+      meet();
+    } catch (...) {
+      impl_->gate->release();
+      throw;
+    }
+    impl_->gate->release();
+    Waiting w("the GPU's products and transfers (NCCL's wait for the other ranks among them)");
+    MMLAB_CHECK(cudaStreamSynchronize(impl_->compute));
+    MMLAB_CHECK(cudaStreamSynchronize(impl_->comm));
+    float ms = 0;
+    MMLAB_CHECK(cudaEventElapsedTime(&ms, impl_->run_begin, impl_->run_end));
+    gpu_ms_ = ms, gate_timed_out_ = impl_->gate->timed_out();
+  }
   Waiting w("the GPU's products and transfers (NCCL's wait for the other ranks among them)");
   MMLAB_CHECK(cudaStreamSynchronize(impl_->compute));
   MMLAB_CHECK(cudaStreamSynchronize(impl_->comm));

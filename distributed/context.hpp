@@ -119,6 +119,13 @@ class Context {
   void communication_waits_for_compute();  // the next receive overwrites what the product read
   void finish();                           // wait for both streams; sum this run's phase times
   void start();                            // begin a run: phase times from zero
+  // The next run (start() to finish()) timed on the GPU: start() holds both streams behind the
+  // blocking kernel and records the start event; finish() records the stop event once both streams'
+  // work is enqueued, calls `all_enqueued` (the ranks' meeting), lets the streams go, then waits.
+  // False on the host (nothing to hold).
+  bool hold_next_run(const std::function<void()>& all_enqueued);
+  double gpu_ms() const { return gpu_ms_; }  // the last held run's time between its events; < 0: none
+  bool gate_timed_out() const { return gate_timed_out_; }
   PhaseTimes phases() const { return phases_; }
   // The local rate measured for products of m x n x k on this context's engine (0 until measured).
   double& measured_gflops(long m, long n, long k) { return rates_[{m, n, k}]; }
@@ -133,6 +140,9 @@ class Context {
   std::unique_ptr<mmlab::Engine> engine_;
   PhaseTimes phases_;
   std::map<std::tuple<long, long, long>, double> rates_;
+  std::function<void()> all_enqueued_;  // set: the run in progress is held (hold_next_run)
+  bool held_ = false, gate_timed_out_ = false;
+  double gpu_ms_ = -1;
 };
 
 // The shared context of this process (one per engine and transport; communicators persist across

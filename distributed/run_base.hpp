@@ -68,7 +68,7 @@ class RunBase : public DistributedRun {
     ctx_.finish();
   }
 
-  Model model() const override {
+  Model model() const override {  // the cuBLASMp run adds to it
     Model m = shape_.model(job().rank);
     add_layout_terms(m, layout_a_, layout_b_, layout_c_, p_, job().rank);
     return m;
@@ -81,6 +81,9 @@ class RunBase : public DistributedRun {
     if (c_out_ && c_out_ != home_c_ && c_out_count_) ctx_.fill_nan(c_out_, c_out_count_);
   }
   PhaseTimes phases() const override { return ctx_.phases(); }
+  bool hold_next_run(const std::function<void()>& all_enqueued) override { return ctx_.hold_next_run(all_enqueued); }
+  double gpu_ms() const override { return ctx_.gpu_ms(); }
+  bool gate_timed_out() const override { return ctx_.gate_timed_out(); }
   void release_memory() override {
     ctx_.release_peers();  // every rank unmaps its peers' blocks before any frees them
     in_a_.reset(), in_b_.reset(), out_c_.reset();
@@ -105,30 +108,45 @@ class RunBase : public DistributedRun {
 
   // One product of the first step's shape on scratch inputs, the best of three; measured once per
   // engine and shape in a job (the context's engine is this process's for that engine).
-  double local_gflops() override {
-    if (first_m_ * first_n_ * first_k_ == 0) return std::numeric_limits<double>::infinity();  // no work here
-    double& rate = ctx_.measured_gflops(first_m_, first_n_, first_k_);
-    if (rate == 0) rate = measure_gflops();
-    return rate;
+  double local_gflops() override { return gflops_of(first_m_, first_n_, first_k_); }
+
+  // The first step's shape, and all of the rank's products as one: the block of C they write, as deep
+  // as their FLOPs make it (the model's), where that is another shape.
+  double best_local_gflops() override {
+    const double first = local_gflops();
+    const Model m = model();
+    double flop = 0;
+    for (const ModelStep& s : m.steps) flop += s.flop;
+    const long rows = m.least.c_rows, cols = m.least.c_cols;
+    const long depth = rows * cols > 0 ? long(flop / (2.0 * double(rows) * double(cols)) + 0.5) : 0;
+    if (depth <= 0 || (rows == first_m_ && cols == first_n_ && depth == first_k_)) return first;
+    const double whole = gflops_of(rows, cols, depth);
+    return std::isfinite(first) ? std::max(first, whole) : whole;
   }
 
  private:
-  double measure_gflops() {
-    auto a = ctx_.allocate(std::size_t(first_m_ * first_k_)),
-         b = ctx_.allocate(std::size_t(first_k_ * first_n_)),
-         c = ctx_.allocate(std::size_t(first_m_ * first_n_));
-    const Problem scratch{first_m_, first_n_, first_k_};
-    ctx_.fill(a->get(), first_m_, first_k_, 0, 0, scratch, seed_, kMatrixA);
-    ctx_.fill(b->get(), first_k_, first_n_, 0, 0, scratch, seed_, kMatrixB);
+  double gflops_of(long m, long n, long k) {
+    if (m * n * k == 0) return std::numeric_limits<double>::infinity();  // no work here
+    double& rate = ctx_.measured_gflops(m, n, k);
+    if (rate == 0) rate = measure_gflops(m, n, k);
+    return rate;
+  }
+
+  double measure_gflops(long m, long n, long k) {
+    auto a = ctx_.allocate(std::size_t(m * k)), b = ctx_.allocate(std::size_t(k * n)),
+         c = ctx_.allocate(std::size_t(m * n));
+    const Problem scratch{m, n, k};
+    ctx_.fill(a->get(), m, k, 0, 0, scratch, seed_, kMatrixA);
+    ctx_.fill(b->get(), k, n, 0, 0, scratch, seed_, kMatrixB);
     double best = std::numeric_limits<double>::infinity();
     for (int i = 0; i < 4; ++i) {  // the first is a warm-up
       ctx_.start();
-      ctx_.compute([&] { ctx_.product(a->get(), b->get(), c->get(), first_m_, first_n_, first_k_, false); });
+      ctx_.compute([&] { ctx_.product(a->get(), b->get(), c->get(), m, n, k, false); });
       ctx_.finish();
       if (i) best = std::min(best, ctx_.phases().compute_ms);
     }
     ctx_.engine().release();
-    return 2.0 * first_m_ * first_n_ * first_k_ / (best * 1e6);
+    return 2.0 * m * n * k / (best * 1e6);
   }
 
  public:
@@ -138,6 +156,29 @@ class RunBase : public DistributedRun {
     return std::isfinite(ms) ? double(std::size_t(bytes / sizeof(float)) * sizeof(float)) / (ms * 1e6) : ms;
   }
   double latency_ms() override { return ring_shift_ms(sizeof(float)); }
+  double all_to_all_gbytes_per_s(double bytes) override {
+    Comm& world = comm("world", 0, job().rank);
+    const int ranks = world.size();
+    if (ranks == 1 || bytes <= 0) return 0;
+    const std::size_t each = std::max<std::size_t>(std::size_t(bytes / sizeof(float)) / std::size_t(ranks - 1), 1);
+    auto send = ctx_.allocate(each * std::size_t(ranks - 1)), recv = ctx_.allocate(each * std::size_t(ranks - 1));
+    std::vector<Transfer> all;
+    for (int peer = 0, slot = 0; peer < ranks; ++peer)
+      if (peer != world.rank()) {
+        all.push_back({send->get() + slot * each, each, peer, recv->get() + slot * each, each, peer});
+        ++slot;
+      }
+    double best = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < 4; ++i) {
+      barrier();
+      ctx_.start();
+      ctx_.communicate([&] { world.exchange(all); });
+      ctx_.finish();
+      if (i) best = std::min(best, max_over_ranks(ctx_.phases().comm_ms));
+    }
+    ctx_.release_peers();  // before `send` and `recv` are freed
+    return double(each * (ranks - 1) * sizeof(float)) / (best * 1e6);
+  }
 
  protected:
   // The schedule, enqueued: A and B in the schedule's layout at a_in_ and b_in_ (read only: they may

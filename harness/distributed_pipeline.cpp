@@ -112,8 +112,8 @@ class PreparedDistributed final : public Timed {
 
   void warmup() override {
     job_step(what_ + "a warm-up run");
-    barrier();
-    run_->run();
+    double host = -1;
+    timed_run(&host);  // as a trial runs: a run that cannot be held is found out before the trials
   }
 
   double trial(ClockMonitor* clocks) override {
@@ -124,12 +124,9 @@ class PreparedDistributed final : public Timed {
     // on four H100s held 2-4 ms of such waiting; the read is the suspected cause (its time was not
     // measured), the only call between the barrier and the start.
     const double energy_before = clocks && on_gpus_ ? clocks->energy_j() : -1;
-    run_->poison();  // every trial from a C of NaN, off the clock (before the barrier), audited after
-    barrier();
-    const auto t0 = std::chrono::steady_clock::now();
-    run_->run();
-    const double local = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    const double total = max_over_ranks(local);  // the slowest rank's time
+    double host = -1;
+    const double total = timed_run(&host);
+    if (host >= 0) outcome_.host_samples.push_back(host);
     const PhaseTimes ph = run_->phases();
     const double c = max_over_ranks(ph.compute_ms), m = max_over_ranks(ph.comm_ms);
     // Time not spent in products is communication not hidden, then waiting (skew, synchronisation).
@@ -139,7 +136,6 @@ class PreparedDistributed final : public Timed {
     hidden_.push_back(m > 0 ? 1 - comm_exposed / m : 1);
     if (failure_.empty()) failure_ = agreed_failure();
     audit_trial();
-    outcome_.timer = Timer::host;  // the slowest rank's steady clock, every rank's work started by a barrier
     if (clocks && on_gpus_) {  // the slowest rank's clock, the hottest and most power-hungry rank
       ClockSample s = clocks->sample(nullptr);
       s.sm_mhz = -max_over_ranks(-s.sm_mhz);
@@ -149,6 +145,7 @@ class PreparedDistributed final : public Timed {
       const bool known = -max_over_ranks(-(energy_before >= 0 && energy_after >= 0 ? 1 : 0)) > 0;
       const double mine = energy_after - energy_before;
       s.energy_j = known ? sum_over_ranks(mine) : -1;  // every GPU of the job
+      if (!energy_resolved(total)) s.energy_j = -1;      // a step of the counter, not the trial's energy
       outcome_.clocks.push_back(s);
       outcome_.clock_source = clocks->source();
       outcome_.reference_mhz = clocks->reference_mhz();
@@ -225,6 +222,42 @@ class PreparedDistributed final : public Timed {
     if (!on_gpus_ && c_count_) host_expected_ = host_hash(block.values.data(), c_count_);
   }
 
+  // One run from a C of NaN, every rank starting together, timed: on GPUs, held until every rank has
+  // enqueued it (the slowest GPU's time between its events; *host_ms the slowest rank's host clock
+  // around the same run); on the host, or once held runs have failed, the slowest rank's steady clock
+  // from a barrier (*host_ms left alone).
+  double timed_run(double* host_ms) {
+    for (int attempt = 0;; ++attempt) {
+      run_->poison();  // every trial from a C of NaN, off the clock (before the barrier), audited after
+      barrier();
+      // On GPUs the streams of every rank are held until all have enqueued their run (the barrier
+      // inside), so each rank's events time its GPU's work alone; the host's clock is kept beside.
+      const bool held = gpu_timer_ && run_->hold_next_run([] { barrier(); });
+      const auto t0 = std::chrono::steady_clock::now();
+      run_->run();
+      const double local = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      const double host = max_over_ranks(local);  // the slowest rank's time
+      if (!held) {
+        outcome_.timer = Timer::host;  // the slowest rank's steady clock, every rank's work started by a barrier
+        return host;
+      }
+      // A blocking kernel that gave up on any rank let that rank's work start before the others had
+      // enqueued theirs: the trial is taken again; three times, and the configuration goes to the host's clock.
+      if (max_over_ranks(run_->gate_timed_out() ? 1 : 0) > 0) {
+        if (attempt < 2) continue;
+        gpu_timer_ = false;
+        outcome_.timer_note = "timed on the host's clock from a barrier: the blocking kernel gave up three times "
+                              "before every rank had enqueued its run (a run that waits for the GPU inside)";
+        outcome_.timer = Timer::host;
+        outcome_.host_samples.clear();  // the host's clock is the trials' own from here
+        return host;
+      }
+      *host_ms = host;
+      outcome_.timer = Timer::blocked;
+      return max_over_ranks(run_->gpu_ms());  // the slowest GPU's time between its events
+    }
+  }
+
   // The first rank's failure (DistributedRun::failure), the same on every rank; "" when none failed.
   std::string agreed_failure() {
     const std::vector<std::string> all = gather_texts(run_->failure());
@@ -279,8 +312,11 @@ class PreparedDistributed final : public Timed {
   }
 
   // The model with this job's own local rate, link bandwidth and latency: the prediction (the
-  // bandwidth of the run's largest message, the slowest rank's rate) and the bound (each rank's own
-  // rate, the links' bandwidth at 1 GiB between GPUs, the latency of one float), the slowest rank's.
+  // bandwidth of the run's largest message, the slowest rank's rate), and the bound, a least time
+  // (Model::least_ms): each rank's products at the engine's best rate measured on its shapes, its
+  // words at the links' best measured rate (the run's largest message, a ring shift of 1 GiB, or
+  // all ranks sending 1 GiB to all at once between GPUs), its first input and last output, one
+  // latency; the slowest rank's.
   void measure_model() {
     job_step(what_ + "the model's rate, link and latency measurements");
     const Model model = run_->model();
@@ -290,16 +326,20 @@ class PreparedDistributed final : public Timed {
     const std::string links = cfg_.params.text("engine") + "/" + prepared_.params().text("transport") + "/";
     const double mine = run_->local_gflops();
     d_.local_gflops = -max_over_ranks(-mine);  // the slowest rank's rate
+    const double best_rate = run_->best_local_gflops();
     const double bytes = max_over_ranks(std::min(largest, double(1 << 30)));
     d_.link_gbs = once(links + std::to_string(bytes), [&] { return run_->link_gbytes_per_s(bytes); });
-    // The links' best: a ring shift of 1 GiB between GPUs, once per job; between host processes (the
-    // CPU backend) the run's own largest message.
-    const double peak =
-        on_gpus_ ? once(links + "1GiB", [&] { return run_->link_gbytes_per_s(double(1 << 30)); }) : d_.link_gbs;
+    // The links' best: a ring shift of 1 GiB and an all-to-all of 1 GiB between GPUs, once per job;
+    // between host processes (the CPU backend) the run's own largest message.
+    double peak = d_.link_gbs;
+    if (on_gpus_) {
+      peak = std::max(peak, once(links + "1GiB", [&] { return run_->link_gbytes_per_s(double(1 << 30)); }));
+      peak = std::max(peak, once(links + "all-to-all 1GiB", [&] { return run_->all_to_all_gbytes_per_s(double(1 << 30)); }));
+    }
     d_.latency_ms = once(links + "latency", [&] { return run_->latency_ms(); });
     if (!std::isfinite(d_.latency_ms)) d_.latency_ms = 0;  // one rank: no link
     d_.predicted_ms = max_over_ranks(model.predict_ms(d_.local_gflops, d_.link_gbs, 0, d_.latency_ms));
-    d_.bound_ms = max_over_ranks(model.predict_ms(mine, std::max(peak, d_.link_gbs), 0, d_.latency_ms));
+    d_.bound_ms = max_over_ranks(model.least_ms(best_rate, peak, d_.latency_ms));
     if (!std::isfinite(d_.link_gbs)) d_.link_gbs = 0;          // one rank: no link
     if (!std::isfinite(d_.local_gflops)) d_.local_gflops = 0;  // no rank had work
     if (!std::isfinite(d_.bound_ms)) d_.bound_ms = 0;
@@ -311,6 +351,7 @@ class PreparedDistributed final : public Timed {
   DistributedOutcome d_;
   unsigned long long seed_ = 0;
   bool on_gpus_ = false, deterministic_ = true;
+  bool gpu_timer_ = true;  // the trials timed on the GPUs (held runs), until a held run's gate gives up
   CUstream_st* stream_ = nullptr;
   // The audit: the verified block's size, its sample and scale, the GPU's audit or the host's hash.
   std::size_t c_count_ = 0;

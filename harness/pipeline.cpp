@@ -224,7 +224,7 @@ double Prepared::trial(ClockMonitor* clocks) {
   if (clocks && gpu) {
     const double energy_after = clocks->energy_j();
     ClockSample c = clocks->sample(stream_);
-    if (energy_before >= 0 && energy_after >= 0) c.energy_j = energy_after - energy_before;
+    if (energy_before >= 0 && energy_after >= 0 && energy_resolved(ms)) c.energy_j = energy_after - energy_before;
     outcome_.clocks.push_back(c);
     outcome_.clock_source = clocks->source();
     outcome_.reference_mhz = clocks->reference_mhz();

@@ -17,10 +17,15 @@ struct ClockSample {
   double temperature_c = -1;        // -1: unknown
   unsigned long long throttle = 0;  // NVML's clock event reason bits (0: none, or unknown)
   // The trial's energy, J (the pipeline's: NVML's energy counter before and after it, summed over a
-  // job's GPUs); -1: unknown. The counter moves in steps of milliseconds of the GPU's time: a trial
-  // of less than a few ms reads 0 or a step, and only sums over many trials mean much.
+  // job's GPUs); -1: unknown, or a trial shorter than kEnergyResolvedMs (not a trial's energy).
   double energy_j = -1;
 };
+
+// The shortest trial whose energy NVML's counter resolves. The counter moves in steps: in the four-H100
+// runs (data/distributed/x4/, issue #79's audit) a 1 ms trial read 21 J and half of the trials 0 J, and
+// trials below about 100 ms read steps, not their energy. Shorter trials record none.
+inline constexpr double kEnergyResolvedMs = 100;
+inline bool energy_resolved(double trial_ms) { return trial_ms >= kEnergyResolvedMs; }
 
 // "sw_power_cap+hw_slowdown": the names of the reasons set ("" for none). Idle is left out: a trial
 // that was just timed did not run at idle, whatever the sample taken after it says.

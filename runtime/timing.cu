@@ -55,40 +55,35 @@ class Event {
   cudaEvent_t e_{};
 };
 
-// The blocking kernel's two flags, in pinned host memory the GPU reads and writes through the bus.
-class StreamBlocker {
- public:
-  explicit StreamBlocker(double timeout_s) : timeout_ns_((unsigned long long)(timeout_s * 1e9)) {
-    void* host = nullptr;
-    MMLAB_CHECK(cudaHostAlloc(&host, 2 * sizeof(int), cudaHostAllocMapped));
-    flags_ = static_cast<int*>(host);
-    void* device = nullptr;
-    MMLAB_CHECK(cudaHostGetDevicePointer(&device, host, 0));
-    device_flags_ = static_cast<int*>(device);
-  }
-  ~StreamBlocker() { cudaFreeHost(const_cast<int*>(flags_)); }
-  StreamBlocker(const StreamBlocker&) = delete;
-  StreamBlocker& operator=(const StreamBlocker&) = delete;
+}  // namespace
 
-  void hold(cudaStream_t s) {
-    flags_[0] = 0, flags_[1] = 0;
-    block_stream<<<1, 1, 0, s>>>(device_flags_, device_flags_ + 1, timeout_ns_);
-    MMLAB_CHECK_LAUNCH();
-  }
-  void release() { flags_[0] = 1; }
-  bool timed_out() const { return flags_[1] != 0; }  // read once the work behind it has completed
-  double timeout_ms() const { return double(timeout_ns_) * 1e-6; }
+StreamGate::StreamGate(double timeout_s) : timeout_ns_((unsigned long long)(timeout_s * 1e9)) {
+  void* host = nullptr;
+  MMLAB_CHECK(cudaHostAlloc(&host, 2 * sizeof(int), cudaHostAllocMapped));
+  flags_ = static_cast<int*>(host);
+  void* device = nullptr;
+  MMLAB_CHECK(cudaHostGetDevicePointer(&device, host, 0));
+  device_flags_ = static_cast<int*>(device);
+}
 
- private:
-  unsigned long long timeout_ns_;
-  volatile int* flags_ = nullptr;  // [0] release (host -> GPU), [1] timed out (GPU -> host)
-  int* device_flags_ = nullptr;
-};
+StreamGate::~StreamGate() { cudaFreeHost(const_cast<int*>(flags_)); }
+
+void StreamGate::hold(CUstream_st* s) {
+  flags_[0] = 0, flags_[1] = 0;
+  block_stream<<<1, 1, 0, s>>>(device_flags_, device_flags_ + 1, timeout_ns_);
+  MMLAB_CHECK_LAUNCH();
+}
+
+void StreamGate::release() { flags_[0] = 1; }
+bool StreamGate::timed_out() const { return flags_[1] != 0; }
+double StreamGate::timeout_ms() const { return double(timeout_ns_) * 1e-6; }
+
+namespace {
 
 // Releases the stream however the enqueueing ends (a run() that throws must not leave it held).
 class Held {
  public:
-  Held(StreamBlocker* b, cudaStream_t s) : b_(b) {
+  Held(StreamGate* b, cudaStream_t s) : b_(b) {
     if (b_) b_->hold(s);
   }
   ~Held() { release(); }
@@ -98,7 +93,7 @@ class Held {
   }
 
  private:
-  StreamBlocker* b_;
+  StreamGate* b_;
 };
 
 class DeviceTimer final : public TrialTimer {
@@ -200,7 +195,7 @@ class DeviceTimer final : public TrialTimer {
 
   DeviceTiming t_;
   Event start_, stop_;
-  StreamBlocker blocker_;
+  StreamGate blocker_;
   bool blocking_;
   std::string reason_;
   cudaGraph_t graph_ = nullptr;
@@ -236,7 +231,7 @@ std::unique_ptr<TrialTimer> make_host_timer(const PreparedRun* run, const Buffer
 
 StreamAudit audit_stream(const std::function<void()>& enqueue, float* c, std::size_t count, CUstream_st* stream) {
   Buffer changed(sizeof(unsigned long long), Buffer::Kind::device);
-  StreamBlocker blocker(kDefaultBlockTimeoutSeconds);
+  StreamGate blocker(kDefaultBlockTimeoutSeconds);
   // A check that itself met the timeout (its stream may share a hardware queue with the held one:
   // CUDA maps streams onto a few queues) says nothing: tried again, on a new stream, at most thrice.
   for (int attempt = 0;; ++attempt) {
@@ -291,7 +286,7 @@ StreamAudit audit_stream(const std::function<void()>& enqueue, float* c, std::si
 
 double median_call_ms(const std::function<void()>& enqueue, CUstream_st* stream, int calls, double batch_ms) {
   const Event from, to;
-  StreamBlocker blocker(kDefaultBlockTimeoutSeconds);
+  StreamGate blocker(kDefaultBlockTimeoutSeconds);
   bool blocking = false;  // the warm-up, unblocked: a first launch may load its module and wait
   const auto batch = [&](int n) {
     for (;;) {

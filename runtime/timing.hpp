@@ -38,6 +38,27 @@ class TrialTimer {
 
 inline constexpr double kDefaultBlockTimeoutSeconds = 1.0;
 
+// The blocking kernel itself, for a timer of its own (the distributed trials hold every rank's streams
+// until all ranks have enqueued their work): its two flags in pinned host memory, read and written by
+// the GPU through the bus. hold() enqueues it; it spins until release(), or gives up after the
+// timeout and says so (timed_out(), read once the work behind it has completed).
+class StreamGate {
+ public:
+  explicit StreamGate(double timeout_s);
+  ~StreamGate();
+  StreamGate(const StreamGate&) = delete;
+  StreamGate& operator=(const StreamGate&) = delete;
+  void hold(CUstream_st* s);
+  void release();
+  bool timed_out() const;
+  double timeout_ms() const;
+
+ private:
+  unsigned long long timeout_ns_;
+  volatile int* flags_ = nullptr;  // [0] release (host -> GPU), [1] timed out (GPU -> host)
+  int* device_flags_ = nullptr;
+};
+
 struct DeviceTiming {
   const PreparedRun* run = nullptr;  // outlives the timer
   Buffers io;                        // device buffers

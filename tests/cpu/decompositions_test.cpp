@@ -195,6 +195,57 @@ TEST(Decompositions, CannonDirectFetchesFromWhereBlocksStart) {
   EXPECT_EQ(d.layout(Operand::c), home_layout(1000, 1000, 4));
 }
 
+// The bound is a least time: never above what the model predicts for the schedule at the same rates
+// (the slowest rank's of each), for every decomposition, grid, shape, panel and slab count.
+TEST(Decompositions, LeastTimeIsBelowTheSchedulesOwnPrediction) {
+  for (const Case& c : kCases)
+    for (const Problem& p : kShapes)
+      for (long slabs : {1L, 3L})
+        for (bool direct : {false, true}) {
+          if (direct && (c.kind != Decomposition::cannon || parse_grid(c.grid).layers != 1)) continue;
+          Decomposed d{c.kind, p, parse_grid(c.grid), 7, slabs};
+          d.direct = direct;
+          SCOPED_TRACE(std::string(decomposition_algorithm(c.kind)) + " " + c.grid + (direct ? " direct " : " ") +
+                       std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " slabs " +
+                       std::to_string(slabs));
+          for (const double gbs : {0.001, 1.0, 1000.0}) {
+            double least = 0, predicted = 0;
+            for (int r = 0; r < d.grid.volume(); ++r) {
+              const Model m = d.model(r);
+              EXPECT_GE(m.least_ms(1, gbs, 0.01), 0);
+              least = std::max(least, m.least_ms(1, gbs, 0.01));
+              predicted = std::max(predicted, m.predict_ms(1, gbs, 0, 0.01));
+            }
+            EXPECT_LE(least, predicted * (1 + 1e-12)) << gbs << " GB/s";
+          }
+        }
+}
+
+TEST(Decompositions, LeastTimeCountsFirstInputPortAndReduction) {
+  // Cannon direct 2 x 2, 1000^3, 1 GFLOP/s and 1 GB/s: rank (0, 1) waits for B(1, 1) (1 ms) in four
+  // slabs (0.25 ms), then computes for 500 ms; its port carries two blocks in and out (2 ms).
+  Decomposed d{Decomposition::cannon, {1000, 1000, 1000}, parse_grid("2x2"), 4096, 4};
+  d.direct = true;
+  const Model m = d.model(1);
+  EXPECT_DOUBLE_EQ(m.least.c_rows, 500);
+  EXPECT_DOUBLE_EQ(m.least_ms(1, 1, 0), 0.25 + 500.0);
+  EXPECT_DOUBLE_EQ(m.least_ms(1e6, 1, 0), std::max(0.25 + 500e-6, 2.0));  // the port's words
+  EXPECT_DOUBLE_EQ(d.model(3).least_ms(1, 1, 0.5), 500.0);                // the diagonal waits for nothing
+  // DNS 1 x 1 x 4: each rank's share of the reduction of C (4 MB) is 3 MB in and out; slabs of 4: the
+  // last 1 MB slab's share leaves after the last product.
+  const Decomposed dns{Decomposition::dns, {1000, 1000, 1000}, parse_grid("1x1x4"), 4096, 4};
+  const Model r = dns.model(2);
+  EXPECT_DOUBLE_EQ(r.least.in_bytes, 3e6);
+  EXPECT_DOUBLE_EQ(r.least.last_bytes, 0.75e6);
+  EXPECT_GT(r.least.layout_received + r.least.layout_sent, 0);  // C back to the 2 x 2 starting layout
+  // SUMMA 2 x 2 with one panel per owner: rank (0, 0) may start on the panel it owns both halves of.
+  const Decomposed summa{Decomposition::summa, {1000, 1000, 1000}, parse_grid("2x2"), 500};
+  EXPECT_DOUBLE_EQ(summa.model(0).least.first_bytes, 0);
+  EXPECT_DOUBLE_EQ(summa.model(3).least.first_bytes, 0);
+  EXPECT_DOUBLE_EQ(summa.model(1).least.first_bytes, 4.0 * 500 * 500);  // one half of a panel
+  EXPECT_DOUBLE_EQ(summa.model(1).least.in_bytes, 2 * 4.0 * 500 * 500);
+}
+
 TEST(Decompositions, GridsEachAdmits) {
   EXPECT_FALSE(grid_problem(Decomposition::cannon, parse_grid("1x4")).empty());
   EXPECT_FALSE(grid_problem(Decomposition::cannon, parse_grid("4x4x3")).empty());

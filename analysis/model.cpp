@@ -82,8 +82,9 @@ Table model_validation(const std::vector<Result>& rows, double tolerance) {
     if (gflops <= 0 || r.median_ms <= 0) continue;
     const std::string panel = param(r, "panel");
     const std::string slabs = param(r, "slabs");
-    const Decomposed d{kind, {r.m, r.n, r.k}, parse_grid(r.get(Col::grid)), panel.empty() ? 4096 : std::stol(panel),
-                       slabs.empty() ? 1 : std::stol(slabs), kind == Decomposition::cannon && r.variant == "direct"};
+    const Decomposed d = with_variant({kind, {r.m, r.n, r.k}, parse_grid(r.get(Col::grid)),
+                                       panel.empty() ? 4096 : std::stol(panel), slabs.empty() ? 1 : std::stol(slabs)},
+                                      r.variant);
     const bool v8 = std::stol(r.get(Col::schema)) >= 8;  // its runs moved A, B and C from the starting layout
     const double predicted = predict(d, gflops, gbs > 0 ? gbs : std::numeric_limits<double>::infinity(), 0, 0, 0,
                                      r.number(Col::latency_ms, 0), v8);
@@ -123,8 +124,9 @@ std::vector<Observed> observed(const std::vector<Result>& rows) {
     if (gflops <= 0 || r.median_ms <= 0) continue;
     const std::string panel = param(r, "panel"), transport = param(r, "transport").empty() ? "nccl" : param(r, "transport");
     const std::string slabs = param(r, "slabs");
-    const Decomposed d{kind, {r.m, r.n, r.k}, parse_grid(r.get(Col::grid)), panel.empty() ? 4096 : std::stol(panel),
-                       slabs.empty() ? 1 : std::stol(slabs), kind == Decomposition::cannon && r.variant == "direct"};
+    const Decomposed d = with_variant({kind, {r.m, r.n, r.k}, parse_grid(r.get(Col::grid)),
+                                       panel.empty() ? 4096 : std::stol(panel), slabs.empty() ? 1 : std::stol(slabs)},
+                                      r.variant);
     const bool v8 = std::stol(r.get(Col::schema)) >= 8;
     Observed o{&r, {}, gflops, gbs > 0 ? gbs : std::numeric_limits<double>::infinity(), r.number(Col::latency_ms, 0),
                engine_name(r.get(Col::engine)), r.algorithm + " " + r.get(Col::grid) + "/" + transport, transport};

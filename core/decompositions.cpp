@@ -77,19 +77,25 @@ Model Decomposed::model(int rank, int domain) const {
     const int q = grid.rows, i = rank / q, j = rank % q;
     const Part rows = part(p.m, q, i), cols = part(p.n, q, j);
     m.pipelined = true;
-    m.first_step_slabs = int(cannon_slabs(*this));
+    // pipelined: each step a slab at a time, as steps of the model; direct: the first step's in slabs.
+    const long slabs = cannon_slabs(*this), each = every_step_in_slabs ? slabs : 1;
+    m.first_step_slabs = int(every_step_in_slabs ? 1 : slabs);
+    m.run_ahead_group = every_step_in_slabs ? int(slabs) : 0;
     for (int s = 0; s < q; ++s) {
       const int kb = (j + s) % q;
       const Part k = part(p.k, q, kb);
-      ModelStep step;
-      step.flop = 2.0 * rows.size * cols.size * k.size;
-      const double a = kb != j ? 4.0 * rows.size * k.size : 0, b = kb != i ? 4.0 * k.size * cols.size : 0;
-      step.bytes_in = a + b;
-      step.far_in = (a > 0 && far(std::min(rank, i * q + kb), std::max(rank, i * q + kb)) ? a : 0) +
-                    (b > 0 && far(std::min(rank, kb * q + j), std::max(rank, kb * q + j)) ? b : 0);
-      m.steps.push_back(step);
-      // Its blocks go out as its row's and column's come in (a permutation within rows and columns).
-      m.least.in_bytes += a + b, m.least.out_bytes += a + b;
+      for (long t = 0; t < each; ++t) {
+        const long w = part(k.size, each, t).size;
+        ModelStep step;
+        step.flop = 2.0 * rows.size * cols.size * w;
+        const double a = kb != j ? 4.0 * rows.size * w : 0, b = kb != i ? 4.0 * w * cols.size : 0;
+        step.bytes_in = a + b;
+        step.far_in = (a > 0 && far(std::min(rank, i * q + kb), std::max(rank, i * q + kb)) ? a : 0) +
+                      (b > 0 && far(std::min(rank, kb * q + j), std::max(rank, kb * q + j)) ? b : 0);
+        m.steps.push_back(step);
+        // Its blocks go out as its row's and column's come in (a permutation within rows and columns).
+        m.least.in_bytes += a + b, m.least.out_bytes += a + b;
+      }
     }
     m.least.first_bytes = m.steps.front().bytes_in / double(m.first_step_slabs);
     m.least.c_rows = rows.size, m.least.c_cols = cols.size;
@@ -287,7 +293,9 @@ std::size_t Decomposed::bytes_per_rank() const {
     const double shifts = g.rows / g.layers > 2 ? 2 : g.rows / g.layers > 1 ? 1 : 0;
     schedule = (1 + shifts) * (rows * k + k * cols) + (g.layers > 1 ? 2 : 1) * rows * cols;
     first = rows * k + k * cols + rows * cols;
-    if (const long slabs = cannon_slabs(*this); slabs > 1) schedule += rows * part(long(k), slabs, 0).size;  // A's slab, contiguous
+    if (const long slabs = cannon_slabs(*this); slabs > 1)
+      schedule += every_step_in_slabs ? rows * k                          // its A block packed in slabs
+                                      : rows * part(long(k), slabs, 0).size;  // A's slab, contiguous
   } else if (kind == Decomposition::summa) {
     const double rows = part(p.m, g.rows, 0).size, cols = part(p.n, g.cols, 0).size;
     const double w = std::min<double>(double(panel), double(p.k));

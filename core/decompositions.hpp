@@ -64,6 +64,9 @@ struct Decomposed {
   // Cannon (q x q, one layer): no skew; rank (i, j) takes the k blocks j, j + 1, ... (mod q), each
   // block of A and B fetched from the rank it starts on (dist_cannon's `direct` variant).
   bool direct = false;
+  // With direct: every step's blocks fetched in `slabs` slabs of its k block, each slab's product after
+  // its own fetch (dist_cannon's `pipelined` variant); without it, only the first step's B block.
+  bool every_step_in_slabs = false;
   // The steps of rank `rank` (the analytic model's terms). With `domain` > 0 ranks are placed in link
   // domains of that many consecutive ranks, and bytes from or to another domain are marked far (a
   // group that spans domains moves all its bytes far: its collective crosses the slow link).
@@ -80,6 +83,14 @@ struct Decomposed {
   // skewed blocks, SUMMA's 2D blocks, DNS's blocks on the roots of its broadcasts and C on layer 0.
   Layout layout(Operand which) const;
 };
+
+// A variant's schedule flags (dist_cannon's `direct`: no skew; `pipelined`: no skew, every step in
+// slabs); other variants set none. The one place a variant's name becomes its decomposition.
+inline Decomposed with_variant(Decomposed d, const std::string& variant) {
+  d.direct = d.kind == Decomposition::cannon && (variant == "direct" || variant == "pipelined");
+  d.every_step_in_slabs = d.kind == Decomposition::cannon && variant == "pipelined";
+  return d;
+}
 
 // What a rank moves to take A and B from the starting layout (home_layout) to `method`'s, and C
 // back: entries received and messages, into the model's layout terms (Model::layout_*).

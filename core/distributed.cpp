@@ -2,6 +2,7 @@
 #include "core/distributed.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "core/params.hpp"
 
@@ -44,6 +45,19 @@ double Model::predict_ms(double gflops, double gbytes_per_s, double far_gbytes_p
   if (!pipelined) {
     for (const ModelStep& s : steps) t += in(s) + compute(s) + out(s);
     return t;
+  }
+  if (run_ahead_group > 0) {  // the two streams played slab by slab
+    const std::size_t group = std::size_t(run_ahead_group);
+    std::vector<double> done(steps.size());
+    double moved = move(layout_in_bytes, 0), computed = moved;
+    for (std::size_t u = 0; u < steps.size(); ++u) {
+      const std::size_t g = u / group;
+      const double freed = g >= 2 ? done[(g - 1) * group - 1] : 0;
+      moved = std::max(moved, freed) + in(steps[u]);
+      computed = std::max(computed, moved) + compute(steps[u]);
+      done[u] = computed + out(steps[u]);
+    }
+    return move(layout_out_bytes, 0) + (steps.empty() ? moved : done.back());
   }
   // Step s computes while the data of step s + 1 moves (and step s - 1's output, where outputs overlap:
   // one communication stream, so the two move one after the other).

@@ -51,6 +51,11 @@ struct Model {
   // own input) in this many slabs, the first step's product of each slab following it while the next
   // moves (Cannon's skew in slabs, `direct`'s first fetch); 1: all of it, then the steps.
   int first_step_slabs = 1;
+  // Pipelined with the communication running ahead (dist_cannon's `pipelined`): the steps come in
+  // groups of this many slabs (one k block); a slab's move starts once the one before it has moved and
+  // the products of the group two before have run (the buffer it fills), and its product once it has
+  // moved and the product before it has run. 0: step s's move overlaps step s - 1's product only.
+  int run_ahead_group = 0;
   // ms at `gflops` per rank and `gbytes_per_s` per rank on its links (`far_gbytes_per_s` between
   // domains; 0: the same), each phase that moves data paying `latency_ms` once (its messages go
   // together).

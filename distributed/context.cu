@@ -90,6 +90,8 @@ struct Context::Impl {
   }
   cudaEvent_t compute_done = nullptr, comm_done = nullptr;
   // A held run: the blocking kernel (made at the first held run) and the events around its work.
+  std::vector<cudaEvent_t> marks;  // mark_communication's events, reused from each start()
+  std::size_t marks_used = 0;
   std::unique_ptr<StreamGate> gate;
   cudaEvent_t run_begin = nullptr, run_end = nullptr;
   std::string id;  // engine:transport; communicators are this context's own (they enqueue on its stream)
@@ -126,6 +128,7 @@ Context::~Context() {
   if (!device_) return;
   for (auto& s : impl_->spans) cudaEventDestroy(s.begin), cudaEventDestroy(s.end);
   if (impl_->run_begin) cudaEventDestroy(impl_->run_begin), cudaEventDestroy(impl_->run_end);
+  for (cudaEvent_t e : impl_->marks) cudaEventDestroy(e);
   cudaEventDestroy(impl_->compute_done);
   cudaEventDestroy(impl_->comm_done);
   cudaStreamDestroy(impl_->compute);
@@ -244,7 +247,7 @@ bool Context::hold_next_run(const std::function<void()>& all_enqueued) {
 
 void Context::start() {
   phases_ = {};
-  impl_->used = 0;
+  impl_->used = 0, impl_->marks_used = 0;
   gpu_ms_ = -1, gate_timed_out_ = false;
   held_ = bool(all_enqueued_);
   if (!held_) return;
@@ -289,6 +292,22 @@ void Context::compute_waits_for_communication() {
   if (!device_) return;  // MPI calls return complete
   MMLAB_CHECK(cudaEventRecord(impl_->comm_done, impl_->comm));
   MMLAB_CHECK(cudaStreamWaitEvent(impl_->compute, impl_->comm_done, 0));
+}
+
+int Context::mark_communication() {
+  if (!device_) return 0;  // MPI calls return complete
+  if (impl_->marks_used == impl_->marks.size()) {
+    cudaEvent_t e = nullptr;
+    MMLAB_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    impl_->marks.push_back(e);
+  }
+  MMLAB_CHECK(cudaEventRecord(impl_->marks[impl_->marks_used], impl_->comm));
+  return int(impl_->marks_used++);
+}
+
+void Context::compute_waits_for(int mark) {
+  if (!device_) return;
+  MMLAB_CHECK(cudaStreamWaitEvent(impl_->compute, impl_->marks.at(std::size_t(mark)), 0));
 }
 
 void Context::communication_waits_for_compute() {

@@ -116,6 +116,10 @@ class Context {
   void communicate(const std::function<void()>& f);
   void relayout(const std::function<void()>& f);
   void compute_waits_for_communication();  // the next product needs what was just received
+  // A point on the communication stream (what was enqueued there so far), for a later product to wait
+  // for while more is enqueued behind it (a slab's fetch, then the next slab's); 0 on the host.
+  int mark_communication();
+  void compute_waits_for(int mark);
   void communication_waits_for_compute();  // the next receive overwrites what the product read
   void finish();                           // wait for both streams; sum this run's phase times
   void start();                            // begin a run: phase times from zero

@@ -11,7 +11,8 @@
 //   3. each sender makes its stream wait for its receivers' events, so nothing it does later on that
 //      stream (or on the compute stream, ordered after it) overwrites data still being read.
 // MPI carries only the handshakes, on the host, as the calls are enqueued; the GPUs never wait for
-// MPI. Broadcasts are pulls from the root; a reduction's sums are a kernel on the root reading its
+// MPI. An exchange's pulls from several peers run at once (side streams forked from the communication
+// stream and joined back), so a rank that receives from two peers keeps two links busy. Broadcasts are pulls from the root; a reduction's sums are a kernel on the root reading its
 // peers' mapped partials (the reductions follow the products, so that kernel overlaps none).
 #include <cuda.h>
 #include <mpi.h>
@@ -20,6 +21,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "distributed/context.hpp"
 #include "runtime/cuda_check.hpp"
@@ -96,9 +98,12 @@ class CopyEngineComm final : public Comm {
     MMLAB_CHECK(cudaEventCreateWithFlags(&done_, flags));
     MMLAB_CHECK(cudaIpcGetEventHandle(&ready_handle_, ready_));
     MMLAB_CHECK(cudaIpcGetEventHandle(&done_handle_, done_));
+    MMLAB_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
   }
   ~CopyEngineComm() override {
     for (auto& e : peer_events_) cudaEventDestroy(e.second);
+    for (Side& x : sides_) cudaStreamDestroy(x.stream), cudaEventDestroy(x.joined);
+    cudaEventDestroy(fork_);
     MPI_Barrier(comm_);  // no rank destroys its events while another still holds them open
     cudaEventDestroy(ready_);
     cudaEventDestroy(done_);
@@ -135,8 +140,24 @@ class CopyEngineComm final : public Comm {
       MMLAB_CHECK(cudaMemcpyAsync(self_recv[i]->recv, self_send[i]->send, self_send[i]->send_count * sizeof(float),
                                   cudaMemcpyDeviceToDevice, *stream_));
     }
-    for (std::size_t i = 0; i < ts.size(); ++i)
-      if (ts[i].recv_count && ts[i].src != rank_) pull(ts[i].src, in[i], ts[i].recv, ts[i].recv_count);
+    // The pulls from peers at once: the first on the communication stream, each other on a side stream
+    // forked from it (the copy engines of several links busy together), all joined before `done`.
+    MMLAB_CHECK(cudaEventRecord(fork_, *stream_));
+    std::size_t side = 0;
+    bool first = true;
+    for (std::size_t i = 0; i < ts.size(); ++i) {
+      if (!ts[i].recv_count || ts[i].src == rank_) continue;
+      if (first) {
+        pull(ts[i].src, in[i], ts[i].recv, ts[i].recv_count, *stream_);
+        first = false;
+        continue;
+      }
+      Side& x = side_stream(side++);
+      MMLAB_CHECK(cudaStreamWaitEvent(x.stream, fork_, 0));
+      pull(ts[i].src, in[i], ts[i].recv, ts[i].recv_count, x.stream);
+      MMLAB_CHECK(cudaEventRecord(x.joined, x.stream));
+    }
+    for (std::size_t k = 0; k < side; ++k) MMLAB_CHECK(cudaStreamWaitEvent(*stream_, sides_[k].joined, 0));
     if (receives) MMLAB_CHECK(cudaEventRecord(done_, *stream_));
     const Answer mine{done_handle_};
     std::vector<Answer> answers(ts.size());
@@ -166,7 +187,7 @@ class CopyEngineComm final : public Comm {
     Offer o;
     post_recv(&o, sizeof o, root, kOfferTag, req);
     wait(req);
-    pull(root, o, buf, count);
+    pull(root, o, buf, count, *stream_);
     MMLAB_CHECK(cudaEventRecord(done_, *stream_));
     const Answer mine{done_handle_};
     post_send(&mine, sizeof mine, root, kAnswerTag, req);
@@ -257,16 +278,33 @@ class CopyEngineComm final : public Comm {
     }
     return reinterpret_cast<const float*>(base + o.offset);
   }
-  void pull(int peer, const Offer& o, float* dst, std::size_t count) {
+  void pull(int peer, const Offer& o, float* dst, std::size_t count, cudaStream_t on) {
     const float* src = mapped_data(peer, o, count);
-    wait_for(peer, o.ready);
-    MMLAB_CHECK(cudaMemcpyAsync(dst, src, count * sizeof(float), cudaMemcpyDeviceToDevice, *stream_));
+    wait_for(peer, o.ready, on);
+    MMLAB_CHECK(cudaMemcpyAsync(dst, src, count * sizeof(float), cudaMemcpyDeviceToDevice, on));
   }
-  // This stream waits for the peer's event as last recorded (its record preceded its message).
-  void wait_for(int peer, const cudaIpcEventHandle_t& h) {
+  // A stream waits for the peer's event as last recorded (its record preceded its message).
+  void wait_for(int peer, const cudaIpcEventHandle_t& h, cudaStream_t on) {
     cudaEvent_t& e = peer_events_[key_of(peer, h)];
     if (!e) MMLAB_CHECK(cudaIpcOpenEventHandle(&e, h));
-    MMLAB_CHECK(cudaStreamWaitEvent(*stream_, e, 0));
+    MMLAB_CHECK(cudaStreamWaitEvent(on, e, 0));
+  }
+  void wait_for(int peer, const cudaIpcEventHandle_t& h) { wait_for(peer, h, *stream_); }
+
+  // A side stream for a pull beside the first, and its event joining the communication stream (made
+  // as an exchange first needs that many).
+  struct Side {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t joined = nullptr;
+  };
+  Side& side_stream(std::size_t k) {
+    while (sides_.size() <= k) {
+      Side x;
+      MMLAB_CHECK(cudaStreamCreateWithFlags(&x.stream, cudaStreamNonBlocking));
+      MMLAB_CHECK(cudaEventCreateWithFlags(&x.joined, cudaEventDisableTiming));
+      sides_.push_back(x);
+    }
+    return sides_[k];
   }
 
   MPI_Comm comm_;
@@ -276,6 +314,8 @@ class CopyEngineComm final : public Comm {
   cudaEvent_t ready_ = nullptr, done_ = nullptr;
   cudaIpcEventHandle_t ready_handle_{}, done_handle_{};
   std::map<std::string, cudaEvent_t> peer_events_;
+  cudaEvent_t fork_ = nullptr;  // the communication stream where an exchange's pulls begin
+  std::vector<Side> sides_;
 };
 
 }  // namespace

@@ -22,6 +22,7 @@
 // Words received per rank: about 2 n^2 / (c sqrt(p / c)) over q / c - 1 shifts, the skew's block of
 // A and of B, plus n^2 c / p for the reduction when c > 1.
 // Constraints: a grid q x q x c, c dividing q, whose volume is the job's rank count (mpirun -np c q^2).
+// Variants `direct` and `pipelined` (below) take Cannon's order of k blocks without the skew.
 // Example: mpirun -np 8 build/bin/mmlab run --algorithms dist_cannon,cublas --grid 2x2x2 --size 16384
 #include "distributed/run_base.hpp"
 
@@ -125,6 +126,13 @@ class CannonRun final : public RunBase {
 // while step s - 1's product runs. On 2 x 2 a rank receives two blocks where the skew and the shift
 // bring it four on rank (1, 1) (the shift returns the blocks its skew sent away), and the first step
 // waits for at most its B block (none on the diagonal).
+//
+// `pipelined` (the same order and layout): every step's blocks move in `slabs` slabs of its k block,
+// A's columns of a slab packed contiguous by the rank that owns the block (once a run, on its
+// communication stream), B's rows as they lie; each slab's product waits for its own slab only, and
+// step s + 1's slabs move while step s's products run. The first product waits for one slab, and a
+// step's blocks need not be whole before its products start, so the rank that receives both of a
+// step's blocks (the diagonal, on 2 x 2) keeps computing while they arrive.
 class DirectRun final : public RunBase {
  public:
   explicit DirectRun(const DistributedSetup& s) : RunBase(s, shape_of(s)), q_(grid_.rows) {
@@ -134,18 +142,22 @@ class DirectRun final : public RunBase {
     const long kmax = part(p_.k, q_, 0).size;
     for (int t = 0; t < 2 && q_ > 1; ++t)
       a_[t] = keep(std::size_t(rows_.size * kmax)), b_[t] = keep(std::size_t(kmax * cols_.size));
-    set_first_step(rows_.size, cols_.size, part(p_.k, q_, j_).size);
+    slabs_ = cannon_slabs(shape_);
+    const long own = part(p_.k, q_, j_).size;
+    if (shape_.every_step_in_slabs && slabs_ > 1) {
+      packed_ = keep(std::size_t(rows_.size * own));
+      set_first_step(rows_.size, cols_.size, part(own, slabs_, 0).size);
+      return;
+    }
+    set_first_step(rows_.size, cols_.size, own);
     // The first fetch (B's block, off the diagonal) in slabs of its rows, the first product of each
     // slab (A's columns of it, copied contiguous) following it while the next moves.
-    slabs_ = cannon_slabs(shape_);
-    if (slabs_ > 1) scratch_ = keep(std::size_t(rows_.size * part(part(p_.k, q_, j_).size, slabs_, 0).size));
+    if (slabs_ > 1) scratch_ = keep(std::size_t(rows_.size * part(own, slabs_, 0).size));
   }
 
  private:
   static Decomposed shape_of(const DistributedSetup& s) {
-    Decomposed d = decomposed(Decomposition::cannon, s.problem, *s.params);
-    d.direct = true;
-    return d;
+    return with_variant(decomposed(Decomposition::cannon, s.problem, *s.params), s.params->variant());
   }
   int kblock(int s) const { return (j_ + s) % q_; }
   int rank_of(int i, int j) const { return i * q_ + j; }
@@ -187,7 +199,60 @@ class DirectRun final : public RunBase {
     return out;
   }
 
+  // pipelined: step s's slab t, fetched (A's packed columns and B's rows of the slab) and sent.
+  std::vector<Transfer> slab(int s, int t) {
+    std::vector<Transfer> out;
+    auto add = [&](const float* send, float* recv, std::size_t count, int peer) {
+      if (count) out.push_back({send, send ? count : 0, peer, recv, recv ? count : 0, peer});
+    };
+    const int kb = kblock(s);
+    const Part w = part(part(p_.k, q_, kb).size, slabs_, t), mine = part(part(p_.k, q_, j_).size, slabs_, t);
+    if (kb != j_) add(nullptr, a_[s % 2] + rows_.size * w.offset, std::size_t(rows_.size * w.size), rank_of(i_, kb));
+    if (kb != i_) add(nullptr, b_[s % 2] + w.offset * cols_.size, std::size_t(w.size * cols_.size), rank_of(kb, j_));
+    const int to = ((j_ - s) % q_ + q_) % q_;
+    if (to != j_) add(packed_ + rows_.size * mine.offset, nullptr, std::size_t(rows_.size * mine.size), rank_of(i_, to));
+    if (kb == i_)
+      for (int r = 0; r < q_; ++r)
+        if (r != i_) add(b_in_ + w.offset * cols_.size, nullptr, std::size_t(w.size * cols_.size), rank_of(r, j_));
+    return out;
+  }
+
+  void pipelined_schedule() {
+    Comm& world = comm("world", 0, job().rank);
+    const Part own = part(p_.k, q_, j_);
+    ctx_.communicate([&] {  // its A block, slab after slab, contiguous: its own products' and its peers'
+      for (int t = 0; t < slabs_; ++t) {
+        const Part w = part(own.size, slabs_, t);
+        ctx_.copy_2d(packed_ + rows_.size * w.offset, w.size, a_in_ + w.offset, own.size, rows_.size, w.size);
+      }
+    });
+    std::vector<int> marks(std::size_t(q_ * slabs_));
+    auto fetch_step = [&](int s) {
+      for (int t = 0; t < slabs_; ++t) {
+        ctx_.communicate([&] { world.exchange(slab(s, t)); });
+        marks[std::size_t(s * slabs_ + t)] = ctx_.mark_communication();
+      }
+    };
+    fetch_step(0);
+    for (int s = 0; s < q_; ++s) {
+      if (s + 1 < q_) {
+        if (s > 0) ctx_.communication_waits_for_compute();  // step s - 1's products read what step s + 1 fills
+        fetch_step(s + 1);
+      }
+      const int kb = kblock(s);
+      const Part k = part(p_.k, q_, kb);
+      for (int t = 0; t < slabs_; ++t) {
+        const Part w = part(k.size, slabs_, t);
+        const float* a = (kb == j_ ? packed_ : a_[s % 2]) + rows_.size * w.offset;
+        const float* b = (kb == i_ ? b_in_ : b_[s % 2]) + w.offset * cols_.size;
+        ctx_.compute_waits_for(marks[std::size_t(s * slabs_ + t)]);
+        ctx_.compute([&] { ctx_.product(a, b, c_out_, rows_.size, cols_.size, w.size, s > 0 || t > 0); });
+      }
+    }
+  }
+
   void schedule() override {
+    if (packed_) return pipelined_schedule();
     Comm& world = comm("world", 0, job().rank);
     if (slabs_ == 1) ctx_.communicate([&] { world.exchange(fetch(0)); });
     const Part k0 = part(p_.k, q_, j_);
@@ -217,6 +282,7 @@ class DirectRun final : public RunBase {
   float *a_[2] = {}, *b_[2] = {};
   long slabs_ = 1;
   float* scratch_ = nullptr;  // a slab's columns of A, contiguous for the engine
+  float* packed_ = nullptr;   // pipelined: its A block in slabs (slab t: rows x its width, contiguous)
 };
 
 }  // namespace
@@ -230,7 +296,10 @@ MMLAB_ALGORITHM(dist_cannon) {
                  "with c layers a reduction onto layer 0"},
                 {"direct",
                  "Cannon's order of k blocks without the skew: each step's blocks fetched from where they "
-                 "start (q x q, one layer)"}};
+                 "start (q x q, one layer)"},
+                {"pipelined",
+                 "direct's order and fetches, every step's blocks in `slabs` slabs of k, each slab's product "
+                 "after its own slab (q x q, one layer; slabs >= 2)"}};
   a.constraints = "grid q x q x c (c divides q) = the job's ranks; any m, n, k";
   a.set_nondeterminism("default", "with replicas (c > 1): the reduction over them (NCCL or MPI) fixes no order");
   a.is_nondeterministic = [](const Problem&, const Params& q) { return parse_grid(q.text("grid")).layers > 1; };
@@ -239,19 +308,21 @@ MMLAB_ALGORITHM(dist_cannon) {
       {{"slabs", AxisKind::integer,
         "what the first step waits for (the skew from the starting layout; direct: its first B block) in this "
         "many slabs of the first k block, the first step's product of each slab made while the next moves "
-        "(1: all of it, then the product)",
+        "(1: all of it, then the product); pipelined: every step's blocks in this many slabs",
         "1", {"1", "4"}}});
   const auto supports = a.supports;
   a.supports = [supports](const Problem& p, const Params& q, const DeviceInfo& d) -> Reason {
     const Grid g = parse_grid(q.text("grid"));
-    if (q.variant() == "direct" && g.layers > 1)
-      return std::string("direct: one layer (q x q); 2.5D replicas share a skewed torus");
+    if (q.variant() != "default" && g.layers > 1)
+      return q.variant() + ": one layer (q x q); 2.5D replicas share a skewed torus";
+    if (q.variant() == "pipelined" && q.integer("slabs") < 2)
+      return std::string("pipelined: slabs of 2 or more (with one slab a step it is direct's schedule)");
     if (q.integer("slabs") > 1 && g.rows == 1)
       return std::string("slabs: a torus of one rank moves nothing first (the same run as slabs 1)");
     return supports(p, q, d);
   };
   a.make_distributed = [](const DistributedSetup& s) -> std::unique_ptr<DistributedRun> {
-    if (s.params->variant() == "direct") return std::make_unique<DirectRun>(s);
+    if (s.params->variant() != "default") return std::make_unique<DirectRun>(s);
     return std::make_unique<CannonRun>(s);
   };
 }

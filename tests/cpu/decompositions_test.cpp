@@ -201,11 +201,15 @@ TEST(Decompositions, LeastTimeIsBelowTheSchedulesOwnPrediction) {
   for (const Case& c : kCases)
     for (const Problem& p : kShapes)
       for (long slabs : {1L, 3L})
-        for (bool direct : {false, true}) {
+        for (const std::string variant : {"default", "direct", "pipelined"}) {
+          const bool direct = variant != "default";
           if (direct && (c.kind != Decomposition::cannon || parse_grid(c.grid).layers != 1)) continue;
-          Decomposed d{c.kind, p, parse_grid(c.grid), 7, slabs};
-          d.direct = direct;
-          SCOPED_TRACE(std::string(decomposition_algorithm(c.kind)) + " " + c.grid + (direct ? " direct " : " ") +
+          const Decomposed d = with_variant({c.kind, p, parse_grid(c.grid), 7, slabs}, variant);
+          double flop = 0;
+          for (int r = 0; r < d.grid.volume(); ++r)
+            for (const ModelStep& s : d.model(r).steps) flop += s.flop;
+          EXPECT_DOUBLE_EQ(flop, 2.0 * p.m * p.n * p.k);
+          SCOPED_TRACE(std::string(decomposition_algorithm(c.kind)) + " " + c.grid + " " + variant + " " +
                        std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " slabs " +
                        std::to_string(slabs));
           for (const double gbs : {0.001, 1.0, 1000.0}) {
@@ -244,6 +248,25 @@ TEST(Decompositions, LeastTimeCountsFirstInputPortAndReduction) {
   EXPECT_DOUBLE_EQ(summa.model(3).least.first_bytes, 0);
   EXPECT_DOUBLE_EQ(summa.model(1).least.first_bytes, 4.0 * 500 * 500);  // one half of a panel
   EXPECT_DOUBLE_EQ(summa.model(1).least.in_bytes, 2 * 4.0 * 500 * 500);
+}
+
+TEST(Decompositions, PipelinedWaitsForOneSlabOfEachStep) {
+  // 2 x 2, 1000^3, four slabs: rank (0, 1)'s first product waits for a quarter of B(1, 1); the diagonal's
+  // for nothing, and its step 1 (A(1, 0) and B(0, 1)) in four moves of a quarter of both.
+  const Decomposed d = with_variant({Decomposition::cannon, {1000, 1000, 1000}, parse_grid("2x2"), 4096, 4}, "pipelined");
+  const double block = 4.0 * 500 * 500;
+  EXPECT_EQ(d.model(1).steps.size(), 8u);
+  EXPECT_DOUBLE_EQ(d.model(1).steps[0].bytes_in, block / 4);
+  EXPECT_DOUBLE_EQ(d.model(1).least.first_bytes, block / 4);
+  EXPECT_DOUBLE_EQ(d.model(3).least.first_bytes, 0);
+  EXPECT_DOUBLE_EQ(d.model(3).steps[4].bytes_in, 2 * block / 4);
+  // 200 GFLOP/s (1.25 ms a step) and 1 GB/s: direct's diagonal waits for both whole blocks of step 1
+  // (2 ms), then computes (3.25 ms); pipelined's step 1 slabs (0.5 ms each) arrive as its products go
+  // (the last at 2 ms, its product 2.1875 to 2.5 ms).
+  const Decomposed direct = with_variant(d, "direct");
+  EXPECT_DOUBLE_EQ(direct.model(3).predict_ms(200, 1), 3.25);
+  EXPECT_DOUBLE_EQ(d.model(3).predict_ms(200, 1), 2.5);
+  EXPECT_EQ(with_variant(d, "default").direct, false);
 }
 
 TEST(Decompositions, GridsEachAdmits) {

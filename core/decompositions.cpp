@@ -294,8 +294,8 @@ std::size_t Decomposed::bytes_per_rank() const {
     schedule = (1 + shifts) * (rows * k + k * cols) + (g.layers > 1 ? 2 : 1) * rows * cols;
     first = rows * k + k * cols + rows * cols;
     if (const long slabs = cannon_slabs(*this); slabs > 1)
-      schedule += every_step_in_slabs ? rows * k                          // its A block packed in slabs
-                                      : rows * part(long(k), slabs, 0).size;  // A's slab, contiguous
+      schedule += direct ? std::max(rows, cols) * k  // pipelined's packed A block, or columns' staged B block
+                         : rows * part(long(k), slabs, 0).size;  // A's slab, contiguous
   } else if (kind == Decomposition::summa) {
     const double rows = part(p.m, g.rows, 0).size, cols = part(p.n, g.cols, 0).size;
     const double w = std::min<double>(double(panel), double(p.k));

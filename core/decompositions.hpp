@@ -84,10 +84,11 @@ struct Decomposed {
   Layout layout(Operand which) const;
 };
 
-// A variant's schedule flags (dist_cannon's `direct`: no skew; `pipelined`: no skew, every step in
+// A variant's schedule flags (dist_cannon's `direct`: no skew; `columns`: the same, its first block in
+// slabs of columns, which the model reads as direct's slabs; `pipelined`: no skew, every step in
 // slabs); other variants set none. The one place a variant's name becomes its decomposition.
 inline Decomposed with_variant(Decomposed d, const std::string& variant) {
-  d.direct = d.kind == Decomposition::cannon && (variant == "direct" || variant == "pipelined");
+  d.direct = d.kind == Decomposition::cannon && (variant == "direct" || variant == "columns" || variant == "pipelined");
   d.every_step_in_slabs = d.kind == Decomposition::cannon && variant == "pipelined";
   return d;
 }

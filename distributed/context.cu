@@ -208,17 +208,18 @@ void Context::copy_2d(float* dst, long ld_dst, const float* src, long ld_src, lo
   for (long r = 0; r < rows; ++r) std::copy(src + r * ld_src, src + r * ld_src + cols, dst + r * ld_dst);
 }
 
-void Context::product(const float* a, const float* b, float* c, long m, long n, long k, bool accumulate) {
+void Context::product(const float* a, const float* b, float* c, long m, long n, long k, bool accumulate, long ldc) {
   if (m == 0 || n == 0) return;
+  if (ldc == 0) ldc = n;
   if (k == 0) {
     if (accumulate) return;
     if (device_)
-      MMLAB_CHECK(cudaMemsetAsync(c, 0, sizeof(float) * m * n, impl_->compute));
+      MMLAB_CHECK(cudaMemset2DAsync(c, sizeof(float) * ldc, 0, sizeof(float) * n, m, impl_->compute));
     else
-      std::fill(c, c + m * n, 0.f);
+      for (long r = 0; r < m; ++r) std::fill(c + r * ldc, c + r * ldc + n, 0.f);
     return;
   }
-  engine_->gemm(a, b, c, n, m, n, k, accumulate, impl_->compute);  // contiguous operands
+  engine_->gemm(a, b, c, ldc, m, n, k, accumulate, impl_->compute);  // contiguous A and B
 }
 
 void Context::product_of_band(const float* a, long lda, const float* b, float* c, long m, long n, long k,

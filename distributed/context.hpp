@@ -102,7 +102,8 @@ class Context {
   void copy_2d(float* dst, long ld_dst, const float* src, long ld_src, long rows, long cols);
 
   // The local product, through the engine, with empty shapes handled (k = 0 gives C = 0).
-  void product(const float* a, const float* b, float* c, long m, long n, long k, bool accumulate);
+  // C's rows `ldc` apart (0: n; a band of C's columns where ldc > n).
+  void product(const float* a, const float* b, float* c, long m, long n, long k, bool accumulate, long ldc = 0);
   // The same with A's rows `lda` apart (a band of its columns): the band is first copied into
   // `scratch` (m x k, contiguous) on the compute stream, as the engines take contiguous operands.
   void product_of_band(const float* a, long lda, const float* b, float* c, long m, long n, long k, bool accumulate,

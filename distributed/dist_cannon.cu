@@ -127,6 +127,11 @@ class CannonRun final : public RunBase {
 // bring it four on rank (1, 1) (the shift returns the blocks its skew sent away), and the first step
 // waits for at most its B block (none on the diagonal).
 //
+// `columns` (the same order and layout): the first step's B block, off the diagonal, in `slabs` slabs of
+// its columns (the diagonal packs each slab contiguous and sends it down its column), each slab's
+// product writing those columns of C with the whole k block; the diagonal's first product whole. The
+// first product waits for one slab, and the products stay as deep as direct's.
+//
 // `pipelined` (the same order and layout): every step's blocks move in `slabs` slabs of its k block,
 // A's columns of a slab packed contiguous by the rank that owns the block (once a run, on its
 // communication stream), B's rows as they lie; each slab's product waits for its own slab only, and
@@ -147,6 +152,13 @@ class DirectRun final : public RunBase {
     if (shape_.every_step_in_slabs && slabs_ > 1) {
       packed_ = keep(std::size_t(rows_.size * own));
       set_first_step(rows_.size, cols_.size, part(own, slabs_, 0).size);
+      return;
+    }
+    if (s.params->variant() == "columns" && slabs_ > 1) {
+      // The first B block in slabs of its columns (k whole): the diagonal packs each slab contiguous.
+      columns_ = true;
+      if (i_ == j_) stage_ = keep(std::size_t(own * cols_.size));
+      set_first_step(rows_.size, part(cols_.size, slabs_, 0).size, own);
       return;
     }
     set_first_step(rows_.size, cols_.size, own);
@@ -197,6 +209,39 @@ class DirectRun final : public RunBase {
       for (int r = 0; r < q_; ++r)
         if (r != i_) out.push_back({b_in_ + b.offset * cols_.size, count, rank_of(r, j_), nullptr, 0, rank_of(r, j_)});
     return out;
+  }
+
+  // columns: slab t of the first step's B block's columns (k block j whole), packed by the diagonal and
+  // sent down its column; received contiguous (k x the slab's width) off the diagonal.
+  std::vector<Transfer> column_slab(int t) {
+    std::vector<Transfer> out;
+    const long k = part(p_.k, q_, j_).size;
+    const Part w = part(cols_.size, slabs_, t);
+    const std::size_t count = std::size_t(k * w.size);
+    if (!count) return out;
+    if (j_ != i_) out.push_back({nullptr, 0, rank_of(j_, j_), b_[0] + k * w.offset, count, rank_of(j_, j_)});
+    if (j_ == i_)
+      for (int r = 0; r < q_; ++r)
+        if (r != i_) out.push_back({stage_ + k * w.offset, count, rank_of(r, j_), nullptr, 0, rank_of(r, j_)});
+    return out;
+  }
+
+  // columns: step 0 off the diagonal a slab of C's columns at a time (the whole k block: products as
+  // deep as direct's), each after its slab of B; the diagonal's step 0 whole, on its own blocks.
+  void first_step_in_columns(Comm& world) {
+    const long k = part(p_.k, q_, j_).size;
+    for (int t = 0; t < slabs_; ++t) {
+      const Part w = part(cols_.size, slabs_, t);
+      if (i_ == j_)
+        ctx_.communicate([&] { ctx_.copy_2d(stage_ + k * w.offset, w.size, b_in_ + w.offset, cols_.size, k, w.size); });
+      ctx_.communicate([&] { world.exchange(column_slab(t)); });
+      if (i_ == j_) continue;
+      ctx_.compute_waits_for_communication();
+      ctx_.compute([&] {
+        ctx_.product(a_in_, b_[0] + k * w.offset, c_out_ + w.offset, rows_.size, w.size, k, false, cols_.size);
+      });
+    }
+    if (i_ == j_) ctx_.compute([&] { ctx_.product(a_in_, b_in_, c_out_, rows_.size, cols_.size, k, false); });
   }
 
   // pipelined: step s's slab t, fetched (A's packed columns and B's rows of the slab) and sent.
@@ -255,8 +300,9 @@ class DirectRun final : public RunBase {
     if (packed_) return pipelined_schedule();
     Comm& world = comm("world", 0, job().rank);
     if (slabs_ == 1) ctx_.communicate([&] { world.exchange(fetch(0)); });
+    if (columns_) first_step_in_columns(world);
     const Part k0 = part(p_.k, q_, j_);
-    for (int t = 0; t < slabs_ && slabs_ > 1; ++t) {
+    for (int t = 0; t < slabs_ && slabs_ > 1 && !columns_; ++t) {
       const Part b = part(k0.size, slabs_, t);
       ctx_.communicate([&] { world.exchange(first_slab(t)); });
       ctx_.compute_waits_for_communication();
@@ -283,6 +329,8 @@ class DirectRun final : public RunBase {
   long slabs_ = 1;
   float* scratch_ = nullptr;  // a slab's columns of A, contiguous for the engine
   float* packed_ = nullptr;   // pipelined: its A block in slabs (slab t: rows x its width, contiguous)
+  bool columns_ = false;       // columns: the first step's B block in slabs of its columns
+  float* stage_ = nullptr;     // columns, on the diagonal: its B block's column slabs, each contiguous
 };
 
 }  // namespace
@@ -297,6 +345,9 @@ MMLAB_ALGORITHM(dist_cannon) {
                 {"direct",
                  "Cannon's order of k blocks without the skew: each step's blocks fetched from where they "
                  "start (q x q, one layer)"},
+                {"columns",
+                 "direct's order and fetches, the first B block (off the diagonal) in `slabs` slabs of its columns, "
+                 "each slab's product writing its columns of C with the whole k block (q x q, one layer; slabs >= 2)"},
                 {"pipelined",
                  "direct's order and fetches, every step's blocks in `slabs` slabs of k, each slab's product "
                  "after its own slab (q x q, one layer; slabs >= 2)"}};
@@ -308,15 +359,16 @@ MMLAB_ALGORITHM(dist_cannon) {
       {{"slabs", AxisKind::integer,
         "what the first step waits for (the skew from the starting layout; direct: its first B block) in this "
         "many slabs of the first k block, the first step's product of each slab made while the next moves "
-        "(1: all of it, then the product); pipelined: every step's blocks in this many slabs",
+        "(1: all of it, then the product); columns: the first B block in slabs of its columns; pipelined: every "
+        "step's blocks in this many slabs",
         "1", {"1", "4"}}});
   const auto supports = a.supports;
   a.supports = [supports](const Problem& p, const Params& q, const DeviceInfo& d) -> Reason {
     const Grid g = parse_grid(q.text("grid"));
     if (q.variant() != "default" && g.layers > 1)
       return q.variant() + ": one layer (q x q); 2.5D replicas share a skewed torus";
-    if (q.variant() == "pipelined" && q.integer("slabs") < 2)
-      return std::string("pipelined: slabs of 2 or more (with one slab a step it is direct's schedule)");
+    if ((q.variant() == "pipelined" || q.variant() == "columns") && q.integer("slabs") < 2)
+      return q.variant() + ": slabs of 2 or more (with one slab it is direct's schedule)";
     if (q.integer("slabs") > 1 && g.rows == 1)
       return std::string("slabs: a torus of one rank moves nothing first (the same run as slabs 1)");
     return supports(p, q, d);

@@ -267,6 +267,9 @@ TEST(Decompositions, PipelinedWaitsForOneSlabOfEachStep) {
   EXPECT_DOUBLE_EQ(direct.model(3).predict_ms(200, 1), 3.25);
   EXPECT_DOUBLE_EQ(d.model(3).predict_ms(200, 1), 2.5);
   EXPECT_EQ(with_variant(d, "default").direct, false);
+  // columns: direct's model (its first block in slabs; the slabs cut columns, not k)
+  EXPECT_TRUE(with_variant(d, "columns").direct);
+  EXPECT_FALSE(with_variant(d, "columns").every_step_in_slabs);
 }
 
 TEST(Decompositions, GridsEachAdmits) {

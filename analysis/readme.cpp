@@ -463,12 +463,17 @@ std::string front_table(const std::string& data, const Headline& h) {
   std::vector<Result> all;
   for (const Headline::Front& f : h.front) {
     std::vector<std::string> paths;
-    std::string names;  // the files, by name, after their folder's link
+    // The files, by their paths under the folder that holds them all, after that folder's link.
+    fs::path common = fs::path(f.files.front()).parent_path();
+    for (const std::string& file : f.files)
+      while (!common.empty() && fs::path(file).lexically_relative(common).generic_string().rfind("..", 0) == 0)
+        common = common.parent_path();
+    std::string names;
     for (const std::string& file : f.files) {
       paths.push_back((fs::path(data) / file).generic_string());
-      names += (names.empty() ? "" : ", ") + fs::path(file).filename().string();
+      names += (names.empty() ? "" : ", ") + fs::path(file).lexically_relative(common).generic_string();
     }
-    const std::string folder = data + "/" + fs::path(f.files.front()).parent_path().generic_string() + "/";
+    const std::string folder = data + "/" + common.generic_string() + "/";
     const std::string links = "[" + folder + "](" + folder + "): " + names;
     const std::vector<Result> rows = load_results(paths, true);
     all.insert(all.end(), rows.begin(), rows.end());

@@ -209,6 +209,34 @@ void CsvWriter::check_tail(const std::string& tail, bool whole) const {
   }
 }
 
+// A header of this kind of file, of this version or another: its first name is one of the first two of
+// this version's (the results' schema column came first from version 2; before it, run_id).
+bool CsvWriter::same_kind(const CsvRow& header) const {
+  if (header.empty()) return false;
+  for (std::size_t i = 0; i < std::min<std::size_t>(2, header_.size()); ++i)
+    if (header[0] == header_[i]) return true;
+  return false;
+}
+
+// --overwrite empties only files of the lab's: a file whose first line is no header of its kind (a
+// foreign CSV, a text file) is refused, untouched.
+void CsvWriter::refuse_to_empty_what_is_not_ours() {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || st.st_size == 0) return;
+  const std::string head = read_at(fd_, 0, std::min<std::size_t>(std::size_t(st.st_size), kMaxCsvLine), path_);
+  std::string first = head.substr(head.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0);
+  first = first.substr(0, first.find('\n'));
+  if (!first.empty() && first.back() == '\r') first.pop_back();
+  CsvRow old;
+  try {
+    old = parse_csv_line(first, path_ + ":1");
+  } catch (const std::exception&) {
+  }
+  if (!same_kind(old))
+    throw UsageError(path_ + ": not a CSV file of mmlab's (its first line is no header mmlab writes), left "
+                             "untouched: --overwrite empties only mmlab's own files; write to another file");
+}
+
 // The file is locked; decide whether it is ours and repair what a crash of ours left. Reads the
 // first line and the last kMaxCsvLine bytes, never the whole file.
 void CsvWriter::adopt_existing() {
@@ -232,7 +260,7 @@ void CsvWriter::adopt_existing() {
     if (ours.compare(0, only.size(), only) != 0)
       throw UsageError(
           path_ + ": its only line has no newline and is not this file's header (" + header_[0] +
-          ",...); not a CSV file of mmlab's, left untouched. Write to another file or pass --overwrite");
+          ",...); not a CSV file of mmlab's, left untouched: write to another file");
     if (::ftruncate(fd_, 0) != 0) throw UsageError(path_ + ": cannot be repaired: " + std::strerror(errno));
     std::fprintf(stderr, "mmlab: %s: removed an incomplete header (interrupted write)\n", path_.c_str());
     need_header_ = true;
@@ -242,9 +270,12 @@ void CsvWriter::adopt_existing() {
   if (!first.empty() && first.back() == '\r') first.pop_back();
   if (first + "\n" != ours) {
     const CsvRow old = parse_csv_line(first, path_ + ":1");
-    throw UsageError(path_ + ": existing file has a different header (" + std::to_string(old.size()) +
-                     " columns, expected " + std::to_string(header_.size()) +
-                     "); write to another file or pass --overwrite");
+    if (!same_kind(old))
+      throw UsageError(path_ + ": not a CSV file of mmlab's (its header starts '" + (old.empty() ? "" : old[0]) +
+                       "', not '" + header_[0] + "'), left untouched: write to another file");
+    throw UsageError(path_ + ": a file of mmlab's of another schema version (" + std::to_string(old.size()) +
+                     " columns, this version writes " + std::to_string(header_.size()) +
+                     "), left untouched: write this run to a new file (mmlab-analyze reads both)");
   }
   need_header_ = false;
   // Ours. The complete rows of the last 1 MiB must be rows of ours (bounded: the whole file is never
@@ -299,6 +330,7 @@ CsvWriter::CsvWriter(std::string path, CsvRow header, OpenMode mode, RowCheck ch
                                       "choose another --output"
                                     : ": cannot be locked: " + std::string(std::strerror(errno))));
     if (mode == OpenMode::overwrite) {
+      refuse_to_empty_what_is_not_ours();
       if (::ftruncate(fd_, 0) != 0) throw UsageError(path_ + ": cannot be emptied: " + std::strerror(errno));
       need_header_ = true;
     } else {

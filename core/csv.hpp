@@ -112,6 +112,8 @@ class CsvWriter {
   const std::string& path() const { return path_; }
 
  private:
+  bool same_kind(const CsvRow& header) const;
+  void refuse_to_empty_what_is_not_ours();
   void adopt_existing();
   void check_tail(const std::string& tail, bool whole) const;
 

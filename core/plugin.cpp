@@ -135,6 +135,8 @@ std::string file_hash(const std::string& path) {
 
 std::shared_ptr<const Plugin> Plugin::load(const std::string& path) {
   const std::string where = "plugin " + path;
+  if (std::filesystem::is_directory(path))
+    throw UsageError(where + ": a folder; --plugin takes the shared library itself (lib<name>.so)");
   if (!std::filesystem::is_regular_file(path)) throw UsageError(where + ": no such file");
   std::shared_ptr<Plugin> p(new Plugin);
   p->path_ = std::filesystem::absolute(path).lexically_normal().string();

@@ -4,12 +4,14 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <functional>
 #include <iostream>
 #include <optional>
+#include <random>
 
 #include "core/distributed.hpp"
 #include "core/random.hpp"
@@ -73,6 +75,17 @@ std::vector<std::size_t> agree_on_todo(const RunPlan& plan, std::size_t* recorde
 
 namespace {
 
+// A run's id, unique across the runs of a process (a counter: runs called in a loop or from threads
+// within one second), its processes (the pid) and the pids a host reuses (the time, and random bits
+// for processes of other hosts or containers that share a file): seconds-pid-counter-random, in hex.
+std::string new_session() {
+  static std::atomic<unsigned> runs{0};
+  static const unsigned nonce = std::random_device{}() & 0xffffu;
+  char session[80];
+  std::snprintf(session, sizeof session, "%lx-%d-%x%04x", long(std::time(nullptr)), int(getpid()), runs++, nonce);
+  return session;
+}
+
 // One run of a plan, in the steps execute() names: open the outputs and agree on what is left,
 // announce, then per configuration run, record and report; stop early on an interrupt or a lost
 // CUDA context. Rank 0 alone writes; the other ranks take part in distributed configurations only.
@@ -81,9 +94,7 @@ class Run {
   Run(const RunPlan& plan, const DeviceInfo& device, const std::atomic<bool>& interrupted, RowSink* sink)
       : plan_(plan), device_(device), interrupted_(interrupted), sink_(sink), clocks_(device),
         progress_(todo_, device) {
-    char session[64];
-    std::snprintf(session, sizeof session, "%lx-%d", long(std::time(nullptr)), int(getpid()));
-    session_ = session;
+    session_ = new_session();
   }
 
   // The rows file first (locked and repaired before --resume reads it), then the samples (which
@@ -109,7 +120,7 @@ class Run {
   int dry_run() const {
     if (!root()) return 0;
     for (const Configuration& c : todo_) std::cout << describe(c) << '\n';
-    std::cout << todo_.size() << " configurations";
+    std::cout << todo_.size() << (todo_.size() == 1 ? " configuration" : " configurations");
     if (recorded_) std::cout << " (" << recorded_ << " already recorded)";
     std::cout << '\n';
     return 0;
@@ -133,7 +144,8 @@ class Run {
                    cuda_version_text(device_.cuda_runtime).c_str(),
                    device_.driver_version.empty() ? "?" : device_.driver_version.c_str(),
                    alone() ? "" : (", rank 0 of " + std::to_string(job().size)).c_str());
-    } else {
+    } else if (static std::atomic<bool> told{false}; !told.exchange(true)) {
+      // Once a process: a library caller running plans in a loop is told once.
       std::fprintf(stderr,
                    "mmlab: %s. GPU algorithms are recorded as skipped; host algorithms run.\n"
                    "       Results measured on GPUs are in data/ (see README, Results).\n",

@@ -133,7 +133,7 @@ int32_t mmlab_lab_add_algorithms(mmlab_lab* lab, const mmlab_plugin_info* info, 
 int32_t mmlab_add_algorithms(const mmlab_plugin_info* info, const char* source, const char* hash,
                              char* message, size_t message_size);
 
-/* The CSV schema as JSON: {"version": "7", "results": [{"name", "type", "unit"}...], "samples": [...]};
+/* The CSV schema as JSON: {"version": "8", "results": [{"name", "type", "unit"}...], "samples": [...]};
  * type is one of text, choice, whole, number. Valid while the library is loaded. */
 const char* mmlab_schema_json(void);
 

@@ -22,7 +22,7 @@ from ._arrays import DeviceArray
 from ._lib import CommandError
 from ._results import Results, read
 
-__all__ = ["algorithms", "run", "read", "compare", "algorithm", "Algorithm", "Results", "DeviceArray",
+__all__ = ["algorithms", "run", "read", "compare", "algorithm", "Algorithm", "Results", "DeviceArray", "Interrupted",
            "CommandError", "version"]
 
 
@@ -84,18 +84,31 @@ def run(experiment=None, *, output=None, options=None, **keys):
     from it (every row it holds); without one no file is written or read (an experiment file's own
     `output` is then not used) and the Results are this run's rows as the library handed them over. Bad arguments raise
     ValueError with the lab's message; failed rows are rows (status 'failed', the reason), not errors;
-    Ctrl-C stops after the configuration it is in and raises KeyboardInterrupt."""
+    Ctrl-C stops after the configuration it is in and raises mmlab.Interrupted (a KeyboardInterrupt) whose
+    `results` are the rows finished before it (the file's, with output=; `resume=True` then goes on)."""
     plan = _lib.Plan(_lib.Lab(), experiment)
+    if output is not None:  # first: keys such as resume are checked against it
+        plan.set("output", str(output))
     for option, value in _keywords(keys) + _keywords(dict(options or {})):
         plan.set(option, value)
-    if output is not None:
-        plan.set("output", str(output))
     status, rows, samples = _lib.run(plan)
-    if _lib.interrupted():
-        raise KeyboardInterrupt("mmlab.run: stopped" + (f"; the rows written so far are in {output}" if output else ""))
     if output is not None:  # the file asked for, every row it holds (this run's appended to any before)
-        return Results(output)
-    return Results(rows=_frames.frame(rows), samples=_frames.frame(samples, samples=True))
+        results = Results(output)
+    else:
+        results = Results(rows=_frames.frame(rows), samples=_frames.frame(samples, samples=True))
+    if _lib.interrupted():
+        raise Interrupted("mmlab.run: stopped; the rows finished before it are the exception's .results" +
+                          (f" (and in {output}: resume=True goes on)" if output else ""), results)
+    return results
+
+
+class Interrupted(KeyboardInterrupt):
+    """mmlab.run stopped by Ctrl-C (or SIGTERM) after the configuration it was in: `results` holds the rows
+    finished before it, as mmlab.run would have returned them."""
+
+    def __init__(self, message, results):
+        super().__init__(message)
+        self.results = results
 
 
 def _paths(results):

@@ -67,6 +67,8 @@ def read(path):
     """A CSV of mmlab's (its samples beside it, `<name>.samples.csv`, where there are some) as Results;
     any other table under data/ as Results whose rows pandas typed (samples empty)."""
     path = pathlib.Path(path)
+    if not path.is_file():  # the lab's words and error type, as for every other file it cannot read
+        raise ValueError(f"{path}: " + ("a folder, not a results file" if path.is_dir() else "no such file"))
     if path.name.endswith(".samples.csv"):
         rows = _frames.read_table(path, samples=True)
         return Results(path, rows=rows, samples=rows)

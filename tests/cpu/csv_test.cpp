@@ -64,6 +64,32 @@ TEST(Csv, AppendKeepsRowsAndWritesTheHeaderOnce) {
   EXPECT_EQ(slurp(d.file("r.csv")), "a,b,c\n7,8,9\n");
 }
 
+// --overwrite empties only the lab's own files, and the advice for a file it will not append to is a
+// new file, never --overwrite (issue #80: a foreign file was clobbered on the lab's own suggestion).
+TEST(Csv, OverwriteRefusesWhatIsNotOursAndNoMessageSuggestsIt) {
+  TempDir d;
+  auto refused = [&](const std::string& file, OpenMode mode) {
+    try {
+      CsvWriter w(d.file(file), kHeader, mode);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  { std::ofstream(d.file("notes.txt")) << "one column of text\nmore\n"; }
+  { std::ofstream(d.file("foreign.csv")) << "x,y,z\n1,2,3\n"; }
+  { std::ofstream(d.file("older.csv")) << "a,b\n1,2\n"; }  // ours, another version: first name a
+  const std::string text = refused("notes.txt", OpenMode::overwrite), foreign = refused("foreign.csv", OpenMode::append),
+                    older = refused("older.csv", OpenMode::append);
+  EXPECT_NE(text.find("--overwrite empties only mmlab's own files"), std::string::npos) << text;
+  EXPECT_EQ(slurp(d.file("notes.txt")), "one column of text\nmore\n");
+  EXPECT_NE(foreign.find("not a CSV file of mmlab's"), std::string::npos) << foreign;
+  EXPECT_NE(older.find("another schema version"), std::string::npos) << older;
+  for (const std::string& m : {foreign, older}) EXPECT_EQ(m.find("pass --overwrite"), std::string::npos) << m;
+  EXPECT_EQ(refused("older.csv", OpenMode::overwrite), "");  // its own older file: replaced when asked
+  EXPECT_EQ(slurp(d.file("older.csv")), "");
+}
+
 TEST(Csv, OpeningWritesNothingUntilARow) {
   TempDir d;
   { CsvWriter w(d.file("r.csv"), kHeader, OpenMode::append); }

@@ -5,8 +5,12 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
 #include <thread>
 
+#include "core/results.hpp"
 #include "core/schema.hpp"
 #include "distributed/registry.hpp"
 #include "harness/lab.hpp"
@@ -106,6 +110,83 @@ TEST(Lab, ARunHandsItsRowsToTheSinkAndWritesNoFile) {
     EXPECT_EQ(cell(r, "schema"), kSchemaVersion);
   }
   EXPECT_TRUE(fs::is_empty(dir)) << "a run without an output wrote into " << dir;
+  fs::remove_all(dir);
+}
+
+// Runs called in a loop (within one second, one process) into one file: every run its own id, and the
+// file reads back (issue #80: six calls once wrote one id, and the reader refused the file from then on).
+TEST(Lab, RunsInALoopIntoOneFileHaveTheirOwnIds) {
+  const fs::path dir = fs::temp_directory_path() / ("mmlab-lab-ids-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string out = (dir / "loop.csv").string();
+  Lab lab(lab_registry);
+  for (int i = 0; i < 6; ++i) {
+    Plan plan(lab);
+    plan.set("algorithms", "eigen");
+    plan.set("shape", "9x5x3");
+    plan.set("trials", "2");
+    plan.set("warmup", "0");
+    plan.set("output", out);
+    EXPECT_EQ(run(plan, nullptr), 0) << "run " << i;
+  }
+  const std::vector<Result> rows = load_results({out}, true);
+  ASSERT_EQ(rows.size(), 6u);
+  std::set<std::string> ids;
+  for (const Result& r : rows) ids.insert(r.run_id);
+  EXPECT_EQ(ids.size(), 6u);
+  fs::remove_all(dir);
+}
+
+// A results file or its samples cut at any byte of their last two lines: the reader refuses the file or
+// leaves the cut row out, and never reads a value other than the one written (issue #80: a last field
+// cut from 5.39539175e-09 to 5.395 was read as that number).
+TEST(Lab, AFileCutAtAnyByteIsRefusedOrReadWithoutTheCutRow) {
+  const fs::path dir = fs::temp_directory_path() / ("mmlab-lab-cut-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string out = (dir / "whole.csv").string(), samples = (dir / "whole.samples.csv").string();
+  Lab lab(lab_registry);
+  Plan plan(lab);
+  plan.set("algorithms", "eigen");
+  plan.set("shape", "9x5x3,7x7x7,3x4x5");
+  plan.set("trials", "3");
+  plan.set("warmup", "0");
+  plan.set("output", out);
+  ASSERT_EQ(run(plan, nullptr), 0);
+  const std::vector<Result> whole = load_results({out}, true);
+  ASSERT_EQ(whole.size(), 3u);
+  auto text = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  auto same = [&](const Result& r) {  // r is one of the rows written, value for value
+    for (const Result& w : whole)
+      if (w.run_id == r.run_id)
+        return w.median_ms == r.median_ms && w.min_ms == r.min_ms && w.max_ms == r.max_ms &&
+               w.samples == r.samples && w.fields == r.fields;
+    return false;
+  };
+  const std::string rows_text = text(out), samples_text = text(samples);
+  const fs::path cut_rows = dir / "cut.csv", cut_samples = dir / "cut.samples.csv";
+  int refused = 0, read = 0;
+  for (bool cut_the_samples : {false, true}) {
+    const std::string& body = cut_the_samples ? samples_text : rows_text;
+    // From the start of its second-last line to its end, every length.
+    const std::size_t from = body.rfind('\n', body.rfind('\n', body.size() - 2) - 1) + 1;
+    for (std::size_t n = from; n <= body.size(); ++n) {
+      std::ofstream(cut_rows, std::ios::binary) << (cut_the_samples ? rows_text : rows_text.substr(0, n));
+      std::ofstream(cut_samples, std::ios::binary) << (cut_the_samples ? samples_text.substr(0, n) : samples_text);
+      try {
+        const std::vector<Result> got = load_results({cut_rows.string()}, true);
+        ++read;
+        for (const Result& r : got) EXPECT_TRUE(same(r)) << (cut_the_samples ? "samples" : "rows") << " cut at " << n;
+      } catch (const AnalysisError&) {
+        ++refused;
+      }
+    }
+  }
+  EXPECT_GT(refused, 0);
   fs::remove_all(dir);
 }
 

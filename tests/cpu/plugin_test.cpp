@@ -85,6 +85,7 @@ TEST(Plugin, BadFilesSayWhatIsWrongWithWhichFile) {
   EXPECT_NE(text.find(d / "notes.txt"), std::string::npos) << text;
   EXPECT_NE(text.find("not a loadable shared library"), std::string::npos) << text;
   EXPECT_NE(error_of(d / "absent.so").find("no such file"), std::string::npos);
+  EXPECT_NE(error_of(d.path).find("a folder; --plugin takes the shared library itself"), std::string::npos);
   const std::string entry = error_of(bad("no_entry"));
   EXPECT_NE(entry.find("no mmlab_plugin() entry point"), std::string::npos) << entry;
   EXPECT_NE(entry.find("libbad_plugin_no_entry.so"), std::string::npos) << entry;

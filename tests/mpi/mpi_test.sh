@@ -164,11 +164,11 @@ PY
       echo "note: the Eigen trial took under 200 ms here; the wait may not have outlasted the timeout"
     ;;
   watchdog)
-    # Rank 1 is stopped (not killed) two seconds in: the others wait for it in a collective until the
+    # Rank 1 is stopped (not killed) four seconds in: the others wait for it in a collective until the
     # watchdog ends the job.
     start=$SECONDS
     timeout 60 "$mpiexec" --oversubscribe -np "$np" \
-      bash -c 'if [ "${OMPI_COMM_WORLD_RANK:-0}" = 1 ]; then (sleep 2; kill -STOP $$) & fi; exec "$0" "$@"' \
+      bash -c 'if [ "${OMPI_COMM_WORLD_RANK:-0}" = 1 ]; then (sleep 4; kill -STOP $$) & fi; exec "$0" "$@"' \
       "$mmlab" run --algorithms dist_summa --engine eigen --grid 2x2 --size 400 --trials 100000 --warmup 0 \
       --rank-timeout 5 --output "$dir/x.csv" >"$dir/log" 2>&1
     rc=$?
@@ -176,7 +176,9 @@ PY
     [ $rc -ne 124 ] || { echo "FAIL: the job hung"; exit 1; }
     [ $rc -ne 0 ] || { echo "FAIL: exit 0 after a rank stopped"; exit 1; }
     ((SECONDS - start <= 30)) || { echo "FAIL: took $((SECONDS - start)) s"; exit 1; }
-    grep -Eq "rank [0-9]+ waited [0-9]+ s in .*\(step: dist_summa .*trial [0-9]+\)" "$dir/log" ||
+    # Any step of the configuration: on a loaded machine rank 1 may stop before the trials begin (in its
+    # verified product or the memory check), which failed this test now and then (issue #80).
+    grep -Eq "rank [0-9]+ waited [0-9]+ s in .*\(step: dist_summa [^)]*\)" "$dir/log" ||
       { echo "FAIL: no message naming the rank, the wait and the step"; exit 1; }
     ;;
 esac

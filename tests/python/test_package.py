@@ -217,6 +217,54 @@ def test_a_run_without_output_writes_no_file(root, tmp_path, monkeypatch):
     pd.testing.assert_frame_equal(w.rows[same], r.rows[same], check_categorical=False)
 
 
+def test_resume_from_python_goes_on_where_a_file_left_off(tmp_path):
+    """Issue #80: resume=True with output= (the output is set before the other keys are checked)."""
+    out = tmp_path / "resumed.csv"
+    first = mmlab.run(algorithms=["eigen"], shapes=[(9, 5, 3)], trials=2, warmup=0, output=out)
+    assert len(first.rows) == 1
+    again = mmlab.run(algorithms=["eigen"], shapes=[(9, 5, 3), (7, 7, 7)], trials=2, warmup=0, output=out,
+                      resume=True)
+    assert sorted(again.rows["m"].tolist()) == [7, 9]  # 9x5x3 kept, not run again; 7x7x7 added
+    assert again.rows["run_id"].nunique() == 2
+
+
+def test_ctrl_c_hands_back_the_rows_finished_before_it(tmp_path):
+    """Issue #80: an interrupted run without output= raises mmlab.Interrupted (a KeyboardInterrupt)
+    carrying the rows it finished; with output= the file's rows, and resume=True completes it."""
+    import os
+    import signal
+
+    stop = [True]
+
+    @mmlab.algorithm("stops_the_run", backend="host")
+    def stops(a, b, c, *, params, stream):
+        c[...] = a @ b
+        if stop[0] and a.shape == (8, 8):  # the second configuration's first call
+            stop[0] = False
+            os.kill(os.getpid(), signal.SIGINT)
+
+    shapes = [(9, 5, 3), (8, 8, 8), (7, 6, 5), (6, 6, 6)]
+    for output in (None, tmp_path / "stopped.csv"):
+        stop[0] = True
+        with pytest.raises(mmlab.Interrupted) as stopped:
+            mmlab.run(algorithms=[stops], shapes=shapes, trials=2, warmup=0, order="sequential", output=output)
+        assert isinstance(stopped.value, KeyboardInterrupt)
+        rows = stopped.value.results.rows
+        assert 1 <= len(rows) < len(shapes) and (rows["status"] == "ok").all()
+        assert len(stopped.value.results.samples) == 2 * len(rows)
+    done = mmlab.run(algorithms=[stops], shapes=shapes, trials=2, warmup=0, order="sequential",
+                     output=tmp_path / "stopped.csv", resume=True)
+    assert sorted(map(tuple, done.rows[["m", "n", "k"]].values.tolist())) == sorted(shapes)
+
+
+def test_read_of_a_missing_file_or_a_folder_is_the_labs_value_error(tmp_path):
+    """Issue #80: mmlab.read raises ValueError in the lab's words, as for every file it cannot read."""
+    with pytest.raises(ValueError, match="no such file"):
+        mmlab.read(tmp_path / "nope.csv")
+    with pytest.raises(ValueError, match="a folder"):
+        mmlab.read(tmp_path)
+
+
 def test_a_new_column_reaches_the_frame_without_python(root):
     """Issue #64: a run's frame has exactly the schema's columns, in its order, typed by it, and python/
     names none of the columns added last (a column the lab adds needs no change there)."""

@@ -191,6 +191,10 @@ std::function<bool(const Result&)> baseline_test(const std::string& spec_text) {
     throw AnalysisError(
         "compare: --baseline must be ALG[:variant[:params]] or best:SPEC,SPEC..., e.g. cublas, "
         "tiled:default:tile=32 or best:cublas,cutlass");
+  if (spec.has_variant && !spec.has_params && spec.variant.find('=') != std::string::npos)
+    throw AnalysisError("compare: --baseline " + spec_text + ": '" + spec.variant +
+                        "' is parameters, not a variant; name the variant before them: " + spec.algorithm +
+                        ":VARIANT:" + spec.variant + " (e.g. " + spec.algorithm + ":default:" + spec.variant + ")");
   return [spec](const Result& r) {
     return (r.fp32() || spec.has_variant) && r.algorithm == spec.algorithm &&
            (!spec.has_variant || r.variant == spec.variant) && (!spec.has_params || r.params == spec.params);

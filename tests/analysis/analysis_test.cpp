@@ -464,6 +464,18 @@ TEST(Compare, ABaselineWithoutOkRowsSaysWhy) {
             std::string::npos);
 }
 
+// Parameters where the variant goes (tiled:tile=32) are named as such, with the spelling that works (#80).
+TEST(Compare, ParametersInTheVariantsPlaceAreSaidToBeThat) {
+  TempDir d;
+  write_results(d / "p.csv", {{"cublas", "default", "", 64, 64, 64, "kernel", around(1.0)},
+                              {"tiled", "default", "tile=32", 64, 64, 64, "kernel", around(2.0)}});
+  CompareOptions o;
+  o.baseline = "tiled:tile=32";
+  const std::string e = error_of([&] { compare(load_results({d / "p.csv"}, true), o); });
+  EXPECT_NE(e.find("'tile=32' is parameters, not a variant"), std::string::npos) << e;
+  EXPECT_NE(e.find("tiled:default:tile=32"), std::string::npos) << e;
+}
+
 // headline pairs rows with the baseline measured under the same L2 setting, and takes any baseline.
 TEST(Headline, PairsByL2SettingAndTakesABaseline) {
   TempDir d;

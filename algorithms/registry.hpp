@@ -3,15 +3,25 @@
 // distributed/registry.hpp; mmlab's main joins the two lists into its Registry.
 #pragma once
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "core/algorithm.hpp"
 
-// `cutlass` exists where CMake found CUTLASS's headers (CMakeLists.txt: MMLAB_HAVE_CUTLASS).
+// `cutlass` exists where CMake found CUTLASS's headers (CMakeLists.txt: MMLAB_HAVE_CUTLASS); elsewhere
+// it is named among the algorithms this build left out (not_built, below).
 #ifdef MMLAB_HAVE_CUTLASS
 #define MMLAB_CUTLASS_ALGORITHMS(X) X(cutlass)
+#define MMLAB_CUTLASS_NOT_BUILT {}
 #else
 #define MMLAB_CUTLASS_ALGORITHMS(X)
+#define MMLAB_CUTLASS_NOT_BUILT                                                                                 \
+  {                                                                                                          \
+    {"cutlass",                                                                                              \
+     "CUTLASS's headers were not found when this build was configured (scripts/setup fetches them into "    \
+     "build/deps, or set MMLAB_CUTLASS_DIR; then configure and build again)"}                               \
+  }
 #endif
 
 #define MMLAB_SINGLE_PROCESS_ALGORITHMS(X) \
@@ -46,5 +56,7 @@ MMLAB_SINGLE_PROCESS_ALGORITHMS(MMLAB_DECLARE)
 #undef MMLAB_DECLARE
 
 std::vector<const Algorithm*> single_process();  // the list above, in its order
+// The lab's algorithms this build left out, with why: {name, reason}.
+inline std::vector<std::pair<std::string, std::string>> not_built() { return MMLAB_CUTLASS_NOT_BUILT; }
 
 }  // namespace mmlab::algorithms

@@ -28,6 +28,12 @@ const Algorithm* Registry::find(const std::string& name) const {
   return nullptr;
 }
 
+std::string Registry::unknown(const std::string& name) const {
+  const auto it = not_built_.find(name);
+  if (it != not_built_.end()) return "algorithm '" + name + "' is not built here: " + it->second;
+  return "unknown algorithm '" + name + "' (valid: " + names() + ")";
+}
+
 std::string Registry::names() const {
   std::string out;
   for (const Algorithm* a : all_) out += (out.empty() ? "" : ", ") + a->name;

@@ -10,6 +10,7 @@
 #include <functional>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -309,9 +310,16 @@ class Registry {
   const std::vector<const Algorithm*>& all() const { return all_; }
   const Algorithm* find(const std::string& name) const;  // nullptr when absent
   std::string names() const;                             // "naive, tiled, ..." for messages
+  // Algorithms of the lab this build left out, and why (`cutlass` without CUTLASS's headers): a name
+  // asked for is then "not built here", not unknown.
+  void add_not_built(const std::string& name, const std::string& why) { not_built_[name] = why; }
+  const std::map<std::string, std::string>& not_built() const { return not_built_; }
+  // The message for a name that is no algorithm here: why it was not built, or the valid names.
+  std::string unknown(const std::string& name) const;
 
  private:
   std::vector<const Algorithm*> all_;
+  std::map<std::string, std::string> not_built_;
 };
 
 }  // namespace mmlab

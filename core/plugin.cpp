@@ -205,7 +205,8 @@ Registry join_plugins(std::initializer_list<std::vector<const Algorithm*>> built
     }
   std::vector<const Algorithm*> all = base.all();
   all.insert(all.end(), added.begin(), added.end());
-  return Registry({all});
+  Registry joined({all});
+  return joined;
 }
 
 }  // namespace mmlab

@@ -75,8 +75,12 @@ const Api* load(std::string* why) {
     if (e && errors.find(e) == std::string::npos) errors += std::string(errors.empty() ? "" : "; ") + e;
   }
   if (!lib) {
-    *why = "cuBLASMp is not here (scripts/setup fetches it; MMLAB_CUBLASMP_LIB names the library): " + errors +
-           (nvshmem ? "" : "; " + a.nvshmem);
+    // Without a driver the library is there but cannot load (it needs libcuda.so.1): say that, not the fetch.
+    if (errors.find("libcuda.so.1") != std::string::npos && !dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL))
+      *why = "no NVIDIA driver on this machine (libcuda.so.1, which cuBLASMp needs, is not here)";
+    else
+      *why = "cuBLASMp is not here (scripts/setup fetches it; MMLAB_CUBLASMP_LIB names the library): " + errors +
+             (nvshmem ? "" : "; " + a.nvshmem);
     return nullptr;
   }
   bool complete = true;

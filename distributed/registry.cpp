@@ -17,7 +17,9 @@ std::vector<const Algorithm*> distributed() {
 namespace mmlab {
 
 Registry lab_registry(const std::vector<std::shared_ptr<const Plugin>>& plugins) {
-  return join_plugins({algorithms::single_process(), algorithms::distributed()}, plugins);
+  Registry r = join_plugins({algorithms::single_process(), algorithms::distributed()}, plugins);
+  for (const auto& [name, why] : algorithms::not_built()) r.add_not_built(name, why);
+  return r;
 }
 
 }  // namespace mmlab

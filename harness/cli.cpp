@@ -134,7 +134,7 @@ int list(const mmlab::Registry& lab, int argc, char** argv) {
   std::vector<const mmlab::Algorithm*> which;
   for (const std::string& name : names) {
     const mmlab::Algorithm* a = lab.find(name);
-    if (!a) throw mmlab::UsageError("unknown algorithm '" + name + "' (valid: " + lab.names() + ")");
+    if (!a) throw mmlab::UsageError(lab.unknown(name));
     which.push_back(a);
   }
   if (which.empty()) which = lab.all();

@@ -451,7 +451,7 @@ static std::vector<AlgorithmChoice> choose_algorithms(Reading& r, const Settings
   } else {
     for (const std::string& name : split_list(list, "algorithms")) {
       const Algorithm* a = registry.find(name);
-      if (!a) throw UsageError("unknown algorithm '" + name + "' (valid: " + registry.names() + ")");
+      if (!a) throw UsageError(registry.unknown(name));
       algorithms.push_back(a);
     }
   }

@@ -54,9 +54,9 @@ std::vector<std::size_t> agree_on_todo(const RunPlan& plan, std::size_t* recorde
       }
       if (other)
         std::fprintf(stderr,
-                     "mmlab: %zu distributed configurations have grids for other rank counts than %d; "
+                     "mmlab: %zu distributed configuration%s grids for other rank counts than %d; "
                      "left to their own mpirun -np jobs\n",
-                     other, job().size);
+                     other, other == 1 ? " has" : "s have", job().size);
     } catch (const UsageError& e) {
       list = std::string("!") + e.what();
     }

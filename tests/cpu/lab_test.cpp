@@ -113,6 +113,17 @@ TEST(Lab, ARunHandsItsRowsToTheSinkAndWritesNoFile) {
   fs::remove_all(dir);
 }
 
+// The CPU baseline on `shapes`, `trials` trials each, no warm-up, into `output`.
+Plan eigen_plan(Lab& lab, const std::string& shapes, const std::string& trials, const std::string& output) {
+  Plan plan(lab);
+  plan.set("algorithms", "eigen");
+  plan.set("shape", shapes);
+  plan.set("trials", trials);
+  plan.set("warmup", "0");
+  plan.set("output", output);
+  return plan;
+}
+
 // Runs called in a loop (within one second, one process) into one file: every run its own id, and the
 // file reads back (issue #80: six calls once wrote one id, and the reader refused the file from then on).
 TEST(Lab, RunsInALoopIntoOneFileHaveTheirOwnIds) {
@@ -121,15 +132,7 @@ TEST(Lab, RunsInALoopIntoOneFileHaveTheirOwnIds) {
   fs::create_directories(dir);
   const std::string out = (dir / "loop.csv").string();
   Lab lab(lab_registry);
-  for (int i = 0; i < 6; ++i) {
-    Plan plan(lab);
-    plan.set("algorithms", "eigen");
-    plan.set("shape", "9x5x3");
-    plan.set("trials", "2");
-    plan.set("warmup", "0");
-    plan.set("output", out);
-    EXPECT_EQ(run(plan, nullptr), 0) << "run " << i;
-  }
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(run(eigen_plan(lab, "9x5x3", "2", out), nullptr), 0) << "run " << i;
   const std::vector<Result> rows = load_results({out}, true);
   ASSERT_EQ(rows.size(), 6u);
   std::set<std::string> ids;
@@ -147,13 +150,7 @@ TEST(Lab, AFileCutAtAnyByteIsRefusedOrReadWithoutTheCutRow) {
   fs::create_directories(dir);
   const std::string out = (dir / "whole.csv").string(), samples = (dir / "whole.samples.csv").string();
   Lab lab(lab_registry);
-  Plan plan(lab);
-  plan.set("algorithms", "eigen");
-  plan.set("shape", "9x5x3,7x7x7,3x4x5");
-  plan.set("trials", "3");
-  plan.set("warmup", "0");
-  plan.set("output", out);
-  ASSERT_EQ(run(plan, nullptr), 0);
+  ASSERT_EQ(run(eigen_plan(lab, "9x5x3,7x7x7,3x4x5", "3", out), nullptr), 0);
   const std::vector<Result> whole = load_results({out}, true);
   ASSERT_EQ(whole.size(), 3u);
   auto text = [](const std::string& path) {

@@ -41,9 +41,13 @@ std::string describe(const Configuration& c) {
 Progress::Progress(const std::vector<Configuration>& todo, const DeviceInfo& device)
     : todo_(todo), device_(device) {}
 
-void Progress::start(std::size_t i) {
+void Progress::start(std::size_t i, bool waits) {
   started_ = std::chrono::steady_clock::now();
-  std::fprintf(stderr, "[%zu/%zu] %s ... ", i + 1, todo_.size(), describe(todo_[i]).c_str());
+  waiting_ = waits;
+  if (waits)
+    std::fprintf(stderr, "verifying %s ... ", describe(todo_[i]).c_str());
+  else
+    std::fprintf(stderr, "[%zu/%zu] %s ... ", finished_ + 1, todo_.size(), describe(todo_[i]).c_str());
   g_line_open = true;
 }
 
@@ -53,15 +57,18 @@ void Progress::note(const std::string& text) {
 }
 
 void Progress::verified(std::size_t, std::size_t) {
-  std::fprintf(stderr, "verified; timed once every configuration of its problem is verified (interleaved)\n");
+  std::fprintf(stderr, explained_ ? "verified\n"
+                                  : "verified; timed once every configuration of its problem is verified "
+                                    "(interleaved: the results follow with their counts)\n");
+  explained_ = true;
   g_line_open = false;
 }
 
-// The remaining configurations at seconds = a + b FLOPs, least squares over those that ran (a, b >= 0;
+// The configurations not finished yet (in any order: the interleaved one finishes a problem's at once) at seconds = a + b FLOPs, least squares over those that ran (a, b >= 0;
 // the mean time where their FLOPs are all alike), leaving out those that will be skipped for want of a
 // GPU (a CPU run of a GPU sweep promised hours); "?" until three have.
-std::string Progress::eta(std::size_t next) const {
-  if (next >= todo_.size()) return "0:00";
+std::string Progress::eta() const {
+  if (finished_ >= todo_.size()) return "0:00";
   const std::size_t n = measured_seconds_.size();
   if (n < 3) return "?";
   double mf = 0, mt = 0;
@@ -75,8 +82,9 @@ std::string Progress::eta(std::size_t next) const {
   double b = sff > 0 ? std::max(0.0, sft / sff) : 0, a = mt - b * mf;
   if (a < 0) a = 0, b = sf2 > 0 ? stf / sf2 : 0;  // through the origin
   double seconds = 0;
-  for (std::size_t j = next; j < todo_.size(); ++j)  // what will be skipped for want of a GPU takes no time
-    if (device_.present || !uses_gpus(todo_[j])) seconds += a + b * todo_[j].algorithm->flop_count(todo_[j].problem);
+  for (std::size_t j = 0; j < todo_.size(); ++j)  // what will be skipped for want of a GPU takes no time
+    if (!(j < done_.size() && done_[j]) && (device_.present || !uses_gpus(todo_[j])))
+      seconds += a + b * todo_[j].algorithm->flop_count(todo_[j].problem);
   return duration_text(seconds);
 }
 
@@ -84,8 +92,14 @@ void Progress::finish(std::size_t i, const Outcome& o, double share) {
   const Configuration& cfg = todo_[i];
   const double seconds =
       share >= 0 ? share : std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-  if (!g_line_open) std::fprintf(stderr, "[%zu/%zu] %s ", i + 1, todo_.size(), describe(cfg).c_str());
-  g_line_open = false;
+  if (!g_line_open)
+    std::fprintf(stderr, "[%zu/%zu] %s ", finished_ + 1, todo_.size(), describe(cfg).c_str());
+  else if (waiting_)  // its verifying line, ended by its result (skipped or failed before the trials)
+    std::fprintf(stderr, "[%zu/%zu] ", finished_ + 1, todo_.size());
+  g_line_open = waiting_ = false;
+  ++finished_;
+  if (done_.size() < todo_.size()) done_.resize(todo_.size(), false);  // the list is made after this object
+  done_[i] = true;
   if (o.status == Status::ok || o.status == Status::failed) {
     measured_seconds_.push_back(seconds);
     measured_flop_.push_back(cfg.algorithm->flop_count(cfg.problem));
@@ -106,7 +120,7 @@ void Progress::finish(std::size_t i, const Outcome& o, double share) {
   } else {
     result = std::string(o.status == Status::failed ? "FAILED: " : "skipped: ") + o.reason;
   }
-  std::fprintf(stderr, "-> %s  (%.1f s; ETA %s)\n", result.c_str(), seconds, eta(i + 1).c_str());
+  std::fprintf(stderr, "-> %s  (%.1f s; ETA %s)\n", result.c_str(), seconds, eta().c_str());
 }
 
 }  // namespace mmlab

@@ -351,7 +351,7 @@ class Run {
           if (const int status = time_and_record(held, index, collective); status >= 0) return status;
           held.clear(), index.clear();
         }
-        if (root()) progress_.start(i);
+        if (root()) progress_.start(i, /*waits=*/true);
         mark_in_flight({i});
         context_ok = guarded(cfg, collective, o, [&] {
           p = collective ? prepare_distributed(bench_for(cfg.problem), cfg, device_, states_)

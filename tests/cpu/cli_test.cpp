@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -709,6 +710,17 @@ TEST(NewUser, TheProgressAndTheMessagesSayWhatIsTrue) {
   EXPECT_NE(etas[2], "?");
   EXPECT_EQ(etas[3], "0:00");
   EXPECT_EQ(r.output.find("timed with the"), std::string::npos) << r.output;
+  // Issue #80: under the interleaved order the counts go up (they jumped back to a problem's first), and
+  // why its trials wait is said once.
+  const Result mixed = mmlab("run --algorithms eigen,cublas --eigen.threads 1 --shape 64x64x64,96x96x96,128x128x128 "
+                             "--trials 3 --warmup 0 --output " + (d / "m.csv"));
+  ASSERT_EQ(mixed.code, 0) << mixed.output;
+  std::vector<int> counts;
+  for (std::size_t at = mixed.output.find("["); at != std::string::npos; at = mixed.output.find("[", at + 1))
+    if (std::isdigit(static_cast<unsigned char>(mixed.output[at + 1]))) counts.push_back(std::stoi(mixed.output.substr(at + 1)));
+  EXPECT_EQ(counts, (std::vector<int>{1, 2, 3, 4, 5, 6})) << mixed.output;
+  const std::string why = "timed once every configuration of its problem is verified";
+  EXPECT_EQ(mixed.output.find(why), mixed.output.rfind(why)) << mixed.output;
   // Issue #60: what will be skipped for want of a GPU is not priced (cuBLAS at 32768 after eigen's
   // small products promised hours on a machine without one).
   if (fs::exists("/proc/driver/nvidia/version")) return;  // a GPU machine times cuBLAS

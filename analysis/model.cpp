@@ -3,6 +3,7 @@
 #include "analysis/model.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -192,6 +193,9 @@ Calibration fit_model(const std::vector<Result>& rows) {
   for (std::size_t i = factors.size(); i < n; ++i) best[i] = std::log(kMicro);
   double best_f = f(best);
   for (int restart = 0; restart < 8; ++restart) {
+    // A minute or more on large files: say where it is (stderr; the tables go to stdout).
+    std::fprintf(stderr, "mmlab-analyze model --fit: pass %d of 8 over %zu rows, %zu factors\n", restart + 1,
+                 obs.size(), n);
     std::vector<std::vector<double>> p(n + 1, best);
     for (std::size_t i = 0; i < n; ++i) p[i + 1][i] += i < factors.size() ? 0.5 : 3.0;
     std::vector<double> y(n + 1);
@@ -305,7 +309,8 @@ Table model_prediction(const std::vector<long>& sizes, const std::vector<int>& r
   t.header = {"engine", "N", "GPUs", "dist_cannon", "dist_summa", "dist_dns", "winner", "margin"};
   const double inf = std::numeric_limits<double>::infinity();
   for (const auto& [engine, gflops] : m.engines)
-    for (long n : sizes)
+    for (long n : sizes) {
+      std::fprintf(stderr, "mmlab-analyze model: predicting %s at N = %ld\n", engine.c_str(), n);
       for (int p : ranks) {
         std::vector<std::string> row = {engine, std::to_string(n), std::to_string(p)};
         std::vector<std::pair<double, std::string>> best;  // per decomposition: ms, grid
@@ -332,6 +337,7 @@ Table model_prediction(const std::vector<long>& sizes, const std::vector<int>& r
         }
         t.rows.push_back(row);
       }
+    }
   std::ostringstream note;
   note << "ms of one N x N x N product (the slowest rank) by core/decompositions' model, each decomposition's "
           "fastest grid of that many GPUs that fits in "

@@ -64,24 +64,25 @@ class DirectRun final : public RunBase {
   const float* a_of(int s) const { return kblock(s) == j_ ? a_in_ : a_[s % 2]; }
   const float* b_of(int s) const { return kblock(s) == i_ ? b_in_ : b_[s % 2]; }
 
-  // One grouped exchange: step s's blocks fetched here, and this rank's own blocks sent to the ranks
-  // whose step s takes them (A(i, j) to rank (i, j - s); B(i, j), k block i, down its column at the
-  // step s = i - j).
-  std::vector<Transfer> fetch(int s) {
-    std::vector<Transfer> t;
+  // One grouped exchange: slab t of `slabs` of step s's k block, fetched here (A's columns of it, at
+  // a_[s % 2] in slab-major order, and B's rows), and this rank's own slab sent to the ranks whose step
+  // s takes it (A(i, j), from `own_a` in the same order, to rank (i, j - s); B(i, j), k block i, down
+  // its column at step s = i - j). With one slab: the whole blocks (direct's fetch, own_a = a_in_).
+  std::vector<Transfer> step_blocks(int s, int t, long slabs, const float* own_a) {
+    std::vector<Transfer> out;
     auto add = [&](const float* send, float* recv, std::size_t count, int peer) {
-      if (count) t.push_back({send, send ? count : 0, peer, recv, recv ? count : 0, peer});
+      if (count) out.push_back({send, send ? count : 0, peer, recv, recv ? count : 0, peer});
     };
     const int kb = kblock(s);
-    const long k = part(p_.k, q_, kb).size;
-    if (kb != j_) add(nullptr, a_[s % 2], std::size_t(rows_.size * k), rank_of(i_, kb));
-    if (kb != i_) add(nullptr, b_[s % 2], std::size_t(k * cols_.size), rank_of(kb, j_));
+    const Part w = part(part(p_.k, q_, kb).size, slabs, t), mine = part(part(p_.k, q_, j_).size, slabs, t);
+    if (kb != j_) add(nullptr, a_[s % 2] + rows_.size * w.offset, std::size_t(rows_.size * w.size), rank_of(i_, kb));
+    if (kb != i_) add(nullptr, b_[s % 2] + w.offset * cols_.size, std::size_t(w.size * cols_.size), rank_of(kb, j_));
     const int to = ((j_ - s) % q_ + q_) % q_;
-    if (to != j_) add(a_in_, nullptr, std::size_t(rows_.size * part(p_.k, q_, j_).size), rank_of(i_, to));
+    if (to != j_) add(own_a + rows_.size * mine.offset, nullptr, std::size_t(rows_.size * mine.size), rank_of(i_, to));
     if (kb == i_)
       for (int r = 0; r < q_; ++r)
-        if (r != i_) add(b_in_, nullptr, std::size_t(part(p_.k, q_, i_).size * cols_.size), rank_of(r, j_));
-    return t;
+        if (r != i_) add(b_in_ + w.offset * cols_.size, nullptr, std::size_t(w.size * cols_.size), rank_of(r, j_));
+    return out;
   }
 
   // Slab t of the first step's B blocks (rows of k block j): received here off the diagonal, sent
@@ -131,24 +132,6 @@ class DirectRun final : public RunBase {
     if (i_ == j_) ctx_.compute([&] { ctx_.product(a_in_, b_in_, c_out_, rows_.size, cols_.size, k, false); });
   }
 
-  // pipelined: step s's slab t, fetched (A's packed columns and B's rows of the slab) and sent.
-  std::vector<Transfer> slab(int s, int t) {
-    std::vector<Transfer> out;
-    auto add = [&](const float* send, float* recv, std::size_t count, int peer) {
-      if (count) out.push_back({send, send ? count : 0, peer, recv, recv ? count : 0, peer});
-    };
-    const int kb = kblock(s);
-    const Part w = part(part(p_.k, q_, kb).size, slabs_, t), mine = part(part(p_.k, q_, j_).size, slabs_, t);
-    if (kb != j_) add(nullptr, a_[s % 2] + rows_.size * w.offset, std::size_t(rows_.size * w.size), rank_of(i_, kb));
-    if (kb != i_) add(nullptr, b_[s % 2] + w.offset * cols_.size, std::size_t(w.size * cols_.size), rank_of(kb, j_));
-    const int to = ((j_ - s) % q_ + q_) % q_;
-    if (to != j_) add(packed_ + rows_.size * mine.offset, nullptr, std::size_t(rows_.size * mine.size), rank_of(i_, to));
-    if (kb == i_)
-      for (int r = 0; r < q_; ++r)
-        if (r != i_) add(b_in_ + w.offset * cols_.size, nullptr, std::size_t(w.size * cols_.size), rank_of(r, j_));
-    return out;
-  }
-
   void pipelined_schedule() {
     Comm& world = comm("world", 0, job().rank);
     const Part own = part(p_.k, q_, j_);
@@ -161,7 +144,7 @@ class DirectRun final : public RunBase {
     std::vector<int> marks(std::size_t(q_ * slabs_));
     auto fetch_step = [&](int s) {
       for (int t = 0; t < slabs_; ++t) {
-        ctx_.communicate([&] { world.exchange(slab(s, t)); });
+        ctx_.communicate([&] { world.exchange(step_blocks(s, t, slabs_, packed_)); });
         marks[std::size_t(s * slabs_ + t)] = ctx_.mark_communication();
       }
     };
@@ -186,7 +169,7 @@ class DirectRun final : public RunBase {
   void schedule() override {
     if (packed_) return pipelined_schedule();
     Comm& world = comm("world", 0, job().rank);
-    if (slabs_ == 1) ctx_.communicate([&] { world.exchange(fetch(0)); });
+    if (slabs_ == 1) ctx_.communicate([&] { world.exchange(step_blocks(0, 0, 1, a_in_)); });
     if (columns_) first_step_in_columns(world);
     const Part k0 = part(p_.k, q_, j_);
     for (int t = 0; t < slabs_ && slabs_ > 1 && !columns_; ++t) {
@@ -202,7 +185,7 @@ class DirectRun final : public RunBase {
       ctx_.compute_waits_for_communication();  // step s's blocks are in
       if (s + 1 < q_) {
         if (s > 0) ctx_.communication_waits_for_compute();  // step s - 1's product read what arrives now
-        ctx_.communicate([&] { world.exchange(fetch(s + 1)); });
+        ctx_.communicate([&] { world.exchange(step_blocks(s + 1, 0, 1, a_in_)); });
       }
       const long k = part(p_.k, q_, kblock(s)).size;
       if (s > 0 || slabs_ == 1)  // with slabs, step 0's product followed its slabs in

@@ -168,16 +168,8 @@ class RunBase : public DistributedRun {
         all.push_back({send->get() + slot * each, each, peer, recv->get() + slot * each, each, peer});
         ++slot;
       }
-    double best = std::numeric_limits<double>::infinity();
-    for (int i = 0; i < 4; ++i) {
-      barrier();
-      ctx_.start();
-      ctx_.communicate([&] { world.exchange(all); });
-      ctx_.finish();
-      if (i) best = std::min(best, max_over_ranks(ctx_.phases().comm_ms));
-    }
-    ctx_.release_peers();  // before `send` and `recv` are freed
-    return double(each * (ranks - 1) * sizeof(float)) / (best * 1e6);
+    const double ms = exchange_ms(world, all);
+    return double(each * (ranks - 1) * sizeof(float)) / (ms * 1e6);
   }
 
  protected:
@@ -265,15 +257,21 @@ class RunBase : public DistributedRun {
     auto send = ctx_.allocate(count), recv = ctx_.allocate(count);
     const int next = (world.rank() + 1) % world.size(),
               prev = (world.rank() + world.size() - 1) % world.size();
+    return exchange_ms(world, {{send->get(), count, next, recv->get(), count, prev}});
+  }
+
+  // One grouped exchange on `world`, every rank starting together: the slowest rank's time, the best
+  // of three after a warm-up. Its buffers' peers unmap them before it returns (they are then freed).
+  double exchange_ms(Comm& world, const std::vector<Transfer>& transfers) {
     double best = std::numeric_limits<double>::infinity();
     for (int i = 0; i < 4; ++i) {
       barrier();
       ctx_.start();
-      ctx_.communicate([&] { world.exchange({{send->get(), count, next, recv->get(), count, prev}}); });
+      ctx_.communicate([&] { world.exchange(transfers); });
       ctx_.finish();
       if (i) best = std::min(best, max_over_ranks(ctx_.phases().comm_ms));
     }
-    ctx_.release_peers();  // before `send` and `recv` are freed
+    ctx_.release_peers();
     return best;
   }
 

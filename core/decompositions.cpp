@@ -46,7 +46,7 @@ struct DnsRank {
 
 long cannon_slabs(const Decomposed& d) {
   const int q = d.grid.rows;
-  return q > 1 ? std::max(1L, std::min(d.slabs, d.problem.k / q)) : 1;
+  return q > 1 ? std::max(1L, std::min(d.slabs, (d.by_rows ? d.problem.m : d.problem.k) / q)) : 1;
 }
 
 long dns_slabs(const Decomposed& d, long rows) {
@@ -73,7 +73,8 @@ Model Decomposed::model(int rank, int domain) const {
   auto far = [&](int first, int last) { return domain > 0 && first / domain != last / domain; };
   Model m;
   if (kind == Decomposition::cannon && direct) {
-    // Step s: k block (j + s) mod q; A's block from rank (i, that), B's from (that, j), but its own.
+    // Step s: k block (j + s) mod q (rows: (i + s) mod q); A's block from rank (i, that), B's from
+    // (that, j), but its own.
     const int q = grid.rows, i = rank / q, j = rank % q;
     const Part rows = part(p.m, q, i), cols = part(p.n, q, j);
     m.pipelined = true;
@@ -82,7 +83,7 @@ Model Decomposed::model(int rank, int domain) const {
     m.first_step_slabs = int(every_step_in_slabs ? 1 : slabs);
     m.run_ahead_group = every_step_in_slabs ? int(slabs) : 0;
     for (int s = 0; s < q; ++s) {
-      const int kb = (j + s) % q;
+      const int kb = ((by_rows ? i : j) + s) % q;
       const Part k = part(p.k, q, kb);
       for (long t = 0; t < each; ++t) {
         const long w = part(k.size, each, t).size;

@@ -48,8 +48,8 @@ std::vector<SummaPanel> summa_panels(long k, int pr, int pc, long panel);
 struct Decomposed;
 long dns_slabs(const Decomposed& d, long rows);
 // Cannon's slabs of what its first step waits for (the skew; `direct`: its first fetch): its
-// `slabs`, at most the smallest first k block (k / q), on a torus of q >= 2 (else nothing moves
-// first); the same on every rank.
+// `slabs`, at most the smallest first k block (k / q; `rows`: the smallest block of rows, m / q), on
+// a torus of q >= 2 (else nothing moves first); the same on every rank.
 long cannon_slabs(const Decomposed& d);
 
 enum class Operand { a, b, c };
@@ -67,6 +67,10 @@ struct Decomposed {
   // With direct: every step's blocks fetched in `slabs` slabs of its k block, each slab's product after
   // its own fetch (dist_cannon's `pipelined` variant); without it, only the first step's B block.
   bool every_step_in_slabs = false;
+  // With direct: rank (i, j) takes the k blocks i, i + 1, ... (mod q) (dist_cannon's `rows` variant):
+  // its first B block is its own, and the first A block (off the diagonal) comes in `slabs` slabs of
+  // its rows, each slab's product as deep as the whole block's.
+  bool by_rows = false;
   // The steps of rank `rank` (the analytic model's terms). With `domain` > 0 ranks are placed in link
   // domains of that many consecutive ranks, and bytes from or to another domain are marked far (a
   // group that spans domains moves all its bytes far: its collective crosses the slow link).
@@ -85,11 +89,14 @@ struct Decomposed {
 };
 
 // A variant's schedule flags (dist_cannon's `direct`: no skew; `columns`: the same, its first block in
-// slabs of columns, which the model reads as direct's slabs; `pipelined`: no skew, every step in
-// slabs); other variants set none. The one place a variant's name becomes its decomposition.
+// slabs of columns, which the model reads as direct's slabs; `rows`: no skew, k blocks in the order of
+// the rank's row, its first A block in slabs of rows; `pipelined`: no skew, every step in slabs); other
+// variants set none. The one place a variant's name becomes its decomposition.
 inline Decomposed with_variant(Decomposed d, const std::string& variant) {
-  d.direct = d.kind == Decomposition::cannon && (variant == "direct" || variant == "columns" || variant == "pipelined");
-  d.every_step_in_slabs = d.kind == Decomposition::cannon && variant == "pipelined";
+  const bool cannon = d.kind == Decomposition::cannon;
+  d.direct = cannon && (variant == "direct" || variant == "columns" || variant == "rows" || variant == "pipelined");
+  d.every_step_in_slabs = cannon && variant == "pipelined";
+  d.by_rows = cannon && variant == "rows";
   return d;
 }
 

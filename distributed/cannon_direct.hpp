@@ -1,4 +1,4 @@
-// dist_cannon's variants without the skew (`direct`, `columns`, `pipelined`): Cannon's order of k blocks
+// dist_cannon's variants without the skew (`direct`, `columns`, `rows`, `pipelined`): Cannon's order of k blocks
 // on a q x q torus, each step's blocks fetched from where they start. The run of those variants; the
 // descriptor, its sources and its other variant are dist_cannon.cu's.
 #pragma once
@@ -18,6 +18,11 @@ namespace mmlab::dist {
 // its columns (the diagonal packs each slab contiguous and sends it down its column), each slab's
 // product writing those columns of C with the whole k block; the diagonal's first product whole. The
 // first product waits for one slab, and the products stay as deep as direct's.
+//
+// `rows` (the same fetches, k blocks in the order of the rank's row: i, i + 1, ...): the first B block
+// is the rank's own, and the first A block, A(i, i), comes from the diagonal in `slabs` slabs of its
+// rows, contiguous as they lie (nothing packed); each slab's product writes those rows of C with the
+// whole k block and all of C's columns. The first product waits for one slab, as deep as direct's.
 //
 // `pipelined` (the same order and layout): every step's blocks move in `slabs` slabs of its k block,
 // A's columns of a slab packed contiguous by the rank that owns the block (once a run, on its
@@ -41,6 +46,10 @@ class DirectRun final : public RunBase {
       set_first_step(rows_.size, cols_.size, part(own, slabs_, 0).size);
       return;
     }
+    if (shape_.by_rows) {
+      set_first_step(part(rows_.size, slabs_, 0).size, cols_.size, part(p_.k, q_, i_).size);
+      return;
+    }
     if (s.params->variant() == "columns" && slabs_ > 1) {
       // The first B block in slabs of its columns (k whole): the diagonal packs each slab contiguous.
       columns_ = true;
@@ -58,7 +67,9 @@ class DirectRun final : public RunBase {
   static Decomposed shape_of(const DistributedSetup& s) {
     return with_variant(decomposed(Decomposition::cannon, s.problem, *s.params), s.params->variant());
   }
-  int kblock(int s) const { return (j_ + s) % q_; }
+  // The k block rank (i, j) takes at step s.
+  int kblock_of(int i, int j, int s) const { return ((shape_.by_rows ? i : j) + s) % q_; }
+  int kblock(int s) const { return kblock_of(i_, j_, s); }
   int rank_of(int i, int j) const { return i * q_ + j; }
   // Step s's blocks: this rank's own where the k block is its own, else the buffer fetched into.
   const float* a_of(int s) const { return kblock(s) == j_ ? a_in_ : a_[s % 2]; }
@@ -66,8 +77,9 @@ class DirectRun final : public RunBase {
 
   // One grouped exchange: slab t of `slabs` of step s's k block, fetched here (A's columns of it, at
   // a_[s % 2] in slab-major order, and B's rows), and this rank's own slab sent to the ranks whose step
-  // s takes it (A(i, j), from `own_a` in the same order, to rank (i, j - s); B(i, j), k block i, down
-  // its column at step s = i - j). With one slab: the whole blocks (direct's fetch, own_a = a_in_).
+  // s takes it (A(i, j), from `own_a` in the same order, to the ranks of its row whose k block is j:
+  // one in direct's order, all of them in rows'; B(i, j) likewise down its column). With one slab: the
+  // whole blocks (direct's fetch, own_a = a_in_).
   std::vector<Transfer> step_blocks(int s, int t, long slabs, const float* own_a) {
     std::vector<Transfer> out;
     auto add = [&](const float* send, float* recv, std::size_t count, int peer) {
@@ -77,11 +89,13 @@ class DirectRun final : public RunBase {
     const Part w = part(part(p_.k, q_, kb).size, slabs, t), mine = part(part(p_.k, q_, j_).size, slabs, t);
     if (kb != j_) add(nullptr, a_[s % 2] + rows_.size * w.offset, std::size_t(rows_.size * w.size), rank_of(i_, kb));
     if (kb != i_) add(nullptr, b_[s % 2] + w.offset * cols_.size, std::size_t(w.size * cols_.size), rank_of(kb, j_));
-    const int to = ((j_ - s) % q_ + q_) % q_;
-    if (to != j_) add(own_a + rows_.size * mine.offset, nullptr, std::size_t(rows_.size * mine.size), rank_of(i_, to));
-    if (kb == i_)
-      for (int r = 0; r < q_; ++r)
-        if (r != i_) add(b_in_ + w.offset * cols_.size, nullptr, std::size_t(w.size * cols_.size), rank_of(r, j_));
+    for (int c = 0; c < q_; ++c)
+      if (c != j_ && kblock_of(i_, c, s) == j_)
+        add(own_a + rows_.size * mine.offset, nullptr, std::size_t(rows_.size * mine.size), rank_of(i_, c));
+    const Part b = part(part(p_.k, q_, i_).size, slabs, t);  // its B block's rows: k block i
+    for (int r = 0; r < q_; ++r)
+      if (r != i_ && kblock_of(r, j_, s) == i_)
+        add(b_in_ + b.offset * cols_.size, nullptr, std::size_t(b.size * cols_.size), rank_of(r, j_));
     return out;
   }
 
@@ -97,6 +111,37 @@ class DirectRun final : public RunBase {
       for (int r = 0; r < q_; ++r)
         if (r != i_) out.push_back({b_in_ + b.offset * cols_.size, count, rank_of(r, j_), nullptr, 0, rank_of(r, j_)});
     return out;
+  }
+
+  // rows: slab t of the first step's A block's rows (A(i, i), k block i): received here off the
+  // diagonal, sent along its row from the diagonal, each slab contiguous where it lies.
+  std::vector<Transfer> row_slab(int t) {
+    std::vector<Transfer> out;
+    const long k = part(p_.k, q_, i_).size;
+    const Part r = part(rows_.size, slabs_, t);
+    const std::size_t count = std::size_t(r.size * k);
+    if (!count) return out;
+    if (j_ != i_) out.push_back({nullptr, 0, rank_of(i_, i_), a_[0] + r.offset * k, count, rank_of(i_, i_)});
+    if (j_ == i_)
+      for (int c = 0; c < q_; ++c)
+        if (c != j_) out.push_back({a_in_ + r.offset * k, count, rank_of(i_, c), nullptr, 0, rank_of(i_, c)});
+    return out;
+  }
+
+  // rows: step 0 off the diagonal a slab of C's rows at a time (the whole k block, all of C's
+  // columns), each after its slab of A; the diagonal's step 0 whole, on its own blocks.
+  void first_step_in_rows(Comm& world) {
+    const long k = part(p_.k, q_, i_).size;
+    for (int t = 0; t < slabs_; ++t) {
+      const Part r = part(rows_.size, slabs_, t);
+      ctx_.communicate([&] { world.exchange(row_slab(t)); });
+      if (i_ == j_) continue;
+      ctx_.compute_waits_for_communication();
+      ctx_.compute([&] {
+        ctx_.product(a_[0] + r.offset * k, b_in_, c_out_ + r.offset * cols_.size, r.size, cols_.size, k, false);
+      });
+    }
+    if (i_ == j_) ctx_.compute([&] { ctx_.product(a_in_, b_in_, c_out_, rows_.size, cols_.size, k, false); });
   }
 
   // columns: slab t of the first step's B block's columns (k block j whole), packed by the diagonal and
@@ -169,10 +214,12 @@ class DirectRun final : public RunBase {
   void schedule() override {
     if (packed_) return pipelined_schedule();
     Comm& world = comm("world", 0, job().rank);
-    if (slabs_ == 1) ctx_.communicate([&] { world.exchange(step_blocks(0, 0, 1, a_in_)); });
+    const bool rows = shape_.by_rows;
+    if (slabs_ == 1 && !rows) ctx_.communicate([&] { world.exchange(step_blocks(0, 0, 1, a_in_)); });
+    if (rows) first_step_in_rows(world);
     if (columns_) first_step_in_columns(world);
     const Part k0 = part(p_.k, q_, j_);
-    for (int t = 0; t < slabs_ && slabs_ > 1 && !columns_; ++t) {
+    for (int t = 0; t < slabs_ && slabs_ > 1 && !columns_ && !rows; ++t) {
       const Part b = part(k0.size, slabs_, t);
       ctx_.communicate([&] { world.exchange(first_slab(t)); });
       ctx_.compute_waits_for_communication();
@@ -188,7 +235,7 @@ class DirectRun final : public RunBase {
         ctx_.communicate([&] { world.exchange(step_blocks(s + 1, 0, 1, a_in_)); });
       }
       const long k = part(p_.k, q_, kblock(s)).size;
-      if (s > 0 || slabs_ == 1)  // with slabs, step 0's product followed its slabs in
+      if (s > 0 || (slabs_ == 1 && !rows))  // with slabs (and in rows), step 0's product followed its slabs in
         ctx_.compute([&] { ctx_.product(a_of(s), b_of(s), c_out_, rows_.size, cols_.size, k, s > 0); });
     }
   }

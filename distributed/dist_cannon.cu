@@ -22,8 +22,8 @@
 // Words received per rank: about 2 n^2 / (c sqrt(p / c)) over q / c - 1 shifts, the skew's block of
 // A and of B, plus n^2 c / p for the reduction when c > 1.
 // Constraints: a grid q x q x c, c dividing q, whose volume is the job's rank count (mpirun -np c q^2).
-// Variants `direct`, `columns` and `pipelined` (distributed/cannon_direct.hpp) take Cannon's order of k
-// blocks without the skew.
+// Variants `direct`, `columns`, `rows` and `pipelined` (distributed/cannon_direct.hpp) take Cannon's
+// order of k blocks without the skew.
 // Example: mpirun -np 8 build/bin/mmlab run --algorithms dist_cannon,cublas --grid 2x2x2 --size 16384
 #include "distributed/cannon_direct.hpp"
 #include "distributed/run_base.hpp"
@@ -137,6 +137,10 @@ MMLAB_ALGORITHM(dist_cannon) {
                 {"columns",
                  "direct's order and fetches, the first B block (off the diagonal) in `slabs` slabs of its columns, "
                  "each slab's product writing its columns of C with the whole k block (q x q, one layer; slabs >= 2)"},
+                {"rows",
+                 "direct's fetches, k blocks in the order of the rank's row (its first B block its own), the "
+                 "first A block (off the diagonal) in `slabs` slabs of its rows, each slab's product writing its "
+                 "rows of C with the whole k block (q x q, one layer)"},
                 {"pipelined",
                  "direct's order and fetches, every step's blocks in `slabs` slabs of k, each slab's product "
                  "after its own slab (q x q, one layer; slabs >= 2)"}};
@@ -148,8 +152,8 @@ MMLAB_ALGORITHM(dist_cannon) {
       {{"slabs", AxisKind::integer,
         "what the first step waits for (the skew from the starting layout; direct: its first B block) in this "
         "many slabs of the first k block, the first step's product of each slab made while the next moves "
-        "(1: all of it, then the product); columns: the first B block in slabs of its columns; pipelined: every "
-        "step's blocks in this many slabs",
+        "(1: all of it, then the product); columns: the first B block in slabs of its columns; rows: the first A "
+        "block in slabs of its rows; pipelined: every step's blocks in this many slabs",
         "1", {"1", "4"}}});
   const auto supports = a.supports;
   a.supports = [supports](const Problem& p, const Params& q, const DeviceInfo& d) -> Reason {

@@ -270,6 +270,19 @@ TEST(Decompositions, PipelinedWaitsForOneSlabOfEachStep) {
   // columns: direct's model (its first block in slabs; the slabs cut columns, not k)
   EXPECT_TRUE(with_variant(d, "columns").direct);
   EXPECT_FALSE(with_variant(d, "columns").every_step_in_slabs);
+  // rows: k blocks in the row's order, so rank (0, 1)'s first step waits for A(0, 0) (a quarter of it
+  // with 4 slabs) and owns its B block; its second fetches B(1, 1). The diagonal waits for nothing.
+  const Decomposed rows = with_variant(d, "rows");
+  EXPECT_TRUE(rows.direct && rows.by_rows && !rows.every_step_in_slabs);
+  EXPECT_EQ(rows.model(1).steps.size(), 2u);
+  EXPECT_DOUBLE_EQ(rows.model(1).steps[0].bytes_in, block);
+  EXPECT_DOUBLE_EQ(rows.model(1).least.first_bytes, block / 4);
+  EXPECT_DOUBLE_EQ(rows.model(0).least.first_bytes, 0);
+  EXPECT_DOUBLE_EQ(rows.model(0).steps[1].bytes_in, 2 * block);
+  // Its slabs cut m: at most m / q of them (direct's cut k: k / q).
+  const Decomposed flat = with_variant({Decomposition::cannon, {6, 1000, 1000}, parse_grid("2x2"), 4096, 4}, "rows");
+  EXPECT_EQ(cannon_slabs(flat), 3);
+  EXPECT_EQ(cannon_slabs(with_variant(flat, "direct")), 4);
 }
 
 TEST(Decompositions, GridsEachAdmits) {

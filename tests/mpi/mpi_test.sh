@@ -36,7 +36,7 @@ case $np in
   *) grids=2x2 ;;
 esac
 shapes=1x1x1,7x7x7,17x33x65,129x4x12,127x129x131,300x260x1028
-sweep=(run --algorithms dist_cannon,dist_summa,dist_dns --engine eigen --grid "$grids" --dist_summa.panel 7,4096 --dist_dns.slabs 1,3 --dist_cannon.slabs 1,3 --dist_cannon.variant default,direct,columns,pipelined
+sweep=(run --algorithms dist_cannon,dist_summa,dist_dns --engine eigen --grid "$grids" --dist_summa.panel 7,4096 --dist_dns.slabs 1,3 --dist_cannon.slabs 1,3 --dist_cannon.variant default,direct,columns,rows,pipelined
        --shape "$shapes" --trials 2 --warmup 0 --output "$dir/x.csv")
 
 if [ "$mode" = gpus ]; then
@@ -50,14 +50,14 @@ if [ "$mode" = gpus ]; then
   case $np in 4) grids=2x2,1x4,2x1x2,1x1x4 ;; 2) mpgrids=1x2,2x1 ;; esac
   sweep=(run --algorithms dist_cannon,dist_summa,dist_dns,cublasmp --variant all --engine cublas,tensor_cores,cublas_tf32
          --cublasmp.engine cublas,cublas_tf32 --cublasmp.grid "$mpgrids"
-         --transport nccl,copy_engine --grid "$grids" --dist_summa.panel 7,4096 --dist_dns.slabs 1,3 --dist_cannon.slabs 1,3 --dist_cannon.variant default,direct,columns,pipelined --cublasmp.block whole,1024
+         --transport nccl,copy_engine --grid "$grids" --dist_summa.panel 7,4096 --dist_dns.slabs 1,3 --dist_cannon.slabs 1,3 --dist_cannon.variant default,direct,columns,rows,pipelined --cublasmp.block whole,1024
          --shape 1x1x1,17x33x65,127x129x131,2048x2047x2049 --trials 2 --warmup 1 --output "$dir/x.csv")
   mode=verify
 fi
 if [ "$mode" = gpu ]; then
   nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
   sweep=(run --algorithms dist_cannon,dist_summa,dist_dns --engine cublas,tensor_cores,cublas_tf32 --transport copy_engine
-         --device 0 --grid "$grids" --dist_summa.panel 7,4096 --dist_dns.slabs 1,3 --dist_cannon.slabs 1,3 --dist_cannon.variant default,direct,columns,pipelined --shape "$shapes,2048x2047x2049" --trials 2
+         --device 0 --grid "$grids" --dist_summa.panel 7,4096 --dist_dns.slabs 1,3 --dist_cannon.slabs 1,3 --dist_cannon.variant default,direct,columns,rows,pipelined --shape "$shapes,2048x2047x2049" --trials 2
          --warmup 0 --output "$dir/x.csv")
   mode=verify
 fi

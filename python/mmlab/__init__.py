@@ -22,8 +22,8 @@ from ._arrays import DeviceArray
 from ._lib import CommandError
 from ._results import Results, read
 
-__all__ = ["algorithms", "run", "read", "compare", "algorithm", "Algorithm", "Results", "DeviceArray", "Interrupted",
-           "CommandError", "version"]
+__all__ = ["algorithms", "run", "read", "compare", "algorithm", "Algorithm", "Lab", "Results", "DeviceArray",
+           "Interrupted", "CommandError", "version"]
 
 
 def version():
@@ -74,7 +74,35 @@ def _keywords(keys):
     return out
 
 
-def run(experiment=None, *, output=None, options=None, **keys):
+class Lab:
+    """A lab of its own: its algorithms (what `lab.algorithm` adds, beside the built-in ones) and its runs,
+    apart from the process's lab (the one mmlab.run and mmlab.algorithm use) and freed with the object.
+
+        lab = mmlab.Lab()
+        @lab.algorithm("np_matmul", backend="host")
+        def np_matmul(a, b, c, *, params, stream): ...
+        lab.run(algorithms=[np_matmul, "eigen"], shapes=[(512, 512, 512)])
+    """
+
+    def __init__(self, *, _handle=None):
+        self._handle = _handle or _lib.Lab(new=True)
+        self._algorithms = []  # what lab.algorithm added: kept as long as the lab
+
+    @classmethod
+    def default(cls):
+        """The process's lab: what mmlab.run and mmlab.algorithm use."""
+        return cls(_handle=_lib.Lab())
+
+    def run(self, experiment=None, *, output=None, options=None, **keys):
+        """mmlab.run in this lab."""
+        return run(experiment, output=output, options=options, lab=self, **keys)
+
+    def algorithm(self, name, backend="gpu", **options):
+        """mmlab.algorithm, added to this lab only."""
+        return algorithm(name, backend, lab=self, **options)
+
+
+def run(experiment=None, *, output=None, options=None, lab=None, **keys):
     """Sweeps, verifies and times as `mmlab run` does, with its options as keys: `mmlab.run("experiments/quick.ini")`,
     or algorithms=[names or mmlab.algorithm objects], shapes=[(m, n, k)], sizes=[n], inputs=, trials=,
     scope=, ... (any option of `mmlab run --help`, its dashes as underscores; `alg__axis=` or
@@ -85,8 +113,9 @@ def run(experiment=None, *, output=None, options=None, **keys):
     `output` is then not used) and the Results are this run's rows as the library handed them over. Bad arguments raise
     ValueError with the lab's message; failed rows are rows (status 'failed', the reason), not errors;
     Ctrl-C stops after the configuration it is in and raises mmlab.Interrupted (a KeyboardInterrupt) whose
-    `results` are the rows finished before it (the file's, with output=; `resume=True` then goes on)."""
-    plan = _lib.Plan(_lib.Lab(), experiment)
+    `results` are the rows finished before it (the file's, with output=; `resume=True` then goes on).
+    lab: a mmlab.Lab to run in (its algorithms); the process's lab by default."""
+    plan = _lib.Plan(lab._handle if lab is not None else _lib.Lab(), experiment)
     if output is not None:  # first: keys such as resume are checked against it
         plan.set("output", str(output))
     for option, value in _keywords(keys) + _keywords(dict(options or {})):

@@ -122,7 +122,7 @@ def _current_stream(handle):
 class Algorithm:
     """A Python function the lab runs as an algorithm (see mmlab.algorithm)."""
 
-    def __init__(self, fn, name, backend, variants, axes, summary, supports):
+    def __init__(self, fn, name, backend, variants, axes, summary, supports, lab=None):
         if backend not in _BACKENDS:
             raise ValueError(f"algorithm '{name}': backend '{backend}' (valid: gpu, host)")
         self.fn, self.name, self.backend, self.supports = fn, name, backend, supports
@@ -140,7 +140,7 @@ class Algorithm:
                                "kind": spec.get("kind") or _kind_of(values or [default]),
                                "description": spec.get("description", "")}
         self._keep = []
-        self._register()
+        self._register(lab)
 
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs)
@@ -186,7 +186,7 @@ class Algorithm:
             _write(reason, size, f"{type(e).__name__}: {e}")
             return 2
 
-    def _register(self):
+    def _register(self, lab):
         keep = self._keep
         b = lambda s: (keep.append(s.encode()), keep[-1])[1]  # noqa: E731 (bytes kept alive)
         variants = (_Variant * len(self.variants))(*[_Variant(b(v), b(s)) for v, s in self.variants.items()])
@@ -209,18 +209,25 @@ class Algorithm:
         digest = "sha256:" + hashlib.sha256(code.encode()).hexdigest()[:16]
         source = f"python:{self.fn.__module__}.{self.fn.__qualname__}"
         message = ctypes.create_string_buffer(2048)
-        add = _lib._fn("mmlab_add_algorithms", ctypes.c_int32, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
-                       ctypes.c_char_p, ctypes.c_size_t)
-        status = add(ctypes.addressof(info), source.encode(), digest.encode(), message, len(message))
+        if lab is None:
+            add = _lib._fn("mmlab_add_algorithms", ctypes.c_int32, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
+                           ctypes.c_char_p, ctypes.c_size_t)
+            status = add(ctypes.addressof(info), source.encode(), digest.encode(), message, len(message))
+        else:  # a mmlab.Lab's own (its handle kept: the lab holds this function while it lives)
+            add = _lib._fn("mmlab_lab_add_algorithms", ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p,
+                           ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t)
+            status = add(lab._handle._handle, ctypes.addressof(info), source.encode(), digest.encode(), message,
+                         len(message))
         if status != 0:
             raise ValueError(message.value.decode(errors="replace"))
-        _registered.append(self)  # kept for the life of the process: the lab holds its functions
+        # Kept while the lab lives (the process's: for the life of the process): the lab holds its functions.
+        (_registered if lab is None else lab._algorithms).append(self)
 
 
 _registered = []
 
 
-def algorithm(name, backend="gpu", *, variants=None, axes=None, summary=None, supports=None):
+def algorithm(name, backend="gpu", *, variants=None, axes=None, summary=None, supports=None, lab=None):
     """Makes `fn(a, b, c, *, params, stream)` an algorithm of the lab named `name`.
 
     backend "gpu": a, b, c are the lab's device buffers (row-major float32, C = A B; usable as torch
@@ -230,7 +237,8 @@ def algorithm(name, backend="gpu", *, variants=None, axes=None, summary=None, su
     variants: names (or {name: summary}); axes: {name: [values, the default first]} or
     {name: {"values": [...], "default": ..., "kind": "integer"|"shape"|"choice", "description": ...}};
     `params` holds the variant and each axis's value (ints, tuples for shapes). supports: optional
-    `fn(m, n, k, params)` -> None, or the reason it cannot run (a `skipped` row)."""
+    `fn(m, n, k, params)` -> None, or the reason it cannot run (a `skipped` row). lab: a mmlab.Lab to add it
+    to (its runs only); the process's lab by default."""
     def wrap(fn):
-        return Algorithm(fn, name, backend, variants, axes, summary, supports)
+        return Algorithm(fn, name, backend, variants, axes, summary, supports, lab)
     return wrap

@@ -544,3 +544,21 @@ def test_a_samples_cell_that_is_not_a_number_is_an_error(root, tmp_path):
     assert "not a number" in str(e.value) and "'ms'" in str(e.value)
     frame = mmlab.read(root / "data" / "quick" / "quick.samples.csv").rows
     assert str(frame["trial"].dtype) == "Int64" and str(frame["ms"].dtype) == "float64"
+
+
+def test_a_lab_of_its_own_holds_its_algorithms(tmp_path):
+    """Issue #80: mmlab.Lab is public; an algorithm added to it runs there and is unknown to the process's
+    lab (and to another Lab)."""
+    lab = mmlab.Lab()
+
+    @lab.algorithm("np_own_lab", backend="host")
+    def own(a, b, c, *, params, stream):
+        c[:] = a @ b
+
+    r = lab.run(algorithms=[own, "eigen"], shapes=[(33, 21, 17)], trials=2, warmup=0)
+    assert set(r.rows["algorithm"]) == {"np_own_lab", "eigen"}
+    assert set(r.rows["status"]) == {"ok"}
+    for other in (None, mmlab.Lab()):
+        with pytest.raises(ValueError, match="np_own_lab"):
+            mmlab.run(algorithms=["np_own_lab"], shapes=[(8, 8, 8)], trials=1, lab=other)
+    assert isinstance(mmlab.Lab.default(), mmlab.Lab)

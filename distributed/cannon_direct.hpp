@@ -7,10 +7,6 @@
 
 namespace mmlab::dist {
 
-// Every block these schedules send is one the run does not write again (a rank's starting blocks, or
-// what it packed from them at the start of the run): each send is `unchanged`, so a rank's own fetches
-// never queue behind its receivers' copies.
-//
 // Cannon's order of k blocks without the skew (variant `direct`, q x q, one layer): rank (i, j) takes
 // k blocks j, j + 1, ... (mod q), so its first A block is its own; step s's A(i, j + s) comes from
 // rank (i, j + s) and B(j + s, j) from rank (j + s, j), where they start, over all-to-all links,
@@ -87,7 +83,7 @@ class DirectRun final : public RunBase {
   std::vector<Transfer> step_blocks(int s, int t, long slabs, const float* own_a) {
     std::vector<Transfer> out;
     auto add = [&](const float* send, float* recv, std::size_t count, int peer) {
-      if (count) out.push_back({send, send ? count : 0, peer, recv, recv ? count : 0, peer, true});
+      if (count) out.push_back({send, send ? count : 0, peer, recv, recv ? count : 0, peer});
     };
     const int kb = kblock(s);
     const Part w = part(part(p_.k, q_, kb).size, slabs, t), mine = part(part(p_.k, q_, j_).size, slabs, t);
@@ -113,7 +109,7 @@ class DirectRun final : public RunBase {
     if (j_ != i_) out.push_back({nullptr, 0, rank_of(j_, j_), b_[0] + b.offset * cols_.size, count, rank_of(j_, j_)});
     if (j_ == i_)
       for (int r = 0; r < q_; ++r)
-        if (r != i_) out.push_back({b_in_ + b.offset * cols_.size, count, rank_of(r, j_), nullptr, 0, rank_of(r, j_), true});
+        if (r != i_) out.push_back({b_in_ + b.offset * cols_.size, count, rank_of(r, j_), nullptr, 0, rank_of(r, j_)});
     return out;
   }
 
@@ -128,7 +124,7 @@ class DirectRun final : public RunBase {
     if (j_ != i_) out.push_back({nullptr, 0, rank_of(i_, i_), a_[0] + r.offset * k, count, rank_of(i_, i_)});
     if (j_ == i_)
       for (int c = 0; c < q_; ++c)
-        if (c != j_) out.push_back({a_in_ + r.offset * k, count, rank_of(i_, c), nullptr, 0, rank_of(i_, c), true});
+        if (c != j_) out.push_back({a_in_ + r.offset * k, count, rank_of(i_, c), nullptr, 0, rank_of(i_, c)});
     return out;
   }
 
@@ -159,7 +155,7 @@ class DirectRun final : public RunBase {
     if (j_ != i_) out.push_back({nullptr, 0, rank_of(j_, j_), b_[0] + k * w.offset, count, rank_of(j_, j_)});
     if (j_ == i_)
       for (int r = 0; r < q_; ++r)
-        if (r != i_) out.push_back({stage_ + k * w.offset, count, rank_of(r, j_), nullptr, 0, rank_of(r, j_), true});
+        if (r != i_) out.push_back({stage_ + k * w.offset, count, rank_of(r, j_), nullptr, 0, rank_of(r, j_)});
     return out;
   }
 

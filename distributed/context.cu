@@ -319,8 +319,6 @@ void Context::communication_waits_for_compute() {
 
 void Context::finish() {
   if (!device_) return;
-  for (auto& c : comms())
-    if (c.first.rfind(impl_->id + ":", 0) == 0) c.second->settle();
   const bool held = held_;
   if (held) {  // the stop event after both streams' work; then every rank meets, then the streams go
     const std::function<void()> meet = std::move(all_enqueued_);

@@ -28,10 +28,6 @@ struct Transfer {
   float* recv = nullptr;
   std::size_t recv_count = 0;
   int src = 0;
-  // The send buffer is not written again before the run ends (a rank's own starting blocks): its
-  // receivers' reads need not hold up this rank's later communication (the copy engines wait for them
-  // at Comm::settle, at the run's end, instead of after the exchange).
-  bool unchanged = false;
 };
 
 // A communicator over device buffers (NCCL, enqueued on the communication stream) or host
@@ -44,9 +40,6 @@ class Comm {
   virtual void exchange(const std::vector<Transfer>& transfers) = 0;  // as one group
   virtual void broadcast(float* buf, std::size_t count, int root) = 0;
   virtual void reduce_sum(const float* send, float* recv, std::size_t count, int root) = 0;
-  // Before a run ends: the communication stream waits for every receiver still reading this rank's
-  // `unchanged` sends (Context::finish calls it).
-  virtual void settle() {}
   // The library's own handle (an ncclComm_t for NCCL's communicators), for a library that takes one
   // (cuBLASMp); null for the others.
   virtual void* native() const { return nullptr; }

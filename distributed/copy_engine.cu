@@ -9,9 +9,7 @@
 //   2. each receiver maps the allocation (once: mappings are kept until close_peer_memory), makes its
 //      stream wait for the sender's event, copies, records its own event and answers with its handle;
 //   3. each sender makes its stream wait for its receivers' events, so nothing it does later on that
-//      stream (or on the compute stream, ordered after it) overwrites data still being read; for a
-//      send marked `unchanged` (a buffer the run does not write again) that wait is made at settle(),
-//      the run's end, so the sender's own later pulls do not queue behind its receivers' copies.
+//      stream (or on the compute stream, ordered after it) overwrites data still being read.
 // MPI carries only the handshakes, on the host, as the calls are enqueued; the GPUs never wait for
 // MPI. An exchange's pulls from several peers run at once (side streams forked from the communication
 // stream and joined back), so a rank that receives from two peers keeps two links busy. Broadcasts are pulls from the root; a reduction's sums are a kernel on the root reading its
@@ -168,20 +166,8 @@ class CopyEngineComm final : public Comm {
       if (ts[i].send_count && ts[i].dst != rank_) post_recv(&answers[i], sizeof(Answer), ts[i].dst, kAnswerTag, req);
     }
     wait(req);
-    for (std::size_t i = 0; i < ts.size(); ++i) {
-      if (!ts[i].send_count || ts[i].dst == rank_) continue;
-      if (ts[i].unchanged)
-        settling_.emplace_back(ts[i].dst, answers[i].done);
-      else
-        wait_for(ts[i].dst, answers[i].done);
-    }
-  }
-
-  // The receivers' events as last recorded: at least their copies of this rank's unchanged sends
-  // (each answered before its exchange returned here).
-  void settle() override {
-    for (const auto& [peer, done] : settling_) wait_for(peer, done);
-    settling_.clear();
+    for (std::size_t i = 0; i < ts.size(); ++i)
+      if (ts[i].send_count && ts[i].dst != rank_) wait_for(ts[i].dst, answers[i].done);
   }
 
   void broadcast(float* buf, std::size_t count, int root) override {
@@ -328,7 +314,6 @@ class CopyEngineComm final : public Comm {
   cudaEvent_t ready_ = nullptr, done_ = nullptr;
   cudaIpcEventHandle_t ready_handle_{}, done_handle_{};
   std::map<std::string, cudaEvent_t> peer_events_;
-  std::vector<std::pair<int, cudaIpcEventHandle_t>> settling_;  // receivers of unchanged sends, until settle
   cudaEvent_t fork_ = nullptr;  // the communication stream where an exchange's pulls begin
   std::vector<Side> sides_;
 };

@@ -17,6 +17,7 @@
 #include "harness/outcome.hpp"
 #include "harness/pipelines.hpp"
 #include "harness/workbench.hpp"
+#include "runtime/timing.hpp"
 #include "runtime/clocks.hpp"
 
 namespace mmlab {
@@ -58,9 +59,13 @@ class Prepared final : public Timed {
   void finish() override;
 
  private:
-  // The trial on other inputs: its C (a host row's as run() left it, else the device's) against
-  // their product.
-  bool judge_fresh(const float* host_c);
+  // One trial on the inputs made from `seed` (fresh: inputs of its own, judged against them; else the
+  // verification's, audited against the verified C), its C judged after the clock stopped.
+  TrialTime timed_on(unsigned long long seed, bool fresh);
+  unsigned long long trial_seed(std::size_t index) const;  // timed trial `index`'s inputs
+  // A host row's C (as run() left it) against the product of the inputs made from `seed`: no entry
+  // left poisoned, kStreamedAuditEntries entries against float64.
+  bool judge_own_inputs(const float* c, unsigned long long seed);
   // Right behind a trial's stop event, on the GPU (DeviceTiming::after_stop): its C audited.
   void after_stop();
   friend std::unique_ptr<Prepared> prepare(Workbench&, const Configuration&, const DeviceInfo&,
@@ -75,14 +80,15 @@ class Prepared final : public Timed {
   // at kStreamedAuditEntries entries against float64 dot products from the seed.
   Workbench* streamed_audit_ = nullptr;
   std::size_t host_audited_ = 0, host_differed_ = 0;
-  // Device (kernel and batched scopes) and host rows: the second timed trial runs on A and B made
-  // again from another seed under the same pointers, outside the clock, and its C is judged at
-  // kStreamedAuditEntries entries against float64 of those inputs (a stored C for the same pointers
-  // fails); the inputs are put back after it.
-  Workbench* fresh_inputs_ = nullptr;
-  std::size_t trials_ = 0, fresh_differed_ = 0;
+  // Device (kernel and batched scopes) and host rows: every timed trial on inputs of its own (trial()).
+  Workbench* bench_ = nullptr;
+  bool fresh_ = false;
+  unsigned long long nonce_ = 0;     // the trials' seeds and the places of the trials on seen inputs
+  std::vector<double> repeated_ms_;  // the trials on the verification's inputs (not samples)
+  std::size_t trials_ = 0;
   std::uint64_t poisons_ = 0;             // trials poisoned: each trial's NaN (trial_poison_bits)
-  bool auditing_ = false, fresh_now_ = false;  // inside a timed trial (not a warm-up); on fresh inputs
+  bool auditing_ = false, fresh_now_ = false;  // inside a timed trial (not a warm-up); on inputs of its own
+  unsigned long long seed_now_ = 0;           // the inputs of the trial inside the clock
   // The ceiling of the units a GPU row declares (Algorithm::arithmetic_of), the host's FP32 one for a
   // host row; 0: none.
   double peak_gflops_ = 0;

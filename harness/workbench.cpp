@@ -68,6 +68,7 @@ Reason Workbench::prepare_device() {
   fill_input_device(d_a_.as<float>(), p.m, p.k, p.inputs, seed_, kMatrixA, stream_);
   fill_input_device(d_b_.as<float>(), p.k, p.n, p.inputs, seed_, kMatrixB, stream_);
   MMLAB_CHECK(cudaStreamSynchronize(stream_));
+  device_seed_ = seed_;
   return std::nullopt;
 }
 
@@ -107,6 +108,7 @@ Reason Workbench::prepare_host() {
   h_c_ = base + na + nb;
   fill_input_host(h_a_, p.m, p.k, p.inputs, seed_, kMatrixA);
   fill_input_host(h_b_, p.k, p.n, p.inputs, seed_, kMatrixB);
+  host_seed_ = seed_;
   return std::nullopt;
 }
 
@@ -117,6 +119,7 @@ void Workbench::ensure_reference() {
     if (auto why = prepare_device()) throw CudaError("float64 reference: " + *why);
     d_ref_ = Buffer(sizeof(double) * p.m * p.n, Buffer::Kind::device);
     d_sumabs_ = Buffer(sizeof(double) * p.m * p.n, Buffer::Kind::device);
+    use_device_inputs(seed_);
     reference_device(device_a(), device_b(), d_ref_.as<double>(), d_sumabs_.as<double>(), p.m, p.n, p.k,
                      stream_);
     MMLAB_CHECK(cudaStreamSynchronize(stream_));
@@ -135,6 +138,7 @@ void Workbench::ensure_reference() {
     }
     h_ref_.resize(std::size_t(p.m) * p.n);
     h_sumabs_.resize(std::size_t(p.m) * p.n);
+    use_host_inputs(seed_);
     reference_host(h_a_, h_b_, h_ref_.data(), h_sumabs_.data(), p.m, p.n, p.k);
     if (!audit_samples_ && device_.present)
       audit_samples_ = std::make_unique<AuditSamples>(
@@ -169,17 +173,21 @@ Verdict Workbench::verify_host_output(const float* c_host, Precision precision) 
   return verify_device_output(device_c(), precision);
 }
 
-void Workbench::refill_inputs(unsigned long long seed) {
+void Workbench::use_device_inputs(unsigned long long seed) {
   const Problem& p = problem_;
-  if (d_a_.get()) {
-    fill_input_device(d_a_.as<float>(), p.m, p.k, p.inputs, seed, kMatrixA, stream_);
-    fill_input_device(d_b_.as<float>(), p.k, p.n, p.inputs, seed, kMatrixB, stream_);
-    MMLAB_CHECK(cudaStreamSynchronize(stream_));
-  }
-  if (h_a_) {
-    fill_input_host(h_a_, p.m, p.k, p.inputs, seed, kMatrixA);
-    fill_input_host(h_b_, p.k, p.n, p.inputs, seed, kMatrixB);
-  }
+  if (!d_a_.get() || device_seed_ == seed) return;
+  fill_input_device(d_a_.as<float>(), p.m, p.k, p.inputs, seed, kMatrixA, stream_);
+  fill_input_device(d_b_.as<float>(), p.k, p.n, p.inputs, seed, kMatrixB, stream_);
+  MMLAB_CHECK(cudaStreamSynchronize(stream_));
+  device_seed_ = seed;
+}
+
+void Workbench::use_host_inputs(unsigned long long seed) {
+  const Problem& p = problem_;
+  if (!h_a_ || host_seed_ == seed) return;
+  fill_input_host(h_a_, p.m, p.k, p.inputs, seed, kMatrixA);
+  fill_input_host(h_b_, p.k, p.n, p.inputs, seed, kMatrixB);
+  host_seed_ = seed;
 }
 
 const AuditSamples& Workbench::audit_samples() {

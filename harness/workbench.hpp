@@ -35,9 +35,11 @@ class Workbench {
   // Entries of the reference for the timed trials' sampled check (runtime/audit.hpp), drawn once per
   // problem when the reference is first made, and kept when a large reference is freed.
   const AuditSamples& audit_samples();
-  // A and B made again in place from `seed`, wherever they are held (on the device, on the host): a
-  // trial on other inputs under the same pointers. refill_inputs(seed()) puts them back.
-  void refill_inputs(unsigned long long seed);
+  // A and B as made from `seed` on the device (or the host), made again in place where they hold
+  // others: each timed trial's own inputs under the same pointers (issue #81), and the verification's
+  // (seed()) before anything is verified or judged against them. Nothing moves when they already are.
+  void use_device_inputs(unsigned long long seed);
+  void use_host_inputs(unsigned long long seed);
   const float* device_a() const { return d_a_.as<float>(); }
   const float* device_b() const { return d_b_.as<float>(); }
   float* device_c() const { return d_c_.as<float>(); }
@@ -58,6 +60,7 @@ class Workbench {
   Problem problem_;
   DeviceInfo device_;
   unsigned long long seed_;
+  unsigned long long device_seed_ = 0, host_seed_ = 0;  // what the device's and the host's A and B hold
   CUstream_st* stream_ = nullptr;
   Buffer d_a_, d_b_, d_c_, d_ref_, d_sumabs_, l2_flush_;
   Buffer pinned_;  // host A, B, C in one pinned allocation when a GPU is present

@@ -19,7 +19,8 @@ struct State {
   unsigned long long expected;  // the verified C's
   unsigned long long bad;       // this trial's failed samples
   unsigned int blocks_done;     // blocks of this trial's launch that have added their part
-  long long trials, differed, entries, unwritten;
+  long long trials, differed, entries, unwritten, wrong;
+  int unwritten_now;  // the last kWritten launch found a poison (its trial already counted as differing)
 };
 
 enum Mode { kRecord = 0, kHash = 1, kSamples = 2, kWritten = 3 };
@@ -75,7 +76,49 @@ __global__ void audit_kernel(const float* __restrict__ c, std::size_t elements, 
     const bool differed = mode == kHash ? h != st->expected : bad > 0;
     st->differed += differed;
     if (mode == kSamples) st->entries += (long long)bad;
-    if (mode == kWritten) st->unwritten += differed;
+    if (mode == kWritten) st->unwritten += differed, st->unwritten_now = differed;
+  }
+  st->hash = 0, st->bad = 0, st->blocks_done = 0;
+}
+
+// A trial on inputs of its own: block b judges sampled entry b of C against the float64 dot product of
+// A's row and B's column as made from `seed` (input_value, the fill's own function); the last block
+// closes the trial's books (counted as a trial by the kWritten launch before it).
+constexpr int kSeededThreads = 128;
+__global__ void seeded_kernel(const float* __restrict__ c, long m, long n, long k, Inputs inputs,
+                              unsigned long long seed, double tolerance, bool uniform, double max_abs_ref, State* st) {
+  const std::uint64_t h = splitmix64(seed ^ (0x5EED5A3Dull + blockIdx.x));
+  const long i = long(h % std::uint64_t(m)), j = long(splitmix64(h) % std::uint64_t(n));
+  double sum = 0, abs = 0;
+  for (long l = threadIdx.x; l < k; l += blockDim.x) {
+    const double p = double(input_value(inputs, seed, kMatrixA, i, l, m, k)) *
+                     double(input_value(inputs, seed, kMatrixB, l, j, k, n));  // exact in double
+    sum += p, abs += fabs(p);
+  }
+  __shared__ double sums[kSeededThreads], abss[kSeededThreads];
+  sums[threadIdx.x] = sum, abss[threadIdx.x] = abs;
+  __syncthreads();
+  for (int o = kSeededThreads / 2; o > 0; o /= 2) {
+    if (threadIdx.x < o) sums[threadIdx.x] += sums[threadIdx.x + o], abss[threadIdx.x] += abss[threadIdx.x + o];
+    __syncthreads();
+  }
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    const double got = c[i * n + j], err = fabs(got - sums[0]);
+    const double scale = uniform ? max_abs_ref : abss[0];
+    const bool ok = isfinite(got) && (scale > 0 ? err <= tolerance * scale : err == 0);
+    if (!ok) atomicAdd(&st->bad, 1ull);
+    __threadfence();
+    last = atomicAdd(&st->blocks_done, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last || threadIdx.x != 0) return;
+  __threadfence();
+  const unsigned long long bad = atomicAdd(&st->bad, 0ull);
+  if (bad > 0) {
+    st->entries += (long long)bad, ++st->wrong;
+    // One trial: counted as differing once, whether or not its C also held a poison.
+    if (!st->unwritten_now) ++st->differed;
   }
   st->hash = 0, st->bad = 0, st->blocks_done = 0;
 }
@@ -194,13 +237,20 @@ void OutputAudit::after_trial(const float* c, CUstream_st* stream) {
   launch(c, deterministic_ ? kHash : kSamples, stream);
 }
 
-void OutputAudit::after_fresh_trial(const float* c, CUstream_st* stream) { launch(c, kWritten, stream); }
+void OutputAudit::after_fresh_trial(const float* c, CUstream_st* stream, long m, long n, long k, const Inputs& inputs,
+                                    unsigned long long seed) {
+  launch(c, kWritten, stream);
+  if (m == 0 || n == 0) return;
+  seeded_kernel<<<kSeededSamples, kSeededThreads, 0, stream>>>(c, m, n, k, inputs, seed, tolerance_, uniform_,
+                                                               samples_.max_abs_ref, state_.as<State>());
+  MMLAB_CHECK_LAUNCH();
+}
 
 OutputAudit::Result OutputAudit::result(CUstream_st* stream) {
   MMLAB_CHECK(cudaStreamSynchronize(stream));
   State st;
   copy_to_host(&st, state_.get(), sizeof st);
-  return {st.trials, st.differed, st.entries, st.unwritten};
+  return {st.trials, st.differed, st.entries, st.unwritten, st.wrong};
 }
 
 std::string OutputAudit::describe(const Result& r, bool deterministic) {
@@ -208,7 +258,7 @@ std::string OutputAudit::describe(const Result& r, bool deterministic) {
   // Each trial's audit is enqueued right behind its stop event, before the stream is let go: work
   // that reaches the stream later (a thread's, after the call returned) finds it already judged.
   const std::string when = " (judged on the GPU right after each trial's stop event, work enqueued after it unseen)";
-  const long long judged = r.differed - r.unwritten;
+  const long long judged = r.differed - r.unwritten - r.wrong;
   std::string out;
   if (judged > 0 && deterministic)
     out = "the C of " + std::to_string(judged) + " of " + std::to_string(r.trials) +
@@ -216,9 +266,15 @@ std::string OutputAudit::describe(const Result& r, bool deterministic) {
   else if (judged > 0)
     out = std::to_string(r.entries) + " sampled entries of C failed the tolerance in " + std::to_string(judged) +
           " of " + std::to_string(r.trials) + " timed trials (checked against float64 after each trial)";
+  if (r.wrong > 0)
+    out += (out.empty() ? "" : "; ") + std::string("the C of ") + std::to_string(r.wrong) + " of " +
+           std::to_string(r.trials) + " timed trials is not the product of that trial's inputs (each trial's A and B "
+           "made again from a seed of its own, outside the clock; " + std::to_string(r.entries) + " of " +
+           std::to_string(r.wrong * kSeededSamples) + " sampled entries failed against float64): a C kept from "
+           "an earlier call, or work skipped";
   if (r.unwritten > 0)
     out += (out.empty() ? "" : "; ") + std::string("the C of ") + std::to_string(r.unwritten) +
-           " trial(s) on fresh inputs still held the poison in places";
+           " trial(s) on inputs of their own still held the poison in places";
   return out + when;
 }
 

@@ -31,6 +31,9 @@ struct AuditSamples {
 // `count` entries of C (`elements` of them in all) drawn from `seed` (all of them when there are no
 // more), gathered from a reference on the device or on the host.
 inline constexpr std::size_t kAuditSamples = 4096;
+// Entries of a trial on inputs of its own judged against float64 (each a dot product of length k made
+// from the seed on the GPU): a C right on half its entries passes them with probability 2^-256.
+inline constexpr unsigned kSeededSamples = 256;
 AuditSamples audit_samples_device(const double* ref, const double* sumabs, std::size_t elements,
                                   unsigned long long seed, CUstream_st* stream);
 AuditSamples audit_samples_host(const double* ref, const double* sumabs, std::size_t elements,
@@ -48,14 +51,17 @@ class OutputAudit {
   OutputAudit(const OutputAudit&) = delete;
   OutputAudit& operator=(const OutputAudit&) = delete;
   void after_trial(const float* c, CUstream_st* stream);  // enqueued after a trial's work
-  // A trial on other inputs (whose C is judged against their own product after): every entry of C
-  // written, none still holding a poison.
-  void after_fresh_trial(const float* c, CUstream_st* stream);
+  // A trial on inputs of its own, A (m x k) and B (k x n) of kind `inputs` made from `seed`: every entry
+  // of C written (none still holding a poison), and kSeededSamples entries, drawn from the seed, against
+  // float64 dot products made on the GPU from the seed itself (not from the buffers the algorithm held).
+  void after_fresh_trial(const float* c, CUstream_st* stream, long m, long n, long k, const Inputs& inputs,
+                         unsigned long long seed);
   struct Result {
     long long trials = 0;   // trials audited
     long long differed = 0;  // trials whose C was not the verified one (hash), or failed a sampled entry
     long long entries = 0;   // sampled entries that failed, over all trials
     long long unwritten = 0;  // trials on fresh inputs whose C still held a poison (of `differed`)
+    long long wrong = 0;      // trials on fresh inputs whose sampled entries failed (of `differed`)
   };
   Result result(CUstream_st* stream);  // synchronizes the stream
   bool deterministic() const { return deterministic_; }

@@ -11,6 +11,10 @@ host (numpy arrays)
   pyhonest_through      A B into an array of its own, then copied into C, every call
   pycheat_poison_aware  computes only when C[0] holds the verification's poison (numpy's NaN)
   pyhonest_reads_c      looks at C[0] the same way, then computes every call
+host, issue #81 (answers from memory; run on shapes whose products take 0.05 ms or more)
+  pycheat_memo          keeps its last four products by a signature of 64 sampled entries of A and B; where a
+                        call's signature is one of them, copies that C in
+  pyhonest_memo         the same signatures and kept products, the product every call
 GPU (torch; registered only where torch sees a GPU)
   pycheat_side_stream   torch.mm on a stream of its own, not joined
   pycheat_torch_stored  computes on its first call and keeps C; copies it on later calls
@@ -24,6 +28,7 @@ import mmlab
 
 HOST = ["pycheat_once", "pycheat_zeros_after", "pycheat_half", "pycheat_stored", "pyhonest_plain",
         "pyhonest_through", "pycheat_poison_aware", "pyhonest_reads_c"]
+MEMO = ["pycheat_memo", "pyhonest_memo"]
 GPU = []
 
 _calls = {}
@@ -75,6 +80,42 @@ def plain(a, b, c, *, params, stream):
 def through(a, b, c, *, params, stream):
     mine = np.matmul(a, b)
     c[:] = mine
+
+
+_memo = {}
+
+
+def _signature(a, b):
+    """64 sampled entries of A and B (at places fixed by their sizes), as bytes."""
+    places = np.random.default_rng(81).integers(0, 1 << 62, 64)
+    return np.concatenate([a.reshape(-1)[places[:32] % max(a.size, 1)],
+                           b.reshape(-1)[places[32:] % max(b.size, 1)]]).tobytes()
+
+
+def _memoised(who, a, b, c, cheat):
+    """A cache of the last four products by their inputs' signature (the least recently used goes)."""
+    import collections
+    cache = _memo.setdefault((who, a.shape, b.shape), collections.OrderedDict())
+    now = _signature(a, b)
+    if now in cache:
+        cache.move_to_end(now)
+        if cheat:
+            c[:] = cache[now]
+            return
+    c[:] = a @ b
+    cache[now] = c.copy()
+    while len(cache) > 4:
+        cache.popitem(last=False)
+
+
+@mmlab.algorithm("pycheat_memo", backend="host")
+def memo(a, b, c, *, params, stream):
+    _memoised("pycheat_memo", a, b, c, True)
+
+
+@mmlab.algorithm("pyhonest_memo", backend="host")
+def memo_honest(a, b, c, *, params, stream):
+    _memoised("pyhonest_memo", a, b, c, False)
 
 
 _VERIFICATION_POISON = np.array([np.nan], dtype=np.float32).view(np.uint32)[0]  # 0x7FC00000

@@ -26,11 +26,25 @@
 //     honest_thread_joined a host thread enqueues the product on the lab's stream; run() joins it
 //     cheat_tf32           TF32 tensor cores (WMMA, 10-bit mantissas) under an FP32 name; its honest
 //                          counterpart is honest_plain (a plugin declares no precision: FP32)
+//   issue #81: answers from memory (each keeps C per pointers and shape, and a signature of its inputs)
+//     cheat_memo_sampled   keeps its first product (the verification's) and 64 sampled entries of its A and B;
+//                          each call compares them with this call's (one small kernel, no host
+//                          synchronisation), and where they match the product kernel returns at once and a
+//                          copy kernel writes the kept C
+//     honest_memo_sampled  the same kernels, the product every call
+//     cheat_memo_checksum  the same with a checksum of every entry of A and B as the signature
+//     honest_memo_checksum the same kernels, the product every call
+//     cheat_count_calls    counts its calls: the product on the ones it guesses are judged (the first two and
+//                          every seventh), the kept C copied on the others
+//     honest_count_calls   counts its calls the same way, the product every call
 //   host (C in host memory)
 //     cheat_host_once      computes on its first call for a problem only
 //     cheat_host_late      a host thread writes C 2 ms after run() returned
 //     cheat_host_stored    computes on its first call and keeps C; copies it on later ones
 //     cheat_host_poison_aware  computes only when C[0] holds the verification's poison (std::nanf's)
+//     cheat_host_memo      a signature of 64 sampled entries of A and B; where it matches its first product's,
+//                          that C copied in
+//     honest_host_memo     the same signature and copy, the product every call
 //     honest_host          the product, every call
 #include <mma.h>
 #include <mmlab/plugin.h>
@@ -45,6 +59,9 @@
 #include <mutex>
 #include <thread>
 #include <tuple>
+#include <vector>
+#include <algorithm>
+#include <string>
 
 namespace {
 
@@ -60,6 +77,16 @@ __global__ void product(const float* a, const float* b, float* c, long m, long n
 // The product as above where *go is set (go null: always).
 __global__ void product_if(const float* a, const float* b, float* c, long m, long n, long k, const int* go) {
   if (go && !*go) return;
+  const long row = long(blockIdx.y) * blockDim.y + threadIdx.y, col = long(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (row >= m || col >= n) return;
+  float acc = 0.f;
+  for (long l = 0; l < k; ++l) acc += a[row * k + l] * b[l * n + col];
+  c[row * n + col] = acc;
+}
+
+// The product as above unless *skip is set (skip null: always).
+__global__ void product_if_not(const float* a, const float* b, float* c, long m, long n, long k, const int* skip) {
+  if (skip && *skip) return;
   const long row = long(blockIdx.y) * blockDim.y + threadIdx.y, col = long(blockIdx.x) * blockDim.x + threadIdx.x;
   if (row >= m || col >= n) return;
   float acc = 0.f;
@@ -252,6 +279,122 @@ int32_t stored(RUN_ARGS) {
   return cudaMemcpyAsync(c, keep, bytes, cudaMemcpyDeviceToDevice, s) == cudaSuccess ? 0 : say(message, size, "copy");
 }
 
+// Issue #81's memoising kernels. Per (who, pointers, shape): the kept C, the signature of the inputs it
+// is the product of, and the flag `same` (the signature of this call's inputs equals it), all on the GPU.
+struct Memo {
+  float* c = nullptr;
+  float* signature = nullptr;        // 64 sampled entries (sampled) ...
+  unsigned long long* sums = nullptr;  // ... or [this call's checksum, the kept one] (checksum)
+  int* flags = nullptr;              // [same, valid]
+};
+Memo& memo(const char* who, const mmlab_problem* p, const void* a, const void* c) {
+  static std::mutex lock;
+  static std::map<std::tuple<std::string, const void*, const void*, long, long, long>, Memo> all;
+  std::lock_guard<std::mutex> hold(lock);
+  Memo& m = all[{who, a, c, p->m, p->n, p->k}];
+  if (!m.c) {
+    cudaMalloc(&m.c, sizeof(float) * std::max<long>(1, p->m * p->n));
+    cudaMalloc(&m.signature, 2 * 64 * sizeof(float));
+    cudaMalloc(&m.sums, 2 * sizeof(unsigned long long));
+    cudaMalloc(&m.flags, 2 * sizeof(int));
+    cudaMemset(m.flags, 0, 2 * sizeof(int));
+    cudaMemset(m.sums, 0, 2 * sizeof(unsigned long long));
+    cudaDeviceSynchronize();
+  }
+  return m;
+}
+
+__device__ unsigned long long sample_place(int t, unsigned long long count) {
+  unsigned long long z = (t + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 31)) * 0xBF58476D1CE4E5B9ull;
+  return (z ^ (z >> 29)) % count;
+}
+
+// One block of 64 threads: same = the 64 sampled entries (32 of A, 32 of B) equal the kept ones; the
+// new ones staged behind them (signature[64..127]).
+__global__ void sample_kernel(const float* a, const float* b, long m, long n, long k, float* signature, int* flags) {
+  const int t = threadIdx.x;
+  const float v = t < 32 ? a[sample_place(t, (unsigned long long)(m * k))] : b[sample_place(t, (unsigned long long)(k * n))];
+  const bool eq = flags[1] && __float_as_uint(signature[t]) == __float_as_uint(v);
+  signature[64 + t] = v;
+  const int all = __syncthreads_and(eq);
+  if (t == 0) flags[0] = all;
+}
+
+__device__ unsigned long long mix_bits(unsigned long long i, unsigned bits) {
+  const unsigned long long z = ((i << 32) ^ bits) * 0x9E3779B97F4A7C15ull;
+  return z ^ (z >> 29);
+}
+__global__ void checksum_kernel(const float* a, long na, const float* b, long nb, unsigned long long* sums) {
+  unsigned long long h = 0;
+  for (long i = blockIdx.x * long(blockDim.x) + threadIdx.x; i < na + nb; i += long(gridDim.x) * blockDim.x)
+    h += mix_bits(i, __float_as_uint(i < na ? a[i] : b[i - na]));
+  atomicAdd(&sums[0], h);
+}
+__global__ void decide_kernel(unsigned long long* sums, int* flags) { flags[0] = flags[1] && sums[0] == sums[1]; }
+
+// Where `same` (and `memoise`): C = the kept C. The first product (the verification's inputs) is kept
+// with its signature; later ones are not (a cache that would serve inputs it has seen). The checksum
+// restarts from 0 for the next call.
+__global__ void keep_kernel(float* c, float* kept, long count, bool memoise, float* signature,
+                            unsigned long long* sums, int* flags) {
+  const bool same = memoise && flags[0], keep = !flags[1];
+  for (long i = blockIdx.x * long(blockDim.x) + threadIdx.x; i < count; i += long(gridDim.x) * blockDim.x) {
+    if (same) c[i] = kept[i];
+    else if (keep) kept[i] = c[i];
+  }
+}
+// After keep_kernel (stream-ordered, so every block of it saw the same flags): the first product's
+// signature kept, the checksum restarted.
+__global__ void close_kernel(float* signature, unsigned long long* sums, int* flags) {
+  if (!flags[1]) {
+    for (int t = 0; t < 64; ++t) signature[t] = signature[64 + t];
+    sums[1] = sums[0], flags[1] = 1;
+  }
+  sums[0] = 0;
+}
+
+int32_t memoised(const char* who, bool checksum, bool memoise, RUN_ARGS) {
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  Memo& mm = memo(who, p, a, c);
+  if (checksum) {
+    checksum_kernel<<<256, 256, 0, s>>>(a, p->m * p->k, b, p->k * p->n, mm.sums);
+    decide_kernel<<<1, 1, 0, s>>>(mm.sums, mm.flags);
+  } else {
+    sample_kernel<<<1, 64, 0, s>>>(a, b, p->m, p->n, p->k, mm.signature, mm.flags);
+  }
+  const dim3 block(16, 16), grid(unsigned((p->n + 15) / 16), unsigned((p->m + 15) / 16));
+  if (p->m > 0 && p->n > 0) {
+    // The cheat's product returns at once where the inputs are the kept ones; the twin's never does.
+    product_if_not<<<grid, block, 0, s>>>(a, b, c, p->m, p->n, p->k, memoise ? mm.flags : nullptr);
+    keep_kernel<<<256, 256, 0, s>>>(c, mm.c, p->m * p->n, memoise, mm.signature, mm.sums, mm.flags);
+  }
+  close_kernel<<<1, 1, 0, s>>>(mm.signature, mm.sums, mm.flags);
+  const cudaError_t e = cudaGetLastError();
+  return e == cudaSuccess ? 0 : say(message, size, cudaGetErrorString(e));
+}
+int32_t memo_sampled(RUN_ARGS) { return memoised("memo_sampled", false, true, p, nullptr, a, b, c, nullptr, stream, message, size); }
+int32_t honest_sampled(RUN_ARGS) { return memoised("honest_sampled", false, false, p, nullptr, a, b, c, nullptr, stream, message, size); }
+int32_t memo_checksum(RUN_ARGS) { return memoised("memo_checksum", true, true, p, nullptr, a, b, c, nullptr, stream, message, size); }
+int32_t honest_checksum(RUN_ARGS) { return memoised("honest_checksum", true, false, p, nullptr, a, b, c, nullptr, stream, message, size); }
+
+// Calls counted per pointers and shape: the product on calls 0, 1 and every seventh (when it guesses it
+// is judged) and the kept C copied on the others (cheat); the twin computes every call.
+int32_t counted(const char* who, bool cheat, RUN_ARGS) {
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  const int call = calls(who, p);
+  const size_t bytes = sizeof(float) * p->m * p->n;
+  bool first = false;
+  void* keep = kept(who, p, c, bytes, &first, true);
+  if (!cheat || call < 2 || call % 7 == 0) {
+    if (launch(p, a, b, c, s, message, size)) return 1;
+    return cudaMemcpyAsync(keep, c, bytes, cudaMemcpyDeviceToDevice, s) == cudaSuccess ? 0 : say(message, size, "copy");
+  }
+  return cudaMemcpyAsync(c, keep, bytes, cudaMemcpyDeviceToDevice, s) == cudaSuccess ? 0 : say(message, size, "copy");
+}
+int32_t count_calls(RUN_ARGS) { return counted("count_calls", true, p, nullptr, a, b, c, nullptr, stream, message, size); }
+int32_t honest_count(RUN_ARGS) { return counted("honest_count", false, p, nullptr, a, b, c, nullptr, stream, message, size); }
+
 int32_t through(RUN_ARGS) {
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
   const size_t bytes = sizeof(float) * p->m * p->n;
@@ -366,6 +509,36 @@ int32_t host_poison_aware(RUN_ARGS) {
   return 0;
 }
 
+// A signature of 64 sampled entries of A and B, per pointers and shape: where it matches the kept one,
+// the kept C is copied in (cheat); the twin computes every call and keeps what it made.
+int32_t host_memoised(const char* who, bool memoise, RUN_ARGS) {
+  struct Kept {
+    std::vector<float> c, signature;
+  };
+  static std::mutex lock;
+  static std::map<std::tuple<std::string, const void*, const void*, long, long, long>, Kept> all;
+  std::vector<float> now(64);
+  const unsigned long long na = std::max<long>(1, p->m * p->k), nb = std::max<long>(1, p->k * p->n);
+  for (int t = 0; t < 64; ++t) {
+    unsigned long long z = (t + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 31)) * 0xBF58476D1CE4E5B9ull;
+    z ^= z >> 29;
+    now[t] = p->m * p->k && p->k * p->n ? (t < 32 ? a[z % na] : b[z % nb]) : 0.f;
+  }
+  std::lock_guard<std::mutex> hold(lock);
+  Kept& k = all[{who, a, c, p->m, p->n, p->k}];
+  const size_t count = size_t(p->m) * p->n;
+  if (memoise && k.signature.size() == 64 && std::memcmp(k.signature.data(), now.data(), 64 * sizeof(float)) == 0) {
+    std::memcpy(c, k.c.data(), count * sizeof(float));
+    return 0;
+  }
+  host_product(p, a, b, c);
+  if (k.signature.empty()) k.c.assign(c, c + count), k.signature = now;  // the first product's (the verification's)
+  return 0;
+}
+int32_t host_memo(RUN_ARGS) { return host_memoised("host_memo", true, p, nullptr, a, b, c, nullptr, stream, message, size); }
+int32_t host_memo_honest(RUN_ARGS) { return host_memoised("host_memo_honest", false, p, nullptr, a, b, c, nullptr, stream, message, size); }
+
 int32_t host_honest(RUN_ARGS) {
   host_product(p, a, b, c);
   return 0;
@@ -410,6 +583,22 @@ const mmlab_algorithm kAlgorithms[] = {
      kGpu, kDefault, 1, nullptr, 0, supports, nullptr, thread_joined},
     {"cheat_tf32", "a cheat: TF32 tensor cores under an FP32 name", kGpu, kDefault, 1, nullptr, 0, supports, nullptr,
      tf32},
+    {"cheat_memo_sampled", "a cheat: the kept C where 64 sampled entries of A and B match its first product's", kGpu,
+     kDefault, 1, nullptr, 0, supports, nullptr, memo_sampled},
+    {"honest_memo_sampled", "honest: the same sampled signature and copies, the product every call", kGpu, kDefault, 1,
+     nullptr, 0, supports, nullptr, honest_sampled},
+    {"cheat_memo_checksum", "a cheat: the kept C where a checksum of all of A and B matches its first product's", kGpu,
+     kDefault, 1, nullptr, 0, supports, nullptr, memo_checksum},
+    {"honest_memo_checksum", "honest: the same checksum and copies, the product every call", kGpu, kDefault, 1,
+     nullptr, 0, supports, nullptr, honest_checksum},
+    {"cheat_count_calls", "a cheat: the product on the calls it guesses are judged, the kept C on the others", kGpu,
+     kDefault, 1, nullptr, 0, supports, nullptr, count_calls},
+    {"honest_count_calls", "honest: counts its calls, the product every call", kGpu, kDefault, 1, nullptr, 0,
+     supports, nullptr, honest_count},
+    {"cheat_host_memo", "a cheat: the kept host C where 64 sampled entries of A and B match its first product's", kHost,
+     kDefault, 1, nullptr, 0, host_supports, nullptr, host_memo},
+    {"honest_host_memo", "honest: the same sampled signature, the host product every call", kHost, kDefault, 1,
+     nullptr, 0, host_supports, nullptr, host_memo_honest},
     {"cheat_host_stored", "a cheat: the host product on its first call, kept and copied on later ones", kHost, kDefault,
      1, nullptr, 0, host_supports, nullptr, host_stored},
     {"cheat_host_once", "a cheat: the host product on its first call only", kHost, kDefault, 1, nullptr, 0,

@@ -17,7 +17,7 @@ RUNS = int(os.environ.get("MMLAB_CHEAT_RUNS", "5"))  # the device run: 20
 
 def judged(tmp_path, names, shapes):
     for run in range(RUNS):
-        r = mmlab.run(algorithms=names, shapes=shapes, trials=4, warmup=1, seed=run + 1,
+        r = mmlab.run(algorithms=names, shapes=shapes, trials=5, warmup=1, seed=run + 1,
                       output=tmp_path / f"run{run}.csv")
         # Every row there, none failed by a CUDA error (a cheat is caught by the lab's judgement,
         # not by a crash that ends the run).
@@ -34,6 +34,12 @@ def judged(tmp_path, names, shapes):
 
 def test_host_cheats_fail_and_their_twins_pass(tmp_path):
     judged(tmp_path, cheats.HOST, [(48, 40, 32), (65, 33, 17)])
+
+
+def test_memoising_cheats_fail_and_their_twins_pass(tmp_path):
+    """Issue #81: every timed trial on inputs of its own, and a row faster on the inputs it was verified on
+    fails (shapes whose products take 0.05 ms or more)."""
+    judged(tmp_path, cheats.MEMO, [(700, 300, 500), (640, 480, 560)])
 
 
 def test_gpu_cheats_fail_and_their_twins_pass(tmp_path):

@@ -178,12 +178,6 @@ void Workbench::use_device_inputs(unsigned long long seed) {
   if (!d_a_.get() || device_seed_ == seed) return;
   fill_input_device(d_a_.as<float>(), p.m, p.k, p.inputs, seed, kMatrixA, stream_);
   fill_input_device(d_b_.as<float>(), p.k, p.n, p.inputs, seed, kMatrixB, stream_);
-  // L2 as a trial on repeated inputs found it: A and B last read (clean), not just written (dirty lines
-  // a trial would write back): twice the L2 read to displace the fill's lines, then A and B read.
-  const Buffer& displace = l2_flush_buffer();
-  read_through_device(displace.get(), displace.bytes(), stream_);
-  read_through_device(d_a_.get(), sizeof(float) * std::size_t(p.m) * p.k, stream_);
-  read_through_device(d_b_.get(), sizeof(float) * std::size_t(p.k) * p.n, stream_);
   MMLAB_CHECK(cudaStreamSynchronize(stream_));
   device_seed_ = seed;
 }
@@ -209,11 +203,9 @@ void Workbench::release_reference() {
 }
 
 const Buffer& Workbench::l2_flush_buffer() {
-  if (!l2_flush_.get()) {
+  if (!l2_flush_.get())
     l2_flush_ =
         Buffer(std::max<std::size_t>(2 * device_.l2_bytes, std::size_t(1) << 20), Buffer::Kind::device);
-    MMLAB_CHECK(cudaMemsetAsync(l2_flush_.get(), 0, l2_flush_.bytes(), stream_));  // read before written, perhaps
-  }
   return l2_flush_;
 }
 

@@ -57,9 +57,6 @@ void fill_input_device(float* x, long rows, long cols, Inputs kind, unsigned lon
                        unsigned long long id, CUstream_st* stream);
 // Every element set to the NaN `bits` (core/verification.hpp: the verification's, or a trial's).
 void poison_device(float* x, std::size_t count, CUstream_st* stream, std::uint32_t bits = kPoisonBits);
-// Reads `bytes` of device memory (writing nothing it could keep): its lines end in L2 clean, the
-// lines they displace written back now rather than inside a later trial.
-void read_through_device(const void* x, std::size_t bytes, CUstream_st* stream);
 // ref = A B and sumabs = |A| |B|, in float64.
 void reference_device(const float* a, const float* b, double* ref, double* sumabs, long m, long n, long k,
                       CUstream_st* stream);

@@ -142,25 +142,6 @@ void fill_input_device(float* x, long rows, long cols, Inputs kind, unsigned lon
   MMLAB_CHECK_LAUNCH();
 }
 
-// Sums what it reads and keeps the sum only where it is never (a NaN's bit pattern from 16-byte words
-// of bytes 0xFF; the poison's): the reads cannot be elided, and nothing is written.
-__global__ void read_through_kernel(const uint4* __restrict__ x, std::size_t words, unsigned* sink) {
-  unsigned acc = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < words;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    const uint4 v = x[i];
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0xFFFFFFFFu && sink) *sink = acc;
-}
-
-void read_through_device(const void* x, std::size_t bytes, CUstream_st* stream) {
-  const std::size_t words = bytes / sizeof(uint4);
-  if (words == 0) return;
-  read_through_kernel<<<blocks_for(words, 256, 65535), 256, 0, stream>>>(static_cast<const uint4*>(x), words, nullptr);
-  MMLAB_CHECK_LAUNCH();
-}
-
 void poison_device(float* x, std::size_t count, CUstream_st* stream, std::uint32_t bits) {
   if (bits == 0xFFFFFFFFu) {  // a memset's bytes
     MMLAB_CHECK(cudaMemsetAsync(x, 0xFF, count * sizeof(float), stream));

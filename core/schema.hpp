@@ -101,10 +101,6 @@ inline std::vector<std::string> result_columns_of(int version) {
       out.push_back(c);
   return out;
 }
-inline const std::vector<std::string>& result_columns_v1() {
-  static const std::vector<std::string> columns = result_columns_of(1);
-  return columns;
-}
 
 // A row's outcome (its `status` column). `interrupted`: a configuration stopped by Ctrl-C, which the
 // harness reports but writes no row of.

@@ -47,13 +47,4 @@ static_assert(std::size(kTimerValues) == static_cast<std::size_t>(Timer::host) +
 inline constexpr Timer kAllTimers[] = {Timer::blocked, Timer::blocked_graph, Timer::events, Timer::graph,
                                        Timer::host};
 
-inline std::string timer_names() {  // "blocked, blocked_graph, ..." for messages
-  std::string out;
-  for (Timer t : kAllTimers) out += (out.empty() ? "" : ", ") + std::string(timer_name(t));
-  return out;
-}
-
-// The timers that keep the host's enqueue time out of the GPU's interval.
-inline bool gpu_only(Timer t) { return t == Timer::blocked || t == Timer::blocked_graph; }
-
 }  // namespace mmlab

@@ -17,8 +17,7 @@ def _candidates():
         yield pathlib.Path(os.environ["MMLAB_LIBRARY"])
     here = pathlib.Path(__file__).resolve().parent
     yield here / "_lib" / _NAME
-    for parent in here.parents:  # a checkout: python/mmlab -> the repository's build/bin
-        yield parent / "build" / "bin" / _NAME
+    yield here.parents[1] / "build" / "bin" / _NAME  # this checkout's build (python/mmlab -> the repository)
 
 
 def library():

@@ -22,7 +22,7 @@ from ._arrays import DeviceArray
 from ._lib import CommandError
 from ._results import Results, read
 
-__all__ = ["algorithms", "run", "read", "compare", "algorithm", "Algorithm", "Lab", "Results", "DeviceArray",
+__all__ = ["algorithms", "run", "read", "compare", "algorithm", "Algorithm", "Lab", "Plan", "Results", "DeviceArray",
            "Interrupted", "CommandError", "version"]
 
 
@@ -97,9 +97,54 @@ class Lab:
         """mmlab.run in this lab."""
         return run(experiment, output=output, options=options, lab=self, **keys)
 
+    def plan(self, experiment=None, **keys):
+        """A mmlab.Plan of this lab."""
+        return Plan(experiment, lab=self, **keys)
+
     def algorithm(self, name, backend="gpu", **options):
         """mmlab.algorithm, added to this lab only."""
         return algorithm(name, backend, lab=self, **options)
+
+
+class Plan:
+    """A plan of a lab: an experiment file (or none) and keys, each checked as it is set (ValueError with the
+    lab's message), run when asked; mmlab.run(...) is Plan(...).run().
+
+        plan = mmlab.Plan(algorithms=["cublas"], sizes=[1024])
+        plan.set("trials", 20)                 # or plan.set(trials=20)
+        r = plan.run()
+    """
+
+    def __init__(self, experiment=None, *, output=None, options=None, lab=None, **keys):
+        self.lab = lab
+        self.output = output
+        self._plan = _lib.Plan(lab._handle if lab is not None else _lib.Lab(), experiment)
+        if output is not None:  # first: keys such as resume are checked against it
+            self._plan.set("output", str(output))
+        self.set(options=options, **keys)
+
+    def set(self, key=None, value=None, *, options=None, **keys):
+        """Sets keys as mmlab.run takes them (`set("trials", 20)`, `set(trials=20)`, `set(options={"alg.axis": v})`)."""
+        if key is not None:
+            keys = dict(keys, **{key: value})
+        for option, text in _keywords(keys) + _keywords(dict(options or {})):
+            if option == "output":
+                self.output = text
+            self._plan.set(option, text)
+        return self
+
+    def run(self):
+        """Runs the plan: its Results (see mmlab.run)."""
+        output = self.output
+        status, rows, samples = _lib.run(self._plan)
+        if output is not None:  # the file asked for, every row it holds (this run's appended to any before)
+            results = Results(output)
+        else:
+            results = Results(rows=_frames.frame(rows), samples=_frames.frame(samples, samples=True))
+        if _lib.interrupted():
+            raise Interrupted("mmlab.run: stopped; the rows finished before it are the exception's .results" +
+                              (f" (and in {output}: resume=True goes on)" if output else ""), results)
+        return results
 
 
 def run(experiment=None, *, output=None, options=None, lab=None, **keys):
@@ -115,20 +160,7 @@ def run(experiment=None, *, output=None, options=None, lab=None, **keys):
     Ctrl-C stops after the configuration it is in and raises mmlab.Interrupted (a KeyboardInterrupt) whose
     `results` are the rows finished before it (the file's, with output=; `resume=True` then goes on).
     lab: a mmlab.Lab to run in (its algorithms); the process's lab by default."""
-    plan = _lib.Plan(lab._handle if lab is not None else _lib.Lab(), experiment)
-    if output is not None:  # first: keys such as resume are checked against it
-        plan.set("output", str(output))
-    for option, value in _keywords(keys) + _keywords(dict(options or {})):
-        plan.set(option, value)
-    status, rows, samples = _lib.run(plan)
-    if output is not None:  # the file asked for, every row it holds (this run's appended to any before)
-        results = Results(output)
-    else:
-        results = Results(rows=_frames.frame(rows), samples=_frames.frame(samples, samples=True))
-    if _lib.interrupted():
-        raise Interrupted("mmlab.run: stopped; the rows finished before it are the exception's .results" +
-                          (f" (and in {output}: resume=True goes on)" if output else ""), results)
-    return results
+    return Plan(experiment, output=output, options=options, lab=lab, **keys).run()
 
 
 class Interrupted(KeyboardInterrupt):

@@ -562,3 +562,14 @@ def test_a_lab_of_its_own_holds_its_algorithms(tmp_path):
         with pytest.raises(ValueError, match="np_own_lab"):
             mmlab.run(algorithms=["np_own_lab"], shapes=[(8, 8, 8)], trials=1, lab=other)
     assert isinstance(mmlab.Lab.default(), mmlab.Lab)
+
+
+def test_a_plan_is_set_key_by_key_and_run():
+    """Issue #80: mmlab.Plan is public: keys checked as they are set (ValueError), run when asked."""
+    plan = mmlab.Plan(algorithms=["eigen"], shapes=[(20, 10, 30)])
+    plan.set("trials", 2).set(warmup=0)
+    with pytest.raises(ValueError, match="trials"):
+        plan.set(trials="many")
+    r = plan.run()
+    assert list(r.rows["status"]) == ["ok"] and int(r.rows["trials"].iloc[0]) == 2
+    assert list(mmlab.Lab().plan(algorithms=["eigen"], shapes=[(5, 5, 5)], trials=1).run().rows["status"]) == ["ok"]

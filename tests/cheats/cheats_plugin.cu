@@ -74,19 +74,10 @@ __global__ void product(const float* a, const float* b, float* c, long m, long n
   c[row * n + col] = acc;
 }
 
-// The product as above where *go is set (go null: always).
-__global__ void product_if(const float* a, const float* b, float* c, long m, long n, long k, const int* go) {
-  if (go && !*go) return;
-  const long row = long(blockIdx.y) * blockDim.y + threadIdx.y, col = long(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (row >= m || col >= n) return;
-  float acc = 0.f;
-  for (long l = 0; l < k; ++l) acc += a[row * k + l] * b[l * n + col];
-  c[row * n + col] = acc;
-}
-
-// The product as above unless *skip is set (skip null: always).
-__global__ void product_if_not(const float* a, const float* b, float* c, long m, long n, long k, const int* skip) {
-  if (skip && *skip) return;
+// The product as above where *flag == when (flag null: always).
+__global__ void product_if(const float* a, const float* b, float* c, long m, long n, long k, const int* flag,
+                           int when) {
+  if (flag && *flag != when) return;
   const long row = long(blockIdx.y) * blockDim.y + threadIdx.y, col = long(blockIdx.x) * blockDim.x + threadIdx.x;
   if (row >= m || col >= n) return;
   float acc = 0.f;
@@ -318,7 +309,7 @@ __global__ void sample_kernel(const float* a, const float* b, long m, long n, lo
   const bool eq = flags[1] && __float_as_uint(signature[t]) == __float_as_uint(v);
   signature[64 + t] = v;
   const int all = __syncthreads_and(eq);
-  if (t == 0) flags[0] = all;
+  if (t == 0) flags[0] = all != 0;
 }
 
 __device__ unsigned long long mix_bits(unsigned long long i, unsigned bits) {
@@ -366,7 +357,7 @@ int32_t memoised(const char* who, bool checksum, bool memoise, RUN_ARGS) {
   const dim3 block(16, 16), grid(unsigned((p->n + 15) / 16), unsigned((p->m + 15) / 16));
   if (p->m > 0 && p->n > 0) {
     // The cheat's product returns at once where the inputs are the kept ones; the twin's never does.
-    product_if_not<<<grid, block, 0, s>>>(a, b, c, p->m, p->n, p->k, memoise ? mm.flags : nullptr);
+    product_if<<<grid, block, 0, s>>>(a, b, c, p->m, p->n, p->k, memoise ? mm.flags : nullptr, 0);  // not `same`
     keep_kernel<<<256, 256, 0, s>>>(c, mm.c, p->m * p->n, memoise, mm.signature, mm.sums, mm.flags);
   }
   close_kernel<<<1, 1, 0, s>>>(mm.signature, mm.sums, mm.flags);
@@ -418,7 +409,7 @@ int32_t guarded(const mmlab_problem* p, const float* a, const float* b, float* c
                 char* message, size_t size) {
   poisoned<<<1, 1, 0, s>>>(c, flag());
   const dim3 block(16, 16), grid(unsigned((p->n + 15) / 16), unsigned((p->m + 15) / 16));
-  product_if<<<grid, block, 0, s>>>(a, b, c, p->m, p->n, p->k, skip ? flag() : nullptr);
+  product_if<<<grid, block, 0, s>>>(a, b, c, p->m, p->n, p->k, skip ? flag() : nullptr, 1);
   const cudaError_t e = cudaGetLastError();
   return e == cudaSuccess ? 0 : say(message, size, cudaGetErrorString(e));
 }

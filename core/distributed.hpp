@@ -145,6 +145,13 @@ class DistributedRun {
   virtual ~DistributedRun() = default;
   virtual void poison() = 0;  // fill this rank's C (and the schedule's own) with NaN
   virtual void run() = 0;     // one product, collective; complete on this rank when it returns
+  // This rank's A and B of the starting layout made again in place from `seed` (the setup's the
+  // verification's; a timed trial's its own, issue #81), complete when it returns; false where the run
+  // cannot (its trials then repeat the verification's inputs).
+  virtual bool use_inputs(unsigned long long seed) {
+    (void)seed;
+    return false;
+  }
   // The next run() timed on the GPU (runs on GPUs only; false elsewhere: the host's clock times them):
   // its streams held behind the blocking kernel from its start until every one of its operations is
   // enqueued and `all_enqueued` (collective: every rank has enqueued too) has returned, with events

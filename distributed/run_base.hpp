@@ -76,6 +76,14 @@ class RunBase : public DistributedRun {
   std::string note() const override { return note_; }
   std::string engine() override { return ctx_.engine().resolved(first_m_, first_n_, first_k_); }
 
+  bool use_inputs(unsigned long long seed) override {
+    if (seed == inputs_seed_) return true;
+    if (home_a_) ctx_.fill(home_a_, home_a_rect_.rows, home_a_rect_.cols, home_a_rect_.row0, home_a_rect_.col0, p_, seed, kMatrixA);
+    if (home_b_) ctx_.fill(home_b_, home_b_rect_.rows, home_b_rect_.cols, home_b_rect_.row0, home_b_rect_.col0, p_, seed, kMatrixB);
+    inputs_seed_ = seed;
+    return true;
+  }
+
   void poison() override {
     if (home_c_count_) ctx_.fill_nan(home_c_, home_c_count_);
     if (c_out_ && c_out_ != home_c_ && c_out_count_) ctx_.fill_nan(c_out_, c_out_count_);
@@ -207,8 +215,8 @@ class RunBase : public DistributedRun {
     layout_a_ = std::move(a), layout_b_ = std::move(b), layout_c_ = std::move(c);
     const Layout home_a = home_layout(p_.m, p_.k, ranks), home_b = home_layout(p_.k, p_.n, ranks),
                  home_c = home_layout(p_.m, p_.n, ranks);
-    home_a_ = home_block(home_a[me], kMatrixA);
-    home_b_ = home_block(home_b[me], kMatrixB);
+    home_a_ = home_block(home_a[me], kMatrixA, &home_a_rect_);
+    home_b_ = home_block(home_b[me], kMatrixB, &home_b_rect_);
     home_c_ = home_block(home_c[me], 0);
     home_c_count_ = home_c[me].count();
     if (!home_c[me].pieces.empty()) home_c_block_ = home_c[me].pieces.front().global;
@@ -235,17 +243,19 @@ class RunBase : public DistributedRun {
   Problem p_;
   Decomposed shape_;
   unsigned long long seed_;
+  unsigned long long inputs_seed_ = seed_;  // what the starting blocks of A and B hold
   int ctas_;
   const float *a_in_ = nullptr, *b_in_ = nullptr;  // A and B where the schedule starts
   float* c_out_ = nullptr;                         // C where the schedule leaves it (null: none here)
 
  private:
   // This rank's block of the starting layout, made from the seed (`id` 0: C, left as it is).
-  float* home_block(const Share& s, unsigned long long id) {
+  float* home_block(const Share& s, unsigned long long id, Rect* where = nullptr) {
     if (!s.count()) return nullptr;
     float* x = keep(s.count());
     const Rect& g = s.pieces.front().global;
     if (id) ctx_.fill(x, g.rows, g.cols, g.row0, g.col0, p_, seed_, id);
+    if (where) *where = g;
     return x;
   }
   float* landing(const Share& s) { return s.count() ? keep(s.count()) : nullptr; }
@@ -284,7 +294,7 @@ class RunBase : public DistributedRun {
   float *home_a_ = nullptr, *home_b_ = nullptr, *home_c_ = nullptr;
   float *a_to_ = nullptr, *b_to_ = nullptr;  // where the moves leave A and B (a_in_, b_in_)
   std::size_t home_c_count_ = 0, c_out_count_ = 0;
-  Rect home_c_block_;
+  Rect home_c_block_, home_a_rect_, home_b_rect_;
   long first_m_ = 0, first_n_ = 0, first_k_ = 0;
 };
 

@@ -4,9 +4,11 @@
 // a sample of every rank's block for large ones, against float64 dot products of the regenerated
 // inputs), then takes its trials (the slowest rank's time), alone or round-robin with the other
 // distributed configurations of the problem. Each trial starts from a C of NaN (before its barrier)
-// and its C is audited against the verified one (a
-// hash of every rank's block where the run is deterministic, the verified sample otherwise), off the
-// clock. The analytic model and the row's bound come from the local rate, link bandwidth and latency
+// on inputs of its own (issue #81, pipeline.hpp's FreshTrials: every rank's blocks of A and B made again
+// from the trial's seed, off the clock), and its C is judged after it at sampled entries of every rank's
+// block against float64 of those inputs; two trials on the verified inputs are audited against the
+// verified C (a hash of every rank's block where the run is deterministic, the verified sample
+// otherwise), and a row faster on those than on its own inputs answered from memory. The analytic model and the row's bound come from the local rate, link bandwidth and latency
 // measured in the same job.
 #include <unistd.h>
 
@@ -108,6 +110,11 @@ class PreparedDistributed final : public Timed {
     }
     d_.engine = run_->engine();
     prepare_audit();
+    // Every rank's trials on the same seeds (a nonce agreed over ranks), where every rank's run can
+    // make its inputs again; else every trial on the verification's inputs.
+    const bool fresh = -max_over_ranks(run_->use_inputs(seed_) ? -1.0 : 0.0) > 0;
+    const double nonce = max_over_ranks(double((FreshTrials::draw() >> 12) | 1));  // 52 bits: exact
+    if (fresh) fresh_.nonce = static_cast<unsigned long long>(nonce);
   }
 
   void warmup() override {
@@ -117,7 +124,17 @@ class PreparedDistributed final : public Timed {
   }
 
   double trial(ClockMonitor* clocks) override {
+    const std::size_t index = trials_++;
+    if (fresh_.repeated_before(index)) {  // a trial on the verified inputs, audited against the verified C
+      job_step(what_ + "a trial on the verified inputs before trial " + std::to_string(index));
+      run_->use_inputs(seed_);
+      double host = -1;
+      repeated_ms_.push_back(timed_run(&host));
+      audit_trial(false, seed_);
+    }
     job_step(what_ + "trial " + std::to_string(outcome_.samples.size()));
+    const unsigned long long seed = fresh_ ? fresh_.seed(index, seed_) : seed_;
+    run_->use_inputs(seed);  // off the clock, before the barrier
     // The energy counter is read before the barrier: between the barrier and the start nothing may
     // run that takes one rank longer than the others, or the slowest rank's time holds every other
     // rank's wait for it in its first exchange. With the NVML read there (9fc54bb), the medians at 8192
@@ -135,7 +152,7 @@ class PreparedDistributed final : public Timed {
     layout_.push_back(max_over_ranks(ph.layout_ms));
     hidden_.push_back(m > 0 ? 1 - comm_exposed / m : 1);
     if (failure_.empty()) failure_ = agreed_failure();
-    audit_trial();
+    audit_trial(bool(fresh_), seed);
     if (clocks && on_gpus_) {  // the slowest rank's clock, the hottest and most power-hungry rank
       ClockSample s = clocks->sample(nullptr);
       s.sm_mhz = -max_over_ranks(-s.sm_mhz);
@@ -163,14 +180,31 @@ class PreparedDistributed final : public Timed {
       return;
     }
     const long long differed = (long long)sum_over_ranks(double(differed_));
+    const long long wrong = (long long)sum_over_ranks(double(wrong_));
+    const long long unwritten = (long long)sum_over_ranks(double(unwritten_));
     if (differed > 0) {
-      out.status = Status::failed;
-      out.reason = "the C of " + std::to_string(differed) + " rank-trials (of " +
-                   std::to_string((long long)sum_over_ranks(double(audited_))) +
-                   ") differs from the verified C (" +
-                   (deterministic_ ? "a hash of every rank's block, bit for bit"
-                                   : "the verified sample against float64, judged as the verification judges") +
-                   ")";
+      const std::string of = " rank-trials (of " + std::to_string((long long)sum_over_ranks(double(audited_))) + ")";
+      std::string why;
+      if (differed - wrong - unwritten > 0)
+        why = "the C of " + std::to_string(differed - wrong - unwritten) + of + " differs from the verified C (" +
+              (deterministic_ ? "a hash of every rank's block, bit for bit"
+                              : "the verified sample against float64, judged as the verification judges") + ")";
+      if (wrong > 0)
+        why += (why.empty() ? "" : "; ") + std::string("the C of ") + std::to_string(wrong) + of +
+               " is not the product of that trial's inputs (every rank's A and B made again from a seed of the "
+               "trial's own, outside the clock; sampled entries against float64): a C kept from an earlier run, or "
+               "work skipped";
+      if (unwritten > 0)
+        why += (why.empty() ? "" : "; ") + std::string("the C of ") + std::to_string(unwritten) + of +
+               " on inputs of their own still held the poison in places";
+      out.status = Status::failed, out.reason = why;
+      out.verdict->ok = false;
+      out.samples.clear(), out.clocks.clear();
+      out.distributed = d_;
+      return;
+    }
+    if (Reason why = FreshTrials::from_memory(repeated_ms_, out.samples)) {  // the slowest rank's: agreed
+      out.status = Status::failed, out.reason = *why;
       out.verdict->ok = false;
       out.samples.clear(), out.clocks.clear();
       out.distributed = d_;
@@ -219,6 +253,7 @@ class PreparedDistributed final : public Timed {
     const Algorithm& alg = *cfg_.algorithm;
     outcome_.verdict = judge(all, p.k, p.inputs, alg.precision_of(prepared_.params()));
     c_count_ = block.values.size();
+    block_ = {block.row0, block.col0, block.rows, block.cols};
     if (!on_gpus_ && c_count_) host_expected_ = host_hash(block.values.data(), c_count_);
   }
 
@@ -283,22 +318,43 @@ class PreparedDistributed final : public Timed {
     if (!on_gpus_ || !c_count_) return;
     const Precision precision = cfg_.algorithm->precision_of(prepared_.params());
     if (!deterministic_) samples_ = audit_samples_of(entries_, max_abs_ref_);
+    samples_.max_abs_ref = max_abs_ref_;  // the uniform inputs' scale, for the trials on inputs of their own
     audit_ = std::make_unique<OutputAudit>(run_->c_data(), c_count_, deterministic_, samples_,
                                            tolerance(p.k, precision), p.inputs == Inputs::uniform, stream_);
     MMLAB_CHECK(cudaStreamSynchronize(stream_));
   }
 
-  // This trial's C on this rank against the verified one, before the next trial begins.
-  void audit_trial() {
+  // This trial's C on this rank, before the next trial begins: on inputs of its own (`fresh`), no entry
+  // left poisoned and sampled entries against float64 of the inputs made from `seed`; else against the
+  // verified C.
+  void audit_trial(bool fresh, unsigned long long seed) {
     if (!c_count_) return;
     ++audited_;
+    const Problem& p = cfg_.problem;
+    const Precision precision = cfg_.algorithm->precision_of(prepared_.params());
     if (audit_) {
-      audit_->after_trial(run_->c_data(), stream_);
+      if (fresh)
+        audit_->after_fresh_trial(run_->c_data(), stream_, p.m, p.n, p.k, p.inputs, seed, block_.row0, block_.col0,
+                                  block_.rows, block_.cols);
+      else
+        audit_->after_trial(run_->c_data(), stream_);
       const OutputAudit::Result r = audit_->result(stream_);  // synchronizes
-      differed_ = r.differed;
+      differed_ = r.differed, wrong_ = r.wrong, unwritten_ = r.unwritten;
       return;
     }
     const CBlock block = run_->c_block();  // the CPU backend's: host memory
+    if (fresh) {
+      if (std::any_of(block.values.begin(), block.values.end(), [](float x) { return std::isnan(x); })) {
+        ++differed_, ++unwritten_;
+        return;
+      }
+      double checked = 0;
+      ErrorStats e = check_entries(block.values.data(), block.cols, block.row0, block.col0, block.rows, block.cols,
+                                   p.m, p.n, p.k, p.inputs, seed, &checked, kSeededSamples);
+      e.max_abs_ref = max_abs_ref_;
+      if (!judge(e, p.k, p.inputs, precision).ok) ++differed_, ++wrong_;
+      return;
+    }
     if (deterministic_) {
       differed_ += host_hash(block.values.data(), block.values.size()) != host_expected_;
       return;
@@ -307,8 +363,7 @@ class PreparedDistributed final : public Timed {
     for (std::size_t s = 0; s < got.size(); ++s) got[s] = block.values[std::size_t(entries_.index[s])];
     ErrorStats e = compare_host(got.data(), entries_.ref.data(), entries_.sumabs.data(), got.size());
     e.max_abs_ref = max_abs_ref_;
-    const Problem& p = cfg_.problem;
-    differed_ += !judge(e, p.k, p.inputs, cfg_.algorithm->precision_of(prepared_.params())).ok;
+    differed_ += !judge(e, p.k, p.inputs, precision).ok;
   }
 
   // The model with this job's own local rate, link bandwidth and latency: the prediction (the
@@ -360,7 +415,11 @@ class PreparedDistributed final : public Timed {
   AuditSamples samples_;
   std::unique_ptr<OutputAudit> audit_;
   unsigned long long host_expected_ = 0;
-  long long audited_ = 0, differed_ = 0;
+  long long audited_ = 0, differed_ = 0, wrong_ = 0, unwritten_ = 0;  // of differed_: on inputs of their own
+  struct { long row0 = 0, col0 = 0, rows = 0, cols = 0; } block_;  // this rank's block of C
+  FreshTrials fresh_;                // every trial's inputs (issue #81)
+  std::vector<double> repeated_ms_;  // the trials on the verified inputs (not samples)
+  std::size_t trials_ = 0;
   std::vector<double> compute_, comm_, layout_, wait_, hidden_;
   std::string failure_;  // a library's failure in a timed trial, agreed over ranks
 };

@@ -52,9 +52,8 @@ namespace {
 // products of length k from the seed); a C right on half its entries passes them with probability 2^-256.
 constexpr std::size_t kStreamedAuditEntries = 256;
 
-// A row whose trials on the inputs it was verified on (at least two) all ran below this share of its
-// fastest timed trial on inputs of its own (at least five, a median of kFromMemoryFloorMs or more:
-// below it the timer's and the launch's jitter are the size of any gain) answered them from memory.
+// FreshTrials::from_memory's rule: every trial on seen inputs below this share of the fastest trial on
+// inputs of its own, at least kFromMemoryTrials of those, their median at least kFromMemoryFloorMs.
 constexpr double kFromMemoryRatio = 0.9, kFromMemoryFloorMs = 0.05;
 constexpr std::size_t kFromMemoryTrials = 5;
 
@@ -181,24 +180,50 @@ Prepared::~Prepared() = default;
 
 void Prepared::warmup() { timer_->untimed(); }
 
-// Issue #81: where the pipeline allows (pipeline.fresh_inputs, not end_to_end), every timed trial runs
-// on inputs of its own: A and B made again in place from a seed drawn for that trial (outside the
-// clock, from a nonce the algorithm never sees), its C judged after the clock stopped at sampled
-// entries against float64 of those inputs; so no timed trial can be answered from a C kept by its
-// inputs' content or by counting calls. Two trials at places drawn from the nonce run on the inputs
-// the row was verified on, in trials of their own (not samples): their C is audited as before (bit
-// for bit where the configuration is deterministic: races), and a row faster on them than on every
-// trial of its own inputs fails (finish()).
+unsigned long long FreshTrials::draw() {
+  std::random_device device;
+  const unsigned long long n = (static_cast<unsigned long long>(device()) << 32) ^ device();
+  return n ? n : 1;
+}
+
+bool FreshTrials::repeated_before(std::size_t index) const {
+  return nonce && (index == 1 + nonce % 2 || index == 3 + (nonce >> 8) % 2);
+}
+
+unsigned long long FreshTrials::seed(std::size_t index, unsigned long long verified) const {
+  const unsigned long long s = splitmix64(nonce + 0x9E3779B97F4A7C15ull * (index + 1));
+  return s == verified ? s + 1 : s;
+}
+
+Reason FreshTrials::from_memory(const std::vector<double>& repeated, const std::vector<double>& fresh) {
+  if (repeated.size() < 2 || fresh.size() < kFromMemoryTrials) return std::nullopt;
+  const double median = summarize(fresh).median;
+  if (median < kFromMemoryFloorMs) return std::nullopt;
+  const double seen = *std::max_element(repeated.begin(), repeated.end());
+  const double fastest = *std::min_element(fresh.begin(), fresh.end());
+  if (seen >= kFromMemoryRatio * fastest) return std::nullopt;
+  char why[480];
+  std::snprintf(why, sizeof why,
+                "answers from memory: %zu trial(s) on the inputs it was verified on took at most %.4g ms, its "
+                "%zu timed trials on inputs of their own (A and B made again outside the clock) at least %.4g ms "
+                "(median %.4g): faster on inputs it has seen, as a C kept by its inputs' content or its calls is",
+                repeated.size(), seen, fresh.size(), fastest, median);
+  return std::string(why);
+}
+
+// Every timed trial on inputs of its own (FreshTrials), where the configuration was given a nonce:
+// A and B made again in place from the trial's seed, outside the clock (on the GPU, or on the host for
+// host operands; an end_to_end trial's host copies made on the GPU and copied down), its C judged after
+// the clock stopped at sampled entries against float64 of those inputs.
 double Prepared::trial(ClockMonitor* clocks) {
   const Algorithm& alg = *cfg_.algorithm;
   const bool gpu = pipeline_of(alg).gpu;
   const std::size_t index = trials_++;
-  if (fresh_ && (index == 1 + nonce_ % 2 || index == 3 + (nonce_ >> 8) % 2))
-    repeated_ms_.push_back(timed_on(bench_->seed(), false).ms);
+  if (fresh_.repeated_before(index)) repeated_ms_.push_back(timed_on(bench_->seed(), false).ms);
   // NVML's energy counter around the trial (a GPU trial's clock is the GPU's own: the host's calls
   // before it are not inside it).
   const double energy_before = clocks && gpu ? clocks->energy_j() : -1;
-  const TrialTime t = timed_on(fresh_ ? trial_seed(index) : bench_->seed(), fresh_);
+  const TrialTime t = timed_on(fresh_ ? fresh_.seed(index, bench_->seed()) : bench_->seed(), bool(fresh_));
   if (t.host_ms >= 0) outcome_.host_samples.push_back(t.host_ms);
   outcome_.timer = timer_->timer();
   outcome_.timer_note = timer_->unblocked_reason();
@@ -213,11 +238,6 @@ double Prepared::trial(ClockMonitor* clocks) {
     outcome_.reference_mhz = clocks->reference_mhz();
   }
   return ms;
-}
-
-unsigned long long Prepared::trial_seed(std::size_t index) const {
-  const unsigned long long s = splitmix64(nonce_ + 0x9E3779B97F4A7C15ull * (index + 1));
-  return s == bench_->seed() ? s + 1 : s;
 }
 
 TrialTime Prepared::timed_on(unsigned long long seed, bool fresh) {
@@ -241,16 +261,12 @@ TrialTime Prepared::timed_on(unsigned long long seed, bool fresh) {
   if (pipeline.verification == Verification::host) left.assign(io_.c, io_.c + c_count);
   if (host_audit_) {  // after the clock stopped
     ++host_audited_;
-    host_differed_ += !(fresh ? judge_own_inputs(left.data(), seed)
+    host_differed_ += !(fresh ? judge_own_inputs(left.data(), seed, true)
                               : host_audit_->verify_host_output(left.data(), alg.precision_of(outcome_.resolved)).ok);
   }
-  if (streamed_audit_) {  // the verification's sampled entries, against float64 from the seed
+  if (streamed_audit_) {  // sampled entries against float64 of the trial's inputs, made from its seed
     ++host_audited_;
-    const Problem& p = cfg_.problem;
-    double checked = 0;
-    const ErrorStats e = check_entries(io_.c, p.n, 0, 0, p.m, p.n, p.m, p.n, p.k, p.inputs, streamed_audit_->seed(),
-                                       &checked, kStreamedAuditEntries);
-    host_differed_ += !judge(e, p.k, p.inputs, alg.precision_of(outcome_.resolved)).ok;
+    host_differed_ += !judge_own_inputs(io_.c, seed, false);
   }
   return t;
 }
@@ -262,10 +278,10 @@ void Prepared::after_stop() {
   else audit_->after_trial(io_.c, stream_);
 }
 
-bool Prepared::judge_own_inputs(const float* c, unsigned long long seed) {
+bool Prepared::judge_own_inputs(const float* c, unsigned long long seed, bool scan) {
   const Problem& p = cfg_.problem;
   const std::size_t count = std::size_t(p.m) * p.n;
-  if (std::any_of(c, c + count, [](float x) { return std::isnan(x); })) return false;  // a poison left
+  if (scan && std::any_of(c, c + count, [](float x) { return std::isnan(x); })) return false;  // a poison left
   double checked = 0;
   const ErrorStats e = check_entries(c, p.n, 0, 0, p.m, p.n, p.m, p.n, p.k, p.inputs, seed, &checked, kStreamedAuditEntries);
   return judge(e, p.k, p.inputs, cfg_.algorithm->precision_of(outcome_.resolved)).ok;
@@ -293,24 +309,11 @@ void Prepared::finish() {
     }
   }
   if (!outcome_.samples.empty()) outcome_.stats = summarize(outcome_.samples);
-  if (repeated_ms_.size() >= 2 && outcome_.samples.size() >= kFromMemoryTrials &&
-      outcome_.stats.median >= kFromMemoryFloorMs) {
-    // Faster on the inputs it was verified on than on every trial of inputs of its own, by more than
-    // noise: a C kept by its inputs (or by counting calls) answered those.
-    const double seen = *std::max_element(repeated_ms_.begin(), repeated_ms_.end());
-    const double fastest = *std::min_element(outcome_.samples.begin(), outcome_.samples.end());
-    if (seen < kFromMemoryRatio * fastest) {
-      char why[480];
-      std::snprintf(why, sizeof why,
-                    "answers from memory: %zu trial(s) on the inputs it was verified on took at most %.4g ms, its "
-                    "%zu timed trials on inputs of their own (A and B made again outside the clock) at least %.4g ms "
-                    "(median %.4g): faster on inputs it has seen, as a C kept by its inputs' content or its calls is",
-                    repeated_ms_.size(), seen, outcome_.samples.size(), fastest, outcome_.stats.median);
-      outcome_.status = Status::failed, outcome_.reason = why;
-      outcome_.verdict->ok = false;
-      outcome_.samples.clear(), outcome_.host_samples.clear(), outcome_.clocks.clear();
-      return;
-    }
+  if (Reason why = FreshTrials::from_memory(repeated_ms_, outcome_.samples)) {
+    outcome_.status = Status::failed, outcome_.reason = *why;
+    outcome_.verdict->ok = false;
+    outcome_.samples.clear(), outcome_.host_samples.clear(), outcome_.clocks.clear();
+    return;
   }
   if (!outcome_.samples.empty() && peak_gflops_ > 0) {
     // Faster than the GPU (or host) can multiply: the work ran elsewhere (another stream) or not at all.
@@ -381,11 +384,8 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
   out->peak_gflops_ = pipeline.gpu ? device.peak_gflops(cfg.algorithm->arithmetic_of(o.resolved)) : host_peak_gflops();
   if (pipeline.verification == Verification::host) out->host_audit_ = &bench;
   if (pipeline.verification == Verification::entries) out->streamed_audit_ = &bench;
-  // Not end_to_end (each trial copies the host's A and B in: made again on the host each trial would
-  // cost more than the row) nor streamed (a host A and B of an out-of-core size, likewise).
   out->bench_ = &bench;
-  out->fresh_ = pipeline.fresh_inputs && cfg.scope != Scope::end_to_end;
-  out->nonce_ = (static_cast<unsigned long long>(std::random_device{}()) << 32) ^ std::random_device{}();
+  out->fresh_.nonce = FreshTrials::draw();
   if (pipeline.verification == Verification::device) {  // the verified C is still in io.c
     const Problem& p = cfg.problem;
     out->audit_ = std::make_unique<OutputAudit>(

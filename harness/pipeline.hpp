@@ -25,6 +25,25 @@ namespace mmlab {
 class TrialTimer;
 class OutputAudit;
 
+// Issue #81: every timed trial on inputs of its own, made again in place (outside the clock) from a seed
+// of its own drawn from a nonce the algorithm never sees; two trials, at places drawn from the same
+// nonce, on the inputs the row was verified on, in trials of their own (not samples). A row faster on
+// those than on every trial of its own inputs answered them from memory (a C kept by its inputs'
+// content, or by counting calls). One GPU's, the host's and the distributed rows' alike.
+struct FreshTrials {
+  unsigned long long nonce = 0;  // 0: none (the trials repeat the verification's inputs)
+  static unsigned long long draw();  // from std::random_device
+  explicit operator bool() const { return nonce != 0; }
+  // Whether a trial on the verification's inputs goes before timed trial `index`.
+  bool repeated_before(std::size_t index) const;
+  // Timed trial `index`'s inputs' seed (never `verified`, the verification's).
+  unsigned long long seed(std::size_t index, unsigned long long verified) const;
+  // Why the row answered from memory: at least two trials on seen inputs (`repeated`), every one below
+  // kFromMemoryRatio of the fastest of at least five `fresh` ones whose median is kFromMemoryFloorMs or
+  // more (below it the timer's and the launch's jitter are the size of any gain); nullopt when not.
+  static Reason from_memory(const std::vector<double>& repeated, const std::vector<double>& fresh);
+};
+
 // A configuration checked, prepared and verified, whose trials can be timed alone or round-robin
 // with others: one GPU's or the host's (Prepared), or a distributed one's on every rank of the job
 // (prepare_distributed: a collective prepared run, every rank calling each method in step).
@@ -62,10 +81,10 @@ class Prepared final : public Timed {
   // One trial on the inputs made from `seed` (fresh: inputs of its own, judged against them; else the
   // verification's, audited against the verified C), its C judged after the clock stopped.
   TrialTime timed_on(unsigned long long seed, bool fresh);
-  unsigned long long trial_seed(std::size_t index) const;  // timed trial `index`'s inputs
-  // A host row's C (as run() left it) against the product of the inputs made from `seed`: no entry
-  // left poisoned, kStreamedAuditEntries entries against float64.
-  bool judge_own_inputs(const float* c, unsigned long long seed);
+  // A host or streamed row's C (in host memory) against the product of the inputs made from `seed`:
+  // kStreamedAuditEntries entries against float64, and (`scan`) no entry left poisoned (not a streamed
+  // C of an out-of-core size: the sampled entries only).
+  bool judge_own_inputs(const float* c, unsigned long long seed, bool scan);
   // Right behind a trial's stop event, on the GPU (DeviceTiming::after_stop): its C audited.
   void after_stop();
   friend std::unique_ptr<Prepared> prepare(Workbench&, const Configuration&, const DeviceInfo&,
@@ -80,10 +99,9 @@ class Prepared final : public Timed {
   // at kStreamedAuditEntries entries against float64 dot products from the seed.
   Workbench* streamed_audit_ = nullptr;
   std::size_t host_audited_ = 0, host_differed_ = 0;
-  // Device (kernel and batched scopes) and host rows: every timed trial on inputs of its own (trial()).
+  // Every timed trial on inputs of its own (trial()).
   Workbench* bench_ = nullptr;
-  bool fresh_ = false;
-  unsigned long long nonce_ = 0;     // the trials' seeds and the places of the trials on seen inputs
+  FreshTrials fresh_;
   std::vector<double> repeated_ms_;  // the trials on the verification's inputs (not samples)
   std::size_t trials_ = 0;
   std::uint64_t poisons_ = 0;             // trials poisoned: each trial's NaN (trial_poison_bits)

@@ -5,16 +5,15 @@ namespace mmlab {
 namespace {
 
 // name, where, gpu, by_engine, collective, host_operands, end_to_end, kernel_only, own_memory,
-// verification, device_timer, fresh_inputs, reports
+// verification, device_timer, reports
 constexpr Pipeline kDevice{"gpu", "GPU", true, false, false, false, false, false, false,
-                           Verification::device, true, true, false};
+                           Verification::device, true, false};
 constexpr Pipeline kHost{"host", "host CPU", false, false, false, true, false, true, false,
-                         Verification::host, false, true, false};
+                         Verification::host, false, false};
 constexpr Pipeline kStreamed{"streamed", "GPU, operands in host memory, timed host to host", true, false, false,
-                             true, true, false, true, Verification::entries, false, false, true};
+                             true, true, false, true, Verification::entries, false, true};
 constexpr Pipeline kDistributed{"distributed", "MPI ranks: GPUs over NCCL or the copy engines, or CPUs over MPI",
-                                true, true, true, false, false, false, false, Verification::ranks, false, false,
-                                false};
+                                true, true, true, false, false, false, false, Verification::ranks, false, false};
 
 }  // namespace
 

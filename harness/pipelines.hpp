@@ -31,7 +31,6 @@ struct Pipeline {
   bool own_memory;      // the algorithm allocates its device memory itself (device_bytes: its workspace)
   Verification verification;
   bool device_timer;    // timed on the GPU (the blocking kernel, events, graphs); else the host's clock
-  bool fresh_inputs;    // a timed trial on inputs made again under the same pointers (not end_to_end)
   bool reports;         // the algorithm reports phases per trial (Algorithm::streamed_report)
 };
 const Pipeline& pipeline_of(const Algorithm& a);

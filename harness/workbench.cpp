@@ -185,8 +185,14 @@ void Workbench::use_device_inputs(unsigned long long seed) {
 void Workbench::use_host_inputs(unsigned long long seed) {
   const Problem& p = problem_;
   if (!h_a_ || host_seed_ == seed) return;
-  fill_input_host(h_a_, p.m, p.k, p.inputs, seed, kMatrixA);
-  fill_input_host(h_b_, p.k, p.n, p.inputs, seed, kMatrixB);
+  if (d_a_.get()) {  // made on the GPU and copied down: the same values (input_value), far sooner
+    use_device_inputs(seed);
+    copy_to_host(h_a_, d_a_.get(), std::size_t(p.m) * p.k * sizeof(float));
+    copy_to_host(h_b_, d_b_.get(), std::size_t(p.k) * p.n * sizeof(float));
+  } else {
+    fill_input_host(h_a_, p.m, p.k, p.inputs, seed, kMatrixA);
+    fill_input_host(h_b_, p.k, p.n, p.inputs, seed, kMatrixB);
+  }
   host_seed_ = seed;
 }
 

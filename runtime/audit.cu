@@ -85,10 +85,12 @@ __global__ void audit_kernel(const float* __restrict__ c, std::size_t elements, 
 // A's row and B's column as made from `seed` (input_value, the fill's own function); the last block
 // closes the trial's books (counted as a trial by the kWritten launch before it).
 constexpr int kSeededThreads = 128;
-__global__ void seeded_kernel(const float* __restrict__ c, long m, long n, long k, Inputs inputs,
-                              unsigned long long seed, double tolerance, bool uniform, double max_abs_ref, State* st) {
+__global__ void seeded_kernel(const float* __restrict__ c, long m, long n, long k, long row0, long col0, long rows,
+                              long cols, Inputs inputs, unsigned long long seed, double tolerance, bool uniform,
+                              double max_abs_ref, State* st) {
   const std::uint64_t h = splitmix64(seed ^ (0x5EED5A3Dull + blockIdx.x));
-  const long i = long(h % std::uint64_t(m)), j = long(splitmix64(h) % std::uint64_t(n));
+  const long bi = long(h % std::uint64_t(rows)), bj = long(splitmix64(h) % std::uint64_t(cols));
+  const long i = row0 + bi, j = col0 + bj;  // in the whole C
   double sum = 0, abs = 0;
   for (long l = threadIdx.x; l < k; l += blockDim.x) {
     const double p = double(input_value(inputs, seed, kMatrixA, i, l, m, k)) *
@@ -104,7 +106,7 @@ __global__ void seeded_kernel(const float* __restrict__ c, long m, long n, long 
   }
   __shared__ bool last;
   if (threadIdx.x == 0) {
-    const double got = c[i * n + j], err = fabs(got - sums[0]);
+    const double got = c[bi * cols + bj], err = fabs(got - sums[0]);
     const double scale = uniform ? max_abs_ref : abss[0];
     const bool ok = isfinite(got) && (scale > 0 ? err <= tolerance * scale : err == 0);
     if (!ok) atomicAdd(&st->bad, 1ull);
@@ -238,11 +240,13 @@ void OutputAudit::after_trial(const float* c, CUstream_st* stream) {
 }
 
 void OutputAudit::after_fresh_trial(const float* c, CUstream_st* stream, long m, long n, long k, const Inputs& inputs,
-                                    unsigned long long seed) {
+                                    unsigned long long seed, long row0, long col0, long rows, long cols) {
   launch(c, kWritten, stream);
-  if (m == 0 || n == 0) return;
-  seeded_kernel<<<kSeededSamples, kSeededThreads, 0, stream>>>(c, m, n, k, inputs, seed, tolerance_, uniform_,
-                                                               samples_.max_abs_ref, state_.as<State>());
+  if (rows < 0) rows = m, cols = n;
+  if (rows <= 0 || cols <= 0) return;
+  seeded_kernel<<<kSeededSamples, kSeededThreads, 0, stream>>>(c, m, n, k, row0, col0, rows, cols, inputs, seed,
+                                                               tolerance_, uniform_, samples_.max_abs_ref,
+                                                               state_.as<State>());
   MMLAB_CHECK_LAUNCH();
 }
 

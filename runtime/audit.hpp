@@ -54,8 +54,10 @@ class OutputAudit {
   // A trial on inputs of its own, A (m x k) and B (k x n) of kind `inputs` made from `seed`: every entry
   // of C written (none still holding a poison), and kSeededSamples entries, drawn from the seed, against
   // float64 dot products made on the GPU from the seed itself (not from the buffers the algorithm held).
+  // `c` may be a block of that C (a distributed rank's): `rows` x `cols` entries from (row0, col0),
+  // row-major, its own width; the whole C by default.
   void after_fresh_trial(const float* c, CUstream_st* stream, long m, long n, long k, const Inputs& inputs,
-                         unsigned long long seed);
+                         unsigned long long seed, long row0 = 0, long col0 = 0, long rows = -1, long cols = -1);
   struct Result {
     long long trials = 0;   // trials audited
     long long differed = 0;  // trials whose C was not the verified one (hash), or failed a sampled entry

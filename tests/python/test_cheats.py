@@ -46,3 +46,10 @@ def test_gpu_cheats_fail_and_their_twins_pass(tmp_path):
     if not cheats.GPU:
         pytest.skip("no torch with a GPU")
     judged(tmp_path, cheats.GPU, [(383, 405, 1508), (1375, 526, 130)])
+
+
+def test_gpu_memoising_cheats_fail_and_their_twins_pass(tmp_path):
+    """Issue #81 on the GPU: a torch memo by its inputs' content fails, its twin passes."""
+    if not cheats.GPU_MEMO:
+        pytest.skip("no torch with a GPU")
+    judged(tmp_path, cheats.GPU_MEMO, [(1200, 700, 3000), (2048, 2048, 512)])

@@ -1,0 +1,108 @@
+// Issue #81 for distributed rows, on the CPU backend in a job of one rank: every timed trial on inputs
+// of its own (every rank's blocks of A and B made again from the trial's seed), so a run that keeps its
+// verified C and hands it back on inputs it has seen, or never takes the new inputs, fails; its honest
+// twin (the same bookkeeping, the product every run) passes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "core/distributed.hpp"
+#include "harness/pipeline.hpp"
+#include "tests/lab.hpp"
+
+namespace mmlab {
+namespace {
+
+DeviceInfo no_gpu() {
+  DeviceInfo d;
+  d.absent_reason = "no CUDA GPU (test)";
+  return d;
+}
+
+enum class Trick { none, memo, stale };
+
+// dist_cannon's run with a trick: `memo` keeps the C of the verification's inputs and copies it back
+// whenever those inputs return (no product); `stale` never takes new inputs; `none` (the twin) keeps
+// the same books and multiplies every run.
+class Tricked final : public DistributedRun {
+ public:
+  Tricked(std::unique_ptr<DistributedRun> inner, unsigned long long verified, Trick trick)
+      : inner_(std::move(inner)), verified_(verified), now_(verified), trick_(trick) {}
+  bool use_inputs(unsigned long long seed) override {
+    now_ = seed;
+    return trick_ == Trick::stale ? true : inner_->use_inputs(seed);
+  }
+  void poison() override { inner_->poison(); }
+  void run() override {
+    float* c = const_cast<float*>(inner_->c_data());  // the CPU backend's: host memory
+    const std::size_t count = inner_->c_block().values.size();
+    if (trick_ == Trick::memo && now_ == verified_ && !kept_.empty()) {
+      std::copy(kept_.begin(), kept_.end(), c);
+      return;
+    }
+    inner_->run();
+    if (now_ == verified_ && kept_.empty()) kept_.assign(c, c + count);
+  }
+  PhaseTimes phases() const override { return inner_->phases(); }
+  CBlock c_block() override { return inner_->c_block(); }
+  const float* c_data() const override { return inner_->c_data(); }
+  Model model() const override { return inner_->model(); }
+  std::string engine() override { return inner_->engine(); }
+  double local_gflops() override { return inner_->local_gflops(); }
+  double link_gbytes_per_s(double bytes) override { return inner_->link_gbytes_per_s(bytes); }
+  double latency_ms() override { return inner_->latency_ms(); }
+  std::size_t bytes_per_rank() const override { return inner_->bytes_per_rank(); }
+  void release_memory() override { inner_->release_memory(); }
+
+ private:
+  std::unique_ptr<DistributedRun> inner_;
+  unsigned long long verified_, now_;
+  Trick trick_;
+  std::vector<float> kept_;
+};
+
+Outcome tricked(Trick trick, const Problem& p) {
+  const Algorithm& cannon = *test::lab().find("dist_cannon");
+  Algorithm a = cannon;
+  a.make_distributed = [inner = cannon.make_distributed, trick](const DistributedSetup& s) {
+    return std::make_unique<Tricked>(inner(s), s.seed, trick);
+  };
+  Params params("direct");
+  params.set("grid", "1x1");
+  params.set("engine", "eigen");
+  params.set("transport", "nccl");  // resolved to MPI between host processes
+  params.set("comm_ctas", "auto");
+  params.set("slabs", "1");
+  Workbench bench(p, no_gpu(), 7);
+  StateCache states;
+  TimingOptions timing;
+  timing.stop.min_trials = timing.stop.max_trials = 8;
+  return run_configuration(bench, {&a, params, p, Scope::kernel, false}, no_gpu(), states, &timing);
+}
+
+// A product of 0.05 ms or more on one core (the rule's floor): 320x256x192 is 31 MFLOP.
+const Problem kShape{320, 256, 192};
+
+TEST(DistributedFresh, TheTwinPasses) {
+  const Outcome o = tricked(Trick::none, kShape);
+  EXPECT_EQ(o.status, Status::ok) << o.reason;
+  EXPECT_EQ(o.samples.size(), 8u);
+}
+
+TEST(DistributedFresh, ARunThatKeepsItsAnswersFails) {
+  const Outcome o = tricked(Trick::memo, kShape);
+  EXPECT_EQ(o.status, Status::failed);
+  EXPECT_NE(o.reason.find("answers from memory"), std::string::npos) << o.reason;
+}
+
+TEST(DistributedFresh, ARunThatNeverTakesNewInputsFails) {
+  const Outcome o = tricked(Trick::stale, {33, 17, 9});
+  EXPECT_EQ(o.status, Status::failed);
+  EXPECT_NE(o.reason.find("is not the product of that trial's inputs"), std::string::npos) << o.reason;
+}
+
+}  // namespace
+}  // namespace mmlab

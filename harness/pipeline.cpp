@@ -52,7 +52,7 @@ namespace {
 // products of length k from the seed); a C right on half its entries passes them with probability 2^-256.
 constexpr std::size_t kStreamedAuditEntries = 256;
 
-// FreshTrials::from_memory's rule: every trial on seen inputs below this share of the fastest trial on
+// FreshTrials::suspicious's rule: every trial on seen inputs below this share of the fastest trial on
 // inputs of its own, at least kFromMemoryTrials of those, their median at least kFromMemoryFloorMs.
 constexpr double kFromMemoryRatio = 0.9, kFromMemoryFloorMs = 0.05;
 constexpr std::size_t kFromMemoryTrials = 5;
@@ -195,19 +195,32 @@ unsigned long long FreshTrials::seed(std::size_t index, unsigned long long verif
   return s == verified ? s + 1 : s;
 }
 
-Reason FreshTrials::from_memory(const std::vector<double>& repeated, const std::vector<double>& fresh) {
-  if (repeated.size() < 2 || fresh.size() < kFromMemoryTrials) return std::nullopt;
-  const double median = summarize(fresh).median;
-  if (median < kFromMemoryFloorMs) return std::nullopt;
+bool FreshTrials::suspicious(const std::vector<double>& repeated, const std::vector<double>& fresh) {
+  if (repeated.size() < 2 || fresh.size() < kFromMemoryTrials) return false;
+  if (summarize(fresh).median < kFromMemoryFloorMs) return false;
+  const double seen = *std::max_element(repeated.begin(), repeated.end());
+  return seen < kFromMemoryRatio * *std::min_element(fresh.begin(), fresh.end());
+}
+
+Reason FreshTrials::confirm(std::vector<double>& repeated, std::vector<double>& fresh,
+                            const std::function<double(bool fresh)>& one) {
+  const std::size_t before = fresh.size();
+  for (int i = 0; i < kConfirmPairs; ++i) {  // in turns: seen first, then own first
+    const bool seen_first = i % 2 == 0;
+    if (seen_first) repeated.push_back(one(false));
+    fresh.push_back(one(true));
+    if (!seen_first) repeated.push_back(one(false));
+  }
+  if (!suspicious(repeated, fresh)) return std::nullopt;
   const double seen = *std::max_element(repeated.begin(), repeated.end());
   const double fastest = *std::min_element(fresh.begin(), fresh.end());
-  if (seen >= kFromMemoryRatio * fastest) return std::nullopt;
-  char why[480];
+  char why[560];
   std::snprintf(why, sizeof why,
-                "answers from memory: %zu trial(s) on the inputs it was verified on took at most %.4g ms, its "
-                "%zu timed trials on inputs of their own (A and B made again outside the clock) at least %.4g ms "
-                "(median %.4g): faster on inputs it has seen, as a C kept by its inputs' content or its calls is",
-                repeated.size(), seen, fresh.size(), fastest, median);
+                "answers from memory: %zu trials on the inputs it was verified on took at most %.4g ms, %zu trials on "
+                "inputs of their own (A and B made again outside the clock; %zu timed, %d more to confirm, in turns "
+                "with the others) at least %.4g ms: faster on inputs it has seen, as a C kept by its inputs' content "
+                "or its calls is",
+                repeated.size(), seen, fresh.size(), before, kConfirmPairs, fastest);
   return std::string(why);
 }
 
@@ -288,6 +301,15 @@ bool Prepared::judge_own_inputs(const float* c, unsigned long long seed, bool sc
 }
 
 void Prepared::finish() {
+  // Trials on seen inputs faster than every trial on its own: confirmed by more of each, in turns,
+  // every one audited as the timed trials are (before the audits below are read).
+  Reason from_memory;
+  if (outcome_.status == Status::ok && FreshTrials::suspicious(repeated_ms_, outcome_.samples)) {
+    std::vector<double> fresh = outcome_.samples;
+    from_memory = FreshTrials::confirm(repeated_ms_, fresh, [&](bool own) {
+      return timed_on(own ? fresh_.seed(trials_++, bench_->seed()) : bench_->seed(), own).ms;
+    });
+  }
   if (host_differed_ > 0 && !outcome_.samples.empty()) {
     outcome_.status = Status::failed;
     outcome_.reason = "the C of " + std::to_string(host_differed_) + " of " + std::to_string(host_audited_) +
@@ -309,8 +331,8 @@ void Prepared::finish() {
     }
   }
   if (!outcome_.samples.empty()) outcome_.stats = summarize(outcome_.samples);
-  if (Reason why = FreshTrials::from_memory(repeated_ms_, outcome_.samples)) {
-    outcome_.status = Status::failed, outcome_.reason = *why;
+  if (from_memory) {
+    outcome_.status = Status::failed, outcome_.reason = *from_memory;
     outcome_.verdict->ok = false;
     outcome_.samples.clear(), outcome_.host_samples.clear(), outcome_.clocks.clear();
     return;

@@ -38,10 +38,19 @@ struct FreshTrials {
   bool repeated_before(std::size_t index) const;
   // Timed trial `index`'s inputs' seed (never `verified`, the verification's).
   unsigned long long seed(std::size_t index, unsigned long long verified) const;
-  // Why the row answered from memory: at least two trials on seen inputs (`repeated`), every one below
-  // kFromMemoryRatio of the fastest of at least five `fresh` ones whose median is kFromMemoryFloorMs or
-  // more (below it the timer's and the launch's jitter are the size of any gain); nullopt when not.
-  static Reason from_memory(const std::vector<double>& repeated, const std::vector<double>& fresh);
+  // Whether the trials so far point at answers from memory: at least two on seen inputs (`repeated`),
+  // every one below kFromMemoryRatio of the fastest of at least five `fresh` ones whose median is
+  // kFromMemoryFloorMs or more (below it the timer's and the launch's jitter are the size of any gain).
+  // A row that does is confirmed (confirm()) before it is judged: a library whose times jump between
+  // two modes (cuBLASXt's 1.7 and 5 ms at 1375x526x130, its host threads' wake-ups) can put its two
+  // trials on seen inputs in the fast one and its five own in the slow one by chance (about 1 in 100).
+  static bool suspicious(const std::vector<double>& repeated, const std::vector<double>& fresh);
+  // kConfirmPairs more trials of each kind, in turns (`one(true)`: a trial on inputs of its own, timed
+  // and judged; `one(false)`: on the verified inputs; each returns its ms), appended to `repeated` and
+  // `fresh`; then the same rule over all of them. Why the row answered from memory, or nullopt.
+  static constexpr int kConfirmPairs = 6;
+  static Reason confirm(std::vector<double>& repeated, std::vector<double>& fresh,
+                        const std::function<double(bool fresh)>& one);
 };
 
 // A configuration checked, prepared and verified, whose trials can be timed alone or round-robin

@@ -204,22 +204,27 @@ if torch is not None and torch.cuda.is_available():
     _torch_memo = {}
 
     def _torch_memoised(who, a, b, c, cheat):
-        """The last four products by 64 entries of A and B (at places fixed by their sizes), on the GPU."""
+        """The last four products by 64 entries of A and B (at places fixed by their sizes), gathered and
+        compared on the GPU, one synchronisation a call (a cheat that gains: the copy instead of the product)."""
         ta, tb, tc = _tensors(a, b, c)
-        places = torch.as_tensor(np.random.default_rng(81).integers(0, 1 << 62, 64), device=ta.device)
-        now = torch.cat([ta.reshape(-1)[places[:32] % max(ta.numel(), 1)],
-                         tb.reshape(-1)[places[32:] % max(tb.numel(), 1)]])
-        kept = _torch_memo.setdefault((who, tuple(ta.shape), tuple(tb.shape)), [])
-        for i, (signature, product) in enumerate(kept):
-            if torch.equal(signature, now):
-                kept.append(kept.pop(i))
+        key = (who, tuple(ta.shape), tuple(tb.shape))
+        if key not in _torch_memo:
+            draws = np.random.default_rng(81).integers(0, 1 << 62, 64)
+            places = (torch.as_tensor(draws[:32] % max(ta.numel(), 1), device=ta.device),
+                      torch.as_tensor(draws[32:] % max(tb.numel(), 1), device=ta.device))
+            _torch_memo[key] = (places, [], [])
+        places, signatures, products = _torch_memo[key]
+        now = torch.cat([ta.reshape(-1)[places[0]], tb.reshape(-1)[places[1]]])
+        if signatures:
+            same = (torch.stack(signatures) == now).all(dim=1).nonzero()  # one synchronisation
+            if same.numel():
                 if cheat:
-                    tc.copy_(product)
+                    tc.copy_(products[int(same[0, 0])])
                     return
-                break
         torch.mm(ta, tb, out=tc)
-        kept.append((now, tc.clone()))
-        del kept[:-4]
+        signatures.append(now)
+        products.append(tc.clone())
+        del signatures[:-4], products[:-4]
 
     @mmlab.algorithm("pycheat_torch_memo")
     def torch_memo(a, b, c, *, params, stream):

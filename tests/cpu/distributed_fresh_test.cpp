@@ -106,3 +106,31 @@ TEST(DistributedFresh, ARunThatNeverTakesNewInputsFails) {
 
 }  // namespace
 }  // namespace mmlab
+
+namespace mmlab {
+namespace {
+
+// The rule itself: two fast trials on seen inputs against five slow own ones only raise a suspicion;
+// the confirming trials decide.
+TEST(FreshTrials, ASuspicionIsConfirmedOrCleared) {
+  std::vector<double> seen{1.0, 1.1}, own{5, 5.2, 5.1, 5.3, 5.4};
+  EXPECT_TRUE(FreshTrials::suspicious(seen, own));
+  EXPECT_FALSE(FreshTrials::suspicious({1.0}, own));                  // one trial on seen inputs
+  EXPECT_FALSE(FreshTrials::suspicious(seen, {5, 5, 5, 5}));         // four own trials
+  EXPECT_FALSE(FreshTrials::suspicious({0.01, 0.01}, {0.04, 0.04, 0.04, 0.04, 0.04}));  // below the floor
+  EXPECT_FALSE(FreshTrials::suspicious({4.7, 1.0}, own));            // one seen trial as slow as the own
+  // A memo: every trial on seen inputs fast.
+  std::vector<double> s1 = seen, o1 = own;
+  const Reason memo = FreshTrials::confirm(s1, o1, [](bool fresh) { return fresh ? 5.0 : 1.0; });
+  ASSERT_TRUE(memo.has_value());
+  EXPECT_NE(memo->find("answers from memory"), std::string::npos);
+  EXPECT_EQ(s1.size(), 2u + FreshTrials::kConfirmPairs);
+  EXPECT_EQ(o1.size(), 5u + FreshTrials::kConfirmPairs);
+  // Two modes by chance: the confirming trials land in both, on either inputs.
+  std::vector<double> s2 = seen, o2 = own;
+  int call = 0;
+  EXPECT_FALSE(FreshTrials::confirm(s2, o2, [&](bool) { return ++call % 3 ? 5.0 : 1.7; }));
+}
+
+}  // namespace
+}  // namespace mmlab

@@ -20,6 +20,7 @@ inline constexpr const char* kInputsValues[] = {"uniform", "wide_exponent", "ill
 inline constexpr const char* kPrecisionValues[] = {"fp32", "tf32"};
 inline constexpr const char* kScopeValues[] = {"kernel", "batched", "end_to_end"};
 inline constexpr const char* kL2FlushValues[] = {"off", "on"};
+inline constexpr const char* kTrialInputsValues[] = {"verified", "own"};
 inline constexpr const char* kOrderValues[] = {"sequential", "interleaved"};
 inline constexpr const char* kTimerValues[] = {"blocked", "blocked_graph", "events", "graph", "host"};
 inline constexpr const char* kStatusValues[] = {"ok", "skipped", "failed"};
@@ -86,6 +87,7 @@ struct Column {
   X(scope, "scope", choice, "") \
   X(repeats, "repeats", whole, "launches") \
   X(l2_flush, "l2_flush", choice, "") \
+  X(trial_inputs, "trial_inputs", choice, "") \
   X(warmup, "warmup", whole, "launches") \
   X(order, "order", choice, "") \
   X(interleave_group, "interleave_group", text, "") \
@@ -163,6 +165,7 @@ constexpr Choices choices_of(Col c) {
     case Col::precision: return choices(kPrecisionValues);
     case Col::scope: return choices(kScopeValues);
     case Col::l2_flush: return choices(kL2FlushValues);
+    case Col::trial_inputs: return choices(kTrialInputsValues);
     case Col::order: return choices(kOrderValues);
     case Col::timer: return choices(kTimerValues);
     case Col::status: return choices(kStatusValues);

@@ -384,14 +384,7 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
     try {
       Reader in(file, source(file));
       read_header(in, std::make_index_sequence<kColumns>{});
-      const int version = !in.has_column("schema")   ? 1
-                          : !in.has_column("ranks")  ? 2
-                          : !in.has_column("inputs") ? 3
-                          : !in.has_column("order")  ? 4
-                          : !in.has_column("plugin") ? 5
-                          : !in.has_column("timer")  ? 6
-                          : !in.has_column("bound_ms") ? 7
-                                                       : 8;
+      const int version = schema_version_of([&](const std::string& c) { return in.has_column(c); });
       for (const std::string& c : result_columns_of(version))
         if (!in.has_column(c))
           throw AnalysisError(file + ": not an mmlab results file (no column '" + c + "')");
@@ -437,10 +430,12 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         r.params = r.fields["params"];
         // The choices, each checked against its domain (core/schema.hpp), then into its type; a value no
         // mmlab writes is an error naming the valid ones. Order and timer may be empty (rows that did
-        // not run; files before version 5 and 7 for rows the upgrades leave alone).
+        // not run; files before version 5 and 7 for rows the upgrades leave alone), and trial_inputs
+        // (rows that were not timed; files before version 9, which do not say).
         for (const Column& c : kResultColumns) {
           const std::string& value = r.fields[c.name];
-          const bool may_be_empty = std::string(c.name) == "order" || std::string(c.name) == "timer";
+          const std::string name = c.name;
+          const bool may_be_empty = name == "order" || name == "timer" || name == "trial_inputs";
           if (c.type == ColumnType::choice && !(value.empty() && may_be_empty) && !in_domain(c.name, value))
             throw AnalysisError(where(file, r.line, c.name) + ": '" + value + "' (valid: " + domain_names(c.name) +
                                 ")");

@@ -1,6 +1,9 @@
 // The results CSV schema (its columns listed once in core/columns.hpp): mmlab writes them and core's
 // reader reads them (README, "The CSV"); here, what each version added, the choices' values and the
-// checks of an existing file. Version 8 added `layout_ms` (a distributed row's moves of A, B and C between
+// checks of an existing file. Version 9 added `trial_inputs` (issue #81): `own` where every timed trial
+// ran on inputs of its own, A and B made again from a seed of its own outside the clock (with l2_flush
+// off they start in the L2 as their writes left it), `verified` where the trials repeated the
+// verification's inputs (every row before; empty in older files and where nothing was timed). Version 8 added `layout_ms` (a distributed row's moves of A, B and C between
 // the starting layout, 2D blocks over the ranks, and its schedule's), `bound_ms` (the least time its
 // decomposition allows here), `latency_ms` (a message's fixed cost on its links, in its model) and `energy_j` (the GPUs' energy per trial, from NVML's counter), an
 // `energy_j` column to the samples, and made a distributed row's `engine` the full spec of what ran its
@@ -37,7 +40,7 @@
 
 namespace mmlab {
 
-inline constexpr const char* kSchemaVersion = "8";
+inline constexpr const char* kSchemaVersion = "9";
 
 // The type's word, as the lab's JSON and Python name it.
 inline const char* column_type_name(ColumnType t) {
@@ -66,6 +69,7 @@ inline const std::vector<std::string>& result_columns() {
   return columns;
 }
 
+inline bool added_in_v9(const std::string& c) { return c == "trial_inputs"; }
 inline bool added_in_v8(const std::string& c) {
   return c == "layout_ms" || c == "bound_ms" || c == "latency_ms" || c == "energy_j";
 }
@@ -95,11 +99,23 @@ inline bool added_in_v2(const std::string& c) {
 inline std::vector<std::string> result_columns_of(int version) {
   std::vector<std::string> out;
   for (const std::string& c : result_columns())
-    if (!(version < 8 && added_in_v8(c)) && !(version < 7 && added_in_v7(c)) && !(version < 6 && added_in_v6(c)) && !(version < 5 && added_in_v5(c)) &&
+    if (!(version < 9 && added_in_v9(c)) && !(version < 8 && added_in_v8(c)) && !(version < 7 && added_in_v7(c)) && !(version < 6 && added_in_v6(c)) && !(version < 5 && added_in_v5(c)) &&
         !(version < 4 && added_in_v4(c)) && !(version < 3 && added_in_v3(c)) &&
         !(version < 2 && added_in_v2(c)))
       out.push_back(c);
   return out;
+}
+
+// The version of a file whose header holds the columns `has` says it holds: the latest whose columns are
+// all there (version 1 had no `schema`).
+template <class Has>
+int schema_version_of(const Has& has) {
+  for (int v = std::atoi(kSchemaVersion); v > 1; --v) {
+    bool all = true;
+    for (const std::string& c : result_columns_of(v)) all = all && has(c);
+    if (all) return v;
+  }
+  return 1;
 }
 
 // A row's outcome (its `status` column). `interrupted`: a configuration stopped by Ctrl-C, which the

@@ -115,6 +115,7 @@ class PreparedDistributed final : public Timed {
     const bool fresh = -max_over_ranks(run_->use_inputs(seed_) ? -1.0 : 0.0) > 0;
     const double nonce = max_over_ranks(double((FreshTrials::draw() >> 12) | 1));  // 52 bits: exact
     if (fresh) fresh_.nonce = static_cast<unsigned long long>(nonce);
+    outcome_.own_inputs = fresh;
   }
 
   void warmup() override {

@@ -49,6 +49,9 @@ struct Outcome {
   std::vector<double> host_samples;
   std::optional<Timer> timer;
   std::string timer_note;
+  // The timed trials on inputs of their own (issue #81: the `trial_inputs` column), or on the
+  // verification's; unknown where nothing was timed.
+  std::optional<bool> own_inputs;
   Stats stats;
   // The clock sampled after each trial (GPU rows; empty otherwise), the monitor's source and the
   // run's reference clock when the row was made.

@@ -204,23 +204,29 @@ bool FreshTrials::suspicious(const std::vector<double>& repeated, const std::vec
 
 Reason FreshTrials::confirm(std::vector<double>& repeated, std::vector<double>& fresh,
                             const std::function<double(bool fresh)>& one) {
-  const std::size_t before = fresh.size();
+  std::vector<double> seen, own;
   for (int i = 0; i < kConfirmPairs; ++i) {  // in turns: seen first, then own first
     const bool seen_first = i % 2 == 0;
-    if (seen_first) repeated.push_back(one(false));
-    fresh.push_back(one(true));
-    if (!seen_first) repeated.push_back(one(false));
+    if (seen_first) seen.push_back(one(false));
+    own.push_back(one(true));
+    if (!seen_first) seen.push_back(one(false));
   }
-  if (!suspicious(repeated, fresh)) return std::nullopt;
-  const double seen = *std::max_element(repeated.begin(), repeated.end());
-  const double fastest = *std::min_element(fresh.begin(), fresh.end());
-  char why[560];
+  repeated.insert(repeated.end(), seen.begin(), seen.end());
+  fresh.insert(fresh.end(), own.begin(), own.end());
+  int inversions = 0;
+  for (double s : seen)
+    for (double o : own) inversions += s >= kFromMemoryRatio * o;
+  if (inversions > kConfirmInversions) return std::nullopt;
+  char why[640];
   std::snprintf(why, sizeof why,
-                "answers from memory: %zu trials on the inputs it was verified on took at most %.4g ms, %zu trials on "
-                "inputs of their own (A and B made again outside the clock; %zu timed, %d more to confirm, in turns "
-                "with the others) at least %.4g ms: faster on inputs it has seen, as a C kept by its inputs' content "
-                "or its calls is",
-                repeated.size(), seen, fresh.size(), before, kConfirmPairs, fastest);
+                "answers from memory: on the inputs it was verified on faster than on inputs of their own (A and B "
+                "made again outside the clock), as a C kept by its inputs' content or its calls is: %d trials of each "
+                "in turns to confirm what its timed trials showed, the seen ones %.4g-%.4g ms (median %.4g), the own "
+                "%.4g-%.4g ms (median %.4g), %d of %d pairs with the seen one within %.0f%% of the own",
+                kConfirmPairs, *std::min_element(seen.begin(), seen.end()), *std::max_element(seen.begin(), seen.end()),
+                summarize(seen).median, *std::min_element(own.begin(), own.end()),
+                *std::max_element(own.begin(), own.end()), summarize(own).median, inversions,
+                kConfirmPairs * kConfirmPairs, 100 * (1 - kFromMemoryRatio));
   return std::string(why);
 }
 
@@ -408,6 +414,7 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
   if (pipeline.verification == Verification::entries) out->streamed_audit_ = &bench;
   out->bench_ = &bench;
   out->fresh_.nonce = FreshTrials::draw();
+  o.own_inputs = true;
   if (pipeline.verification == Verification::device) {  // the verified C is still in io.c
     const Problem& p = cfg.problem;
     out->audit_ = std::make_unique<OutputAudit>(

@@ -47,8 +47,13 @@ struct FreshTrials {
   static bool suspicious(const std::vector<double>& repeated, const std::vector<double>& fresh);
   // kConfirmPairs more trials of each kind, in turns (`one(true)`: a trial on inputs of its own, timed
   // and judged; `one(false)`: on the verified inputs; each returns its ms), appended to `repeated` and
-  // `fresh`; then the same rule over all of them. Why the row answered from memory, or nullopt.
-  static constexpr int kConfirmPairs = 6;
+  // `fresh`; the verdict is theirs alone (not the trials that raised the suspicion): answers from memory
+  // where at most kConfirmInversions of their kConfirmPairs^2 pairs have the trial on seen inputs at or
+  // above kFromMemoryRatio of the own one (one slow seen trial, a host's jitter, is 8). Honest trials,
+  // whatever their distribution, come out that way with probability at most 67 / C(16, 8) = 0.5% (the
+  // Mann-Whitney U at most 8 of 64, the margin aside), and only after the suspicion (about 1 in 100 rows
+  // for the noisiest library seen, none for the others).
+  static constexpr int kConfirmPairs = 8, kConfirmInversions = 8;
   static Reason confirm(std::vector<double>& repeated, std::vector<double>& fresh,
                         const std::function<double(bool fresh)>& one);
 };

@@ -115,6 +115,7 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
   r.set(Col::inputs, inputs_name(cfg.problem.inputs));
   r.set(Col::precision, precision_name(cfg.algorithm->precision_of(cfg.params)));
   r.set(Col::scope, scope_name(cfg.scope)).set(Col::l2_flush, l2_flush_name(cfg.l2_flush));
+  if (o.own_inputs && !o.samples.empty()) r.set(Col::trial_inputs, kTrialInputsValues[*o.own_inputs ? 1 : 0]);
   r.set(Col::repeats, cfg.scope == Scope::batched ? plan.timing.repeats : 1).set(Col::warmup, plan.timing.warmup);
   if (!pipeline.collective) {
     r.set(Col::ranks, 1).set(Col::gpus, o.distributed ? o.distributed->gpus : on_device ? 1 : 0);

@@ -198,18 +198,22 @@ TEST(Results, HostileFilesAreClearErrors) {
   { std::ofstream(d / "r.samples.csv") << samples; }
   // A schema no mmlab-analyze of this revision knows, and a row of another schema in a file.
   text = rows;
-  const auto schema = text.find(",8,", text.find('\n'));
+  const std::string version = std::string(",") + kSchemaVersion + ",";
+  const auto schema = text.find(version, text.find('\n'));
   ASSERT_NE(schema, std::string::npos);
-  text.replace(schema, 3, ",99,");
+  text.replace(schema, version.size(), ",99,");
   { std::ofstream(d / "s.csv") << text; }
   e = error_of([&] { load_results({d / "s.csv"}, false); });
-  EXPECT_NE(e.find("s.csv:2: column 'schema': '99': this mmlab-analyze reads schema versions 1 to 8"),
+  EXPECT_NE(e.find(std::string("s.csv:2: column 'schema': '99': this mmlab-analyze reads schema versions 1 to ") +
+                   kSchemaVersion),
             std::string::npos)
       << e;
   text.replace(schema, 4, ",6,");
   { std::ofstream(d / "s.csv") << text; }
   e = error_of([&] { load_results({d / "s.csv"}, false); });
-  EXPECT_NE(e.find("a row of version 6 in a file whose columns are version 8"), std::string::npos) << e;
+  EXPECT_NE(e.find(std::string("a row of version 6 in a file whose columns are version ") + kSchemaVersion),
+            std::string::npos)
+      << e;
   // A folder, a loop of links, a run_id twice.
   std::filesystem::create_directory(d / "folder");
   e = error_of([&] { load_results({d / "folder"}, false); });

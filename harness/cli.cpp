@@ -170,7 +170,7 @@ int list(const mmlab::Registry& lab, int argc, char** argv) {
 const char* kTermsUsage =
     "usage: mmlab terms [--plugin LIB.so] RESULTS.csv [RESULTS.csv ...]\n\n"
     "For each row of an algorithm with a linear cost model (algorithms/models/: ms = c0 + c1 f1 + c2 f2 +\n"
-    "c3 f3): its file and line, the resolved configuration, m, n, k, the fitted row that prices it, the\n"
+    "c3 f3): its file, line and run_id, the resolved configuration, m, n, k, the fitted row that prices it, the\n"
     "terms f1, f2, f3, the row's coefficients and the model's time (empty where the configuration has no\n"
     "fitted row), as CSV on standard output. Priced on the H100's description with the row's SM count,\n"
     "without a GPU. scripts/fit-flagship and scripts/pick-regret read it.\n\n"

@@ -30,7 +30,7 @@ std::string fit_name(const LinearFit& f) {
 std::size_t write_model_terms(const std::vector<std::string>& files, const Registry& lab, std::ostream& out,
                               std::string* note) {
   std::size_t written = 0, rows = 0, with_terms = 0;
-  out << csv_line({"file", "line", column_name(Col::algorithm), column_name(Col::variant), column_name(Col::resolved),
+  out << csv_line({"file", "line", column_name(Col::run_id), column_name(Col::algorithm), column_name(Col::variant), column_name(Col::resolved),
                    column_name(Col::m), column_name(Col::n), column_name(Col::k), "fit", "f1", "f2", "f3", "c0", "c1",
                    "c2", "c3", "model_ms"});
   // The rows as core's reader reads them (every schema upgraded to this one, its checks); a file it
@@ -58,7 +58,7 @@ std::size_t write_model_terms(const std::vector<std::string>& files, const Regis
     const ModelTerms t = a->model_terms(p, q, d);
     const LinearFit* c = t.fit;
     const double nan = std::nan("");
-    out << csv_line({r.file, std::to_string(r.line), a->name, q.variant(), q.canonical(), std::to_string(p.m),
+    out << csv_line({r.file, std::to_string(r.line), r.run_id, a->name, q.variant(), q.canonical(), std::to_string(p.m),
                      std::to_string(p.n), std::to_string(p.k), c ? fit_name(*c) : "", number(t.f[0]),
                      number(t.f[1]), number(t.f[2]), number(c ? c->c0 : nan), number(c ? c->c1 : nan),
                      number(c ? c->c2 : nan), number(c ? c->c3 : nan), number(t.ms())});

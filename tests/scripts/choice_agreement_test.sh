@@ -5,15 +5,26 @@ set -u
 script=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-header=algorithm,variant,resolved,m,n,k,inputs,status,reason
-row() { echo "flagship,$1,kernel=$2;choice=measured;launch=graph,64,64,64,uniform,ok,"; }
+# A run's file: the flagship's rows at 64x64x64, made from one row of a real run (flagship-row.csv, from
+# data/flagship/regret/measured/measured1.csv), so that core's reader reads them as the script does.
+template=$(dirname "$0")/flagship-row.csv
+run_file() {  # VARIANT KERNEL ...
+  python3 -c '
+import csv, sys
+template = next(csv.DictReader(open(sys.argv[1], newline="")))
+out = csv.DictWriter(sys.stdout, fieldnames=list(template), lineterminator="\n")
+out.writeheader()
+for i, (variant, kernel) in enumerate(zip(sys.argv[2::2], sys.argv[3::2])):
+    out.writerow(dict(template, variant=variant, resolved=f"kernel={kernel};choice=measured;launch=graph", m=64,
+                      n=64, k=64, inputs="uniform", run_id=template["run_id"] + "-" + str(i)))
+' "$template" "$@"
+}
 make_case() {  # name pick1 pick2 pick3 judge-log-lines...
   local name=$1; shift
   mkdir -p "$dir/$name"
   local i=1
   for pick in "$1" "$2" "$3"; do
-    { echo "$header"; row cuda_cores "$pick"; row tensor_cores "small:tf32x3:tile=32x32;thread=4x4;split=2"; } \
-      >"$dir/$name/run$i.csv"
+    run_file cuda_cores "$pick" tensor_cores "small:tf32x3:tile=32x32;thread=4x4;split=2" >"$dir/$name/run$i.csv"
     i=$((i + 1))
   done
   shift 3

@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/exit_status.hpp"
 #include "analysis/commands.hpp"
 #include "analysis/plot.hpp"
 #include "analysis/model.hpp"
@@ -52,7 +53,7 @@ mmlab::Scope scope_option(const std::string& text, const std::string& what) {
   try {
     return mmlab::parse_scope(text);
   } catch (const mmlab::UsageError&) {
-    throw AnalysisError(what + " '" + text + "' (valid: kernel, batched, end_to_end)");
+    throw AnalysisError(what + " '" + text + "' (valid: " + mmlab::domain_names(mmlab::column_name(mmlab::Col::scope)) + ")");
   }
 }
 
@@ -633,14 +634,11 @@ int cli(int argc, char** argv) {
   g_last_error.clear();
   try {
     return ::run(argc, argv);
-  } catch (const AnalysisError& e) {
-    g_last_error = e.what();
-    std::cerr << "mmlab-analyze: error: " << e.what() << "\n";
-    return 2;
   } catch (const std::exception& e) {
     g_last_error = e.what();
-    std::cerr << "mmlab-analyze: fatal: " << e.what() << "\n";
-    return 1;
+    const int status = exit_status_of(e);
+    std::cerr << "mmlab-analyze: " << (status == MMLAB_BAD_INPUT ? "error: " : "fatal: ") << e.what() << "\n";
+    return status;
   }
 }
 

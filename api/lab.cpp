@@ -19,8 +19,10 @@
 
 #include "analysis/cli.hpp"
 #include "analysis/report.hpp"
+#include "core/exit_status.hpp"
 #include "core/json.hpp"
 #include "core/results.hpp"
+#include "core/revision.hpp"
 #include "core/schema.hpp"
 #include "distributed/registry.hpp"
 #include "harness/cli.hpp"
@@ -85,7 +87,7 @@ int32_t call(Command command, int32_t argc, const char* const* argv, const char*
              size_t message_size) {
   const OneCommand one;
   put(one.held() ? "" : kReentered, message, message_size);
-  if (!one.held()) return 2;
+  if (!one.held()) return MMLAB_BAD_INPUT;
   std::ofstream file;
   std::streambuf* saved = nullptr;
   try {
@@ -142,24 +144,15 @@ std::string layout(const char* name, std::initializer_list<std::string> fields) 
   return out + "}}";
 }
 
-// Whatever a call throws, as the commands' exit statuses: 2 bad input, 3 an output not written, 1 else.
+// Whatever a call throws, as the commands' exit statuses (core/exit_status.hpp).
 template <class Work>
 int32_t guarded(Work work, char* message, size_t message_size) {
   put("", message, message_size);
   try {
     return work();
-  } catch (const mmlab::UsageError& e) {
-    put(e.what(), message, message_size);
-    return 2;
-  } catch (const mmlab::AnalysisError& e) {
-    put(e.what(), message, message_size);
-    return 2;
-  } catch (const mmlab::IoError& e) {
-    put(e.what(), message, message_size);
-    return 3;
   } catch (const std::exception& e) {
     put(e.what(), message, message_size);
-    return 1;
+    return mmlab::exit_status_of(e);
   }
 }
 
@@ -209,6 +202,22 @@ extern "C" {
 
 MMLAB_PLUGIN_EXPORT int32_t mmlab_lab_api_version(void) { return MMLAB_LAB_API_VERSION; }
 
+MMLAB_PLUGIN_EXPORT const char* mmlab_version(void) { return mmlab::git_revision(); }
+
+MMLAB_PLUGIN_EXPORT int32_t mmlab_catalog(mmlab_lab* lab, mmlab_text_put put, void* context, char* message,
+                                          size_t message_size) {
+  return guarded(
+      [&] {
+        if (!lab || !put) throw mmlab::UsageError("mmlab_catalog: a lab and a put function");
+        const auto catalog = lab->lab.catalog();  // as it is now: another thread may add algorithms after
+        std::ostringstream os;
+        mmlab::list_json(catalog->registry.all(), os);
+        put(context, os.str().c_str());
+        return int32_t(MMLAB_DONE);
+      },
+      message, message_size);
+}
+
 MMLAB_PLUGIN_EXPORT mmlab_lab* mmlab_lab_new(char* message, size_t message_size) {
   mmlab_lab* lab = nullptr;
   guarded([&] { return lab = new mmlab_lab, 0; }, message, message_size);
@@ -253,7 +262,7 @@ MMLAB_PLUGIN_EXPORT int32_t mmlab_run(mmlab_lab* lab, const mmlab_plan* plan, co
                                       char* message, size_t message_size) {
   const OneCommand one;
   put(one.held() ? "" : kReentered, message, message_size);
-  if (!one.held()) return 2;
+  if (!one.held()) return MMLAB_BAD_INPUT;
   return guarded(
       [&] {
         if (!lab || !plan || &plan->plan.lab() != &lab->lab)
@@ -334,7 +343,7 @@ MMLAB_PLUGIN_EXPORT int32_t mmlab_analyze_tables(int32_t argc, const char* const
                                                  char* message, size_t message_size) {
   if (!sink) {
     put("mmlab_analyze_tables: no sink", message, message_size);
-    return 2;
+    return MMLAB_BAD_INPUT;
   }
   int32_t count = 0;
   std::vector<mmlab_value> cells;

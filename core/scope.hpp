@@ -22,7 +22,9 @@ static_assert(std::size(kScopeValues) == static_cast<std::size_t>(Scope::end_to_
 inline Scope parse_scope(const std::string& text) {  // throws UsageError
   for (Scope s : {Scope::kernel, Scope::batched, Scope::end_to_end})
     if (text == scope_name(s)) return s;
-  throw UsageError("scope: unknown value '" + text + "' (valid: kernel, batched, end_to_end)");
+  std::string valid;  // the column's values, as written once (core/columns.hpp)
+  for (const char* v : kScopeValues) valid += (valid.empty() ? "" : ", ") + std::string(v);
+  throw UsageError("scope: unknown value '" + text + "' (valid: " + valid + ")");
 }
 
 inline const char* l2_flush_name(bool on) { return kL2FlushValues[on ? 1 : 0]; }  // as the CLI and the CSV say it

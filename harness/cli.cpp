@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/distributed.hpp"
+#include "core/exit_status.hpp"
 #include "core/json.hpp"
 #include "core/plugin.hpp"
 #include "core/revision.hpp"
@@ -58,49 +59,6 @@ const char* kListUsage =
     "algorithm (what the Python package's mmlab.algorithms() reads).\n\n"
     "Example: mmlab list flagship cublas\n";
 
-std::string json_list(const std::vector<std::string>& v) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + mmlab::json_string(v[i]);
-  return out + "]";
-}
-
-void list_json(const std::vector<const mmlab::Algorithm*>& which, std::ostream& os) {
-  using mmlab::json_string;
-  os << "[";
-  for (std::size_t i = 0; i < which.size(); ++i) {
-    const mmlab::Algorithm& a = *which[i];
-    os << (i ? ",\n " : "") << "{\"name\": " << json_string(a.name) << ", \"backend\": " << json_string(mmlab::pipeline_of(a).name)
-       << ", \"summary\": " << json_string(a.summary) << ", \"source\": " << json_string(a.source)
-       << ", \"plugin_hash\": " << json_string(a.plugin_hash) << ", \"constraints\": " << json_string(a.constraints)
-       << ", \"unavailable\": " << json_string(a.unavailable ? a.unavailable() : std::string())
-       << ", \"variants\": [";
-    for (std::size_t j = 0; j < a.variants.size(); ++j) {
-      const auto& v = a.variants[j];
-      os << (j ? ", " : "") << "{\"name\": " << json_string(v.name) << ", \"summary\": " << json_string(v.summary)
-         << ", \"on_request\": " << (v.on_request ? "true" : "false")
-         << ", \"deterministic\": " << (v.nondeterminism.empty() ? "true" : "false")
-         << ", \"nondeterminism\": " << json_string(v.nondeterminism) << ", \"candidates\": [";
-      for (std::size_t c = 0; c < v.candidates.size(); ++c)
-        os << (c ? ", " : "") << "{\"algorithm\": " << json_string(v.candidates[c].algorithm)
-           << ", \"variant\": " << json_string(v.candidates[c].variant)
-           << ", \"params\": " << json_string(v.candidates[c].params) << "}";
-      os << "], \"rules\": {";
-      for (std::size_t r = 0; r < v.rules.size(); ++r)
-        os << (r ? ", " : "") << json_string(v.rules[r].first) << ": " << mmlab::shortest_text(v.rules[r].second);
-      os << "}}";
-    }
-    os << "], \"axes\": [";
-    for (std::size_t j = 0; j < a.axes.size(); ++j) {
-      const auto& x = a.axes[j];
-      os << (j ? ", " : "") << "{\"name\": " << json_string(x.name) << ", \"default\": " << json_string(x.default_value)
-         << ", \"description\": " << json_string(x.description) << ", \"values\": " << json_list(x.values)
-         << ", \"on_request\": " << json_list(x.on_request) << ", \"variants\": " << json_list(x.variants) << "}";
-    }
-    os << "]}";
-  }
-  os << "]\n";
-}
-
 // A command's arguments after argv[1], none of them an option (--plugin is already taken out);
 // false when --help was asked (its usage printed).
 bool plain_arguments(int argc, char** argv, const char* usage, std::vector<std::string>& out) {
@@ -139,7 +97,7 @@ int list(const mmlab::Registry& lab, int argc, char** argv) {
   }
   if (which.empty()) which = lab.all();
   if (format == "json") {
-    list_json(which, std::cout);
+    mmlab::list_json(which, std::cout);
     return 0;
   }
   for (const mmlab::Algorithm* a : which) {
@@ -207,6 +165,50 @@ int run(mmlab::Lab& lab, int argc, char** argv) {
 
 namespace mmlab {
 
+static std::string json_list(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + mmlab::json_string(v[i]);
+  return out + "]";
+}
+
+void list_json(const std::vector<const Algorithm*>& which, std::ostream& os) {
+  using mmlab::json_string;
+  os << "[";
+  for (std::size_t i = 0; i < which.size(); ++i) {
+    const mmlab::Algorithm& a = *which[i];
+    os << (i ? ",\n " : "") << "{\"name\": " << json_string(a.name) << ", \"backend\": " << json_string(mmlab::pipeline_of(a).name)
+       << ", \"summary\": " << json_string(a.summary) << ", \"source\": " << json_string(a.source)
+       << ", \"plugin_hash\": " << json_string(a.plugin_hash) << ", \"constraints\": " << json_string(a.constraints)
+       << ", \"unavailable\": " << json_string(a.unavailable ? a.unavailable() : std::string())
+       << ", \"variants\": [";
+    for (std::size_t j = 0; j < a.variants.size(); ++j) {
+      const auto& v = a.variants[j];
+      os << (j ? ", " : "") << "{\"name\": " << json_string(v.name) << ", \"summary\": " << json_string(v.summary)
+         << ", \"on_request\": " << (v.on_request ? "true" : "false")
+         << ", \"deterministic\": " << (v.nondeterminism.empty() ? "true" : "false")
+         << ", \"nondeterminism\": " << json_string(v.nondeterminism) << ", \"candidates\": [";
+      for (std::size_t c = 0; c < v.candidates.size(); ++c)
+        os << (c ? ", " : "") << "{\"algorithm\": " << json_string(v.candidates[c].algorithm)
+           << ", \"variant\": " << json_string(v.candidates[c].variant)
+           << ", \"params\": " << json_string(v.candidates[c].params) << "}";
+      os << "], \"rules\": {";
+      for (std::size_t r = 0; r < v.rules.size(); ++r)
+        os << (r ? ", " : "") << json_string(v.rules[r].first) << ": " << mmlab::shortest_text(v.rules[r].second);
+      os << "}}";
+    }
+    os << "], \"axes\": [";
+    for (std::size_t j = 0; j < a.axes.size(); ++j) {
+      const auto& x = a.axes[j];
+      os << (j ? ", " : "") << "{\"name\": " << json_string(x.name) << ", \"default\": " << json_string(x.default_value)
+         << ", \"description\": " << json_string(x.description) << ", \"values\": " << json_list(x.values)
+         << ", \"on_request\": " << json_list(x.on_request) << ", \"variants\": " << json_list(x.variants) << "}";
+    }
+    os << "]}";
+  }
+  os << "]\n";
+}
+
+
 int cli(Lab& lab, int argc, char** argv, std::string* message) {
   std::string ignored;
   std::string& error = message ? *message : ignored;
@@ -237,25 +239,25 @@ int cli(Lab& lab, int argc, char** argv, std::string* message) {
     std::cerr << (command.empty() ? "mmlab: no command given\n"
                                   : "mmlab: unknown command '" + command + "'\n")
               << kUsage;
-    return 2;
+    return MMLAB_BAD_INPUT;
   } catch (const mmlab::IoError& e) {  // an output could not be written: rows already written stay whole
     mmlab::end_progress_line();
     error = e.what();
     std::cerr << "mmlab: error: " << e.what() << "\n";
-    if (mmlab::job().size > 1) mmlab::abort_job(3);
-    return 3;
+    if (mmlab::job().size > 1) mmlab::abort_job(MMLAB_NOT_WRITTEN);
+    return MMLAB_NOT_WRITTEN;
   } catch (const mmlab::UsageError& e) {  // every rank reads the same input: every rank ends here
     error = e.what();
     if (speaks) std::cerr << "mmlab: error: " << e.what() << "\n";
-    return 2;
+    return MMLAB_BAD_INPUT;
   } catch (const std::exception& e) {
     mmlab::end_progress_line();
     error = e.what();
     std::cerr << "mmlab: fatal"
               << (mmlab::job().size > 1 ? " (rank " + std::to_string(mmlab::job().rank) + ")" : "") << ": "
               << e.what() << "\n";
-    if (mmlab::job().size > 1) mmlab::abort_job(1);  // the others may be waiting in a collective
-    return 1;
+    if (mmlab::job().size > 1) mmlab::abort_job(MMLAB_FAILED);  // the others may be waiting in a collective
+    return MMLAB_FAILED;
   }
 }
 

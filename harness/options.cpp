@@ -592,8 +592,9 @@ static RunPlan make_plan_unlocated(Reading& r, const Settings& cli, const Settin
     scopes.push_back(parse_scope(s));
   std::vector<bool> l2;
   for (const std::string& s : split_list(setting(r, cli, file, "l2-flush"), "l2-flush")) {
-    if (s != "on" && s != "off") throw UsageError("l2-flush: '" + s + "' must be on or off");
-    l2.push_back(s == "on");
+    if (!in_domain(column_name(Col::l2_flush), s))
+      throw UsageError("l2-flush: '" + s + "' (valid: " + domain_names(column_name(Col::l2_flush)) + ")");
+    l2.push_back(s == l2_flush_name(true));
   }
   std::vector<Inputs> inputs;  // in the order given, each kind once
   for (const std::string& s : split_list(setting(r, cli, file, "inputs"), "inputs"))

@@ -14,6 +14,7 @@
 #include <random>
 
 #include "core/distributed.hpp"
+#include "core/exit_status.hpp"
 #include "core/random.hpp"
 #include "core/schema.hpp"
 #include "harness/pipeline.hpp"
@@ -435,11 +436,11 @@ class Run {
 
   int stop_interrupted() {
     clear_in_flight();  // an interrupt is not a crash: --resume runs them again
-    if (!root()) return 130;
+    if (!root()) return MMLAB_INTERRUPTED;
     std::fprintf(stderr, "\nmmlab: interrupted; %zu rows written to %s.%s\n", counts_[0] + counts_[1] + counts_[2],
                  where().c_str(), plan_.output.empty() ? "" : " Rerun with --resume to complete.");
-    if (!alone()) abort_job(130);
-    return 130;
+    if (!alone()) abort_job(MMLAB_INTERRUPTED);
+    return MMLAB_INTERRUPTED;
   }
 
   int finish() {

@@ -41,9 +41,21 @@
 extern "C" {
 #endif
 
+/* The exit statuses, the commands' (mmlab, mmlab-analyze) and every call's here, written once. */
+enum {
+  MMLAB_DONE = 0,
+  MMLAB_FAILED = 1,      /* a failed row, or a fatal error */
+  MMLAB_BAD_INPUT = 2,   /* bad input: nothing run */
+  MMLAB_NOT_WRITTEN = 3, /* an output could not be written (the rows written before stay whole) */
+  MMLAB_INTERRUPTED = 130
+};
+
 /* The API this header describes; a caller built against another refuses the library. */
-#define MMLAB_LAB_API_VERSION 2
+#define MMLAB_LAB_API_VERSION 3
 int32_t mmlab_lab_api_version(void);
+
+/* The git revision the library was built from (as `mmlab --version` says it). */
+const char* mmlab_version(void);
 
 /* A lab: the built-in algorithms; NULL (and the message) where it cannot be made. Free it with
  * mmlab_lab_free once no plan of it is used. */
@@ -54,6 +66,11 @@ void mmlab_lab_free(mmlab_lab* lab);
 mmlab_lab* mmlab_lab_default(void);
 
 /* A plan of `lab`'s: the experiment file `experiment` (NULL for none) and then keywords. */
+/* The lab's catalog: its algorithms, their variants and axes, as `mmlab list --format json` writes them
+ * (one JSON array), handed to `put` whole, once. */
+typedef void (*mmlab_text_put)(void* context, const char* text);
+int32_t mmlab_catalog(mmlab_lab* lab, mmlab_text_put put, void* context, char* message, size_t message_size);
+
 typedef struct mmlab_plan mmlab_plan;
 mmlab_plan* mmlab_plan_new(mmlab_lab* lab, const char* experiment, char* message, size_t message_size);
 /* A keyword: an option of `mmlab run --help` without its dashes ('-' and '_' alike: "l2_flush"), or

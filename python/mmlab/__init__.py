@@ -12,7 +12,6 @@ same harness, checks, messages and statistics as the `mmlab` and `mmlab-analyze`
 rows come back from the library as they finish, typed by the lab's schema: no file is written unless
 `output=` asks for one.
 """
-import json
 
 import pandas as pd
 
@@ -28,13 +27,13 @@ __all__ = ["algorithms", "run", "read", "compare", "algorithm", "Algorithm", "La
 
 def version():
     """The git revision the lab's library was built from."""
-    return _lib.command(["--version"], capture=True)[1].split()[-1]
+    return _lib.version()
 
 
 def algorithms():
     """A row per algorithm and variant: backend, summaries, whether it is deterministic or run only on
     request, its axes ({axis: values swept by `all`}) and their defaults, its limits and source."""
-    listed = json.loads(_lib.command(["list", "--format", "json"], capture=True)[1])
+    listed = _lib.catalog()
     rows = []
     for a in listed:
         for v in a["variants"]:

@@ -10,6 +10,7 @@ import warnings
 
 from . import _arrays, _lib
 
+# include/mmlab/plugin.h's numbers (tests/python/test_package.py holds them to the header).
 _ABI_VERSION = 1  # MMLAB_PLUGIN_ABI_VERSION
 _BACKENDS = {"gpu": 0, "host": 1}
 _KINDS = {"integer": 0, "shape": 1, "choice": 2}

@@ -7,7 +7,11 @@ import os
 import pathlib
 import tempfile
 
-API_VERSION = 2  # include/mmlab/lab.h's MMLAB_LAB_API_VERSION
+# The exit statuses of include/mmlab/lab.h (MMLAB_DONE ... MMLAB_INTERRUPTED); tests/python/test_package.py
+# holds them to the header.
+DONE, FAILED, BAD_INPUT, NOT_WRITTEN, INTERRUPTED = 0, 1, 2, 3, 130
+
+API_VERSION = 3  # include/mmlab/lab.h's MMLAB_LAB_API_VERSION
 _NAME = "libmmlab_lab.so"
 _library = None
 
@@ -82,9 +86,9 @@ def command(args, *, analyze=False, capture=False, check=True):
         if out_path:
             os.unlink(out_path)
     why = message.value.decode(errors="replace")
-    if status == 2:
+    if status == BAD_INPUT:
         raise ValueError(why or f"{program}: bad input")
-    if check and status != 0:
+    if check and status != DONE:
         raise CommandError(why or f"{program} {' '.join(argv[1:])}: exit status {status}", status)
     return status, text
 
@@ -97,6 +101,24 @@ def schema():
     """The CSV schema: {'version', 'results': [{'name', 'type', 'unit'} (a choice column also 'values', its
     domain, and 'open': whether a value may carry a parameter)], 'samples': [...]}."""
     return json.loads(_fn("mmlab_schema_json", _text)().decode())
+
+
+def version():
+    """The git revision the library was built from."""
+    return _fn("mmlab_version", _text)().decode()
+
+
+_TextPut = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
+
+
+def catalog(lab=None):
+    """The lab's algorithms (the process's lab by default) as `mmlab list --format json` lists them."""
+    texts = []
+    put = _TextPut(lambda _, text: texts.append(text.decode()))
+    message = _message()
+    _check(_fn("mmlab_catalog", _i32, _ptr, _TextPut, ctypes.c_void_p, _text, _size)(
+        (lab or Lab())._handle, put, None, message, len(message)), message, "mmlab_catalog")
+    return json.loads(texts[0])
 
 
 def layouts():
@@ -134,9 +156,9 @@ def _message():
 
 def _check(status, message, what):
     why = message.value.decode(errors="replace")
-    if status == 2:
+    if status == BAD_INPUT:
         raise ValueError(why or f"{what}: bad input")
-    if status not in (0, 1):
+    if status not in (DONE, FAILED):
         raise CommandError(why or f"{what}: exit status {status}", status)
     return status
 
@@ -219,7 +241,7 @@ def run(plan):
     del keep_alive
     if errors:
         raise errors[0]
-    _check(status if status != 130 else 0, message, "mmlab run")
+    _check(status if status != INTERRUPTED else DONE, message, "mmlab run")
     return status, tables[RESULTS], tables[SAMPLES]
 
 

@@ -210,7 +210,9 @@ TEST(Csv, ChoiceColumnsCarryTheirValues) {
     EXPECT_EQ(d.values.size(), c.values.count);
     for (std::size_t i = 0; i < c.values.count; ++i) EXPECT_TRUE(in_domain(c.name, c.values.names[i]));
   }
-  EXPECT_EQ(choices, 7u);
+  EXPECT_EQ(choices, 8u);
+  EXPECT_TRUE(in_domain(column_name(Col::trial_inputs), "own"));
+  EXPECT_FALSE(in_domain(column_name(Col::trial_inputs), "fresh"));
   for (Scope s : {Scope::kernel, Scope::batched, Scope::end_to_end}) EXPECT_EQ(parse_scope(scope_name(s)), s);
   for (Timer t : kAllTimers) EXPECT_TRUE(in_domain(column_name(Col::timer), timer_name(t)));
   for (Status s : {Status::ok, Status::skipped, Status::failed}) EXPECT_EQ(parse_status(status_name(s)), s);

@@ -125,7 +125,7 @@ TEST(Options, BadInputIsAUsageErrorNamingTheValidChoices) {
   EXPECT_NE(message({{"size", "1:2"}}).find("start:stop:step"), std::string::npos);
   EXPECT_NE(message({{"m", "3"}}).find("all three"), std::string::npos);
   EXPECT_NE(message({{"scope", "kernels"}}).find("end_to_end"), std::string::npos);
-  EXPECT_NE(message({{"l2-flush", "maybe"}}).find("on or off"), std::string::npos);
+  EXPECT_NE(message({{"l2-flush", "maybe"}}).find("(valid: off, on)"), std::string::npos);
   EXPECT_NE(message({{"block", "16x"}}).find("block"), std::string::npos);
   EXPECT_NE(message({{"trials", "many"}}).find("trials"), std::string::npos);
   EXPECT_NE(message({{"resume", "1"}, {"overwrite", "1"}}).find("exclude"), std::string::npos);

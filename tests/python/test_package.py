@@ -169,19 +169,22 @@ def test_two_threads_run_the_lab_at_once(tmp_path):
 
 
 def test_a_command_from_inside_a_running_one_is_refused_not_a_deadlock(tmp_path):
-    said = []
+    said, answered = [], []
 
     @mmlab.algorithm("py_calls_the_lab", backend="host")
     def calls_the_lab(a, b, c, *, params, stream):
         try:
-            mmlab.version()
+            mmlab._lib.command(["list"], capture=True)
         except ValueError as e:
             said.append(str(e))
+        # What is not a command (the revision, the catalog: typed calls) answers from inside too.
+        answered.append((mmlab.version(), len(mmlab.algorithms())))
         c[:] = a @ b
 
     r = mmlab.run(algorithms=[calls_the_lab], shapes=[(24, 16, 8)], trials=2, output=tmp_path / "in.csv")
     assert r.rows["status"].tolist() == ["ok"]
     assert said and all("inside a running command" in s for s in said)
+    assert answered and all(v == mmlab.version() and n > 0 for v, n in answered)
 
 
 def no_temporary_files(tmp_path, monkeypatch):
@@ -573,3 +576,40 @@ def test_a_plan_is_set_key_by_key_and_run():
     r = plan.run()
     assert list(r.rows["status"]) == ["ok"] and int(r.rows["trials"].iloc[0]) == 2
     assert list(mmlab.Lab().plan(algorithms=["eigen"], shapes=[(5, 5, 5)], trials=1).run().rows["status"]) == ["ok"]
+
+
+def test_exit_statuses_are_the_headers(root):
+    """The package's exit statuses are include/mmlab/lab.h's, written there once."""
+    import re
+    header = (root / "include" / "mmlab" / "lab.h").read_text()
+    found = dict(re.findall(r"MMLAB_(DONE|FAILED|BAD_INPUT|NOT_WRITTEN|INTERRUPTED) = (\d+)", header))
+    assert {k: int(v) for k, v in found.items()} == {
+        "DONE": mmlab._lib.DONE, "FAILED": mmlab._lib.FAILED, "BAD_INPUT": mmlab._lib.BAD_INPUT,
+        "NOT_WRITTEN": mmlab._lib.NOT_WRITTEN, "INTERRUPTED": mmlab._lib.INTERRUPTED}
+
+
+def test_plugin_constants_are_the_headers(root):
+    """The plugin ABI's numbers the package describes Python algorithms with are include/mmlab/plugin.h's."""
+    import re
+    from mmlab import _algorithm
+    header = (root / "include" / "mmlab" / "plugin.h").read_text()
+    assert int(re.search(r"#define MMLAB_PLUGIN_ABI_VERSION (\d+)", header).group(1)) == _algorithm._ABI_VERSION
+    backends = {k.lower(): int(v) for k, v in re.findall(r"MMLAB_BACKEND_(DEVICE|HOST) = (\d+)", header)}
+    assert backends == {"device": _algorithm._BACKENDS["gpu"], "host": _algorithm._BACKENDS["host"]}
+    kinds = {k.lower(): int(v) for k, v in re.findall(r"MMLAB_AXIS_(INTEGER|SHAPE|CHOICE) = (\d+)", header)}
+    assert kinds == _algorithm._KINDS
+
+
+def test_version_and_catalog_come_without_a_file_or_argv(monkeypatch, bin_dir):
+    """Issue #82: mmlab.version() and mmlab.algorithms() through typed C calls (mmlab_version,
+    mmlab_catalog), no command line and no temporary file for its standard output."""
+    import tempfile
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a temporary file")
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(mmlab._lib, "command", refuse)
+    assert mmlab.version() == subprocess.run([str(bin_dir / "mmlab"), "--version"], capture_output=True,
+                                             text=True).stdout.split()[-1]
+    listed = mmlab.algorithms()
+    assert {"eigen", "cublas", "flagship", "dist_cannon"} <= set(listed["algorithm"])

@@ -42,7 +42,7 @@ struct FreshTrials {
   // every one below kFromMemoryRatio of the fastest of at least five `fresh` ones whose median is
   // kFromMemoryFloorMs or more (below it the timer's and the launch's jitter are the size of any gain).
   // A row that does is confirmed (confirm()) before it is judged: a library whose times jump between
-  // two modes (cuBLASXt's 1.7 and 5 ms at 1375x526x130, its host threads' wake-ups) can put its two
+  // two modes (cuBLASXt's, near 2 and near 5 ms at 1375x526x130, its host threads' wake-ups) can put its two
   // trials on seen inputs in the fast one and its five own in the slow one by chance (about 1 in 100).
   static bool suspicious(const std::vector<double>& repeated, const std::vector<double>& fresh);
   // kConfirmPairs more trials of each kind, in turns (`one(true)`: a trial on inputs of its own, timed
@@ -50,7 +50,7 @@ struct FreshTrials {
   // `fresh`; the verdict is theirs alone (not the trials that raised the suspicion): answers from memory
   // where at most kConfirmInversions of their kConfirmPairs^2 pairs have the trial on seen inputs at or
   // above kFromMemoryRatio of the own one (one slow seen trial, a host's jitter, is 8). Honest trials,
-  // whatever their distribution, come out that way with probability at most 67 / C(16, 8) = 0.5% (the
+  // whatever their distribution, come out that way with probability at most 67 / C(16, 8) = 0.52% (the
   // Mann-Whitney U at most 8 of 64, the margin aside), and only after the suspicion (about 1 in 100 rows
   // for the noisiest library seen, none for the others).
   static constexpr int kConfirmPairs = 8, kConfirmInversions = 8;

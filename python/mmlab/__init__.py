@@ -30,10 +30,11 @@ def version():
     return _lib.version()
 
 
-def algorithms():
-    """A row per algorithm and variant: backend, summaries, whether it is deterministic or run only on
-    request, its axes ({axis: values swept by `all`}) and their defaults, its limits and source."""
-    listed = _lib.catalog()
+def algorithms(lab=None):
+    """A row per algorithm and variant of the process's lab (or `lab`'s): backend, summaries, whether it is
+    deterministic or run only on request, its axes ({axis: values swept by `all`}) and their defaults, its
+    limits and source."""
+    listed = _lib.catalog(lab._handle if lab is not None else None)
     rows = []
     for a in listed:
         for v in a["variants"]:
@@ -103,6 +104,10 @@ class Lab:
     def algorithm(self, name, backend="gpu", **options):
         """mmlab.algorithm, added to this lab only."""
         return algorithm(name, backend, lab=self, **options)
+
+    def algorithms(self):
+        """mmlab.algorithms of this lab: the built-in ones and what lab.algorithm added."""
+        return algorithms(lab=self)
 
 
 class Plan:

@@ -613,3 +613,17 @@ def test_version_and_catalog_come_without_a_file_or_argv(monkeypatch, bin_dir):
                                              text=True).stdout.split()[-1]
     listed = mmlab.algorithms()
     assert {"eigen", "cublas", "flagship", "dist_cannon"} <= set(listed["algorithm"])
+
+
+def test_a_lab_lists_its_own_algorithms():
+    """Issue #82: a Lab's catalog is its own (mmlab_catalog of its handle): what lab.algorithm added is
+    listed there and not in the process's."""
+    lab = mmlab.Lab()
+
+    @lab.algorithm("np_listed_in_its_lab", backend="host")
+    def listed(a, b, c, *, params, stream):
+        c[:] = a @ b
+
+    mine = set(lab.algorithms()["algorithm"])
+    assert "np_listed_in_its_lab" in mine and "eigen" in mine
+    assert "np_listed_in_its_lab" not in set(mmlab.algorithms()["algorithm"])

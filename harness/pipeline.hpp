@@ -42,8 +42,8 @@ struct FreshTrials {
   // every one below kFromMemoryRatio of the fastest of at least five `fresh` ones whose median is
   // kFromMemoryFloorMs or more (below it the timer's and the launch's jitter are the size of any gain).
   // A row that does is confirmed (confirm()) before it is judged: a library whose times jump between
-  // two modes (cuBLASXt's, near 2 and near 5 ms at 1375x526x130, its host threads' wake-ups) can put its two
-  // trials on seen inputs in the fast one and its five own in the slow one by chance (about 1 in 100).
+  // two groups (cuBLASXt's, near 2 and near 5 ms) can put its two trials on seen inputs in the fast one and
+  // its five own in the slow one by chance (it did once on an H200: data/cheats/h200-e431abe/, call 1).
   static bool suspicious(const std::vector<double>& repeated, const std::vector<double>& fresh);
   // kConfirmPairs more trials of each kind, in turns (`one(true)`: a trial on inputs of its own, timed
   // and judged; `one(false)`: on the verified inputs; each returns its ms), appended to `repeated` and
@@ -51,8 +51,7 @@ struct FreshTrials {
   // where at most kConfirmInversions of their kConfirmPairs^2 pairs have the trial on seen inputs at or
   // above kFromMemoryRatio of the own one (one slow seen trial, a host's jitter, is 8). Honest trials,
   // whatever their distribution, come out that way with probability at most 67 / C(16, 8) = 0.52% (the
-  // Mann-Whitney U at most 8 of 64, the margin aside), and only after the suspicion (about 1 in 100 rows
-  // for the noisiest library seen, none for the others).
+  // Mann-Whitney U at most 8 of 64, the margin aside), and only after a suspicion.
   static constexpr int kConfirmPairs = 8, kConfirmInversions = 8;
   static Reason confirm(std::vector<double>& repeated, std::vector<double>& fresh,
                         const std::function<double(bool fresh)>& one);

@@ -12,6 +12,13 @@
 
 namespace mmlab::test {
 
+// A machine without a GPU, as the CPU tests run the harness on.
+inline DeviceInfo no_gpu() {
+  DeviceInfo d;
+  d.absent_reason = "no CUDA GPU (test)";
+  return d;
+}
+
 // The example plugin's file: MMLAB_TEST_PLUGIN when set (tests run on another machine than they were
 // built on), else the one built with the tests. A build without it tests the built-ins only.
 inline std::string example_plugin_path() {

@@ -16,11 +16,7 @@
 namespace mmlab {
 namespace {
 
-DeviceInfo no_gpu() {
-  DeviceInfo d;
-  d.absent_reason = "no CUDA GPU (test)";
-  return d;
-}
+using test::no_gpu;
 
 enum class Trick { none, memo, stale };
 

@@ -8,11 +8,7 @@
 namespace mmlab {
 namespace {
 
-DeviceInfo no_gpu() {
-  DeviceInfo d;
-  d.absent_reason = "no CUDA GPU (test)";
-  return d;
-}
+using test::no_gpu;
 
 TEST(HostRun, EigenMatchesFloat64OnAwkwardShapes) {
   const Algorithm& eigen = *test::lab().find("eigen");

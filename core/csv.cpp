@@ -43,29 +43,38 @@ std::string csv_line(const CsvRow& row) {
   return out + '\n';
 }
 
-CsvRow parse_csv_line(const std::string& line, const std::string& where) {
+CsvRow parse_csv_line(const std::string& line, const std::string& where, bool trim) {
   CsvRow out(1);
   bool quoted = false;
+  std::size_t kept = 0;  // the field's length up to its last character that is not a trimmed blank
+  const auto blank = [](char c) { return c == ' ' || c == '\t'; };
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
+    std::string& field = out.back();
     if (quoted) {
       if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
+        field += '"';
         ++i;
       } else if (c == '"') {
         quoted = false;
       } else {
-        out.back() += c;
+        field += c;
       }
+      kept = field.size();
     } else if (c == '"') {
       quoted = true;
+      kept = field.size();
     } else if (c == ',') {
+      if (trim) field.resize(kept);
       out.emplace_back();
-    } else if (c != '\r') {
-      out.back() += c;
+      kept = 0;
+    } else if (c != '\r' && !(trim && blank(c) && field.empty())) {
+      field += c;
+      if (!blank(c)) kept = field.size();
     }
   }
   if (quoted) throw UsageError(where + ": unterminated quoted field");
+  if (trim) out.back().resize(kept);
   return out;
 }
 
@@ -127,6 +136,37 @@ CsvTable read_csv(const std::string& path) {
     t.rows.push_back(std::move(row));
   }
   return t;
+}
+
+CsvColumns::CsvColumns(const std::string& path, std::vector<std::string> wanted) : in_(path), path_(path) {
+  std::string line;
+  if (!in_.next(line)) throw UsageError(path + ": empty, no header");
+  header_ = parse_csv_line(line, in_.where(), true);
+  for (std::size_t i = 0; i < header_.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (header_[i] == header_[j]) throw UsageError(in_.where() + ": the header names column '" + header_[i] + "' twice");
+  for (const std::string& w : wanted) {
+    const auto it = std::find(header_.begin(), header_.end(), w);
+    at_.push_back(it == header_.end() ? -1 : int(it - header_.begin()));
+  }
+}
+
+bool CsvColumns::has(const std::string& column) const {
+  return std::find(header_.begin(), header_.end(), column) != header_.end();
+}
+
+bool CsvColumns::next(CsvRow& values) {
+  std::string line;
+  if (!in_.next(line)) return false;
+  if (line.empty()) throw UsageError(in_.where() + ": an empty line (a row has " + std::to_string(header_.size()) + " fields)");
+  CsvRow row = parse_csv_line(line, in_.where(), true);
+  if (row.size() != header_.size())
+    throw UsageError(in_.where() + ": " + std::to_string(row.size()) + " fields, the header has " +
+                     std::to_string(header_.size()));
+  values.assign(at_.size(), "");
+  for (std::size_t i = 0; i < at_.size(); ++i)
+    if (at_[i] >= 0) values[i] = std::move(row[std::size_t(at_[i])]);
+  return true;
 }
 
 Record& Record::set(const std::string& column, const std::string& value) {

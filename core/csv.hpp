@@ -36,7 +36,10 @@ struct CsvTable {
 
 std::string csv_escape(const std::string& field);
 std::string csv_line(const CsvRow& row);  // with the trailing newline
-CsvRow parse_csv_line(const std::string& line, const std::string& where);
+// The lab's one CSV parser: a line's fields, a quoted one unescaped ("" inside quotes is one quote);
+// with `trim`, spaces and tabs outside quotes around each field dropped. UsageError naming `where`
+// for an unterminated quote.
+CsvRow parse_csv_line(const std::string& line, const std::string& where, bool trim = false);
 CsvTable read_csv(const std::string& path);  // throws UsageError on malformed files
 
 inline constexpr std::size_t kMaxCsvLine = std::size_t(1) << 20;  // 1 MiB; mmlab's rows are < 4 KiB
@@ -56,6 +59,25 @@ class LineReader {
   std::ifstream in_;
   std::size_t number_ = 0;
   bool torn_ = false;
+};
+
+// A CSV file read by the names of its columns (the results reader's, core/results.cpp): its header,
+// then each row's fields of the columns `wanted`, in that order, "" where the file has no such column,
+// whatever their order in the file; fields trimmed (parse_csv_line). A header naming a column twice,
+// no header, an empty line, a row of another width than the header or an unterminated quote is a
+// UsageError naming the file and line.
+class CsvColumns {
+ public:
+  CsvColumns(const std::string& path, std::vector<std::string> wanted);
+  bool has(const std::string& column) const;
+  bool next(CsvRow& values);  // false at the end
+  std::size_t line() const { return in_.number(); }  // of the row last returned, from 1
+
+ private:
+  LineReader in_;
+  std::string path_;
+  CsvRow header_;
+  std::vector<int> at_;  // each wanted column's place in the header; -1 when absent
 };
 
 // A path that exists and is not a regular file (a folder, a device such as /dev/null or /dev/full,

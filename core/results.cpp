@@ -1,7 +1,5 @@
 #include "core/results.hpp"
 
-#include <libfccp/csv.h>
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -27,18 +25,6 @@ namespace mmlab {
 
 namespace {
 constexpr std::size_t kColumns = kResultColumns.size();
-using Reader = io::CSVReader<kColumns, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>>;
-using SampleReader = io::CSVReader<6, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>>;
-
-template <std::size_t... I>
-void read_header(Reader& in, std::index_sequence<I...>) {
-  in.read_header(io::ignore_extra_column | io::ignore_missing_column, std::string(kResultColumns[I].name)...);
-}
-
-template <class R, std::size_t... I>
-bool read_row(R& in, std::array<std::string, sizeof...(I)>& row, std::index_sequence<I...>) {
-  return in.read_row(row[I]...);
-}
 
 std::string where(const std::string& file, unsigned line, const std::string& column) {
   return file + ":" + std::to_string(line) + ": column '" + column + "'";
@@ -71,36 +57,11 @@ double measured(const std::string& text, const std::string& file, unsigned line,
   return v;
 }
 
-// The file as fast-cpp-csv-parser reads it, with a final newline supplied when the file lacks one
-// (its reader otherwise looks past the data it read).
-class NewlineTerminated : public io::ByteSourceBase {
- public:
-  explicit NewlineTerminated(const std::string& path) : f_(std::fopen(path.c_str(), "rb")) {
-    if (!f_) throw AnalysisError(path + ": cannot be read");
-  }
-  ~NewlineTerminated() override { std::fclose(f_); }
-  // The reader stops asking once a read returns less than it asked for: the newline goes with the
-  // file's last bytes.
-  int read(char* buffer, int size) override {
-    if (done_ || size <= 0) return 0;
-    std::size_t n = std::fread(buffer, 1, std::size_t(size), f_);
-    if (n > 0) newline_ = buffer[n - 1] == '\n';
-    if (n < std::size_t(size)) {  // the end of the file
-      done_ = true;
-      if (!newline_) buffer[n++] = '\n';
-    }
-    return int(n);
-  }
-
- private:
-  std::FILE* f_;
-  bool newline_ = true, done_ = false;
-};
-
 // A row is whole only with its line end (the rule --resume keeps, core/csv.cpp): a file whose last line
 // has none ends in a row cut short, by a crash or by a copy, whose last value may read as another
 // number (5.39539175e-09 cut to 5.395). It is refused, never read.
-std::unique_ptr<io::ByteSourceBase> source(const std::string& path) {
+// The file's columns `wanted`, row by row (core/csv.hpp's reader); what it refuses is an AnalysisError.
+std::unique_ptr<CsvColumns> open_columns(const std::string& path, const std::vector<std::string>& wanted) {
   if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
     const bool cut = std::fseek(f, -1, SEEK_END) == 0 && std::fgetc(f) != '\n';
     std::fclose(f);
@@ -108,18 +69,22 @@ std::unique_ptr<io::ByteSourceBase> source(const std::string& path) {
       throw AnalysisError(path + ": its last line has no line end: a row cut short (a crash, or a copy cut it), "
                                  "not read; `mmlab run --resume` with its results file as the output cuts it off");
   }
-  return std::make_unique<NewlineTerminated>(path);
-}
-
-// fast-cpp-csv-parser reports errors through its own exception types; keep their text (file, line,
-// column) and make them ours.
-[[noreturn]] void rethrow(const std::string& file) {
   try {
-    throw;
-  } catch (const io::error::base& e) {
-    throw AnalysisError(file + ": " + e.what());
+    return std::make_unique<CsvColumns>(path, wanted);
+  } catch (const UsageError& e) {
+    throw AnalysisError(e.what());
   }
 }
+
+// The next row of `in`; the reader's refusals (a row of another width, a quote left open) as AnalysisErrors.
+bool next_row(CsvColumns& in, CsvRow& row) {
+  try {
+    return in.next(row);
+  } catch (const UsageError& e) {
+    throw AnalysisError(e.what());
+  }
+}
+
 // A version 7 row in version 8's words: a distributed row's engine is the spec its engine axis's value
 // named (version 8 records the resolved spec of what ran the local products; the spec's algorithm and
 // variant are what the analysis matches a baseline on). Its layout, bound and energy were not measured.
@@ -262,32 +227,28 @@ static void attach_samples(const std::string& file, std::vector<Result>& rows, s
   };
   std::unordered_map<std::string, std::map<long, Trial>> by_run;  // run_id -> trial number -> trial
   // An empty file: a run that timed nothing (its rows all skipped or failed) had no samples to write.
-  if (std::filesystem::file_size(path) > 0) try {
-      SampleReader in(path, source(path));
-      in.read_header(io::ignore_extra_column | io::ignore_missing_column, "run_id", "trial", "ms",
-                     "clock_mhz", "host_ms", "energy_j");
-      std::string run, trial, ms, clock, host, energy;
-      while (in.read_row(run, trial, ms, clock, host, energy)) {
-        const unsigned line = in.get_file_line();
-        if (trial.empty()) throw AnalysisError(where(path, line, "trial") + ": empty");
-        const long t = integer(trial, path, line, "trial");
-        if (t < 0) throw AnalysisError(where(path, line, "trial") + ": " + trial + " is negative");
-        Trial x;
-        x.ms = sample_time(ms, path, line, "ms");
-        if (!clock.empty()) x.clock = measured(clock, path, line, "clock_mhz");
-        if (!host.empty()) x.host = sample_time(host, path, line, "host_ms");
-        if (!energy.empty()) x.energy = measured(energy, path, line, "energy_j");
-        x.line = line;
-        auto [it, fresh] = by_run[run].emplace(t, x);
-        if (!fresh)
-          throw AnalysisError(path + ":" + std::to_string(line) + ": trial " + trial + " of run_id " + run +
-                              " again (first on line " + std::to_string(it->second.line) +
-                              "); each trial is recorded once");
-        clock.clear(), host.clear(), energy.clear();
-      }
-    } catch (const io::error::base&) {
-      rethrow(path);
+  if (std::filesystem::file_size(path) > 0) {
+    const std::unique_ptr<CsvColumns> in =
+        open_columns(path, {"run_id", "trial", "ms", "clock_mhz", "host_ms", "energy_j"});
+    for (CsvRow f; next_row(*in, f);) {
+      const std::string &run = f[0], &trial = f[1], &ms = f[2], &clock = f[3], &host = f[4], &energy = f[5];
+      const unsigned line = unsigned(in->line());
+      if (trial.empty()) throw AnalysisError(where(path, line, "trial") + ": empty");
+      const long t = integer(trial, path, line, "trial");
+      if (t < 0) throw AnalysisError(where(path, line, "trial") + ": " + trial + " is negative");
+      Trial x;
+      x.ms = sample_time(ms, path, line, "ms");
+      if (!clock.empty()) x.clock = measured(clock, path, line, "clock_mhz");
+      if (!host.empty()) x.host = sample_time(host, path, line, "host_ms");
+      if (!energy.empty()) x.energy = measured(energy, path, line, "energy_j");
+      x.line = line;
+      auto [it, fresh] = by_run[run].emplace(t, x);
+      if (!fresh)
+        throw AnalysisError(path + ":" + std::to_string(line) + ": trial " + trial + " of run_id " + run +
+                            " again (first on line " + std::to_string(it->second.line) +
+                            "); each trial is recorded once");
     }
+  }
   std::vector<Result> kept(rows.begin(), rows.begin() + long(first));
   for (std::size_t i = first; i < rows.size(); ++i) {
     Result& r = rows[i];
@@ -381,23 +342,21 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
   for (const std::string& file : files) {
     require_results_file(file);
     const std::size_t first = out.size();
-    try {
-      Reader in(file, source(file));
-      read_header(in, std::make_index_sequence<kColumns>{});
-      const int version = schema_version_of([&](const std::string& c) { return in.has_column(c); });
+    {
+      const std::unique_ptr<CsvColumns> in = open_columns(file, required_columns());
+      const int version = schema_version_of([&](const std::string& c) { return in->has(c); });
       for (const std::string& c : result_columns_of(version))
-        if (!in.has_column(c))
+        if (!in->has(c))
           throw AnalysisError(file + ": not an mmlab results file (no column '" + c + "')");
-      std::array<std::string, kColumns> row;
       std::map<std::string, unsigned> run_ids;  // run_id -> its line
-      while (read_row(in, row, std::make_index_sequence<kColumns>{})) {
+      for (CsvRow row; next_row(*in, row);) {
         if (row[0] == required_columns()[0] && row[1] == required_columns()[1])
-          throw AnalysisError(file + ":" + std::to_string(in.get_file_line()) +
+          throw AnalysisError(file + ":" + std::to_string(in->line()) +
                               ": the header again (two files joined?); mmlab writes it once, on line 1");
         Result r;
         r.file = file;
-        r.line = in.get_file_line();
-        for (std::size_t i = 0; i < kColumns; ++i) r.fields[required_columns()[i]] = row[i];
+        r.line = unsigned(in->line());
+        for (std::size_t i = 0; i < kColumns; ++i) r.fields[required_columns()[i]] = std::move(row[i]);
         if (version == 1) upgrade_v1(r.fields);
         if (version <= 2) upgrade_v2(r.fields);
         if (version <= 3) upgrade_v3(r.fields);
@@ -405,7 +364,6 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         if (version <= 6) upgrade_v6(r.fields);
         if (version <= 7) upgrade_v7(r.fields);
         current_names(r.fields);
-        row.fill("");
         auto num = [&](const char* c) { return number(r.fields[c], file, r.line, c); };
         auto whole = [&](const char* c) { return integer(r.fields[c], file, r.line, c); };
         r.run_id = r.fields["run_id"];
@@ -481,8 +439,6 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         r.fields["run"] = r.run_id.substr(0, r.run_id.rfind('-'));  // one mmlab invocation
         out.push_back(std::move(r));
       }
-    } catch (const io::error::base&) {
-      rethrow(file);
     }
     if (samples) attach_samples(file, out, first, bad);
   }

@@ -1,6 +1,6 @@
 // Reading mmlab's results: the tidy CSV (one row per configuration) and its raw samples. The lab's one
 // reader of results (the analysis, `mmlab-analyze rows`, and through it Python's mmlab.read): every
-// older schema upgraded to this one on the way in. Plain C++ (no CUDA): CSV through fast-cpp-csv-parser.
+// older schema upgraded to this one on the way in. Plain C++ (no CUDA): CSV through core/csv.hpp's one parser.
 #pragma once
 
 #include <limits>

@@ -1260,8 +1260,8 @@ TEST(Cli, ANaNSampleIsAnErrorNotAHang) {
   EXPECT_EQ(cli("compare " + (d / "r.csv") + " --baseline cublas --size 4096", "timeout 60 "), 2);
 }
 
-// fast-cpp-csv-parser looked one byte past the data of a file without a final newline (valgrind:
-// a jump on an uninitialised value); the reader now supplies the newline. Skipped without valgrind.
+// A file without a final newline under valgrind: the reader (once fast-cpp-csv-parser, which looked one
+// byte past the data there) reads no byte it did not get.
 // A file whose last line has no line end is refused (exit 2: its last row may be cut short), cleanly.
 TEST(Cli, AFileWithoutAFinalNewlineIsRefusedCleanlyUnderValgrind) {
   if (std::system("command -v valgrind >/dev/null 2>&1") != 0) GTEST_SKIP() << "valgrind is not installed";

@@ -40,6 +40,46 @@ TEST(Csv, EscapeAndParseRoundTrip) {
   EXPECT_THROW(parse_csv_line("\"open", "t"), UsageError);
 }
 
+// The one parser's trimming (the results reader's): blanks outside quotes go, those inside stay.
+TEST(Csv, TrimDropsBlanksOutsideQuotesOnly) {
+  EXPECT_EQ(parse_csv_line(" a ,\t\"b, \" ,c", "t", true), (CsvRow{"a", "b, ", "c"}));
+  EXPECT_EQ(parse_csv_line(" a ,b", "t"), (CsvRow{" a ", "b"}));
+  EXPECT_EQ(parse_csv_line(",  ,", "t", true), (CsvRow{"", "", ""}));
+}
+
+// Columns by name: any order in the file, "" for one the file lacks; what is malformed names its line.
+TEST(Csv, ColumnsByNameAndTheirRefusals) {
+  TempDir d;
+  std::ofstream(d.file("r.csv")) << "c,a,x\n3,1,9\n 6 ,\"4,5\",9\n";
+  CsvColumns in(d.file("r.csv"), {"a", "b", "c"});
+  EXPECT_TRUE(in.has("x"));
+  EXPECT_FALSE(in.has("b"));
+  CsvRow row;
+  ASSERT_TRUE(in.next(row));
+  EXPECT_EQ(row, (CsvRow{"1", "", "3"}));
+  EXPECT_EQ(in.line(), 2u);
+  ASSERT_TRUE(in.next(row));
+  EXPECT_EQ(row, (CsvRow{"4,5", "", "6"}));
+  EXPECT_FALSE(in.next(row));
+  const auto refused = [&](const std::string& text, const std::string& says) {
+    std::ofstream(d.file("bad.csv")) << text;
+    try {
+      CsvColumns bad(d.file("bad.csv"), {"a"});
+      for (CsvRow r; bad.next(r);) {
+      }
+      ADD_FAILURE() << text << " was read";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused("a,b\n1,2\n1\n", "bad.csv:3: 1 fields, the header has 2");
+  refused("a,b\n1,2,3\n", "bad.csv:2: 3 fields");
+  refused("a,b\n\n1,2\n", "bad.csv:2: an empty line");
+  refused("a,a\n1,2\n", "names column 'a' twice");
+  refused("a,b\n\"1,2\n", "unterminated quoted field");
+  refused("", "empty, no header");
+}
+
 TEST(Csv, WriteThenReadBack) {
   TempDir d;
   {

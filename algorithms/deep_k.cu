@@ -125,7 +125,7 @@ long slots(const Params& q, const DeviceInfo& d) {
   const Point& k = kKernels.at(q);
   const long per_sm = d.present ? k.blocks_per_sm()
                                 : h100_resident_blocks(k.min_blocks, shared_bytes(q.shape("tile"), q.shape("warp")));
-  return (d.sm_count > 0 ? d.sm_count : 132) * std::max(1L, per_sm);
+  return planning_sms(d) * std::max(1L, per_sm);
 }
 
 // `waves`: the split whose blocks fill the slots once, each slice at least kMinSliceTiles stages.

@@ -93,7 +93,7 @@ const std::vector<int>& occupancies(const DeviceInfo& d) {
 }
 
 Choice tuned(const Problem& p, const DeviceInfo& d, double* ms = nullptr) {
-  return cheapest_register_tile(p, d.sm_count > 0 ? d.sm_count : 132, occupancies(d), ms);
+  return cheapest_register_tile(p, planning_sms(d), occupancies(d), ms);
 }
 
 Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) {

@@ -105,7 +105,7 @@ Params resolve(const Problem& p, const Params& q, const DeviceInfo& d) {
   if (q.text("split") != "auto") return q;
   const Shape2 tile = q.shape("tile");
   const long tiles = long(ceil_div(p.m, tile.x)) * long(ceil_div(p.n, tile.y));
-  const long sms = d.sm_count > 0 ? d.sm_count : 132, stages = (p.k + kDepth - 1) / kDepth;
+  const long sms = planning_sms(d), stages = (p.k + kDepth - 1) / kDepth;
   long split = 1;
   while (split < 16 && tiles * (2 * split) <= 2 * sms && stages >= 2 * (2 * split)) split *= 2;
   Params out = q;

@@ -109,7 +109,7 @@ StreamKWork work_of(const Problem& p, const Params& q, const DeviceInfo& d) {
   // Without a GPU: the launch bounds' blocks, as many as an H100 SM's 228 KiB of shared memory holds.
   const long per_sm = d.present ? kernel.blocks_per_sm(shared_bytes(ch))
                                 : h100_resident_blocks(kernel.min_blocks, shared_bytes(ch));
-  const long sms = d.sm_count > 0 ? d.sm_count : 132;
+  const long sms = planning_sms(d);
   return plan(p, ch, variant_kind<Kind>(kVariants, q) == Kind::hybrid, sms * per_sm);
 }
 

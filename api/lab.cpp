@@ -20,6 +20,7 @@
 #include "analysis/cli.hpp"
 #include "analysis/report.hpp"
 #include "core/exit_status.hpp"
+#include "core/invocation.hpp"
 #include "core/json.hpp"
 #include "core/results.hpp"
 #include "core/revision.hpp"
@@ -213,6 +214,25 @@ MMLAB_PLUGIN_EXPORT int32_t mmlab_catalog(mmlab_lab* lab, mmlab_text_put put, vo
         std::ostringstream os;
         mmlab::list_json(catalog->registry.all(), os);
         put(context, os.str().c_str());
+        return int32_t(MMLAB_DONE);
+      },
+      message, message_size);
+}
+
+MMLAB_PLUGIN_EXPORT int32_t mmlab_read_params(mmlab_lab* lab, const char* algorithm, const char* text, mmlab_text_put put,
+                                         void* context, char* message, size_t message_size) {
+  return guarded(
+      [&] {
+        if (!lab || !algorithm || !text || !put)
+          throw mmlab::UsageError("mmlab_read_params: a lab, an algorithm, a text and a put function");
+        const auto catalog = lab->lab.catalog();
+        const mmlab::Algorithm* a = catalog->registry.find(algorithm);
+        if (!a) throw mmlab::UsageError(std::string("mmlab_read_params: no algorithm '") + algorithm + "' in this lab");
+        std::string out = "{";
+        const mmlab::Params read = mmlab::read_params(*a, "", text);
+        for (const auto& [axis, value] : read.values())
+          out += (out.size() > 1 ? ", " : "") + mmlab::json_string(axis) + ": " + mmlab::json_string(value);
+        put(context, (out + "}").c_str());
         return int32_t(MMLAB_DONE);
       },
       message, message_size);

@@ -14,6 +14,11 @@ DeviceInfo h100_description() {
   return d;
 }
 
+int planning_sms(const DeviceInfo& d) {
+  static const int described = h100_description().sm_count;
+  return d.sm_count > 0 ? d.sm_count : described;
+}
+
 Registry::Registry(std::initializer_list<std::vector<const Algorithm*>> lists) {
   for (const auto& list : lists)
     for (const Algorithm* a : list) {

@@ -106,6 +106,9 @@ struct DeviceInfo {
 // fitted occupancies stand in for the device's): 132 SMs, compute capability 9.0, its launch limits.
 // `mmlab terms` and the flagship's golden picks (tests/cpu/registry_test.cpp) price on it.
 DeviceInfo h100_description();
+// The SMs the models and dispatchers plan with: the device's, or where none is known (a machine without
+// a GPU resolving its skipped rows' configurations) the H100 description's.
+int planning_sms(const DeviceInfo& d);
 
 enum class Backend {
   device,       // A, B, C are device pointers; work is enqueued on `stream`

@@ -83,20 +83,31 @@ struct Model {
   double least_ms(double gflops, double gbytes_per_s, double latency_ms) const;
 };
 
-// The distributed algorithms' `engine` axis: each value and the engine spec ("algorithm:variant",
-// core/invocation.hpp) it names, the one list of them (distributed/engines.cu makes the engines; the
-// analysis reads rows of schema 7 and older, which recorded the value, as the spec). A value is the
-// name the same engine has everywhere in the lab (`tensor_cores`: the flagship's FP32-accurate
-// dispatcher, as out_of_core's engine and the flagship's variant are named).
+// The lab's engine names: the `engine` axis's values of an algorithm that runs another's products (the
+// distributed algorithms' local blocks, out_of_core's tiles) and the engine spec ("algorithm:variant",
+// core/invocation.hpp) each names, the one list of them; each axis offers its own subset
+// (kDistributedEngineValues; out_of_core's). A value is the name the same engine has everywhere in the
+// lab (`tensor_cores`: the flagship's FP32-accurate dispatcher, as the flagship's variant is named).
+// The analysis reads rows of schema 7 and older, which recorded the value, as the spec.
 struct EngineName {
   const char* value;
   const char* spec;
 };
-inline constexpr EngineName kDistributedEngines[] = {{"cublas", "cublas:default"},
-                                                     {"cublas_tf32", "cublas:tf32"},
-                                                     {"register_tiled", "register_tiled:tuned"},
-                                                     {"tensor_cores", "flagship:tensor_cores"},
-                                                     {"eigen", "eigen:default"}};
+inline constexpr EngineName kEngineNames[] = {{"cublas", "cublas:default"},
+                                              {"cublas_tf32", "cublas:tf32"},
+                                              {"register_tiled", "register_tiled:tuned"},
+                                              {"cuda_cores", "flagship:cuda_cores"},
+                                              {"tensor_cores", "flagship:tensor_cores"},
+                                              {"eigen", "eigen:default"}};
+// The distributed algorithms' engines (distributed/engines.cu makes them).
+inline constexpr const char* kDistributedEngineValues[] = {"cublas", "cublas_tf32", "register_tiled", "tensor_cores",
+                                                           "eigen"};
+// The spec an engine value names ("" for none).
+inline std::string engine_spec_of(const std::string& value) {
+  for (const EngineName& e : kEngineNames)
+    if (value == e.value) return e.spec;
+  return {};
+}
 // Older names of those values, read as the current ones wherever rows are read (a row written before
 // the rename keeps its words in its file): {older, current}.
 inline constexpr EngineName kEngineAliases[] = {{"tf32x3", "tensor_cores"}};
@@ -107,11 +118,11 @@ inline std::string current_engine_value(const std::string& value) {
     if (value == e.value) return e.spec;
   return value;
 }
-// The spec an `engine` value names, older names included ("" for none).
+// The spec a distributed algorithm's `engine` value names, older names included ("" for none).
 inline std::string distributed_engine_spec(const std::string& value) {
   const std::string current = current_engine_value(value);
-  for (const EngineName& e : kDistributedEngines)
-    if (current == e.value) return e.spec;
+  for (const char* v : kDistributedEngineValues)
+    if (current == v) return engine_spec_of(current);
   return {};
 }
 // A parameters text ("grid=2x2;engine=tf32x3;transport=nccl") with its engine's older name replaced

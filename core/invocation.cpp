@@ -107,6 +107,12 @@ void host_add(float* c, long ldc, const float* t, long m, long n, bool accumulat
     for (long j = 0; j < n; ++j) c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.f) + t[i * n + j];
 }
 
+Params read_params(const Algorithm& a, const std::string& variant, const std::string& text) {
+  std::vector<std::string> axes;
+  for (const Axis& x : a.axes) axes.push_back(x.name);
+  return Params::parse(variant, text, &axes);
+}
+
 std::string EngineSpec::text() const {
   if (!algorithm) return "";
   const std::string q = params.canonical();

@@ -104,6 +104,10 @@ struct EngineSpec {
   static EngineSpec parse(const std::string& text, const std::vector<const Algorithm*>& known);
 };
 
+// The configuration a row's `params` or `resolved` text names, of `a`'s variant `variant`: read by a's
+// axes (Params::parse), so a value that is itself a configuration (the flagship's pick) is read whole.
+Params read_params(const Algorithm& a, const std::string& variant, const std::string& text);
+
 // `d` outlives the invocation (the harness's device, a run's RunArgs::device).
 class Invocation {
  public:

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "core/invocation.hpp"  // EngineSpec
+
 namespace mmlab {
 
 bool Axis::applies_to(const std::string& variant) const {
@@ -120,12 +122,24 @@ std::string canonical_value(const Axis& axis, const std::string& text) {
 }
 
 void Params::set(const std::string& axis, const std::string& canonical) {
+  specs_.erase(std::remove_if(specs_.begin(), specs_.end(), [&](auto& kv) { return kv.first == axis; }), specs_.end());
   for (auto& [name, value] : values_)
     if (name == axis) {
       value = canonical;
       return;
     }
   values_.emplace_back(axis, canonical);
+}
+
+void Params::set(const std::string& axis, std::shared_ptr<const EngineSpec> spec) {
+  set(axis, spec->text());
+  specs_.emplace_back(axis, std::move(spec));
+}
+
+const EngineSpec* Params::spec(const std::string& axis) const {
+  for (auto& [name, spec] : specs_)
+    if (name == axis) return spec.get();
+  return nullptr;
 }
 
 bool Params::has(const std::string& axis) const {
@@ -142,11 +156,25 @@ long Params::integer(const std::string& axis) const { return parse_integer(text(
 Shape2 Params::shape(const std::string& axis) const { return parse_shape(text(axis), axis); }
 unsigned long long Params::bytes(const std::string& axis) const { return bytes_value(text(axis)); }
 
-Params Params::parse(std::string variant, const std::string& canonical) {
+Params Params::parse(std::string variant, const std::string& canonical, const std::vector<std::string>* axes) {
   Params out(std::move(variant));
+  std::string* last = nullptr;  // the value a part without a name of `axes` continues
   for (std::size_t at = 0; at < canonical.size();) {
     const std::size_t end = std::min(canonical.find(';', at), canonical.size()), eq = canonical.find('=', at);
-    if (eq < end) out.set(canonical.substr(at, eq - at), canonical.substr(eq + 1, end - eq - 1));
+    const std::string part = canonical.substr(at, end - at);
+    if (eq < end) {
+      const std::string name = canonical.substr(at, eq - at);
+      if (last && axes && std::find(axes->begin(), axes->end(), name) == axes->end()) {
+        *last += ";" + part;
+      } else {
+        out.set(name, canonical.substr(eq + 1, end - eq - 1));
+        last = &out.values_.back().second;
+        for (auto& [n, v] : out.values_)
+          if (n == name) last = &v;
+      }
+    } else if (last && axes) {
+      *last += ";" + part;
+    }
     at = end + 1;
   }
   return out;

@@ -5,12 +5,15 @@
 // "16X16", " 16x16" and "16x16" are one configuration and a malformed value is an error up front.
 #pragma once
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace mmlab {
+
+struct EngineSpec;  // core/invocation.hpp
 
 // Bad input from the user: reported as one clear message and exit code 2.
 struct UsageError : std::runtime_error {
@@ -88,6 +91,11 @@ class Params {
 
   const std::string& variant() const { return variant_; }
   void set(const std::string& axis, const std::string& canonical);
+  // A value that names another configuration (a dispatcher's pick: the flagship's `kernel`), kept as
+  // that configuration: its text (what canonical() writes) set from it, and spec() hands it back,
+  // never parsed again. set() with text drops it. Copies share it.
+  void set(const std::string& axis, std::shared_ptr<const EngineSpec> spec);
+  const EngineSpec* spec(const std::string& axis) const;  // null where the value is text alone
   bool has(const std::string& axis) const;
   const std::string& text(const std::string& axis) const;
   long integer(const std::string& axis) const;
@@ -98,12 +106,16 @@ class Params {
   // "block=16x16;tile=32" in axis declaration order ("" with no axes); the CSV's params column.
   std::string canonical() const;
   // The point `canonical` names (as canonical() writes it: the CSV's params and resolved columns, an
-  // engine's or a dispatcher's pick), of `variant`; the values as written, not checked.
-  static Params parse(std::string variant, const std::string& canonical);
+  // engine's or a dispatcher's pick), of `variant`; the values as written, not checked. With `axes`
+  // (the algorithm's names; its read_params, core/invocation.hpp) a part whose name is none of them
+  // belongs to the value before it: a value that is itself a configuration (the flagship's
+  // `kernel=tf32x3:half3:stages=3;split=4;choice=measured`) is read whole.
+  static Params parse(std::string variant, const std::string& canonical, const std::vector<std::string>* axes = nullptr);
 
  private:
   std::string variant_;
   std::vector<std::pair<std::string, std::string>> values_;
+  std::vector<std::pair<std::string, std::shared_ptr<const EngineSpec>>> specs_;
 };
 
 }  // namespace mmlab

@@ -1,5 +1,5 @@
 // The local engines of the distributed algorithms: the `engine` axis's values and the spec each names
-// (core/distributed.hpp's kDistributedEngines), each run by runtime/engine.hpp's Engine (each product
+// (core/distributed.hpp's kEngineNames and kDistributedEngineValues), each run by runtime/engine.hpp's Engine (each product
 // shape prepared once; C += A B the algorithm's own or through its partial product; rows padded where
 // its variant wants them aligned): cublas (cublas:default, pure FP32), cublas_tf32 (cublas:tf32, TF32
 // tensor cores, judged as TF32), register_tiled (its `tuned` choice), tensor_cores

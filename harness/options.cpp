@@ -213,8 +213,7 @@ double parse_fraction(const std::string& text, const std::string& what, double h
   return v;
 }
 
-}  // namespace
-
+// Every key of the registry's algorithms (their axes, variants and own problems) is an option.
 po::options_description run_options(const Registry& registry) {
   po::options_description all("mmlab run options");
   po::options_description general("Sweep and timing (also valid as keys of an experiment file)");
@@ -258,6 +257,8 @@ po::options_description run_options(const Registry& registry) {
   all.add(general).add(flags).add(axes).add(per).add(own);
   return all;
 }
+
+}  // namespace
 
 std::string run_help(const Registry& registry) {
   std::ostringstream os;

@@ -1,10 +1,9 @@
 // The `mmlab run` options: declared once (from the registry, so every algorithm's axes are keys),
-// read from the command line and an experiment file (Boost.Program_options config syntax), and
-// resolved into a validated RunPlan. Precedence, highest first:
+// read from the command line and an experiment file (Boost.Program_options config syntax; Boost stays
+// inside options.cpp), and resolved into a validated RunPlan. Precedence, highest first:
 //   CLI <alg>.<axis>  >  CLI <axis>  >  file [alg] <axis>  >  file <axis>  >  the axis default.
 #pragma once
 
-#include <boost/program_options/options_description.hpp>
 #include <map>
 #include <ostream>
 #include <string>
@@ -57,8 +56,7 @@ struct RunPlan {
   double stop_after_s = 0;      // no configuration starts after this many seconds of the run (0: none)
 };
 
-// Every key of the registry's algorithms (their axes, variants and own problems) is an option.
-boost::program_options::options_description run_options(const Registry& registry);
+// The options' help: every key of the registry's algorithms (their axes, variants and own problems) is one.
 std::string run_help(const Registry& registry);
 
 // Whether the option (its name as the table spells it: "dry-run") is a switch, given without a value.

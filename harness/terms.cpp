@@ -51,9 +51,9 @@ std::size_t write_model_terms(const std::vector<std::string>& files, const Regis
     DeviceInfo d = h100_description();
     if (!r.get(Col::sm_count).empty()) d.sm_count = int(r.number(Col::sm_count));
     // The variant the row's parameters resolve to (`resolved` names the values, not the variant).
-    const Params asked = Params::parse(r.variant, r.params);
+    const Params asked = read_params(*a, r.variant, r.params);
     const std::string& resolved = r.get(Col::resolved);
-    const Params q = Params::parse(Invocation(*a, d).resolve(p, asked).variant(), resolved.empty() ? r.params : resolved);
+    const Params q = read_params(*a, Invocation(*a, d).resolve(p, asked).variant(), resolved.empty() ? r.params : resolved);
     if (Invocation(*a, d).check(p, q)) continue;  // not a configuration it runs
     const ModelTerms t = a->model_terms(p, q, d);
     const LinearFit* c = t.fit;

@@ -1,6 +1,7 @@
 """Results files as core's reader reads them (`mmlab-analyze rows --format json`): every schema version
 upgraded to this one, after the reader's checks, whole and decimal columns as numbers (None where a row has
 none), the others as text. The scripts read results through this, never by hand (issue #82)."""
+import importlib.util
 import json
 import os
 import subprocess
@@ -31,3 +32,20 @@ def rows(*paths, bad_samples="error"):
         return read(*paths, bad_samples=bad_samples)
     except NotResults as e:
         sys.exit(str(e))
+
+
+_lab = None
+
+
+def read_params(algorithm, text):
+    """A configuration's text (a row's `params` or `resolved`) read by the lab's own reader, by the algorithm's
+    axes: {axis: value}; a value that is itself a configuration (the flagship's `kernel`) comes whole. Through
+    the package's loader of libmmlab_lab.so (python/mmlab/_lib.py; $MMLAB_LIBRARY, else this checkout's
+    build/bin), without the package's pandas."""
+    global _lab
+    if _lab is None:
+        spec = importlib.util.spec_from_file_location(
+            "mmlab_lib", os.path.join(HERE, "..", "python", "mmlab", "_lib.py"))
+        _lab = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(_lab)
+    return _lab.read_params(algorithm, text)

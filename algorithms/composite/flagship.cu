@@ -154,7 +154,7 @@ bool fp32_within_bound(const Candidate& c, long k, const Params& q) {
 bool one_chain_where_cublas_splits(const Candidate& c, const Problem& p, const Params& q, const DeviceInfo& d) {
   const double tiles = std::ceil(double(p.m) / 64) * std::ceil(double(p.n) / 64);
   return c.kind == Kind::cuda_cores && has_accurate_twin(c) && q.text("split") == "1" && p.k > 24 && p.k <= 32 &&
-         tiles < (d.sm_count > 0 ? d.sm_count : 132);
+         tiles < planning_sms(d);
 }
 
 // A tensor-core candidate runs only where its model says it is at least 10% cheaper than the FP32
@@ -212,7 +212,10 @@ std::vector<std::string> priced_params(const Candidate& c) {
   return out;
 }
 
-std::string encode(const Candidate& c, const Params& q) { return EngineSpec{&c.algorithm(), q}.text(); }
+// A candidate configuration as data: the pick the flagship holds (never parsed from its text).
+flagship::Pick pick_of(const Candidate& c, const Params& q) {
+  return std::make_shared<const EngineSpec>(EngineSpec{&c.algorithm(), q});
+}
 
 
 // The flagship's choice of a kernel for a problem, as one object (Triton's Autotuner is the model): its
@@ -244,7 +247,9 @@ std::vector<Priced> KernelChoice::priced(const Problem& p, const Params& q, cons
       if (Invocation(a, d).check(p, cq)) continue;  // it cannot run here
       const double t = a.predict_ms ? a.predict_ms(p, cq, d) : std::nan("");
       if (std::isnan(t)) continue;  // its model does not price this configuration
-      out.push_back({encode(c, cq), t, t / (c.kind == Kind::tensor_cores ? kTensorMargin : 1.0),
+      flagship::Pick pick = pick_of(c, cq);
+      std::string spec = pick->text();
+      out.push_back({std::move(pick), std::move(spec), t, t / (c.kind == Kind::tensor_cores ? kTensorMargin : 1.0),
                      c.kind == Kind::cuda_cores,
                      !accurate || (fp32_within_bound(c, p.k, cq) && !one_chain_where_cublas_splits(c, p, cq, d))});
     }
@@ -258,7 +263,7 @@ Params KernelChoice::choose(const Problem& p, const Params& q, const DeviceInfo&
   const auto cheapest = std::find_if(list.begin(), list.end(), [](const Priced& c) { return c.admitted; });
   if (ms) *ms = cheapest == list.end() ? std::numeric_limits<double>::infinity() : cheapest->ms;
   Params out = q;
-  std::string pick = cheapest == list.end() ? "none" : cheapest->spec;
+  flagship::Pick pick = cheapest == list.end() ? nullptr : cheapest->pick;
   if (!list.empty() && d.present && q.has("choice") && q.text("choice") == "measured") {
     // tensor_cores measures its FP32 candidates' error, at every k, and weighs cuda_cores' pick (made
     // first, once per problem).
@@ -271,13 +276,18 @@ Params KernelChoice::choose(const Problem& p, const Params& q, const DeviceInfo&
     }
     pick = measured_.pick(p, list, pick, accurate, fp32_pick, d);
   }
-  out.set("kernel", pick);
+  if (pick)
+    out.set("kernel", pick);
+  else
+    out.set("kernel", "none");
   return out;
 }
 
-// The chosen algorithm and its parameters: the resolved `kernel`, an engine spec; none before the
-// choice ("auto") or where nothing runs ("none").
+// The chosen algorithm and its parameters: the resolved `kernel` as the choice made it (read from its
+// text only where the configuration came as text: a row read back); none before the choice ("auto")
+// or where nothing runs ("none").
 std::optional<EngineSpec> pick_of(const Params& q) {
+  if (const EngineSpec* chosen = q.spec("kernel")) return *chosen;
   const std::string text = q.text("kernel");
   if (text.find(':') == std::string::npos) return std::nullopt;
   return EngineSpec::parse(text, algorithms::single_process());

@@ -35,9 +35,9 @@ std::vector<std::size_t> measured_indices(const std::vector<Priced>& list) {
 
 MeasuredChoice::MeasuredChoice() : log_(std::getenv("MMLAB_CHOICE_LOG") != nullptr) {}
 
-std::string MeasuredChoice::pick(const Problem& p, const std::vector<Priced>& list, const std::string& fallback,
-                                 bool measure_fp32, const std::string& fp32_pick, const DeviceInfo& d) {
-  std::map<Key, std::string>& chosen = chosen_;
+Pick MeasuredChoice::pick(const Problem& p, const std::vector<Priced>& list, const Pick& fallback, bool measure_fp32,
+                          const std::string& fp32_pick, const DeviceInfo& d) {
+  std::map<Key, Pick>& chosen = chosen_;
   StateCache& states = states_;
   const bool log = log_;
   const std::vector<std::size_t> timed = measured_indices(list);
@@ -48,10 +48,7 @@ std::string MeasuredChoice::pick(const Problem& p, const std::vector<Priced>& li
   if (auto it = chosen.find(key); it != chosen.end()) return it->second;
   const std::size_t f = sizeof(float), operands = f * std::size_t(p.m * p.k + p.k * p.n + p.m * p.n);
   std::vector<PreparedRun> runs;
-  for (std::size_t i : timed) {
-    const EngineSpec e = EngineSpec::parse(list[i].spec, algorithms::single_process());
-    runs.push_back(Invocation(*e.algorithm, d).prepare(p, e.params, states));
-  }
+  for (std::size_t i : timed) runs.push_back(Invocation(*list[i].pick->algorithm, d).prepare(p, list[i].pick->params, states));
   std::optional<PreparedRun> sgemm;  // cuBLAS SGEMM, the error bound's measure
   if (measure_fp32)
     sgemm = Invocation(algorithms::cublas(), d).prepare(p, Params::parse("default", ""), states);
@@ -88,7 +85,7 @@ std::string MeasuredChoice::pick(const Problem& p, const std::vector<Priced>& li
   // Whether an FP32 candidate is within the bounds on the problem (by the models alone without a GPU
   // measure). The one nearest them is kept for a problem where none is within them and nothing else
   // runs (below k = 128, where tensor_cores has FP32 candidates only).
-  std::string nearest = fallback;
+  Pick nearest = fallback;
   double nearest_excess = inf;  // how far beyond the bounds, max(typical / bound, largest / bound)
   const auto within = [&](const PreparedRun& run, const Priced& one) {
     if (!error) return one.admitted;
@@ -97,7 +94,7 @@ std::string MeasuredChoice::pick(const Problem& p, const std::vector<Priced>& li
                  largest = ratio(judged_error(v, p.inputs), judged_error(base, p.inputs));
     say(one, "error x SGEMM's, typical and largest", typical, largest);
     const double excess = v.ok ? std::max(typical / kTypicalBound, largest / kLargestBound) : inf;
-    if (excess < nearest_excess) nearest_excess = excess, nearest = one.spec;
+    if (excess < nearest_excess) nearest_excess = excess, nearest = one.pick;
     return excess <= 1;
   };
   std::vector<std::size_t> order(runs.size());  // cuda_cores' pick first
@@ -146,16 +143,16 @@ std::string MeasuredChoice::pick(const Problem& p, const std::vector<Priced>& li
       if (t[kRunoffRounds / 2] < fastest_ms[fp32]) fastest_ms[fp32] = t[kRunoffRounds / 2], fastest[fp32] = i;
     }
   }
-  std::string best = fallback;
+  Pick best = fallback;
   if (fastest[0] < runs.size() || fastest[1] < runs.size())
-    best = list[timed[fastest[fastest_ms[1] <= fastest_ms[0]]]].spec;
+    best = list[timed[fastest[fastest_ms[1] <= fastest_ms[0]]]].pick;
   else if (nearest_excess < inf)
     best = nearest;
   MMLAB_CHECK(cudaStreamSynchronize(s));
   cudaStreamDestroy(s);
   if (log)
     std::fprintf(stderr, "choice %ldx%ldx%ld %s: %s\n", p.m, p.n, p.k, inputs_name(p.inputs).c_str(),
-                 best.c_str());
+                 best ? best->text().c_str() : "none");
   return chosen[key] = best;
 }
 

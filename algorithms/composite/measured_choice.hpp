@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <tuple>
@@ -16,9 +17,12 @@
 
 namespace mmlab::flagship {
 
-// A configuration the dispatcher prices for a problem: its engine spec, its model's time and its
-// rank (the time, a tensor-core candidate's divided by the margin).
+// A configuration the dispatcher prices for a problem: the configuration, as data, and its text (the
+// spec: what `resolved` writes, and the key its choice is remembered by), its model's time and its rank
+// (the time, a tensor-core candidate's divided by the margin).
+using Pick = std::shared_ptr<const EngineSpec>;
 struct Priced {
+  Pick pick;
   std::string spec;
   double ms, rank;
   bool fp32;      // one of cuda_cores' candidates
@@ -93,8 +97,8 @@ class MeasuredChoice {
   // candidate timed (cuda_cores has compared them; timed again, two near-equal ones could swap: at
   // 16x836x1833 tensor_cores took one that ran 4.5% slower than cuda_cores' pick). MMLAB_CHOICE_LOG=1
   // prints each candidate's time and error, and the pick.
-  std::string pick(const Problem& p, const std::vector<Priced>& list, const std::string& fallback,
-                   bool measure_fp32, const std::string& fp32_pick, const DeviceInfo& d);
+  Pick pick(const Problem& p, const std::vector<Priced>& list, const Pick& fallback, bool measure_fp32,
+            const std::string& fp32_pick, const DeviceInfo& d);
 
  private:
   // problem, inputs, GPU, the candidates timed and whether their error is measured: the pick. (Below
@@ -102,7 +106,7 @@ class MeasuredChoice {
   // unmeasured pick.)
   using Key = std::tuple<long, long, long, std::string, int, std::string, bool>;
   std::mutex lock_;
-  std::map<Key, std::string> chosen_;
+  std::map<Key, Pick> chosen_;
   StateCache states_;  // the timed candidates' states
   bool log_;           // MMLAB_CHOICE_LOG
 };

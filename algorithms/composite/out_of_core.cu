@@ -36,27 +36,20 @@
 #include "algorithms/composite/out_of_core_rates.cuh"
 #include "algorithms/composite/out_of_core_worker.cuh"
 #include "algorithms/registry.hpp"
+#include "core/distributed.hpp"
 
 namespace mmlab {
 namespace {
 
 using namespace out_of_core;
 
-// The `engine` axis's values and the engine spec each names.
-const std::vector<std::pair<std::string, std::string>> kEngines = {
-    {"cublas", "cublas:default"}, {"cuda_cores", "flagship:cuda_cores"}, {"tensor_cores", "flagship:tensor_cores"}};
+// Its engines, by the lab's names (core/distributed.hpp's kEngineNames).
+const std::vector<std::string> kEngines = {"cublas", "cuda_cores", "tensor_cores"};
 
 EngineSpec engine_of(const Params& q) {
-  const std::string& name = q.text("engine");
-  for (const auto& [value, spec] : kEngines)
-    if (value == name) return EngineSpec::parse(spec, algorithms::single_process());
-  throw std::logic_error("out_of_core: engine " + name);
-}
-
-std::vector<std::string> engine_names() {
-  std::vector<std::string> out;
-  for (const auto& e : kEngines) out.push_back(e.first);
-  return out;
+  const std::string spec = engine_spec_of(q.text("engine"));
+  if (spec.empty()) throw std::logic_error("out_of_core: engine " + q.text("engine"));
+  return EngineSpec::parse(spec, algorithms::single_process());
 }
 
 bool tensor(const Params& q) { return q.text("engine") == "tensor_cores"; }
@@ -218,7 +211,7 @@ MMLAB_ALGORITHM(out_of_core) {
             {"engine", AxisKind::choice,
              "the tile product: cublas (cublas:default, pure FP32), cuda_cores (flagship:cuda_cores, the FP32 "
              "flagship), tensor_cores (flagship:tensor_cores, the FP32-accurate flagship)",
-             "cublas", engine_names(), {}},
+             "cublas", kEngines, {}},
             {"max_side", AxisKind::integer,
              "the largest tile side and k step; the plan picks k whole, tiles as wide as the panel, or halves "
              "of it down to 64",

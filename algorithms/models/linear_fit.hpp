@@ -24,7 +24,7 @@ const LinearFit* fit_of(const LinearFits& fits, const Params& q);
 using TermsOf = std::function<ModelTerms(const Problem&, const Params&, const DeviceInfo&)>;
 void use_linear_model(Algorithm& a, const TermsOf& terms);
 
-// The SMs a model counts: the device's, or the H100's 132 without a GPU.
-inline double model_sms(const DeviceInfo& d) { return d.sm_count > 0 ? d.sm_count : 132; }
+// The SMs a model counts (core/algorithm.hpp's planning_sms).
+inline double model_sms(const DeviceInfo& d) { return planning_sms(d); }
 
 }  // namespace mmlab

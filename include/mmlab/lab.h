@@ -51,7 +51,7 @@ enum {
 };
 
 /* The API this header describes; a caller built against another refuses the library. */
-#define MMLAB_LAB_API_VERSION 3
+#define MMLAB_LAB_API_VERSION 4
 int32_t mmlab_lab_api_version(void);
 
 /* The git revision the library was built from (as `mmlab --version` says it). */
@@ -70,6 +70,13 @@ mmlab_lab* mmlab_lab_default(void);
  * (one JSON array), handed to `put` whole, once. */
 typedef void (*mmlab_text_put)(void* context, const char* text);
 int32_t mmlab_catalog(mmlab_lab* lab, mmlab_text_put put, void* context, char* message, size_t message_size);
+
+/* A configuration's text as a row's `params` or `resolved` column holds it ("tile=64x64;split=4"; a
+ * flagship's "kernel=tf32x3:half3:stages=3;split=4;choice=measured") read by the axes of `lab`'s
+ * `algorithm` (a value that is itself a configuration read whole): one JSON object {axis: value}, in
+ * the text's order, handed to `put` once. 2 and the message for an algorithm the lab lacks. */
+int32_t mmlab_read_params(mmlab_lab* lab, const char* algorithm, const char* text, mmlab_text_put put, void* context,
+                          char* message, size_t message_size);
 
 typedef struct mmlab_plan mmlab_plan;
 mmlab_plan* mmlab_plan_new(mmlab_lab* lab, const char* experiment, char* message, size_t message_size);

@@ -22,12 +22,19 @@ from ._lib import CommandError
 from ._results import Results, read
 
 __all__ = ["algorithms", "run", "read", "compare", "algorithm", "Algorithm", "Lab", "Plan", "Results", "DeviceArray",
-           "Interrupted", "CommandError", "version"]
+           "Interrupted", "CommandError", "version", "read_params"]
 
 
 def version():
     """The git revision the lab's library was built from."""
     return _lib.version()
+
+
+def read_params(algorithm, text, lab=None):
+    """A configuration's text as a row's `params` or `resolved` holds it, read by the algorithm's axes (the
+    lab's own reader, so a value that is itself a configuration, the flagship's `kernel`, comes whole):
+    {axis: value}. mmlab.read_params("flagship", row["resolved"])["kernel"] is the kernel a flagship row ran."""
+    return _lib.read_params(algorithm, text, lab._handle if lab is not None else None)
 
 
 def algorithms(lab=None):

@@ -11,7 +11,7 @@ import tempfile
 # holds them to the header.
 DONE, FAILED, BAD_INPUT, NOT_WRITTEN, INTERRUPTED = 0, 1, 2, 3, 130
 
-API_VERSION = 3  # include/mmlab/lab.h's MMLAB_LAB_API_VERSION
+API_VERSION = 4  # include/mmlab/lab.h's MMLAB_LAB_API_VERSION
 _NAME = "libmmlab_lab.so"
 _library = None
 
@@ -118,6 +118,17 @@ def catalog(lab=None):
     message = _message()
     _check(_fn("mmlab_catalog", _i32, _ptr, _TextPut, ctypes.c_void_p, _text, _size)(
         (lab or Lab())._handle, put, None, message, len(message)), message, "mmlab_catalog")
+    return json.loads(texts[0])
+
+
+def read_params(algorithm, text, lab=None):
+    """A configuration's text (a row's params or resolved) read by the algorithm's axes: {axis: value}."""
+    texts = []
+    put = _TextPut(lambda _, t: texts.append(t.decode()))
+    message = _message()
+    _check(_fn("mmlab_read_params", _i32, _ptr, _text, _text, _TextPut, ctypes.c_void_p, _text, _size)(
+        (lab or Lab())._handle, algorithm.encode(), text.encode(), put, None, message, len(message)),
+        message, "mmlab_read_params")
     return json.loads(texts[0])
 
 

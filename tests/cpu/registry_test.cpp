@@ -12,6 +12,7 @@
 
 #include "core/algorithm.hpp"
 #include "core/csv.hpp"
+#include "core/distributed.hpp"
 #include "core/invocation.hpp"
 #include "harness/sweep.hpp"
 #include "runtime/job.hpp"
@@ -377,6 +378,52 @@ TEST(Registry, EngineSpecsParseOnce) {
   EXPECT_FALSE(split_spec("cublas:tf32").has_params);
 }
 
+// Every value of an `engine` axis (distributed algorithms', out_of_core's) names its spec in the one
+// table of engine names, and the spec names an algorithm and variant of the lab.
+TEST(Registry, EveryEngineValueHasItsSpec) {
+  std::size_t axes = 0;
+  for (const Algorithm* a : test::lab().all())
+    for (const Axis& x : a->axes) {
+      if (x.name != "engine") continue;
+      ++axes;
+      std::vector<std::string> values = x.values;
+      values.insert(values.end(), x.on_request.begin(), x.on_request.end());
+      for (const std::string& v : values) {
+        const std::string spec = engine_spec_of(v);
+        ASSERT_FALSE(spec.empty()) << a->name << " engine=" << v;
+        EXPECT_NO_THROW(EngineSpec::parse(spec, test::lab().all())) << spec;
+      }
+    }
+  EXPECT_GE(axes, 2u);  // out_of_core's and the distributed algorithms'
+}
+
+// A configuration as a value (a dispatcher's pick): kept through copies, dropped when the axis is set
+// as text; a row's text read by the algorithm's axes keeps a nested configuration whole.
+TEST(Registry, APickIsHeldAsData) {
+  const Algorithm& tf32x3 = *test::lab().find("tf32x3");
+  auto spec = std::make_shared<const EngineSpec>(EngineSpec::parse("tf32x3:half3:stages=3;split=4", test::lab().all()));
+  Params q("tensor_cores");
+  q.set("kernel", spec);
+  q.set("choice", "measured");
+  const Params copy = q;
+  EXPECT_EQ(copy.spec("kernel"), spec.get());
+  EXPECT_EQ(copy.canonical(), "kernel=tf32x3:half3:stages=3;split=4;choice=measured");
+  EXPECT_EQ(spec->algorithm, &tf32x3);
+  Params text = q;
+  text.set("kernel", "none");
+  EXPECT_EQ(text.spec("kernel"), nullptr);
+  const Algorithm& f = *test::lab().find("flagship");
+  const Params read = read_params(f, "tensor_cores", "kernel=tf32x3:half3:stages=3;split=4;choice=measured;launch=graph");
+  EXPECT_EQ(read.text("kernel"), "tf32x3:half3:stages=3;split=4");
+  EXPECT_EQ(read.text("launch"), "graph");
+  EXPECT_EQ(Params::parse("x", "a=1;b=2").text("b"), "2");  // without axes, every part its own
+  // No candidate of the flagship has an axis named as one of the flagship's (its text would be ambiguous).
+  for (const Variant& v : f.variants)
+    for (const Choice& c : v.candidates)
+      for (const Axis& x : test::lab().find(c.algorithm)->axes)
+        for (const Axis& y : f.axes) EXPECT_NE(x.name, y.name) << c.algorithm;
+}
+
 // The flagship's picks over every shape it is trained and judged on (experiments/flagship-training.ini,
 // flagship-held-out.ini, flagship-small-problems.ini), both dispatchers, on the H100's description:
 // tests/cpu/golden/flagship-picks.txt. A change that moves the models (issue #48) must leave every pick
@@ -406,7 +453,14 @@ TEST(Registry, FlagshipPicksAreTheGoldenOnes) {
       for (const Axis& x : f.axes) q.set(x.name, x.default_value);
       char ms[32];
       std::snprintf(ms, sizeof ms, "%.6g", f.predict_ms(p, q, h100));
-      const std::string kernel = f.resolve(p, q, h100).text("kernel");
+      const Params resolved = f.resolve(p, q, h100);
+      const std::string kernel = resolved.text("kernel");
+      // The pick is held as the choice made it (its text written from it), and read back whole from the
+      // `resolved` column's text by the flagship's axes.
+      ASSERT_NE(resolved.spec("kernel"), nullptr) << kernel;
+      EXPECT_EQ(resolved.spec("kernel")->text(), kernel);
+      EXPECT_EQ(read_params(f, v, resolved.canonical()).text("kernel"), kernel);
+      EXPECT_EQ(read_params(f, v, resolved.canonical()).canonical(), resolved.canonical());
       picks += std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " " + v + " " +
                kernel + " " + ms + "\n";
       // The pick is an engine spec the flagship's run prepares as it is: resolved, it stays itself.

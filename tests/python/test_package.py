@@ -627,3 +627,16 @@ def test_a_lab_lists_its_own_algorithms():
     mine = set(lab.algorithms()["algorithm"])
     assert "np_listed_in_its_lab" in mine and "eigen" in mine
     assert "np_listed_in_its_lab" not in set(mmlab.algorithms()["algorithm"])
+
+
+def test_a_resolved_configuration_is_read_by_the_labs_own_reader(monkeypatch):
+    """Issue #82: a row's `resolved` text read back by core's reader (mmlab_read_params, by the algorithm's
+    axes): the flagship's pick, itself a configuration holding ';', comes whole; no command line runs."""
+    monkeypatch.setattr(mmlab._lib, "command", lambda *a, **k: (_ for _ in ()).throw(AssertionError("argv")))
+    text = "kernel=tf32x3:half3:stages=3;split=4;choice=measured;launch=graph"
+    assert mmlab.read_params("flagship", text) == {"kernel": "tf32x3:half3:stages=3;split=4",
+                                                   "choice": "measured", "launch": "graph"}
+    assert mmlab.read_params("small", "tile=64x64;thread=8x4;split=2") == {"tile": "64x64", "thread": "8x4",
+                                                                          "split": "2"}
+    with pytest.raises(ValueError, match="no algorithm"):
+        mmlab.read_params("no_such_algorithm", "a=1")

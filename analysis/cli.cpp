@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -62,6 +63,18 @@ void emit(const std::string& text, const std::string& output) {
     std::cout << text;
   else
     write_atomically(output, text);
+}
+
+// What a command produces, written by run(): its tables in `format` (or, as JSON records, handed to the
+// caller's sink: Session::tables), or text it made itself; nothing for a command that writes its own files.
+struct Output {
+  std::vector<Table> tables;
+  Format format = Format::markdown;
+  std::optional<std::string> text;
+};
+
+Output tables_out(std::vector<Table> tables, const po::variables_map& vm) {
+  return {std::move(tables), parse_format(vm["format"].as<std::string>()), std::nullopt};
 }
 
 po::options_description options() {
@@ -192,7 +205,7 @@ std::string baseline_or_cublas(const po::variables_map& vm) {
   return vm.count("baseline") ? vm["baseline"].as<std::string>() : "cublas";
 }
 
-int summary_command(Args& args, const po::variables_map& vm) {
+Output summary_command(Args& args, const po::variables_map& vm) {
   const std::string by = vm.count("by") ? vm["by"].as<std::string>() : "algorithm,variant,params,m,n,k,scope";
   const auto rows = select_run(load(args, false, vm), vm["run"].as<std::string>());
   bool pooled = false;
@@ -205,10 +218,7 @@ int summary_command(Args& args, const po::variables_map& vm) {
     }
   }
   const auto with_samples = pooled ? select_run(load(args, true, vm), vm["run"].as<std::string>()) : rows;
-  emit(render(summary(with_samples, split(by), split(vm["sort"].as<std::string>()), vm["all"].as<bool>()),
-              parse_format(vm["format"].as<std::string>())),
-       vm["output"].as<std::string>());
-  return 0;
+  return tables_out({summary(with_samples, split(by), split(vm["sort"].as<std::string>()), vm["all"].as<bool>())}, vm);
 }
 
 // The rows as this reader reads them: one CSV of this schema's columns, older files' rows upgraded
@@ -216,7 +226,7 @@ int summary_command(Args& args, const po::variables_map& vm) {
 // written in), after the reader's checks (a torn row, a foreign file or a row of another version is an
 // error); with --format json, typed records (numbers as numbers) with each column's type: what
 // Python's mmlab.read builds its frames from, one reader of results, here.
-int rows_command(Args& args, const po::variables_map& vm) {
+Output rows_command(Args& args, const po::variables_map& vm) {
   const auto rows = load(args, false, vm);
   if (parse_format(vm["format"].as<std::string>()) == Format::json) {  // typed records, with the columns' types
     Table t;
@@ -237,8 +247,7 @@ int rows_command(Args& args, const po::variables_map& vm) {
       }
       t.records.push_back(std::move(record));
     }
-    emit(render(t, Format::json), vm["output"].as<std::string>());
-    return 0;
+    return {{std::move(t)}, Format::json, std::nullopt};
   }
   std::string text;
   for (const std::string& c : mmlab::result_columns()) text += (text.empty() ? "" : ",") + mmlab::csv_escape(c);
@@ -252,14 +261,13 @@ int rows_command(Args& args, const po::variables_map& vm) {
     }
     text += "\n";
   }
-  emit(text, vm["output"].as<std::string>());
-  return 0;
+  return {{}, Format::csv, std::move(text)};
 }
 
 // One CSV as records (--format json: typed): a samples file's columns typed by the samples schema (a
 // cell that is not a number is an error naming the file, row and column), any other program's table
 // as text. With `rows`, what Python's mmlab.read builds every frame from: no CSV is parsed there.
-int records_command(Args& args, const po::variables_map& vm) {
+Output records_command(Args& args, const po::variables_map& vm) {
   if (args.size() != 1) throw AnalysisError("records: one FILE (a results file: mmlab-analyze rows)");
   const std::string& path = args.front();
   mmlab::CsvTable csv;
@@ -298,11 +306,10 @@ int records_command(Args& args, const po::variables_map& vm) {
     }
     t.records.push_back(std::move(record));
   }
-  emit(render(t, parse_format(vm["format"].as<std::string>())), vm["output"].as<std::string>());
-  return 0;
+  return tables_out({std::move(t)}, vm);
 }
 
-int compare_command(Args& args, const po::variables_map& vm) {
+Output compare_command(Args& args, const po::variables_map& vm) {
   if (!vm.count("baseline")) throw AnalysisError("compare: --baseline ALG[:variant[:params]] is required");
   CompareOptions o;
   o.baseline = vm["baseline"].as<std::string>();
@@ -330,36 +337,25 @@ int compare_command(Args& args, const po::variables_map& vm) {
   if (!(o.margin >= 0 && o.margin < 1)) throw AnalysisError("compare: --margin in [0, 1), e.g. 0.02");
   if (o.family != "problem" && o.family != "table")
     throw AnalysisError("compare: --family '" + o.family + "' (valid: problem, table)");
-  emit(render(compare(load(args, true, vm), o), parse_format(vm["format"].as<std::string>())),
-       vm["output"].as<std::string>());
-  return 0;
+  return tables_out({compare(load(args, true, vm), o)}, vm);
 }
 
-int headline_command(Args& args, const po::variables_map& vm) {
+Output headline_command(Args& args, const po::variables_map& vm) {
   if (vm["size"].as<std::string>().empty()) throw AnalysisError("headline: --size N is required");
-  emit(render(headline(load(args, false, vm), vm["size"].as<std::string>(), baseline_or_cublas(vm)),
-              parse_format(vm["format"].as<std::string>())),
-       vm["output"].as<std::string>());
-  return 0;
+  return tables_out({headline(load(args, false, vm), vm["size"].as<std::string>(), baseline_or_cublas(vm))}, vm);
 }
 
-int frontier_command(Args& args, const po::variables_map& vm) {
-  emit(
-      render(frontier(load(args, false, vm), split(vm["size"].as<std::string>()), baseline_or_cublas(vm)),
-             parse_format(vm["format"].as<std::string>())),
-      vm["output"].as<std::string>());
-  return 0;
+Output frontier_command(Args& args, const po::variables_map& vm) {
+  return tables_out({frontier(load(args, false, vm), split(vm["size"].as<std::string>()), baseline_or_cublas(vm))}, vm);
 }
 
-int scaling_command(Args& args, const po::variables_map& vm) {
-  emit(render(scaling(load(args, true, vm), vm.count("baseline") ? vm["baseline"].as<std::string>() : "",
-                      vm["resamples"].as<int>(), vm["best"].as<bool>()),
-              parse_format(vm["format"].as<std::string>())),
-       vm["output"].as<std::string>());
-  return 0;
+Output scaling_command(Args& args, const po::variables_map& vm) {
+  return tables_out({scaling(load(args, true, vm), vm.count("baseline") ? vm["baseline"].as<std::string>() : "",
+                             vm["resamples"].as<int>(), vm["best"].as<bool>())},
+                    vm);
 }
 
-int model_command(Args& args, const po::variables_map& vm) {
+Output model_command(Args& args, const po::variables_map& vm) {
   Machine m;
   m.engines = parse_engines(vm["engine-gflops"].as<std::string>());
   m.nvlink_gbs = vm["nvlink-gbs"].as<double>(), m.fabric_gbs = vm["fabric-gbs"].as<double>();
@@ -401,22 +397,18 @@ int model_command(Args& args, const po::variables_map& vm) {
     plot_winners(tables.back(), plot_path(plot), "the predicted winner over GPUs and N");
     std::cerr << "mmlab-analyze: wrote " << plot_path(plot) << "\n";
   }
-  emit(render_all(tables, parse_format(vm["format"].as<std::string>())), vm["output"].as<std::string>());
-  return 0;
+  return tables_out(std::move(tables), vm);
 }
 
-int table_command(Args& args, const po::variables_map& vm) {
+Output table_command(Args& args, const po::variables_map& vm) {
   if (args.empty()) throw AnalysisError("table: name the table, then the result files");
   const std::string name = args.front();
   find_paper_table(name);
   args.erase(args.begin());
-  emit(render_all(build_paper_table(name, load(args, false, vm)),
-                  parse_format(vm["format"].as<std::string>())),
-       vm["output"].as<std::string>());
-  return 0;
+  return tables_out(build_paper_table(name, load(args, false, vm)), vm);
 }
 
-int tables_command(Args&, const po::variables_map& vm) {
+Output tables_command(Args&, const po::variables_map& vm) {
   const Format format = parse_format(vm["format"].as<std::string>());
   const std::string data = vm["data"].as<std::string>(), out_dir = vm["out-dir"].as<std::string>();
   int written = 0;
@@ -438,10 +430,10 @@ int tables_command(Args&, const po::variables_map& vm) {
     ++written;
   }
   if (written == 0) throw AnalysisError("tables: no table has data under " + data + "/");
-  return 0;
+  return {};
 }
 
-int plot_command(Args& args, const po::variables_map& vm) {
+Output plot_command(Args& args, const po::variables_map& vm) {
   if (args.size() < 2) throw AnalysisError("plot: give KIND and result files");
   const PlotKind kind = parse_plot_kind(args.front());
   args.erase(args.begin());
@@ -468,14 +460,14 @@ int plot_command(Args& args, const po::variables_map& vm) {
   }
   plot(kind, rows, plot_path(out), o);
   std::cerr << "mmlab-analyze: wrote " << plot_path(out) << "\n";
-  return 0;
+  return {};
 }
 
-int readme_command(Args&, const po::variables_map& vm) {
+Output readme_command(Args&, const po::variables_map& vm) {
   regenerate(vm["data"].as<std::string>(), vm["readme"].as<std::string>(), vm["reports"].as<std::string>());
   std::cerr << "mmlab-analyze: wrote the headline of " << vm["readme"].as<std::string>()
             << " and the reports in " << vm["reports"].as<std::string>() << "/\n";
-  return 0;
+  return {};
 }
 
 // The commands: name, the help that `mmlab-analyze --help` lists (and `<command> --help` prints
@@ -483,7 +475,7 @@ int readme_command(Args&, const po::variables_map& vm) {
 struct Command {
   const char* name;
   const char* usage;
-  int (*handler)(Args&, const po::variables_map&);
+  Output (*handler)(Args&, const po::variables_map&);
 };
 
 const Command kCommands[] = {
@@ -588,7 +580,7 @@ void print_help(const po::options_description& opts) {
   std::cout << "\n\n" << opts;
 }
 
-int run(int argc, char** argv) {
+int run(int argc, char** argv, mmlab::analysis::Session& session) {
   po::options_description opts = options();
   po::options_description hidden;
   hidden.add_options()("args", po::value<std::vector<std::string>>(), "");
@@ -621,27 +613,31 @@ int run(int argc, char** argv) {
     return 0;
   }
   parse_format(vm["format"].as<std::string>());  // a bad --format is an error for every command
-  return command->handler(args, vm);
+  const Output out = command->handler(args, vm);
+  if (session.tables && out.format == Format::json && !out.tables.empty()) {  // records to the caller, no text
+    for (const Table& t : out.tables) send(t, *session.tables);
+  } else if (out.text || !out.tables.empty()) {
+    emit(out.text ? *out.text : render_all(out.tables, out.format), vm["output"].as<std::string>());
+  }
+  return 0;
 }
-
-std::string g_last_error;
 
 }  // namespace
 
 namespace mmlab::analysis {
 
-int cli(int argc, char** argv) {
-  g_last_error.clear();
+int cli(int argc, char** argv, Session* session) {
+  Session own;
+  Session& s = session ? *session : own;
+  s.error.clear();
   try {
-    return ::run(argc, argv);
+    return ::run(argc, argv, s);
   } catch (const std::exception& e) {
-    g_last_error = e.what();
+    s.error = e.what();
     const int status = exit_status_of(e);
     std::cerr << "mmlab-analyze: " << (status == MMLAB_BAD_INPUT ? "error: " : "fatal: ") << e.what() << "\n";
     return status;
   }
 }
-
-const std::string& last_error() { return g_last_error; }
 
 }  // namespace mmlab::analysis

@@ -192,11 +192,12 @@ std::string render_all(const std::vector<Table>& tables, Format f) {
   return render(all, f);
 }
 
-namespace {
-const TableSink* g_table_sink = nullptr;
-}  // namespace
-
-void set_table_sink(const TableSink* sink) { g_table_sink = sink; }
+void send(const Table& t, const TableSink& sink) {
+  std::vector<std::string> fields;
+  std::vector<std::vector<Value>> records;
+  records_of(t, fields, records);
+  sink(t, fields, records);
+}
 
 std::string render(const Table& t, Format f) {
   std::ostringstream os;
@@ -205,10 +206,6 @@ std::string render(const Table& t, Format f) {
     std::vector<std::string> fields;
     std::vector<std::vector<Value>> records;
     records_of(t, fields, records);
-    if (f == Format::json && g_table_sink) {  // the records to the caller, no text
-      (*g_table_sink)(t, fields, records);
-      return {};
-    }
     if (f == Format::json) {
       os << "{\"title\": " << json_string(t.title) << ", \"note\": " << json_string(t.note);
       if (!t.types.empty() && t.types.size() == t.fields.size()) {

@@ -58,12 +58,12 @@ void declare(Table& t, const std::vector<Field>& fields);
 
 std::string render(const Table& t, Format f);
 
-// Where the tables a command renders as JSON go as records instead of text, for one command (the C
-// API's mmlab_analyze_tables sets it around the command; null: rendered): the table, its fields' names
-// and its records (the same the JSON would hold).
+// Where a command's tables go as records instead of text (the C API's mmlab_analyze_tables: cli.hpp's
+// Session): the table, its fields' names and its records (the same the JSON would hold).
 using TableSink =
     std::function<void(const Table&, const std::vector<std::string>&, const std::vector<std::vector<Value>>&)>;
-void set_table_sink(const TableSink* sink);
+// The table's fields and records, as its JSON would hold them, handed to `sink`.
+void send(const Table& t, const TableSink& sink);
 // Several tables as one text: read in turn (md, latex); for programs one document, a JSON array of
 // the tables, or one CSV / TSV whose `table` column names each record's table (the union of their
 // fields, empty where a table has none).

@@ -352,8 +352,9 @@ MMLAB_PLUGIN_EXPORT int32_t mmlab_analyze(int32_t argc, const char* const* argv,
                                           char* message, size_t message_size) {
   return call(
       [](int n, char** v, std::string& error) {
-        const int status = mmlab::analysis::cli(n, v);
-        error = mmlab::analysis::last_error();
+        mmlab::analysis::Session session;
+        const int status = mmlab::analysis::cli(n, v, &session);
+        error = session.error;
         return status;
       },
       argc, argv, stdout_path, message, message_size);
@@ -393,22 +394,12 @@ MMLAB_PLUGIN_EXPORT int32_t mmlab_analyze_tables(int32_t argc, const char* const
   std::vector<const char*> args(argv, argv + argc);
   args.push_back("--format");
   args.push_back("json");
-  std::ostringstream discarded;  // what the command would have printed: the tables went to the sink
   return call(
       [&](int n, char** v, std::string& error) {
-        std::streambuf* saved = std::cout.rdbuf(discarded.rdbuf());
-        mmlab::analysis::set_table_sink(&tables);
-        int status = 1;
-        try {
-          status = mmlab::analysis::cli(n, v);
-        } catch (...) {
-          mmlab::analysis::set_table_sink(nullptr);
-          std::cout.rdbuf(saved);
-          throw;
-        }
-        mmlab::analysis::set_table_sink(nullptr);
-        std::cout.rdbuf(saved);
-        error = mmlab::analysis::last_error();
+        mmlab::analysis::Session session;  // the tables to the sink, no text
+        session.tables = &tables;
+        const int status = mmlab::analysis::cli(n, v, &session);
+        error = session.error;
         return status;
       },
       int32_t(args.size()), args.data(), nullptr, message, message_size);

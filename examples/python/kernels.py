@@ -60,7 +60,7 @@ if triton is not None:
 
 
 @mmlab.algorithm("triton_matmul", backend="gpu", variants=VARIANTS,
-                 axes={"tile": ["64x64", "128x64", "128x128"], "bk": [32, 16]})
+                 axes={"tile": [(64, 64), (128, 64), (128, 128)], "bk": [32, 16]})
 def triton_matmul(a, b, c, *, params, stream):
     """Triton: a tile of C per program, FP32 tl.dot (input_precision ieee), masked edges."""
     _need(triton, "triton")

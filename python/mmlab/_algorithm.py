@@ -4,7 +4,6 @@ import contextlib
 import ctypes
 import hashlib
 import inspect
-import re
 import sys
 import warnings
 
@@ -74,9 +73,13 @@ def _write(buffer, size, text):
 
 
 def _kind_of(values):
-    if all(re.fullmatch(r"-?\d+", str(v)) for v in values):
+    """An axis's kind from its values' Python types, never from their text: ints are an integer axis,
+    pairs of ints a shape, anything else a choice (a shape given as text, "64x64", says "kind": "shape")."""
+    def whole(v):
+        return isinstance(v, int) and not isinstance(v, bool)
+    if values and all(whole(v) for v in values):
         return "integer"
-    if all(re.fullmatch(r"\d+x\d+", str(v)) for v in values):
+    if values and all(isinstance(v, (tuple, list)) and len(v) == 2 and all(map(whole, v)) for v in values):
         return "shape"
     return "choice"
 
@@ -135,10 +138,11 @@ class Algorithm:
         for axis, spec in (axes or {}).items():
             if not isinstance(spec, dict):
                 spec = {"values": list(spec)}
-            values = [_text(v) for v in spec.get("values", [])]
-            default = _text(spec.get("default", values[0] if values else ""))
+            given = list(spec.get("values", []))
+            raw_default = spec.get("default", given[0] if given else "")
+            values, default = [_text(v) for v in given], _text(raw_default)
             self.axes[axis] = {"values": values or [default], "default": default,
-                               "kind": spec.get("kind") or _kind_of(values or [default]),
+                               "kind": spec.get("kind") or _kind_of(given or [raw_default]),
                                "description": spec.get("description", "")}
         self._keep = []
         self._register(lab)

@@ -640,3 +640,21 @@ def test_a_resolved_configuration_is_read_by_the_labs_own_reader(monkeypatch):
                                                                           "split": "2"}
     with pytest.raises(ValueError, match="no algorithm"):
         mmlab.read_params("no_such_algorithm", "a=1")
+
+
+def test_axis_kinds_come_from_the_values_types(tmp_path):
+    """Issue #82: an axis's kind from its values' Python types (ints, pairs of ints, text), not guessed from
+    their text; the run hands back ints and tuples."""
+    lab = mmlab.Lab()
+    seen = []
+
+    @lab.algorithm("np_kinds", backend="host", axes={"blocks": [1, 2], "tile": [(4, 2)], "mode": ["16x16"]})
+    def kinds(a, b, c, *, params, stream):
+        seen.append((params["blocks"], params["tile"], params["mode"]))
+        c[:] = a @ b
+
+    assert kinds.axes["blocks"]["kind"] == "integer" and kinds.axes["tile"]["kind"] == "shape"
+    assert kinds.axes["mode"]["kind"] == "choice"  # text stays text, whatever it looks like
+    r = lab.run(algorithms=[kinds], shapes=[(9, 7, 5)], trials=2)
+    assert list(r.rows["status"]) == ["ok"], r.rows["reason"].tolist()
+    assert seen and all(s == (1, (4, 2), "16x16") for s in seen)

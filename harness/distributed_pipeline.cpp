@@ -85,7 +85,7 @@ class PreparedDistributed final : public Timed {
     job_step(what_ + "the memory check");
     d_.ranks = job().size;
     d_.grid = q.has("grid") ? q.text("grid") : "";
-    on_gpus_ = pipeline_uses_gpus(alg, q);
+    on_gpus_ = pipeline_uses_gpus(cfg_.pipeline(), alg, q);
     d_.gpus = on_gpus_ ? d_.ranks : 0;
     // Every rank must agree before anything is allocated: a rank short of memory skips for all.
     const double need = double(prepared_.workspace_bytes());

@@ -159,7 +159,7 @@ DeviceInfo job_device(RunPlan& plan, bool device_given) {
   std::set<std::string> grids;
   for (const Configuration& c : plan.configurations) {
     gpus = gpus || uses_gpus(c);
-    if (!pipeline_of(*c.algorithm).collective) continue;
+    if (!c.pipeline().collective) continue;
     distributed = true;
     if (!c.params.has("grid")) {  // a variant on every rank of the job, whatever its count (cuBLASMp's matmul)
       fits = true;

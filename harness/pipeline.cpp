@@ -26,7 +26,7 @@ namespace mmlab {
 Reason check_configuration(const Configuration& cfg, const DeviceInfo& device, StateCache& states,
                            PreparedRun& run, Outcome& out) {
   const Algorithm& alg = *cfg.algorithm;
-  const Pipeline& pipeline = pipeline_of(alg);
+  const Pipeline& pipeline = cfg.pipeline();
   const Problem& p = cfg.problem;
   const Invocation invocation(alg, device);
   // A distributed algorithm makes its own checks (the grid, the engine, the job), on every rank.
@@ -90,7 +90,7 @@ void poison_host(float* c, std::size_t count, std::uint32_t bits = 0x7FC00000u) 
 // Phase 2: inputs, output and workspace; the buffers run() receives.
 Reason prepare_buffers(Workbench& bench, const Configuration& cfg, const PreparedRun& run, Buffer& workspace,
                        Outcome& out, Buffers& io, bool* short_of_memory) {
-  const Pipeline& pipeline = pipeline_of(*cfg.algorithm);
+  const Pipeline& pipeline = cfg.pipeline();
   const Problem& p = cfg.problem;
   if (pipeline.host_operands) {  // pinned when there is a GPU
     if (Reason why = bench.prepare_host()) return why;
@@ -114,12 +114,13 @@ Reason prepare_buffers(Workbench& bench, const Configuration& cfg, const Prepare
 }
 
 // Phase 3: one run on a NaN-poisoned output, compared with the float64 reference.
-Verdict verify(Workbench& bench, const PreparedRun& run, const Buffers& io, double* checked) {
+Verdict verify(Workbench& bench, const Pipeline& pipeline, const PreparedRun& run, const Buffers& io,
+               double* checked) {
   const Algorithm& alg = run.algorithm();
   const Problem& p = run.problem();
   const std::size_t c_count = std::size_t(p.m) * p.n;
   const Precision precision = alg.precision_of(run.params());
-  const Verification how = pipeline_of(alg).verification;
+  const Verification how = pipeline.verification;
   bench.use_device_inputs(bench.seed());  // a timed trial before may have left inputs of its own
   bench.use_host_inputs(bench.seed());
   if (how == Verification::host) {
@@ -146,7 +147,7 @@ Verdict verify(Workbench& bench, const PreparedRun& run, const Buffers& io, doub
 std::unique_ptr<TrialTimer> make_timer(Workbench& bench, const Configuration& cfg, const PreparedRun& run,
                                        const Buffers& io, const TimingOptions& timing,
                                        std::function<void()> after_stop) {
-  if (!pipeline_of(*cfg.algorithm).device_timer) return make_host_timer(&run, io, bench.stream());
+  if (!cfg.pipeline().device_timer) return make_host_timer(&run, io, bench.stream());
   DeviceTiming t;
   t.run = &run;
   t.io = io;
@@ -236,7 +237,7 @@ Reason FreshTrials::confirm(std::vector<double>& repeated, std::vector<double>& 
 // the clock stopped at sampled entries against float64 of those inputs.
 double Prepared::trial(ClockMonitor* clocks) {
   const Algorithm& alg = *cfg_.algorithm;
-  const bool gpu = pipeline_of(alg).gpu;
+  const bool gpu = cfg_.pipeline().gpu;
   const std::size_t index = trials_++;
   if (fresh_.repeated_before(index)) repeated_ms_.push_back(timed_on(bench_->seed(), false).ms);
   // NVML's energy counter around the trial (a GPU trial's clock is the GPU's own: the host's calls
@@ -247,7 +248,7 @@ double Prepared::trial(ClockMonitor* clocks) {
   outcome_.timer = timer_->timer();
   outcome_.timer_note = timer_->unblocked_reason();
   const double ms = t.ms;
-  if (pipeline_of(alg).reports && alg.streamed_report) reports_.push_back(alg.streamed_report(run_.args(io_, stream_)));
+  if (cfg_.pipeline().reports && alg.streamed_report) reports_.push_back(alg.streamed_report(run_.args(io_, stream_)));
   if (clocks && gpu) {
     const double energy_after = clocks->energy_j();
     ClockSample c = clocks->sample(stream_);
@@ -260,8 +261,7 @@ double Prepared::trial(ClockMonitor* clocks) {
 }
 
 TrialTime Prepared::timed_on(unsigned long long seed, bool fresh) {
-  const Algorithm& alg = *cfg_.algorithm;
-  const Pipeline& pipeline = pipeline_of(alg);
+  const Pipeline& pipeline = cfg_.pipeline();
   const std::size_t c_count = std::size_t(cfg_.problem.m) * cfg_.problem.n;
   if (pipeline.host_operands || cfg_.scope == Scope::end_to_end) bench_->use_host_inputs(seed);
   if (!pipeline.host_operands) bench_->use_device_inputs(seed);
@@ -281,7 +281,7 @@ TrialTime Prepared::timed_on(unsigned long long seed, bool fresh) {
   if (host_audit_) {  // after the clock stopped
     ++host_audited_;
     host_differed_ += !(fresh ? judge_own_inputs(left.data(), seed, true)
-                              : host_audit_->verify_host_output(left.data(), alg.precision_of(outcome_.resolved)).ok);
+                              : host_audit_->verify_host_output(left.data(), cfg_.algorithm->precision_of(outcome_.resolved)).ok);
   }
   if (streamed_audit_) {  // sampled entries against float64 of the trial's inputs, made from its seed
     ++host_audited_;
@@ -345,7 +345,7 @@ void Prepared::finish() {
   }
   if (!outcome_.samples.empty() && peak_gflops_ > 0) {
     // Faster than the GPU (or host) can multiply: the work ran elsewhere (another stream) or not at all.
-    const bool host = !pipeline_of(*cfg_.algorithm).gpu;
+    const bool host = !cfg_.pipeline().gpu;
     const double gflops = cfg_.algorithm->flop_count(cfg_.problem) / (outcome_.stats.median * 1e-3) / 1e9;
     if (gflops > peak_gflops_) {
       char why[320];
@@ -394,8 +394,8 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
     return out;
   }
   double checked = 0;
-  o.verdict = verify(bench, out->run_, io, &checked);
-  const Pipeline& pipeline = pipeline_of(*cfg.algorithm);
+  o.verdict = verify(bench, cfg.pipeline(), out->run_, io, &checked);
+  const Pipeline& pipeline = cfg.pipeline();
   if (pipeline.reports) {
     o.distributed = DistributedOutcome{};
     o.distributed->verified_entries = checked;
@@ -444,7 +444,7 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
 }
 
 bool time_alone(Timed& p, const TimingOptions& timing, const std::atomic<bool>* interrupted, ClockMonitor* clocks) {
-  const bool collective = pipeline_of(*p.configuration().algorithm).collective;
+  const bool collective = p.configuration().pipeline().collective;
   const bool done = run_trials([&] { p.warmup(); }, [&] { return p.trial(clocks); }, timing, interrupted,
                                collective, p.outcome().samples);
   if (!done) p.outcome().status = Status::interrupted;
@@ -504,7 +504,7 @@ Outcome run_configuration(Workbench& bench, const Configuration& cfg, const Devi
                           StateCache& states, const TimingOptions* timing,
                           const std::atomic<bool>* interrupted, ClockMonitor* clocks) {
   const TimingOptions untimed;
-  std::unique_ptr<Timed> p = pipeline_of(*cfg.algorithm).collective
+  std::unique_ptr<Timed> p = cfg.pipeline().collective
                                  ? prepare_distributed(bench, cfg, device, states)
                                  : prepare(bench, cfg, device, states, timing ? *timing : untimed);
   if (p->ready() && timing) time_alone(*p, *timing, interrupted, clocks);

@@ -4,16 +4,45 @@ namespace mmlab {
 
 namespace {
 
-// name, where, gpu, by_engine, collective, host_operands, end_to_end, kernel_only, own_memory,
-// verification, device_timer, reports
-constexpr Pipeline kDevice{"gpu", "GPU", true, false, false, false, false, false, false,
-                           Verification::device, true, false};
-constexpr Pipeline kHost{"host", "host CPU", false, false, false, true, false, true, false,
-                         Verification::host, false, false};
-constexpr Pipeline kStreamed{"streamed", "GPU, operands in host memory, timed host to host", true, false, false,
-                             true, true, false, true, Verification::entries, false, true};
-constexpr Pipeline kDistributed{"distributed", "MPI ranks: GPUs over NCCL or the copy engines, or CPUs over MPI",
-                                true, true, true, false, false, false, false, Verification::ranks, false, false};
+const Pipeline kDevice = [] {
+  Pipeline p;
+  p.name = "gpu", p.where = "GPU";
+  p.gpu = true;
+  p.verification = Verification::device;
+  p.device_timer = true;
+  return p;
+}();
+
+const Pipeline kHost = [] {
+  Pipeline p;
+  p.name = "host", p.where = "host CPU";
+  p.host_operands = true;
+  p.kernel_only = true;
+  p.verification = Verification::host;
+  return p;
+}();
+
+const Pipeline kStreamed = [] {
+  Pipeline p;
+  p.name = "streamed", p.where = "GPU, operands in host memory, timed host to host";
+  p.gpu = true;
+  p.host_operands = true;
+  p.end_to_end = true;
+  p.own_memory = true;
+  p.verification = Verification::entries;
+  p.reports = true;
+  return p;
+}();
+
+const Pipeline kDistributed = [] {
+  Pipeline p;
+  p.name = "distributed", p.where = "MPI ranks: GPUs over NCCL or the copy engines, or CPUs over MPI";
+  p.gpu = true;
+  p.by_engine = true;
+  p.collective = true;
+  p.verification = Verification::ranks;
+  return p;
+}();
 
 }  // namespace
 
@@ -27,8 +56,7 @@ const Pipeline& pipeline_of(const Algorithm& a) {
   return kDevice;
 }
 
-bool pipeline_uses_gpus(const Algorithm& a, const Params& params) {
-  const Pipeline& p = pipeline_of(a);
+bool pipeline_uses_gpus(const Pipeline& p, const Algorithm& a, const Params& params) {
   if (!p.by_engine) return p.gpu;
   const Algorithm* engine = a.engine_of ? a.engine_of(params) : nullptr;
   return engine ? pipeline_of(*engine).gpu : p.gpu;

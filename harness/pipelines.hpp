@@ -18,26 +18,29 @@ enum class Verification {
 // A pipeline: what one backend's configurations do in the phases above, chosen once per
 // configuration from its algorithm's backend (pipeline_of). The harness tells the backends apart here
 // only: every other step asks its configuration's pipeline.
+// Each fact is set by its name where a pipeline is made (pipelines.cpp); unset, it is false.
 struct Pipeline {
-  const char* name;   // as `mmlab list --format json` and the Python package name it
-  const char* where;  // as `mmlab list` says where it runs
+  const char* name = "";   // as `mmlab list --format json` and the Python package name it
+  const char* where = "";  // as `mmlab list` says where it runs
   // Needs a GPU of its own (a machine without one records its rows as skipped); `by_engine`: where its
   // products run is decided by its engine (Algorithm::engine_of), a GPU unless that is a host algorithm's.
-  bool gpu, by_engine;
-  bool collective;      // every rank of the job takes each step (its own trial loop, agreed over ranks)
-  bool host_operands;   // A, B and C in (pinned) host memory
-  bool end_to_end;      // timed from host to host whatever the sweep's scope; no L2 flush
-  bool kernel_only;     // the scopes other than kernel and the L2 flush do not apply (a skipped row)
-  bool own_memory;      // the algorithm allocates its device memory itself (device_bytes: its workspace)
-  Verification verification;
-  bool device_timer;    // timed on the GPU (the blocking kernel, events, graphs); else the host's clock
-  bool reports;         // the algorithm reports phases per trial (Algorithm::streamed_report)
+  bool gpu = false, by_engine = false;
+  bool collective = false;     // every rank of the job takes each step (its own trial loop, agreed over ranks)
+  bool host_operands = false;  // A, B and C in (pinned) host memory
+  bool end_to_end = false;     // timed from host to host whatever the sweep's scope; no L2 flush
+  bool kernel_only = false;    // the scopes other than kernel and the L2 flush do not apply (a skipped row)
+  bool own_memory = false;     // the algorithm allocates its device memory itself (device_bytes: its workspace)
+  Verification verification = Verification::device;
+  bool device_timer = false;   // timed on the GPU (the blocking kernel, events, graphs); else the host's clock
+  bool reports = false;        // the algorithm reports phases per trial (Algorithm::streamed_report)
 };
+// An algorithm's pipeline, by its backend: asked once per configuration, when the configuration is
+// made (sweep.hpp's Configuration holds it), and by the listing.
 const Pipeline& pipeline_of(const Algorithm& a);
 
-// Whether a configuration runs on GPUs: its pipeline's, or where its products run by its engine's
-// algorithm (a distributed algorithm with a host engine runs on CPUs). A machine without one records
-// it as skipped.
-bool pipeline_uses_gpus(const Algorithm& a, const Params& params);
+// Whether a configuration of `a` (whose pipeline is `p`) runs on GPUs: its pipeline's, or where its
+// products run by its engine's algorithm (a distributed algorithm with a host engine runs on CPUs). A
+// machine without one records it as skipped.
+bool pipeline_uses_gpus(const Pipeline& p, const Algorithm& a, const Params& params);
 
 }  // namespace mmlab

@@ -81,7 +81,7 @@ std::string cuda_version_text(int v) {
 CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo& device,
                 const Configuration& cfg, const Outcome& o) {
   Record r(result_columns());
-  const Pipeline& pipeline = pipeline_of(*cfg.algorithm);
+  const Pipeline& pipeline = cfg.pipeline();
   const bool on_device = uses_gpus(cfg);
   r.set(Col::schema, kSchemaVersion).set(Col::run_id, run_id).set(Col::timestamp, utc_now());
   r.set(Col::git_revision, git_revision()).set(Col::host, hostname()).set(Col::seed, std::to_string(plan.seed));
@@ -123,7 +123,7 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
     if (q.has("engine")) r.set(Col::engine, q.text("engine"));  // a streamed algorithm's
   } else {
     const Params& q = o.resolved.variant().empty() ? cfg.params : o.resolved;
-    r.set(Col::ranks, job().size).set(Col::gpus, pipeline_uses_gpus(*cfg.algorithm, q) ? job().size : 0);
+    r.set(Col::ranks, job().size).set(Col::gpus, pipeline_uses_gpus(pipeline, *cfg.algorithm, q) ? job().size : 0);
     if (q.has("grid")) r.set(Col::grid, q.text("grid"));
     // What ran the local products (a full spec) once the run was made; before, the spec the axis names.
     if (o.distributed && !o.distributed->engine.empty())

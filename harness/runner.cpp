@@ -32,7 +32,7 @@ namespace {
 
 // A distributed configuration whose grid needs another number of ranks than this job has.
 bool for_other_jobs(const Configuration& c) {
-  return pipeline_of(*c.algorithm).collective && c.params.has("grid") &&
+  return c.pipeline().collective && c.params.has("grid") &&
          parse_grid(c.params.text("grid")).volume() != job().size;
 }
 
@@ -163,13 +163,13 @@ class Run {
     const auto started = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < todo_.size();) {
       const Configuration& cfg = todo_[i];
-      const bool collective = pipeline_of(*cfg.algorithm).collective;
+      const bool collective = cfg.pipeline().collective;
       // A problem's single-process configurations form a group, its distributed ones another (timed
       // by every rank: a collective group).
       std::size_t end = i + 1;
       if (plan_.interleaved)
         while (end < todo_.size() && todo_[end].problem == cfg.problem &&
-               pipeline_of(*todo_[end].algorithm).collective == collective)
+               todo_[end].pipeline().collective == collective)
           ++end;
       // --stop-after: past it (rank 0's clock) no configuration starts. Before a collective group every
       // rank agrees (the other ranks reach only those); before rank 0's own, rank 0 alone decides.

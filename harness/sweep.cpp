@@ -159,14 +159,13 @@ std::vector<Configuration> expand(const std::vector<AlgorithmChoice>& choices,
         std::size_t dropped = 0;
         const std::vector<Params> points = parameter_points(*c.algorithm, variant, c.axis_values, &dropped);
         if (left_out) *left_out += dropped * scopes.size() * l2.size();
-        // A streamed algorithm's operands are in host memory: it is timed from host to host whatever
-        // the sweep's scope, and no L2 flush applies.
-        const bool streamed = pipeline_of(*c.algorithm).end_to_end;
         for (const Params& params : points)
           for (Scope scope : scopes)
             for (bool flush : l2) {
-              Configuration cfg{c.algorithm, params, problem, streamed ? Scope::end_to_end : scope,
-                                flush && !streamed};
+              Configuration cfg{c.algorithm, params, problem, scope, flush};
+              // A streamed algorithm's operands are in host memory: it is timed from host to host
+              // whatever the sweep's scope, and no L2 flush applies.
+              if (cfg.pipeline().end_to_end) cfg.scope = Scope::end_to_end, cfg.l2_flush = false;
               if (seen.insert(cfg.key()).second) out.push_back(std::move(cfg));
               if (out.size() > kMaxConfigurations)
                 throw UsageError("the sweep has more than " + std::to_string(kMaxConfigurations) +
@@ -177,6 +176,6 @@ std::vector<Configuration> expand(const std::vector<AlgorithmChoice>& choices,
   return out;
 }
 
-bool uses_gpus(const Configuration& c) { return pipeline_uses_gpus(*c.algorithm, c.params); }
+bool uses_gpus(const Configuration& c) { return pipeline_uses_gpus(c.pipeline(), *c.algorithm, c.params); }
 
 }  // namespace mmlab

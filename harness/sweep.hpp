@@ -8,6 +8,7 @@
 
 #include "core/algorithm.hpp"
 #include "core/scope.hpp"
+#include "harness/pipelines.hpp"
 
 namespace mmlab {
 
@@ -31,13 +32,21 @@ struct AlgorithmChoice {
 };
 
 struct Configuration {
+  Configuration() = default;
+  Configuration(const Algorithm* a, Params q, Problem p, Scope s = Scope::kernel, bool flush = false)
+      : algorithm(a), params(std::move(q)), problem(p), scope(s), l2_flush(flush), pipeline_(&pipeline_of(*a)) {}
   const Algorithm* algorithm = nullptr;
   Params params;
   Problem problem;
   Scope scope = Scope::kernel;
   bool l2_flush = false;
+  // What its backend does in each phase (pipelines.hpp), chosen once, when it is made.
+  const Pipeline& pipeline() const { return *pipeline_; }
   // Identity for --resume: algorithm, variant, params, m, n, k, inputs, scope, l2_flush.
   std::string key() const;
+
+ private:
+  const Pipeline* pipeline_ = nullptr;
 };
 // Whether the configuration runs on GPUs (a device or streamed algorithm, a distributed one whose
 // engine is not the host's): on a machine without one it is a skipped row.

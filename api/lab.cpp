@@ -157,19 +157,32 @@ int32_t guarded(Work work, char* message, size_t message_size) {
   }
 }
 
-// A caller's sink (mmlab_row_sink): each row's cells typed by its table's columns, as they are made.
+// A caller's sink (mmlab_row_sink): each row's cells as they were made (a number as the number, never
+// its text parsed again).
 class CallerSink : public mmlab::RowSink {
  public:
   explicit CallerSink(const mmlab_row_sink& sink) : sink_(sink) {}
-  void samples(const std::vector<mmlab::CsvRow>& lines) override {
-    for (const mmlab::CsvRow& line : lines) send(MMLAB_SAMPLES, line, mmlab::kSampleColumns);
+  void samples(const std::vector<mmlab::Row>& lines) override {
+    for (const mmlab::Row& line : lines) send(MMLAB_SAMPLES, line);
   }
-  void row(const mmlab::CsvRow& row) override { send(MMLAB_RESULTS, row, mmlab::kResultColumns); }
+  void row(const mmlab::Row& row) override { send(MMLAB_RESULTS, row); }
 
-  // A row of `table` whose cells are in `columns`' order; a number column's cell that is not a number
-  // is an error naming `where`.
+  void send(int32_t table, const mmlab::Row& row) {
+    cells_.assign(row.size(), mmlab_value{MMLAB_EMPTY, nullptr, 0});
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const mmlab::Cell& c = row[i];
+      if (c.kind == mmlab::Cell::Kind::number)
+        cells_[i].kind = MMLAB_NUMBER, cells_[i].number = c.number;
+      else if (c.kind == mmlab::Cell::Kind::text && !c.text.empty())
+        cells_[i].kind = MMLAB_TEXT, cells_[i].text = c.text.c_str();
+    }
+    if (sink_.row) sink_.row(sink_.user, table, cells_.data(), int32_t(cells_.size()));
+  }
+
+  // A row read from a file (mmlab_read: text, as the file holds it) of `table`, its cells in `columns`'
+  // order, each number column's read as a number; one that is not a number is an error naming `where`.
   template <class Columns>
-  void send(int32_t table, const mmlab::CsvRow& row, const Columns& columns, const std::string& where = "") {
+  void send_read(int32_t table, const mmlab::CsvRow& row, const Columns& columns, const std::string& where) {
     cells_.assign(row.size(), mmlab_value{MMLAB_EMPTY, nullptr, 0});
     std::size_t i = 0;
     for (const mmlab::Column& c : columns) {
@@ -184,8 +197,7 @@ class CallerSink : public mmlab::RowSink {
           v.kind = MMLAB_NUMBER, v.number = x;
           continue;
         }
-        if (!where.empty())
-          throw mmlab::AnalysisError(where + ": column '" + c.name + "': '" + text + "' is not a number");
+        throw mmlab::AnalysisError(where + ": column '" + c.name + "': '" + text + "' is not a number");
       }
       v.kind = MMLAB_TEXT, v.text = text.c_str();
     }
@@ -316,7 +328,7 @@ MMLAB_PLUGIN_EXPORT int32_t mmlab_read(mmlab_lab* lab, const char* path, const m
             const auto it = r.fields.find(c.name);
             row.push_back(it == r.fields.end() ? std::string() : it->second);
           }
-          caller.send(MMLAB_RESULTS, row, mmlab::kResultColumns, r.file + ":" + std::to_string(r.line));
+          caller.send_read(MMLAB_RESULTS, row, mmlab::kResultColumns, r.file + ":" + std::to_string(r.line));
         }
         const std::string samples = mmlab::samples_path_for(path);
         if (!samples.empty() && std::ifstream(samples).peek() != std::ifstream::traits_type::eof()) {
@@ -332,7 +344,7 @@ MMLAB_PLUGIN_EXPORT int32_t mmlab_read(mmlab_lab* lab, const char* path, const m
           for (std::size_t i = 0; i < table.rows.size(); ++i) {
             line.clear();
             for (std::size_t c : at) line.push_back(c < table.rows[i].size() ? table.rows[i][c] : std::string());
-            caller.send(MMLAB_SAMPLES, line, mmlab::kSampleColumns, samples + ": row " + std::to_string(i + 1));
+            caller.send_read(MMLAB_SAMPLES, line, mmlab::kSampleColumns, samples + ": row " + std::to_string(i + 1));
           }
         }
         return 0;

@@ -169,16 +169,34 @@ bool CsvColumns::next(CsvRow& values) {
   return true;
 }
 
-Record& Record::set(const std::string& column, const std::string& value) {
+CsvRow csv_row(const Row& row) {
+  CsvRow out;
+  out.reserve(row.size());
+  for (const Cell& c : row) out.push_back(c.text);
+  return out;
+}
+
+Cell& Record::at(const std::string& column) {
   for (std::size_t i = 0; i < header_->size(); ++i)
-    if ((*header_)[i] == column) {
-      values_[i] = value;
-      return *this;
-    }
+    if ((*header_)[i] == column) return values_[i];
   throw std::logic_error("no CSV column named '" + column + "'");
 }
-Record& Record::set(const std::string& column, double value) { return set(column, format_double(value)); }
-Record& Record::set(const std::string& column, long long value) { return set(column, std::to_string(value)); }
+Record& Record::set(const std::string& column, const std::string& value) {
+  at(column) = Cell::of_text(value);
+  return *this;
+}
+Record& Record::set(const std::string& column, double value, int significant) {
+  at(column) = Cell::of_number(value, significant);
+  return *this;
+}
+Record& Record::set(const std::string& column, long long value) {
+  at(column) = Cell::of_whole(value);
+  return *this;
+}
+Record& Record::set(const std::string& column, unsigned long long value) {
+  at(column) = Cell::of_whole(value);
+  return *this;
+}
 
 std::string samples_path_for(const std::string& csv_path) {
   const std::string ext = ".csv";

@@ -84,17 +84,35 @@ class CsvColumns {
 // a FIFO): a UsageError naming `role`. A path that does not exist passes.
 void require_regular_file(const std::string& path, const std::string& role);
 
+std::string format_double(double v, int significant = 9);
+
+// One cell of a row as it was made: empty, a number (a whole or decimal column's value itself, with the
+// text the CSV file holds, written once, when it was set), or text. A file takes each cell's text; a
+// caller's sink (the C API's) takes a number as the number: nothing is formatted to be parsed again.
+struct Cell {
+  enum class Kind { empty, number, text };
+  Kind kind = Kind::empty;
+  double number = 0;
+  std::string text;  // as the CSV file holds it ("" when empty)
+  static Cell of_text(std::string t) { return {Kind::text, 0, std::move(t)}; }
+  static Cell of_whole(long long v) { return {Kind::number, double(v), std::to_string(v)}; }
+  static Cell of_whole(unsigned long long v) { return {Kind::number, double(v), std::to_string(v)}; }
+  static Cell of_number(double v, int significant = 9) { return {Kind::number, v, format_double(v, significant)}; }
+};
+using Row = std::vector<Cell>;
+CsvRow csv_row(const Row& row);  // each cell's text, as the file holds it
+
 // A row under construction, addressed by column name.
 class Record {
  public:
   explicit Record(const CsvRow& header) : header_(&header), values_(header.size()) {}
   Record& set(const std::string& column, const std::string& value);
-  Record& set(const std::string& column, double value);
+  Record& set(const std::string& column, double value, int significant = 9);
   Record& set(const std::string& column, long long value);
   Record& set(const std::string& column, int value) { return set(column, (long long)value); }
   Record& set(const std::string& column, unsigned value) { return set(column, (long long)value); }
   Record& set(const std::string& column, unsigned long value) { return set(column, (long long)value); }
-  Record& set(const std::string& column, unsigned long long value) { return set(column, (long long)value); }
+  Record& set(const std::string& column, unsigned long long value);
   Record& set(const std::string& column, long value) { return set(column, (long long)value); }
   Record& set(const std::string& column, const char* value) { return set(column, std::string(value)); }
   Record& set(const std::string& column, bool) = delete;  // say "true"/"false" explicitly
@@ -102,11 +120,15 @@ class Record {
   Record& set(Col column, const T& value) {  // a results column by identifier (core/columns.hpp)
     return set(std::string(column_name(column)), value);
   }
-  const CsvRow& values() const { return values_; }
+  Record& set(Col column, double value, int significant) {
+    return set(std::string(column_name(column)), value, significant);
+  }
+  const Row& values() const { return values_; }
 
  private:
+  Cell& at(const std::string& column);
   const CsvRow* header_;
-  CsvRow values_;
+  Row values_;
 };
 
 enum class OpenMode { append, overwrite };
@@ -146,7 +168,6 @@ class CsvWriter {
   bool need_header_ = false;
 };
 
-std::string format_double(double v, int significant = 9);
 
 // Where a results file keeps its raw samples: x.csv -> x.samples.csv (mmlab and mmlab-analyze).
 std::string samples_path_for(const std::string& csv_path);

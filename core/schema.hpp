@@ -41,6 +41,8 @@
 namespace mmlab {
 
 inline constexpr const char* kSchemaVersion = "9";
+inline constexpr long long kSchemaVersionNumber = 9;  // the same, as the `schema` column's number
+static_assert(kSchemaVersion[0] == '0' + kSchemaVersionNumber && kSchemaVersion[1] == '\0', "one schema version");
 
 // The type's word, as the lab's JSON and Python name it.
 inline const char* column_type_name(ColumnType t) {

@@ -56,15 +56,15 @@ void set_clocks(Record& r, const Outcome& o) {
   if (mhz.empty()) return;
   std::size_t slow = 0;
   for (double v : mhz) slow += v < ClockMonitor::kSlowFraction * o.reference_mhz;
-  r.set(Col::clock_source, o.clock_source).set(Col::ref_clock_mhz, format_double(o.reference_mhz, 6));
-  r.set(Col::clock_mhz, format_double(summarize(mhz).median, 6));
-  r.set(Col::clock_min_mhz, format_double(*std::min_element(mhz.begin(), mhz.end()), 6));
+  r.set(Col::clock_source, o.clock_source).set(Col::ref_clock_mhz, o.reference_mhz, 6);
+  r.set(Col::clock_mhz, summarize(mhz).median, 6);
+  r.set(Col::clock_min_mhz, *std::min_element(mhz.begin(), mhz.end()), 6);
   r.set(Col::slow_trials, (long long)slow);
-  if (!watts.empty()) r.set(Col::power_w, format_double(summarize(watts).median, 5));
+  if (!watts.empty()) r.set(Col::power_w, summarize(watts).median, 5);
   // The mean, not the median: NVML's counter moves in steps, which only a sum over trials evens out.
   if (!joules.empty() && joules.size() == o.clocks.size())
-    r.set(Col::energy_j, format_double(summarize(joules).mean, 6));
-  if (hottest >= 0) r.set(Col::temp_c, format_double(hottest, 4));
+    r.set(Col::energy_j, summarize(joules).mean, 6);
+  if (hottest >= 0) r.set(Col::temp_c, hottest, 4);
   r.set(Col::throttle, throttle_names(reasons));
 }
 
@@ -78,13 +78,13 @@ std::string cuda_version_text(int v) {
   return v ? "CUDA " + std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10) : "";
 }
 
-CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo& device,
+Row make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo& device,
                 const Configuration& cfg, const Outcome& o) {
   Record r(result_columns());
   const Pipeline& pipeline = cfg.pipeline();
   const bool on_device = uses_gpus(cfg);
-  r.set(Col::schema, kSchemaVersion).set(Col::run_id, run_id).set(Col::timestamp, utc_now());
-  r.set(Col::git_revision, git_revision()).set(Col::host, hostname()).set(Col::seed, std::to_string(plan.seed));
+  r.set(Col::schema, kSchemaVersionNumber).set(Col::run_id, run_id).set(Col::timestamp, utc_now());
+  r.set(Col::git_revision, git_revision()).set(Col::host, hostname()).set(Col::seed, plan.seed);
   if (on_device) {
     r.set(Col::device, device.present ? device.name : "none");
     if (device.present)
@@ -149,7 +149,7 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
     if (s.trials > 1) r.set(Col::std_ms, s.std);
     r.set(Col::median_ms, s.median);
     if (s.trials >= kMinTrialsForCi)
-      r.set(Col::ci_lo_ms, s.ci_lo).set(Col::ci_hi_ms, s.ci_hi).set(Col::ci_coverage, format_double(s.ci_coverage, 4));
+      r.set(Col::ci_lo_ms, s.ci_lo).set(Col::ci_hi_ms, s.ci_hi).set(Col::ci_coverage, s.ci_coverage, 4);
     r.set(Col::gflops, cfg.algorithm->flop_count(cfg.problem) / (s.median * 1e-3) / 1e9);
     r.set(Col::order, order_name(o.interleaved)).set(Col::interleave_group, o.interleave_group);
     if (o.timer) r.set(Col::timer, timer_name(*o.timer));
@@ -164,7 +164,7 @@ CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo
   if (o.status == Status::ok && !o.timer_note.empty()) reason += (reason.empty() ? "" : "; ") + o.timer_note;
   r.set(Col::status, status_name(o.status)).set(Col::reason, reason);
   if (o.verdict) {  // verified: 1 passed, 0 failed, empty when nothing ran (skipped)
-    r.set(Col::verified, o.verdict->ok ? "1" : "0").set(Col::max_rel_err, o.verdict->max_rel_err);
+    r.set(Col::verified, o.verdict->ok ? 1LL : 0LL).set(Col::max_rel_err, o.verdict->max_rel_err);
     r.set(Col::max_abs_err, o.verdict->max_abs_err).set(Col::mse, o.verdict->mse);
     r.set(Col::frac_err_over_1e_3, o.verdict->frac_over_1e3);
     r.set(Col::max_sumabs_err, o.verdict->max_sumabs_err).set(Col::mean_sumabs_err, o.verdict->mean_sumabs_err);

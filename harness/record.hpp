@@ -14,7 +14,7 @@ namespace mmlab {
 std::string compute_capability_text(const DeviceInfo& d);
 std::string cuda_version_text(int version);
 
-CsvRow make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo& device,
+Row make_row(const std::string& run_id, const RunPlan& plan, const DeviceInfo& device,
                 const Configuration& cfg, const Outcome& o);
 
 }  // namespace mmlab

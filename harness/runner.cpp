@@ -108,14 +108,19 @@ class Run {
       };
     };
     const auto open = [&] {
-      if (files()) rows_.emplace(plan_.output, result_columns(), mode, numbers(result_columns()));
+      if (files()) {
+        files_.emplace(plan_.output, plan_.samples_output, mode, numbers(result_columns()), numbers(sample_columns()));
+        rows_.add(&*files_);
+      }
+      rows_.add(sink_);  // after the files: a row the caller sees is on disk
       std::set<std::string> done;
       if (plan_.resume) done = recorded_keys(plan_);
-      if (files()) samples_.emplace(plan_.samples_output, sample_columns(), mode, numbers(sample_columns()));
+      if (files()) files_->open_samples();
       if (plan_.resume && files()) record_in_flight(done);
       return done;
     };
     for (std::size_t i : agree_on_todo(plan_, &recorded_, open)) todo_.push_back(plan_.configurations[i]);
+    if (job().rank != 0) rows_.add(sink_);  // rank 0's tee was made with its files (open)
   }
 
   int dry_run() const {
@@ -200,16 +205,10 @@ class Run {
     return plan_.output.empty() ? std::string("the caller's sink") : plan_.output;
   }
 
-  // A configuration's samples and then its row, to the files and the sink. The samples file gets its
-  // header with the first row of either file, so a run without a timed row leaves a readable (empty) table.
-  void emit(const CsvRow& row, const std::vector<CsvRow>& lines = {}) {
-    if (samples_) {
-      samples_->write_header();
-      if (!lines.empty()) samples_->write_lines(lines);
-    }
-    if (sink_ && !lines.empty()) sink_->samples(lines);
-    if (rows_) rows_->write(row);
-    if (sink_) sink_->row(row);
+  // A configuration's samples and then its row, to the files and the caller's sink (the tee).
+  void emit(const Row& row, const std::vector<Row>& lines = {}) {
+    rows_.samples(lines);
+    rows_.row(row);
   }
 
   // The configurations being prepared or timed, named in <output>.inflight while they run, so that a
@@ -419,15 +418,15 @@ class Run {
 
   // Samples first: a row implies its samples are complete.
   void record(std::size_t i, const Outcome& o, double seconds = -1) {
-    std::vector<CsvRow> lines;
+    std::vector<Row> lines;  // in sample_columns()' order
     if (!o.samples.empty()) {
       const bool host = o.host_samples.size() == o.samples.size();
       for (std::size_t t = 0; t < o.samples.size(); ++t) {
         const ClockSample* c = t < o.clocks.size() ? &o.clocks[t] : nullptr;
-        lines.push_back({run_id(i), std::to_string(t), format_double(o.samples[t]),
-                         c && c->sm_mhz > 0 ? format_double(c->sm_mhz, 6) : std::string(),
-                         host ? format_double(o.host_samples[t]) : std::string(),
-                         c && c->energy_j >= 0 ? format_double(c->energy_j, 6) : std::string()});
+        lines.push_back({Cell::of_text(run_id(i)), Cell::of_whole((long long)t), Cell::of_number(o.samples[t]),
+                         c && c->sm_mhz > 0 ? Cell::of_number(c->sm_mhz, 6) : Cell{},
+                         host ? Cell::of_number(o.host_samples[t]) : Cell{},
+                         c && c->energy_j >= 0 ? Cell::of_number(c->energy_j, 6) : Cell{}});
       }
     }
     emit(make_row(run_id(i), plan_, device_, todo_[i], o), lines);
@@ -456,7 +455,8 @@ class Run {
   const DeviceInfo& device_;
   const std::atomic<bool>& interrupted_;
   RowSink* sink_;  // the caller's, or null
-  std::optional<CsvWriter> rows_, samples_;
+  std::optional<CsvFiles> files_;  // --output's
+  RowTee rows_;                    // the files, then the caller's sink
   std::vector<Configuration> todo_;
   std::size_t recorded_ = 0;
   std::string session_;

@@ -784,7 +784,7 @@ void write_results(const std::string& path, const std::vector<Written>& rows) {
     r.set("algorithm", w.algorithm).set("variant", w.variant).set("params", w.params).set("resolved", w.resolved);
     r.set("m", w.m).set("n", w.n).set("k", w.k).set("sm_count", 132).set("inputs", "uniform").set("scope", "kernel");
     r.set("l2_flush", "off").set("median_ms", w.median_ms).set("status", "ok");
-    out << csv_line(r.values());
+    out << csv_line(csv_row(r.values()));
   }
 }
 

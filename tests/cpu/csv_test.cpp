@@ -234,8 +234,17 @@ TEST(Csv, MalformedFilesNameTheLine) {
 TEST(Csv, RecordSetsByColumnName) {
   Record r(kHeader);
   r.set("b", 2.5).set("a", 7LL).set("c", "x");
-  EXPECT_EQ(r.values(), (CsvRow{"7", "2.5", "x"}));
+  EXPECT_EQ(csv_row(r.values()), (CsvRow{"7", "2.5", "x"}));
   EXPECT_THROW(r.set("nope", "1"), std::logic_error);
+  // A number keeps its value beside the text the file holds (a caller's sink takes the value).
+  r.set("b", 1.0 / 3.0, 4).set("a", 18446744073709551615ULL);
+  const Row& cells = r.values();
+  EXPECT_EQ(cells[1].kind, Cell::Kind::number);
+  EXPECT_EQ(cells[1].number, 1.0 / 3.0);
+  EXPECT_EQ(cells[1].text, "0.3333");
+  EXPECT_EQ(cells[0].text, "18446744073709551615");
+  EXPECT_EQ(cells[2].kind, Cell::Kind::text);
+  EXPECT_EQ(Row(3)[0].kind, Cell::Kind::empty);
 }
 
 // A choice column carries its values (core/columns.hpp), and they are the names the lab writes: the

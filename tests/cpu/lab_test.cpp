@@ -29,11 +29,13 @@ std::vector<std::string> keys_of(const RunPlan& p) {
 
 class Rows : public RowSink {
  public:
-  void samples(const std::vector<CsvRow>& lines) override { samples_ += lines.size(); }
-  void row(const CsvRow& row) override {
+  void samples(const std::vector<Row>& lines) override { samples_ += lines.size(); }
+  void row(const Row& row) override {
     EXPECT_EQ(row.size(), result_columns().size());
-    rows_.push_back(row);
+    rows_.push_back(csv_row(row));
+    cells_.push_back(row);
   }
+  std::vector<Row> cells_;
   std::vector<CsvRow> rows_;
   std::size_t samples_ = 0;
 };
@@ -109,6 +111,16 @@ TEST(Lab, ARunHandsItsRowsToTheSinkAndWritesNoFile) {
     EXPECT_EQ(cell(r, "verified"), "1");
     EXPECT_EQ(cell(r, "schema"), kSchemaVersion);
   }
+  // Typed cells (issue #82): every whole or decimal column's cell is a number or empty, never text the
+  // caller would have to parse; the text columns' are text.
+  for (const Row& r : rows.cells_)
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      const Column& c = kResultColumns[i];
+      const bool numeric = c.type == ColumnType::whole || c.type == ColumnType::number;
+      if (numeric) EXPECT_NE(r[i].kind, Cell::Kind::text) << c.name << " = " << r[i].text;
+      if (!numeric) EXPECT_NE(r[i].kind, Cell::Kind::number) << c.name;
+      if (r[i].kind == Cell::Kind::number) EXPECT_FALSE(r[i].text.empty()) << c.name;
+    }
   EXPECT_TRUE(fs::is_empty(dir)) << "a run without an output wrote into " << dir;
   fs::remove_all(dir);
 }

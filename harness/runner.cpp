@@ -216,52 +216,32 @@ class Run {
   // --resume runs such a configuration once more, marked as a second try, and records one that a job
   // ended inside on its second try as a failed row with that reason, then goes on (an experiment's
   // script reruns the job with --resume until it completes).
-  std::string in_flight_path() const { return plan_.output + ".inflight"; }
-  static constexpr const char* kAgain = "again ";  // a second try's line
+  // (The marker itself is the files' sink's, sink.hpp's CsvFiles.)
   void mark_in_flight(const std::vector<std::size_t>& which) {
     if (!root() || !files()) return;
-    std::string text;
-    for (std::size_t i : which) text += (retried_.count(todo_[i].key()) ? kAgain : "") + todo_[i].key() + "\n";
-    const std::string tmp = in_flight_path() + ".tmp";
-    if (std::FILE* f = std::fopen(tmp.c_str(), "w")) {
-      std::fputs(text.c_str(), f);
-      std::fclose(f);
-      std::rename(tmp.c_str(), in_flight_path().c_str());
-    }
+    std::vector<std::pair<std::string, bool>> keys;
+    for (std::size_t i : which) keys.emplace_back(todo_[i].key(), retried_.count(todo_[i].key()) > 0);
+    files_->mark_in_flight(keys);
   }
   void clear_in_flight() {
-    if (root() && files()) std::remove(in_flight_path().c_str());
+    if (root() && files()) files_->clear_in_flight();
   }
   void record_in_flight(std::set<std::string>& done) {
-    std::FILE* f = std::fopen(in_flight_path().c_str(), "r");
-    if (!f) return;
-    std::set<std::string> keys;  // those a job ended inside twice
-    std::size_t lines = 0;
-    char line[4096];
-    while (std::fgets(line, sizeof line, f)) {
-      std::string key = line;
-      if (!key.empty() && key.back() == '\n') key.pop_back();
-      if (key.empty()) continue;
-      ++lines;
-      if (key.rfind(kAgain, 0) == 0)
-        keys.insert(key.substr(std::string(kAgain).size()));
-      else
-        retried_.insert(key);  // run again, as a second try
-    }
-    std::fclose(f);
+    const CsvFiles::InFlight left = files_->read_in_flight();
+    retried_.insert(left.once.begin(), left.once.end());  // run again, as a second try
     for (std::size_t i = 0; i < plan_.configurations.size(); ++i) {
       const Configuration& cfg = plan_.configurations[i];
-      if (!keys.count(cfg.key()) || done.count(cfg.key())) continue;
+      if (!left.twice.count(cfg.key()) || done.count(cfg.key())) continue;
       Outcome o;
       o.status = Status::failed;
-      o.reason = "two jobs ended while this configuration ran (" + std::to_string(lines) +
+      o.reason = "two jobs ended while this configuration ran (" + std::to_string(left.named) +
                  " in flight the second time: an abort or crash, in a library or the lab); recorded by --resume";
       emit(make_row(session_ + "-inflight-" + std::to_string(i), plan_, device_, cfg, o));
       ++counts_[int(Status::failed)];
       done.insert(cfg.key());
       std::fprintf(stderr, "mmlab: recorded as failed (two jobs ended inside it): %s\n", describe(cfg).c_str());
     }
-    std::remove(in_flight_path().c_str());
+    files_->clear_in_flight();
   }
   bool alone() const { return job().size == 1; }
   std::string run_id(std::size_t i) const { return session_ + "-" + std::to_string(i); }

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/csv.hpp"
@@ -24,7 +26,9 @@ class RowSink {
 // The results file and its samples file: each cell's text, a configuration's samples in one write, then
 // its row in another (core/csv.hpp's CsvWriter: locked, checked when adopted, whole rows only). The
 // samples file gets its header with the first row of either, so a run without a timed row leaves a
-// readable (empty) table.
+// readable (empty) table. Beside them, the in-flight marker (<rows>.inflight): the configurations being
+// prepared or timed, named before they start, so that a job that ends inside one (a library's abort, a
+// crash, a kill from outside) leaves word of it for --resume.
 class CsvFiles : public RowSink {
  public:
   // `check`: each existing row's check when a file is adopted (appending or resuming).
@@ -35,7 +39,19 @@ class CsvFiles : public RowSink {
   void samples(const std::vector<Row>& lines) override;
   void row(const Row& row) override;
 
+  // What a job that ended left in the marker: the configurations' keys tried once, and those tried a
+  // second time (a second try's line says so), and how many were named.
+  struct InFlight {
+    std::set<std::string> once, twice;
+    std::size_t named = 0;
+  };
+  // The configurations (key, whether this is its second try) about to run, written whole (a rename).
+  void mark_in_flight(const std::vector<std::pair<std::string, bool>>& keys);
+  InFlight read_in_flight() const;
+  void clear_in_flight();  // the run ended, or was interrupted (not a crash): nothing in flight
+
  private:
+  std::string in_flight_path_;
   std::string samples_path_;
   OpenMode mode_;
   RowCheck check_samples_;

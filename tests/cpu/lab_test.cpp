@@ -117,9 +117,14 @@ TEST(Lab, ARunHandsItsRowsToTheSinkAndWritesNoFile) {
     for (std::size_t i = 0; i < r.size(); ++i) {
       const Column& c = kResultColumns[i];
       const bool numeric = c.type == ColumnType::whole || c.type == ColumnType::number;
-      if (numeric) EXPECT_NE(r[i].kind, Cell::Kind::text) << c.name << " = " << r[i].text;
-      if (!numeric) EXPECT_NE(r[i].kind, Cell::Kind::number) << c.name;
-      if (r[i].kind == Cell::Kind::number) EXPECT_FALSE(r[i].text.empty()) << c.name;
+      if (numeric) {
+        EXPECT_NE(r[i].kind, Cell::Kind::text) << c.name << " = " << r[i].text;
+      } else {
+        EXPECT_NE(r[i].kind, Cell::Kind::number) << c.name;
+      }
+      if (r[i].kind == Cell::Kind::number) {
+        EXPECT_FALSE(r[i].text.empty()) << c.name;
+      }
     }
   EXPECT_TRUE(fs::is_empty(dir)) << "a run without an output wrote into " << dir;
   fs::remove_all(dir);

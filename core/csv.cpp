@@ -138,7 +138,7 @@ CsvTable read_csv(const std::string& path) {
   return t;
 }
 
-CsvColumns::CsvColumns(const std::string& path, std::vector<std::string> wanted) : in_(path), path_(path) {
+CsvColumns::CsvColumns(const std::string& path, std::vector<std::string> wanted) : in_(path) {
   std::string line;
   if (!in_.next(line)) throw UsageError(path + ": empty, no header");
   header_ = parse_csv_line(line, in_.where(), true);

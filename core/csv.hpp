@@ -75,7 +75,6 @@ class CsvColumns {
 
  private:
   LineReader in_;
-  std::string path_;
   CsvRow header_;
   std::vector<int> at_;  // each wanted column's place in the header; -1 when absent
 };
@@ -167,7 +166,6 @@ class CsvWriter {
   int fd_ = -1;
   bool need_header_ = false;
 };
-
 
 // Where a results file keeps its raw samples: x.csv -> x.samples.csv (mmlab and mmlab-analyze).
 std::string samples_path_for(const std::string& csv_path);

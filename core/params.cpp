@@ -168,7 +168,6 @@ Params Params::parse(std::string variant, const std::string& canonical, const st
         *last += ";" + part;
       } else {
         out.set(name, canonical.substr(eq + 1, end - eq - 1));
-        last = &out.values_.back().second;
         for (auto& [n, v] : out.values_)
           if (n == name) last = &v;
       }

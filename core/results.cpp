@@ -1,7 +1,6 @@
 #include "core/results.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -57,10 +56,10 @@ double measured(const std::string& text, const std::string& file, unsigned line,
   return v;
 }
 
+// The file's columns `wanted`, row by row (core/csv.hpp's reader); what it refuses is an AnalysisError.
 // A row is whole only with its line end (the rule --resume keeps, core/csv.cpp): a file whose last line
 // has none ends in a row cut short, by a crash or by a copy, whose last value may read as another
 // number (5.39539175e-09 cut to 5.395). It is refused, never read.
-// The file's columns `wanted`, row by row (core/csv.hpp's reader); what it refuses is an AnalysisError.
 std::unique_ptr<CsvColumns> open_columns(const std::string& path, const std::vector<std::string>& wanted) {
   if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
     const bool cut = std::fseek(f, -1, SEEK_END) == 0 && std::fgetc(f) != '\n';

@@ -213,7 +213,7 @@ std::vector<std::string> priced_params(const Candidate& c) {
 }
 
 // A candidate configuration as data: the pick the flagship holds (never parsed from its text).
-flagship::Pick pick_of(const Candidate& c, const Params& q) {
+flagship::Pick as_pick(const Candidate& c, const Params& q) {
   return std::make_shared<const EngineSpec>(EngineSpec{&c.algorithm(), q});
 }
 
@@ -247,7 +247,7 @@ std::vector<Priced> KernelChoice::priced(const Problem& p, const Params& q, cons
       if (Invocation(a, d).check(p, cq)) continue;  // it cannot run here
       const double t = a.predict_ms ? a.predict_ms(p, cq, d) : std::nan("");
       if (std::isnan(t)) continue;  // its model does not price this configuration
-      flagship::Pick pick = pick_of(c, cq);
+      flagship::Pick pick = as_pick(c, cq);
       std::string spec = pick->text();
       out.push_back({std::move(pick), std::move(spec), t, t / (c.kind == Kind::tensor_cores ? kTensorMargin : 1.0),
                      c.kind == Kind::cuda_cores,

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <set>
 
@@ -64,32 +65,28 @@ void Lab::add_plugin(std::shared_ptr<const Plugin> p) {
 Plan Plan::from_arguments(Lab& lab, std::vector<std::string> args) {
   for (const std::string& path : take_plugin_paths(args, true)) lab.load_plugin(path);
   Plan plan(lab);
-  plan.args_ = std::move(args);
   plan.files_by_default_ = true;
+  for (const std::string& a : args) plan.help_ = plan.help_ || a == "--help" || a == "-h";
+  std::vector<const char*> argv = {"run"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  try {  // an error waits for resolve(), where `mmlab run` (every rank of a job alike) reports it
+    const Registry& registry = lab.catalog()->registry;
+    plan.cli_ = read_settings(parse_command_line(int(argv.size()), argv.data(), registry), registry);
+    if (plan.cli_.experiment)
+      plan.file_ = read_settings(parse_experiment_file(plan.cli_.experiment->value, registry), registry);
+  } catch (const UsageError& e) {
+    plan.argument_error_ = e.what();
+  }
   return plan;
 }
 
 void Plan::experiment(const std::string& path) {
   std::vector<std::string> args = {path};
   for (const std::string& p : take_plugin_paths(args, true)) lab_->load_plugin(p);
-  experiment_ = path;
+  const Registry& registry = lab_->catalog()->registry;
+  file_ = read_settings(parse_experiment_file(path, registry), registry);
+  cli_.experiment = Given<std::string>{path, Setting(path, "the experiment file")};
 }
-
-namespace {
-
-std::string key_of(std::string key) {  // '-' and '_' alike, as the option table reads them
-  for (char& c : key)
-    if (c == '_') c = '-';
-  return key;
-}
-
-bool truth(const std::string& key, const std::string& value) {
-  if (value == "true" || value == "1") return true;
-  if (value == "false" || value == "0" || value.empty()) return false;
-  throw UsageError("'" + key + "' is a flag: true or false, not '" + value + "'");
-}
-
-}  // namespace
 
 void Plan::set(const std::string& key, const std::string& value) {
   if (key.empty() || key[0] == '-') throw UsageError("a keyword names an option without its dashes: '" + key + "'");
@@ -99,50 +96,25 @@ void Plan::set(const std::string& key, const std::string& value) {
   }
   if (key == "experiment") return experiment(value);
   const auto catalog = lab_->catalog();
-  std::string arg = "--" + key;
-  if (is_flag_option(key_of(key))) {
-    if (!truth(key, value)) {
-      keys_.erase(key_of(key));
-      return;
-    }
-  } else {
-    arg += "=" + value;
-  }
+  std::string folded = key;  // '-' and '_' alike, as the option table reads them
+  std::replace(folded.begin(), folded.end(), '_', '-');
+  const bool flag = is_flag_option(folded);
+  const std::string arg = "--" + key + (flag ? "" : "=" + value);
   const char* argv[] = {"run", arg.c_str()};
-  parse_command_line(2, argv, catalog->registry);  // the option table's: an unknown key, a flag given a value
-  // The values' checks are the plan's (make_plan): the plan so far with this key, or the plan unchanged.
-  const auto before = keys_;
-  keys_[key_of(key)] = arg;
-  try {
-    resolve(*catalog);
-  } catch (...) {
-    keys_ = before;
-    throw;
-  }
+  // The option table's spelling of the key (UsageError, with the nearest, for one it does not have).
+  const Settings one = parse_command_line(2, argv, catalog->registry);
+  const auto& [name, given] = *one.begin();
+  SweepSettings next = cli_;  // the plan unchanged when the value is malformed
+  read_setting(next, name, flag ? Setting(value.empty() ? "false" : value, given.origin) : given, catalog->registry);
+  cli_ = std::move(next);
 }
 
-bool Plan::help() const {
-  for (const std::string& a : args_)
-    if (a == "--help" || a == "-h") return true;
-  return false;
-}
-
-std::vector<std::string> Plan::arguments() const {
-  std::vector<std::string> out = args_;
-  if (!experiment_.empty()) out.insert(out.begin(), experiment_);
-  for (const auto& [key, arg] : keys_) out.push_back(arg);
-  return out;
-}
+bool Plan::help() const { return help_; }
 
 RunPlan Plan::resolve(const Catalog& catalog) const {
-  const std::vector<std::string> args = arguments();
-  std::vector<const char*> argv = {"run"};
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  const Settings cli = parse_command_line(int(argv.size()), argv.data(), catalog.registry);
-  Settings file;
-  if (cli.count("experiment")) file = parse_experiment_file(cli.at("experiment"), catalog.registry);
-  RunPlan plan = make_plan(cli, file, catalog.registry);
-  if (!files_by_default_ && !keys_.count("output")) {  // keywords write files only where asked
+  if (!argument_error_.empty()) throw UsageError(argument_error_);
+  RunPlan plan = make_plan(cli_, file_, catalog.registry);
+  if (!files_by_default_ && !cli_.output) {  // keywords write files only where asked
     if (plan.resume) throw UsageError("resume: name the output to resume (the `output` key)");
     plan.output.clear(), plan.samples_output.clear();
   }
@@ -219,8 +191,10 @@ extern "C" void on_signal(int sig) {
 bool interrupted() { return g_interrupted; }
 
 int run(const Plan& plan, RowSink* sink) {
-  // The catalog the run started with stays alive to its end, whatever is added meanwhile.
+  // The catalog the run started with stays alive to its end, whatever is added meanwhile; what its
+  // algorithms keep across runs is its lab's.
   const std::shared_ptr<const Catalog> catalog = plan.lab().catalog();
+  const LabScope scope(plan.lab().states());
   RunPlan resolved;
   DeviceInfo device;
   std::string error;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/algorithm.hpp"
+#include "core/lab_states.hpp"
 #include "core/plugin.hpp"
 #include "harness/options.hpp"
 #include "harness/sink.hpp"
@@ -41,6 +42,9 @@ class Lab {
   // this way before replaces it; UsageError, and nothing changed, on a clash with a built-in or a file
   // plugin's algorithm.
   void add_plugin(std::shared_ptr<const Plugin> plugin);
+  // What its algorithms keep across its runs (the flagship's measured picks and their GPU state), freed
+  // with it; the current LabStates while it runs a plan (core/lab_states.hpp).
+  LabStates& states() { return states_; }
 
  private:
   void set(std::vector<std::shared_ptr<const Plugin>> plugins);  // mutex_ held
@@ -48,13 +52,15 @@ class Lab {
   mutable std::mutex mutex_;
   LabFactory compose_;
   std::shared_ptr<const Catalog> catalog_;
+  LabStates states_;
 };
 
 // One sweep, as `mmlab run` takes it: the command line's arguments, an experiment file (the first
 // argument, or experiment()) and keywords (set(): an option's name without its dashes, '-' and '_'
 // alike, or ALGORITHM.AXIS), all read by the same option table (harness/options.cpp), so an option the
-// command line has is a keyword too. Plugins it names (--plugin, the file's plugin line, the `plugin`
-// key) are loaded into its lab as they are named.
+// command line has is a keyword too. Each is read once, by its option's parser, into typed settings;
+// the sweep is made from them once, by resolve() (at run). Plugins it names (--plugin, the file's
+// plugin line, the `plugin` key) are loaded into its lab as they are named.
 class Plan {
  public:
   explicit Plan(Lab& lab) : lab_(&lab) {}
@@ -62,8 +68,10 @@ class Plan {
   static Plan from_arguments(Lab& lab, std::vector<std::string> args);
 
   void experiment(const std::string& path);
-  // A keyword, checked now against the lab's options: UsageError naming it when unknown or malformed.
-  // A flag takes "true"/"1" or "false"/"0"; `plugin` loads the plugins it lists.
+  // A keyword, read now by its own parser (the plan unchanged and UsageError naming it when unknown or
+  // malformed). A flag takes "true"/"1" or "false"/"0"; `plugin` loads the plugins it lists. What joins
+  // keys (a variant of the algorithms chosen, an axis value for each algorithm that has the axis, m, n
+  // and k together) is checked by resolve().
   void set(const std::string& key, const std::string& value);
   // Whether `--help` was asked (the command line's).
   bool help() const;
@@ -73,12 +81,11 @@ class Plan {
   Lab& lab() const { return *lab_; }
 
  private:
-  std::vector<std::string> arguments() const;  // as the command line spells them, after "run"
-
   Lab* lab_;
-  std::vector<std::string> args_;              // the command line's (from_arguments), plugins taken out
-  std::string experiment_;                     // experiment()
-  std::map<std::string, std::string> keys_;    // set(): option -> value, '-' and '_' alike in the key
+  SweepSettings cli_;          // the command line's (from_arguments) and the keywords (set)
+  SweepSettings file_;         // the experiment file's (its positional argument, or experiment())
+  std::string argument_error_;  // the command line's, given at resolve() (as `mmlab run` reports it)
+  bool help_ = false;          // the command line asked for --help
   bool files_by_default_ = false;
 };
 

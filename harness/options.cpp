@@ -31,9 +31,14 @@ enum class Takes {
   flag,      // a switch (command line only)
 };
 
+struct Option;
+// An option's parser: reads the value's text into its one field of the settings (UsageError when malformed).
+using Reader = void (*)(SweepSettings&, const Setting&, const Option&, const Registry&);
+
 struct Option {
   const char* name;
   Takes takes;
+  Reader read;
   const char* default_value;  // "" for none
   const char* help;
   unsigned long long lo = 0, hi = 0;  // count, trials: the range; fraction: (0, hi]
@@ -41,76 +46,161 @@ struct Option {
 
 constexpr unsigned long long kAnyCount = ~0ull;
 
+// A decimal number in (0, hi]: all of the text, finite.
+double parse_fraction(const std::string& text, const std::string& what, double hi) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end || !std::isfinite(v) || !(v > 0) || v > hi)
+    throw UsageError(what + ": '" + text + "' is not a number in (0, " + format_double(hi, 6) + "]");
+  return v;
+}
+
+template <class T>
+void put(Field<T>& field, T value, const Setting& given) {
+  field = Given<T>{std::move(value), given};
+}
+
+// The parsers of the table's kinds of value, each for the field it is given.
+template <Field<std::string> SweepSettings::*F>
+void read_text(SweepSettings& s, const Setting& v, const Option&, const Registry&) {
+  put(s.*F, v.value, v);
+}
+template <Field<unsigned long long> SweepSettings::*F>
+void read_count(SweepSettings& s, const Setting& v, const Option& o, const Registry&) {
+  put(s.*F, parse_bounded(v, o.name, o.lo, o.hi), v);
+}
+template <Field<double> SweepSettings::*F>
+void read_fraction(SweepSettings& s, const Setting& v, const Option& o, const Registry&) {
+  put(s.*F, parse_fraction(v, o.name, double(o.hi)), v);
+}
+template <Field<std::vector<long>> SweepSettings::*F>
+void read_sizes(SweepSettings& s, const Setting& v, const Option& o, const Registry&) {
+  put(s.*F, parse_int_list(v, o.name), v);
+}
+template <Field<bool> SweepSettings::*F>
+void read_switch(SweepSettings& s, const Setting& v, const Option& o, const Registry&) {
+  if (v.value != "1" && v.value != "true" && v.value != "0" && v.value != "false")
+    throw UsageError("'" + std::string(o.name) + "' is a flag: true or false, not '" + v.value + "'");
+  put(s.*F, v.value == "1" || v.value == "true", v);
+}
+template <Field<std::vector<std::string>> SweepSettings::*F>
+void read_names(SweepSettings& s, const Setting& v, const Option& o, const Registry&) {
+  put(s.*F, v.value == "all" ? std::vector<std::string>{"all"} : split_list(v, o.name), v);
+}
+
+void read_algorithms(SweepSettings& s, const Setting& v, const Option& o, const Registry& registry) {
+  read_names<&SweepSettings::algorithms>(s, v, o, registry);
+  if (v.value != "all")
+    for (const std::string& name : s.algorithms->value)
+      if (!registry.find(name)) throw UsageError(registry.unknown(name));
+}
+void read_shapes(SweepSettings& s, const Setting& v, const Option&, const Registry&) {
+  put(s.shape, parse_shapes(v), v);
+}
+void read_scopes(SweepSettings& s, const Setting& v, const Option& o, const Registry&) {
+  std::vector<Scope> scopes;
+  for (const std::string& x : split_list(v, o.name)) scopes.push_back(parse_scope(x));
+  put(s.scope, scopes, v);
+}
+void read_l2_flush(SweepSettings& s, const Setting& v, const Option& o, const Registry&) {
+  std::vector<bool> l2;
+  for (const std::string& x : split_list(v, o.name)) {
+    if (!in_domain(column_name(Col::l2_flush), x))
+      throw UsageError("l2-flush: '" + x + "' (valid: " + domain_names(column_name(Col::l2_flush)) + ")");
+    l2.push_back(x == l2_flush_name(true));
+  }
+  put(s.l2_flush, l2, v);
+}
+void read_inputs(SweepSettings& s, const Setting& v, const Option& o, const Registry&) {
+  std::vector<Inputs> inputs;  // in the order given, each kind once
+  for (const std::string& x : split_list(v, o.name))
+    if (const Inputs kind = parse_inputs(x); std::find(inputs.begin(), inputs.end(), kind) == inputs.end())
+      inputs.push_back(kind);
+  put(s.inputs, inputs, v);
+}
+void read_order(SweepSettings& s, const Setting& v, const Option&, const Registry&) {
+  if (!in_domain(column_name(Col::order), v))
+    throw UsageError("order: '" + v.value + "' must be " + order_name(true) + " or " + order_name(false));
+  put(s.interleaved, v.value == order_name(true), v);
+}
+void read_trials(SweepSettings& s, const Setting& v, const Option& o, const Registry&) {
+  put(s.trials, v.value == "auto" ? TrialCount{true, 0} : TrialCount{false, parse_bounded(v, o.name, o.lo, o.hi)}, v);
+}
+void read_timer(SweepSettings& s, const Setting& v, const Option&, const Registry&) {
+  // The two GPU timers a run may ask for (the `timer` column's words; the others follow from the scope).
+  const std::string blocked = timer_name(Timer::blocked), events = timer_name(Timer::events);
+  if (v.value != blocked && v.value != events)
+    throw UsageError("timer: '" + v.value + "' must be " + blocked + " or " + events);
+  put(s.blocking, v.value == blocked, v);
+}
+void read_stop_after(SweepSettings& s, const Setting& v, const Option&, const Registry&) {
+  put(s.stop_after, v.value == "none" ? 0.0 : double(parse_bounded(v, "stop-after (seconds, or none)", 1, 365ull * 24 * 3600)), v);
+}
+
 const Option kOptions[] = {
-    {"output", Takes::text, "results/<experiment>.csv",
+    {"output", Takes::text, read_text<&SweepSettings::output>, "results/<experiment>.csv",
      "CSV to append to; <experiment> is the experiment file's name, mmlab without one. Raw samples go to "
      "<name>.samples.csv"},
-    {"algorithms", Takes::list, "all", "algorithms to run, a list or 'all' (see `mmlab list`)"},
-    {"variant", Takes::list, "all",
+    {"algorithms", Takes::list, read_algorithms, "all", "algorithms to run, a list or 'all' (see `mmlab list`)"},
+    {"variant", Takes::list, read_names<&SweepSettings::variant>, "all",
      "variants to run for every algorithm, a list or 'all' (every variant but those `mmlab list` marks 'on "
      "request', which run when named); <algorithm>.variant overrides it"},
-    {"size", Takes::list, "1024",
+    {"size", Takes::list, read_sizes<&SweepSettings::size>, "1024",
      "square sizes n (m = n = k): a list and/or ranges start:stop:step, e.g. 256:4096:256,1000; the default "
      "applies when no size, shape or m, n, k is given"},
-    {"shape", Takes::list, "", "general problems m x n x k, e.g. 1041x1247x139,535x792x414"},
-    {"m", Takes::list, "", "rows of A and C (with n and k: their cross product)"},
-    {"n", Takes::list, "", "columns of B and C"},
-    {"k", Takes::list, "", "columns of A, rows of B"},
-    {"scope", Takes::list, "kernel",
+    {"shape", Takes::list, read_shapes, "", "general problems m x n x k, e.g. 1041x1247x139,535x792x414"},
+    {"m", Takes::list, read_sizes<&SweepSettings::m>, "", "rows of A and C (with n and k: their cross product)"},
+    {"n", Takes::list, read_sizes<&SweepSettings::n>, "", "columns of B and C"},
+    {"k", Takes::list, read_sizes<&SweepSettings::k>, "", "columns of A, rows of B"},
+    {"scope", Takes::list, read_scopes, "kernel",
      "kernel (one launch per trial), batched (a CUDA graph of `repeats` launches), end_to_end (copies in, "
      "launch, copy out); a list"},
-    {"l2-flush", Takes::list, "off", "off, on, or off,on: overwrite the L2 cache before every trial"},
-    {"inputs", Takes::list, "uniform",
+    {"l2-flush", Takes::list, read_l2_flush, "off", "off, on, or off,on: overwrite the L2 cache before every trial"},
+    {"inputs", Takes::list, read_inputs, "uniform",
      "what A and B are made of: uniform (U(-1, 1)), wide_exponent (U(-1, 1) x 2^(-16 ... 16)), "
      "ill_conditioned (sums that cancel to about 2^-10 of sum |a b|), badly_scaled (rows of A and columns of "
      "B times 2^(-40 ... 40)), exp_spread:PHI ((U(0, 1) - 0.5) exp(PHI N(0, 1)), the Ozaki-scheme papers' "
      "inputs, 0 < PHI <= 8); a list"},
-    {"order", Takes::text, "interleaved",
+    {"order", Takes::text, read_order, "interleaved",
      "interleaved (the trials of a problem's configurations round-robin, each round shuffled, so drift "
      "hits all alike and trial i of each can be paired) or sequential (one configuration's trials, then the "
      "next's)"},
-    {"trials", Takes::trials, "20",
+    {"trials", Takes::trials, read_trials, "20",
      "trials per configuration: a number, or 'auto' to stop once the median's 95% CI is within ci-width", 1,
      1000000},
-    {"min-trials", Takes::count, "10", "with trials=auto: at least this many", 1, 1000000},
-    {"max-trials", Takes::count, "200", "with trials=auto: at most this many", 1, 1000000},
-    {"ci-width", Takes::fraction, "0.02", "with trials=auto: target width of the median's CI, relative", 0,
+    {"min-trials", Takes::count, read_count<&SweepSettings::min_trials>, "10", "with trials=auto: at least this many", 1, 1000000},
+    {"max-trials", Takes::count, read_count<&SweepSettings::max_trials>, "200", "with trials=auto: at most this many", 1, 1000000},
+    {"ci-width", Takes::fraction, read_fraction<&SweepSettings::ci_width>, "0.02", "with trials=auto: target width of the median's CI, relative", 0,
      1},
-    {"max-seconds", Takes::fraction, "20", "with trials=auto: stop a configuration after this many seconds",
+    {"max-seconds", Takes::fraction, read_fraction<&SweepSettings::max_seconds>, "20", "with trials=auto: stop a configuration after this many seconds",
      0, 7 * 24 * 3600},
-    {"warmup", Takes::count, "3", "untimed launches before the trials", 0, 1000000},
-    {"repeats", Takes::count, "20", "launches per trial in the batched scope", 1, 100000},
-    {"timer", Takes::text, "blocked",
+    {"warmup", Takes::count, read_count<&SweepSettings::warmup>, "3", "untimed launches before the trials", 0, 1000000},
+    {"repeats", Takes::count, read_count<&SweepSettings::repeats>, "20", "launches per trial in the batched scope", 1, 100000},
+    {"timer", Takes::text, read_timer, "blocked",
      "how GPU trials are timed: blocked (a blocking kernel holds the stream while the L2 flush, the start event, "
      "the work and the stop event are enqueued: the GPU's time only) or events (events on an idle stream, as "
      "before schema 7: the host's enqueue time inside the interval)"},
-    {"block-timeout", Takes::fraction, "1",
+    {"block-timeout", Takes::fraction, read_fraction<&SweepSettings::block_timeout>, "1",
      "seconds a GPU trial's blocking kernel may hold the stream while the work is enqueued behind it; a run() "
      "that takes longer (one that waits for the GPU inside) is timed with events on an idle stream instead, "
      "its row saying so (timer events)",
      0, 3600},
-    {"rank-timeout", Takes::fraction, "600",
+    {"rank-timeout", Takes::fraction, read_fraction<&SweepSettings::rank_timeout>, "600",
      "under mpirun: seconds a rank may wait for the others in one collective before it ends the job, naming "
      "itself, the wait and the step (a rank that never comes: mismatched command lines, a stuck GPU)",
      0, 7 * 24 * 3600},
-    {"stop-after", Takes::text, "none",
+    {"stop-after", Takes::text, read_stop_after, "none",
      "seconds after which no further configuration (or interleaved group) starts: the run ends as an interrupt "
      "does (exit 130, every finished row kept; --resume completes it); none: no limit"},
-    {"seed", Takes::count, "20240601", "seed of the random inputs", 0, kAnyCount},
-    {"device", Takes::count, "0", "CUDA device ordinal", 0, 1023},
-    {"resume", Takes::flag, "", "skip configurations already recorded in the output"},
-    {"overwrite", Takes::flag, "", "truncate the output and its samples first (default: append)"},
-    {"dry-run", Takes::flag, "", "print the configurations that would run, and stop"},
-    {"plugin", Takes::list, "",
+    {"seed", Takes::count, read_count<&SweepSettings::seed>, "20240601", "seed of the random inputs", 0, kAnyCount},
+    {"device", Takes::count, read_count<&SweepSettings::device>, "0", "CUDA device ordinal", 0, 1023},
+    {"resume", Takes::flag, read_switch<&SweepSettings::resume>, "", "skip configurations already recorded in the output"},
+    {"overwrite", Takes::flag, read_switch<&SweepSettings::overwrite>, "", "truncate the output and its samples first (default: append)"},
+    {"dry-run", Takes::flag, read_switch<&SweepSettings::dry_run>, "", "print the configurations that would run, and stop"},
+    {"plugin", Takes::list, read_names<&SweepSettings::plugin>, "",
      "shared libraries of more algorithms (include/mmlab/plugin.h), a list; --plugin may be repeated. Loaded "
      "before the other options are read, so their algorithms' axes are options too"},
 };
-
-const Option& option(const std::string& name) {
-  for (const Option& o : kOptions)
-    if (name == o.name) return o;
-  throw std::logic_error("no option '" + name + "' in the table");
-}
 
 bool is_flag(const std::string& name) {
   for (const Option& o : kOptions)
@@ -135,11 +225,6 @@ std::set<std::string> axis_names(const Registry& registry) {
   for (const Algorithm* a : registry.all())
     for (const Axis& x : a->axes) out.insert(x.name);
   return out;
-}
-
-std::string value_of(const Settings& s, const std::string& key) {
-  auto it = s.find(key);
-  return it == s.end() ? std::string() : it->second.value;
 }
 
 // The option names of a run, compared with '-' and '_' alike (`--l2_flush` is `--l2-flush`,
@@ -202,15 +287,6 @@ Settings to_settings(const po::variables_map& vm) {
     }
   }
   return out;
-}
-
-// A decimal number in (0, hi]: all of the text, finite.
-double parse_fraction(const std::string& text, const std::string& what, double hi) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end || !std::isfinite(v) || !(v > 0) || v > hi)
-    throw UsageError(what + ": '" + text + "' is not a number in (0, " + format_double(hi, 6) + "]");
-  return v;
 }
 
 // Every key of the registry's algorithms (their axes, variants and own problems) is an option.
@@ -321,39 +397,6 @@ Settings parse_command_line(int argc, const char* const* argv, const Registry& r
 
 namespace {
 
-// What a plan is reading now: the setting it took last (its key, text and origin), so that an error
-// about a value names where it was given. One per make_plan call.
-struct Reading {
-  std::string key;
-  const Setting* last = nullptr;
-};
-
-const std::string& take(Reading& r, const Settings& s, const std::string& key) {
-  r.key = key, r.last = &s.at(key);
-  return r.last->value;
-}
-
-// The value of `key` by precedence; `fallback` when nobody set it.
-std::string resolve(Reading& r, const Settings& cli, const Settings& file, const std::string& key,
-                    const std::string& fallback) {
-  if (cli.count(key)) return take(r, cli, key);
-  if (file.count(key)) return take(r, file, key);
-  r.last = nullptr;
-  return fallback;
-}
-
-// A key of the option table, by precedence, else its default; typed as the table says.
-std::string setting(Reading& r, const Settings& cli, const Settings& file, const std::string& key) {
-  return resolve(r, cli, file, key, option(key).default_value);
-}
-unsigned long long count_setting(Reading& r, const Settings& cli, const Settings& file, const std::string& key) {
-  const Option& o = option(key);
-  return parse_bounded(setting(r, cli, file, key), key, o.lo, o.hi);
-}
-double fraction_setting(Reading& r, const Settings& cli, const Settings& file, const std::string& key) {
-  return parse_fraction(setting(r, cli, file, key), key, double(option(key).hi));
-}
-
 constexpr std::size_t kMaxExperimentBytes = 1 << 20;
 
 std::string trimmed(const std::string& s) {
@@ -442,223 +485,109 @@ Settings parse_experiment_file(const std::string& path, const Registry& registry
   return out;
 }
 
-static std::vector<AlgorithmChoice> choose_algorithms(Reading& r, const Settings& cli, const Settings& file,
-                                                      const Registry& registry) {
-  std::vector<AlgorithmChoice> out;
-  const std::string list = setting(r, cli, file, "algorithms");
-  std::vector<const Algorithm*> algorithms;
-  if (list == "all") {
-    algorithms = registry.all();
+namespace {
+
+// An error about a value names where it was given: the experiment file's line, or the option.
+UsageError located(const std::string& key, const Setting& v, const UsageError& e) {
+  const std::string what = e.what();
+  if (v.origin.rfind("--", 0) != 0) return UsageError(v.origin + ": " + key + " = " + v.value + ": " + what);
+  if (what.find(key) == std::string::npos) return UsageError("--" + key + " " + v.value + ": " + what);
+  return e;
+}
+
+std::vector<std::string> items_of(const Setting& v, const std::string& key) {
+  return v.value == "all" ? std::vector<std::string>{"all"} : split_list(v, key);
+}
+
+std::string variant_names(const Algorithm& a) {
+  std::string out;
+  for (const Variant& x : a.variants) out += (out.empty() ? "" : ", ") + x.name;
+  return out;
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The registry's keys: AXIS (each value taken by at least one algorithm that has the axis; each
+// algorithm's own check is make_plan's), ALGORITHM.AXIS (canonical), ALGORITHM.variant and
+// ALGORITHM[.VARIANT].size and .shape.
+void read_registry_key(SweepSettings& s, const std::string& key, const Setting& v, const Registry& registry) {
+  const auto dot = key.find('.');
+  if (dot == std::string::npos) {
+    const std::vector<std::string> items = items_of(v, key);
+    for (const std::string& item : items) {
+      if (item == "all") break;
+      std::string error;
+      bool taken = false;
+      for (const Algorithm* a : registry.all())
+        if (const Axis* x = a->find_axis(key); x && !taken) try {
+            canonical_value(*x, item), taken = true;
+          } catch (const UsageError& e) {
+            if (error.empty()) error = e.what();
+          }
+      if (!taken) throw UsageError(error.empty() ? "unknown option '" + key + "'" : error);
+    }
+    s.axes[key] = {items, v};
+    return;
+  }
+  const Algorithm* a = registry.find(key.substr(0, dot));
+  if (!a) throw UsageError("unknown option '" + key + "'");
+  const std::string rest = key.substr(dot + 1);
+  if (rest == "variant") {
+    const std::vector<std::string> items = items_of(v, key);
+    for (const std::string& name : items)
+      if (v.value != "all" && !a->find_variant(name))
+        throw UsageError("unknown variant '" + name + "' of " + a->name + " (valid: " + variant_names(*a) + ")");
+    s.variants[a->name] = {items, v};
+  } else if (ends_with(rest, "size") || ends_with(rest, "shape")) {
+    std::vector<Problem> problems;
+    if (ends_with(rest, "size"))
+      for (long n : parse_int_list(v, key)) problems.push_back({n, n, n});
+    else
+      problems = parse_shapes(v);
+    s.problems[key] = {problems, v};
+  } else if (const Axis* x = a->find_axis(rest)) {
+    std::vector<std::string> values = items_of(v, key);
+    if (v.value != "all")
+      for (std::string& value : values) value = canonical_value(*x, value);
+    s.axes[key] = {values, v};
   } else {
-    for (const std::string& name : split_list(list, "algorithms")) {
-      const Algorithm* a = registry.find(name);
-      if (!a) throw UsageError(registry.unknown(name));
-      algorithms.push_back(a);
-    }
+    throw UsageError("unknown option '" + key + "'");
   }
-  for (const Algorithm* a : algorithms) {
-    AlgorithmChoice c;
-    c.algorithm = a;
-    const std::string specific = a->name + ".variant";
-    const bool own = cli.count(specific) || file.count(specific);
-    const std::string variants =
-        own ? resolve(r, cli, file, specific, option("variant").default_value) : setting(r, cli, file, "variant");
-    if (variants == "all") {
-      for (const Variant& v : a->variants)
-        if (!v.on_request) c.variants.push_back(v.name);
-    } else if (!own) {  // the global list: the variants of it that this algorithm has
-      for (const std::string& v : split_list(variants, "variant"))
-        if (a->find_variant(v)) c.variants.push_back(v);
-      if (c.variants.empty()) {
-        std::string valid;
-        for (const Variant& x : a->variants) valid += (valid.empty() ? "" : ", ") + x.name;
-        throw UsageError(a->name + " has none of the variants '" + variants + "' (its variants: " + valid +
-                         "); set " + specific + " or leave it out of --algorithms");
-      }
-    } else {
-      for (const std::string& v : split_list(variants, specific)) {
-        if (!a->find_variant(v)) {
-          std::string valid;
-          for (const Variant& x : a->variants) valid += (valid.empty() ? "" : ", ") + x.name;
-          throw UsageError("unknown variant '" + v + "' of " + a->name + " (valid: " + valid + ")");
-        }
-        c.variants.push_back(v);
-      }
-    }
-    for (const Axis& axis : a->axes) {
-      const std::string specific = a->name + "." + axis.name;
-      std::string text;
-      if (cli.count(specific))
-        text = take(r, cli, specific);
-      else if (cli.count(axis.name))
-        text = take(r, cli, axis.name);
-      else if (file.count(specific))
-        text = take(r, file, specific);
-      else if (file.count(axis.name))
-        text = take(r, file, axis.name);
-      else
-        continue;  // the default
-      std::vector<std::string> values;
-      const auto items = text == "all" ? axis.values : split_list(text, specific);
-      for (const std::string& item : items) values.push_back(canonical_value(axis, item));
-      c.axis_values.emplace_back(axis.name, values);
-    }
-    out.push_back(std::move(c));
-  }
-  return out;
 }
 
-// The problems one source gives under `prefix` ("" for the sweep, "alg." or "alg.variant."): size
-// and shape lists, and (for the sweep) the m x n x k cross product. Empty when none is given.
-static std::vector<Problem> problems_from(Reading& r, const Settings& src, const std::string& prefix) {
-  std::vector<Problem> out;
-  if (src.count(prefix + "size"))
-    for (long n : parse_int_list(take(r, src, prefix + "size"), prefix + "size")) out.push_back({n, n, n});
-  if (src.count(prefix + "shape"))
-    for (const Problem& p : parse_shapes(take(r, src, prefix + "shape"))) out.push_back(p);
-  if (!prefix.empty()) return out;
-  const int given = int(src.count("m") + src.count("n") + src.count("k"));
-  if (given != 0 && given != 3)
-    throw UsageError("m, n and k go together: give all three (or use size / shape)");
-  if (given == 3)
-    for (long m : parse_int_list(take(r, src, "m"), "m"))
-      for (long n : parse_int_list(take(r, src, "n"), "n"))
-        for (long k : parse_int_list(take(r, src, "k"), "k")) out.push_back({m, n, k});
-  return out;
-}
+}  // namespace
 
-static bool names_problems(const Settings& s) {
-  for (const auto& setting : s) {
-    const std::string& key = setting.first;
-    const auto ends = [&](const std::string& suffix) {
-      return key.size() >= suffix.size() &&
-             key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
-    };
-    if (key == "m" || key == "n" || key == "k" || ends("size") || ends("shape")) return true;
-  }
-  return false;
-}
-
-// The command line's problems replace the file's as a whole, so `--size 64` means "just 64".
-// Within one source: <alg>.<variant>.size/shape > <alg>.size/shape > size/shape/m,n,k > the default size.
-static std::vector<Problem> choose_problems(Reading& r, const Settings& cli, const Settings& file,
-                                            std::vector<AlgorithmChoice>& choices) {
-  const Settings& src = names_problems(cli) ? cli : file;
-  std::vector<Problem> sweep = problems_from(r, src, "");
-  for (AlgorithmChoice& c : choices) {
-    const std::vector<Problem> own = problems_from(r, src, c.algorithm->name + ".");
-    for (const std::string& v : c.variants) {
-      std::vector<Problem> mine = problems_from(r, src, c.algorithm->name + "." + v + ".");
-      if (mine.empty()) mine = own;
-      if (!mine.empty()) c.problems[v] = mine;
-    }
-  }
-  if (sweep.empty()) {
-    bool all_own = !choices.empty();
-    for (const AlgorithmChoice& c : choices) all_own = all_own && c.problems.size() == c.variants.size();
-    if (!all_own)  // the default size
-      for (long n : parse_int_list(option("size").default_value, "size")) sweep.push_back({n, n, n});
-  }
-  return sweep;
-}
-
-static RunPlan make_plan_unlocated(Reading& r, const Settings& cli, const Settings& file, const Registry& registry);
-
-// A value error names where the value came from: the experiment file's line, or the option.
 bool is_flag_option(const std::string& name) { return is_flag(name); }
 
-RunPlan make_plan(const Settings& cli, const Settings& file, const Registry& registry) {
-  Reading r;
+void read_setting(SweepSettings& into, const std::string& key, const Setting& value, const Registry& registry) {
   try {
-    return make_plan_unlocated(r, cli, file, registry);
+    if (key == "experiment") return put(into.experiment, value.value, value);
+    if (key == "help") return put(into.help, true, value);
+    for (const Option& o : kOptions)
+      if (key == o.name) return o.read(into, value, o, registry);
+    read_registry_key(into, key, value, registry);
   } catch (const UsageError& e) {
-    if (!r.last) throw;
-    const bool option = r.last->origin.rfind("--", 0) == 0;
-    if (!option)
-      throw UsageError(r.last->origin + ": " + r.key + " = " + r.last->value + ": " + e.what());
-    if (std::string(e.what()).find(r.key) == std::string::npos)
-      throw UsageError("--" + r.key + " " + r.last->value + ": " + e.what());
-    throw;
+    throw located(key, value, e);
   }
 }
 
-static RunPlan make_plan_unlocated(Reading& r, const Settings& cli, const Settings& file, const Registry& registry) {
-  RunPlan plan;
-  plan.experiment = value_of(cli, "experiment");
-  auto algorithms = choose_algorithms(r, cli, file, registry);
-  const auto problems = choose_problems(r, cli, file, algorithms);
-
-  std::vector<Scope> scopes;
-  for (const std::string& s : split_list(setting(r, cli, file, "scope"), "scope"))
-    scopes.push_back(parse_scope(s));
-  std::vector<bool> l2;
-  for (const std::string& s : split_list(setting(r, cli, file, "l2-flush"), "l2-flush")) {
-    if (!in_domain(column_name(Col::l2_flush), s))
-      throw UsageError("l2-flush: '" + s + "' (valid: " + domain_names(column_name(Col::l2_flush)) + ")");
-    l2.push_back(s == l2_flush_name(true));
-  }
-  std::vector<Inputs> inputs;  // in the order given, each kind once
-  for (const std::string& s : split_list(setting(r, cli, file, "inputs"), "inputs"))
-    if (const Inputs x = parse_inputs(s); std::find(inputs.begin(), inputs.end(), x) == inputs.end())
-      inputs.push_back(x);
-  plan.configurations = with_inputs(expand(algorithms, problems, scopes, l2, &plan.not_compiled), inputs);
-
-  TimingOptions& t = plan.timing;
-  const std::string order = setting(r, cli, file, "order");
-  if (!in_domain(column_name(Col::order), order))
-    throw UsageError("order: '" + order + "' must be " + order_name(true) + " or " + order_name(false));
-  plan.interleaved = order == order_name(true);
-  const std::string trials = setting(r, cli, file, "trials");
-  t.stop.adaptive = trials == "auto";
-  if (t.stop.adaptive) {
-    t.stop.min_trials = count_setting(r, cli, file, "min-trials");
-    t.stop.max_trials = count_setting(r, cli, file, "max-trials");
-    if (t.stop.max_trials < t.stop.min_trials) throw UsageError("max-trials must be >= min-trials");
-    t.stop.rel_width = fraction_setting(r, cli, file, "ci-width");
-    t.max_seconds = fraction_setting(r, cli, file, "max-seconds");
-  } else {
-    t.stop.min_trials = t.stop.max_trials =
-        parse_bounded(trials, "trials", option("trials").lo, option("trials").hi);
-  }
-  t.warmup = int(count_setting(r, cli, file, "warmup"));
-  t.repeats = int(count_setting(r, cli, file, "repeats"));
-  t.block_timeout_s = fraction_setting(r, cli, file, "block-timeout");
-  const std::string timer = setting(r, cli, file, "timer");
-  // The two GPU timers a run may ask for (the `timer` column's words; the others follow from the scope).
-  const std::string blocked = timer_name(Timer::blocked), events = timer_name(Timer::events);
-  if (timer != blocked && timer != events)
-    throw UsageError("timer: '" + timer + "' must be " + blocked + " or " + events);
-  t.blocking = timer == blocked;
-  plan.rank_timeout_s = fraction_setting(r, cli, file, "rank-timeout");
-  if (const std::string stop = setting(r, cli, file, "stop-after"); stop != "none")
-    plan.stop_after_s = double(parse_bounded(stop, "stop-after (seconds, or none)", 1, 365ull * 24 * 3600));
-  plan.seed = count_setting(r, cli, file, "seed");
-  plan.device = int(count_setting(r, cli, file, "device"));
-  plan.device_given = cli.count("device") || file.count("device");
-
-  const std::string stem =
-      plan.experiment.empty() ? "mmlab" : std::filesystem::path(plan.experiment).stem().string();
-  std::string output = setting(r, cli, file, "output");
-  if (const auto at = output.find("<experiment>");
-      at != std::string::npos && !cli.count("output") && !file.count("output"))
-    output.replace(at, std::string("<experiment>").size(), stem);
-  plan.output = resolve_link(output);  // a link's target: the samples go beside the file written
-  plan.samples_output = samples_path_for(plan.output);
-  // An output that is one of the run's inputs would be overwritten by rows.
-  if (!plan.experiment.empty())
-    for (const std::string& out : {plan.output, plan.samples_output}) {
-      std::error_code ec;
-      if (std::filesystem::equivalent(plan.experiment, out, ec))
-        throw UsageError("--output " + output + ": " + out + " is the experiment file " + plan.experiment +
-                         " itself; choose another output");
-    }
-  plan.resume = cli.count("resume");
-  plan.overwrite = cli.count("overwrite");
-  plan.dry_run = cli.count("dry-run");
-  if (plan.resume && plan.overwrite) throw UsageError("--resume and --overwrite exclude each other");
-  return plan;
+SweepSettings read_settings(const Settings& text, const Registry& registry) {
+  SweepSettings out;
+  for (const auto& [key, value] : text) read_setting(out, key, value, registry);
+  return out;
 }
 
+const SweepSettings& default_settings() {
+  static const SweepSettings defaults = [] {
+    SweepSettings s;
+    for (const Option& o : kOptions)
+      if (*o.default_value) o.read(s, Setting(o.default_value, "the default"), o, Registry{});
+    return s;
+  }();
+  return defaults;
+}
 }  // namespace mmlab
 
 namespace mmlab {

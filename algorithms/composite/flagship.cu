@@ -51,6 +51,7 @@
 #include "algorithms/composite/measured_choice.hpp"
 #include "algorithms/launch/graph_replay.cuh"
 #include "core/invocation.hpp"
+#include "core/lab_states.hpp"
 #include "algorithms/registry.hpp"
 #include "runtime/gpu.hpp"
 
@@ -220,8 +221,9 @@ flagship::Pick as_pick(const Candidate& c, const Params& q) {
 
 // The flagship's choice of a kernel for a problem, as one object (Triton's Autotuner is the model): its
 // candidates (kCandidates), the models' pruning (priced: each candidate's own model, the rules of the
-// tensor-core class), and the measured step with its one cache of picks (MeasuredChoice). The
-// descriptor holds it and every hook that chooses asks it: no statics.
+// tensor-core class), and the measured step with its one cache of picks (MeasuredChoice), the running
+// Lab's (core/lab_states.hpp: freed with that Lab, apart from another Lab's). The descriptor holds it
+// and every hook that chooses asks it: no statics.
 class KernelChoice {
  public:
   // Every configuration of this dispatcher's kind (and, for tensor_cores, cuda_cores' as well) that can
@@ -232,7 +234,7 @@ class KernelChoice {
   Params choose(const Problem& p, const Params& q, const DeviceInfo& d, double* ms = nullptr);
 
  private:
-  flagship::MeasuredChoice measured_;
+  flagship::MeasuredChoice& measured() { return current_lab_states().get<flagship::MeasuredChoice>(this); }
 };
 
 std::vector<Priced> KernelChoice::priced(const Problem& p, const Params& q, const DeviceInfo& d) {
@@ -274,7 +276,7 @@ Params KernelChoice::choose(const Problem& p, const Params& q, const DeviceInfo&
       fp32.set("choice", "measured");
       fp32_pick = choose(p, fp32, d).text("kernel");
     }
-    pick = measured_.pick(p, list, pick, accurate, fp32_pick, d);
+    pick = measured().pick(p, list, pick, accurate, fp32_pick, d);
   }
   if (pick)
     out.set("kernel", pick);

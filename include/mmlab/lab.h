@@ -58,14 +58,14 @@ int32_t mmlab_lab_api_version(void);
 const char* mmlab_version(void);
 
 /* A lab: the built-in algorithms; NULL (and the message) where it cannot be made. Free it with
- * mmlab_lab_free once no plan of it is used. */
+ * mmlab_lab_free once no plan of it is used: what its algorithms kept across its runs (the flagship's
+ * measured picks, the GPU state of the candidates it timed) goes with it; another lab keeps its own. */
 typedef struct mmlab_lab mmlab_lab;
 mmlab_lab* mmlab_lab_new(char* message, size_t message_size);
 void mmlab_lab_free(mmlab_lab* lab);
 /* The process's lab, the one the commands and mmlab_add_algorithms use; never freed. */
 mmlab_lab* mmlab_lab_default(void);
 
-/* A plan of `lab`'s: the experiment file `experiment` (NULL for none) and then keywords. */
 /* The lab's catalog: its algorithms, their variants and axes, as `mmlab list --format json` writes them
  * (one JSON array), handed to `put` whole, once. */
 typedef void (*mmlab_text_put)(void* context, const char* text);
@@ -78,12 +78,15 @@ int32_t mmlab_catalog(mmlab_lab* lab, mmlab_text_put put, void* context, char* m
 int32_t mmlab_read_params(mmlab_lab* lab, const char* algorithm, const char* text, mmlab_text_put put, void* context,
                           char* message, size_t message_size);
 
+/* A plan of `lab`'s: the experiment file `experiment` (NULL for none; read now) and then keywords. */
 typedef struct mmlab_plan mmlab_plan;
 mmlab_plan* mmlab_plan_new(mmlab_lab* lab, const char* experiment, char* message, size_t message_size);
 /* A keyword: an option of `mmlab run --help` without its dashes ('-' and '_' alike: "l2_flush"), or
  * ALGORITHM.AXIS, and its value as the command line writes it ("256:1024:256", "2x2"); a flag takes
- * "true" or "false"; `plugin` loads the plugins it lists into the plan's lab. Checked now: 2 and the
- * message when unknown or malformed (the plan unchanged). Set again, a key's value replaces the last. */
+ * "true" or "false"; `plugin` loads the plugins it lists into the plan's lab. Read now, by the key's own
+ * parser: 2 and the message when unknown or malformed (the plan unchanged). What joins keys (a variant
+ * of the algorithms chosen, m, n and k together, resume without an output) is checked by mmlab_run,
+ * which makes the sweep once. Set again, a key's value replaces the last. */
 int32_t mmlab_plan_set(mmlab_plan* plan, const char* key, const char* value, char* message, size_t message_size);
 void mmlab_plan_free(mmlab_plan* plan);
 

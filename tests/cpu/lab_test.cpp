@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "core/lab_states.hpp"
 #include "core/results.hpp"
 #include "core/schema.hpp"
 #include "distributed/registry.hpp"
@@ -84,8 +85,22 @@ TEST(Lab, AKeywordIsCheckedWhenSet) {
   EXPECT_TRUE(plan.resolve(*lab.catalog()).dry_run);
   plan.set("dry-run", "false");
   EXPECT_FALSE(plan.resolve(*lab.catalog()).dry_run);
-  EXPECT_THROW(plan.set("resume", "true"), UsageError);  // nothing to resume without an output
-  EXPECT_FALSE(plan.resolve(*lab.catalog()).resume);       // and the plan as it was
+  plan.set("trials", "5");
+  EXPECT_THROW(plan.set("trials", "zero"), UsageError);
+  EXPECT_EQ(plan.resolve(*lab.catalog()).timing.stop.min_trials, 5u);  // a malformed value leaves the plan as it was
+  // What joins keys is the sweep's, checked when it is made: nothing to resume without an output, a
+  // variant none of the algorithms has.
+  plan.set("resume", "true");
+  EXPECT_THROW(plan.resolve(*lab.catalog()), UsageError);
+  plan.set("resume", "false");
+  plan.set("algorithms", "eigen");
+  plan.set("variant", "nope");
+  try {
+    plan.resolve(*lab.catalog());
+    FAIL() << "a variant eigen does not have";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("variant"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Lab, ARunHandsItsRowsToTheSinkAndWritesNoFile) {
@@ -217,6 +232,75 @@ TEST(Lab, ACommandKeepsItsCatalogWhileAnotherThreadAddsAlgorithms) {
   lab.load_plugin(plugin);  // a file named again loads once
   EXPECT_EQ(lab.catalog()->plugins.size(), 1u);
   EXPECT_EQ(Lab(lab_registry).catalog()->registry.all().size(), count);  // each Lab its own
+}
+
+// What an algorithm keeps across a Lab's runs is that Lab's (core/lab_states.hpp), as the flagship's
+// measured picks are: a host algorithm that counts, in its resolve hook, the problems it was resolved
+// for. Two Labs count apart; one freed frees what its algorithms kept, and the other runs on.
+int g_counts_freed = 0;
+struct ResolveCount {
+  int resolved = 0;
+  ~ResolveCount() { ++g_counts_freed; }
+};
+
+const Algorithm& counting() {
+  static const Algorithm a = [] {
+    Algorithm a;
+    a.name = "counting";
+    a.summary = "C = A B on the host, counting its resolutions in the running lab's states";
+    a.backend = Backend::host;
+    a.variants = {{"default", "a loop"}};
+    a.resolve = [](const Problem&, const Params& q, const DeviceInfo&) {
+      ++current_lab_states().get<ResolveCount>(&counting()).resolved;
+      return q;
+    };
+    a.run = [](const RunArgs& r) {
+      const Problem& p = r.problem;
+      for (long i = 0; i < p.m; ++i)
+        for (long j = 0; j < p.n; ++j) {
+          double sum = 0;
+          for (long l = 0; l < p.k; ++l) sum += double(r.a[i * p.k + l]) * r.b[l * p.n + j];
+          r.c[i * p.n + j] = float(sum);
+        }
+    };
+    return a;
+  }();
+  return a;
+}
+
+Registry counting_registry(const std::vector<std::shared_ptr<const Plugin>>&) { return Registry({{&counting()}}); }
+
+int run_counting(Lab& lab) {
+  Plan plan(lab);
+  plan.set("algorithms", "counting");
+  plan.set("shape", "9x5x3");
+  plan.set("trials", "2");
+  plan.set("warmup", "0");
+  Rows rows;
+  EXPECT_EQ(run(plan, &rows), 0);
+  EXPECT_EQ(rows.rows_.size(), 1u);
+  return rows.rows_.empty() ? 0 : 1;
+}
+
+TEST(Lab, EachLabKeepsWhatItsAlgorithmsKeepAndFreesItWithItself) {
+  auto first = std::make_unique<Lab>(counting_registry);
+  Lab second(counting_registry);
+  run_counting(*first);
+  const int one_run = first->states().get<ResolveCount>(&counting()).resolved;
+  EXPECT_GT(one_run, 0);
+  EXPECT_EQ(second.states().size(), 0u);  // nothing of the first's
+  run_counting(second);
+  run_counting(second);
+  EXPECT_EQ(second.states().get<ResolveCount>(&counting()).resolved, 2 * one_run);
+  EXPECT_EQ(first->states().get<ResolveCount>(&counting()).resolved, one_run);
+  // Outside a run the current states are neither lab's.
+  EXPECT_NE(&current_lab_states(), &first->states());
+  EXPECT_NE(&current_lab_states(), &second.states());
+  const int freed = g_counts_freed;
+  first.reset();
+  EXPECT_EQ(g_counts_freed, freed + 1);  // the first lab's count went with it
+  run_counting(second);
+  EXPECT_EQ(second.states().get<ResolveCount>(&counting()).resolved, 3 * one_run);
 }
 
 }  // namespace

@@ -133,6 +133,44 @@ TEST(Options, BadInputIsAUsageErrorNamingTheValidChoices) {
   EXPECT_NE(message({{"block-timeout", "0"}}).find("block-timeout"), std::string::npos);
 }
 
+// Each key is read once, by its own parser, into its typed field; a source's settings hold no text to
+// parse again.
+TEST(Options, EachKeyIsReadByItsOwnParserIntoItsField) {
+  SweepSettings s;
+  read_setting(s, "trials", Setting("auto", "--trials"), test::lab());
+  ASSERT_TRUE(s.trials);
+  EXPECT_TRUE(s.trials->value.adaptive);
+  read_setting(s, "trials", Setting("12", "--trials"), test::lab());
+  EXPECT_FALSE(s.trials->value.adaptive);
+  EXPECT_EQ(s.trials->value.count, 12u);
+  read_setting(s, "inputs", Setting("uniform,ill_conditioned,uniform", "--inputs"), test::lab());
+  EXPECT_EQ(s.inputs->value, (std::vector<Inputs>{Inputs::uniform, Inputs::ill_conditioned}));
+  read_setting(s, "l2-flush", Setting("on", "--l2-flush"), test::lab());
+  EXPECT_EQ(s.l2_flush->value, std::vector<bool>{true});
+  read_setting(s, "stop-after", Setting("none", "--stop-after"), test::lab());
+  EXPECT_EQ(s.stop_after->value, 0.0);
+  read_setting(s, "tiled.tile", Setting("16", "--tiled.tile"), test::lab());
+  EXPECT_EQ(s.axes.at("tiled.tile").value, std::vector<std::string>{"16"});
+  read_setting(s, "dns.planes.size", Setting("64,128", "--dns.planes.size"), test::lab());
+  EXPECT_EQ(s.problems.at("dns.planes.size").value, (std::vector<Problem>{{64, 64, 64}, {128, 128, 128}}));
+  read_setting(s, "resume", Setting("1", "--resume"), test::lab());
+  EXPECT_TRUE(s.resume->value);
+  // A value no parser takes: the field as it was, the error naming where the value was given.
+  try {
+    read_setting(s, "trials", Setting("many", "f.ini:3"), test::lab());
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("f.ini:3: trials = many: ", 0), 0u) << e.what();
+  }
+  EXPECT_EQ(s.trials->value.count, 12u);
+  EXPECT_THROW(read_setting(s, "block", Setting("16x", "--block"), test::lab()), UsageError);  // no algorithm takes it
+  EXPECT_THROW(read_setting(s, "naive.variant", Setting("nope", "--naive.variant"), test::lab()), UsageError);
+  // The defaults are the table's, read by the same parsers.
+  EXPECT_EQ(default_settings().trials->value.count, 20u);
+  EXPECT_EQ(default_settings().size->value, std::vector<long>{1024});
+  EXPECT_TRUE(default_settings().blocking->value);
+}
+
 TEST(Options, CommandLineParsing) {
   const char* argv[] = {"run", "exp.ini", "--size", "64", "--tiled.tile", "16", "--resume"};
   const Settings s = parse_command_line(7, argv);

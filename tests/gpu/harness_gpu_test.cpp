@@ -15,6 +15,8 @@
 #include "core/plugin.hpp"
 #include "core/random.hpp"
 #include "core/schema.hpp"
+#include "distributed/registry.hpp"
+#include "harness/lab.hpp"
 #include "harness/runner.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/engine.hpp"
@@ -160,6 +162,42 @@ TEST(FlagshipAccurate, MeasuredChoiceStaysWithinTwiceSgemmsError) {
       ASSERT_EQ(o.status, Status::ok) << what << ": " << o.reason;
       EXPECT_LE(judged_error(*o.verdict, kind), 2 * judged_error(*base.verdict, kind)) << what;
     }
+}
+
+// The flagship's measured picks are the running Lab's (core/lab_states.hpp): each of two Labs in one
+// process measures its own, the first freed (its picks and the timed candidates' GPU state with it)
+// while the second runs on.
+TEST(FlagshipChoice, EachLabMeasuresItsOwnPicksAndFreesThem) {
+  class Count : public RowSink {
+   public:
+    void samples(const std::vector<Row>&) override {}
+    void row(const Row& r) override {
+      for (std::size_t i = 0; i < result_columns().size(); ++i)
+        if (result_columns()[i] == column_name(Col::status)) ok += r[i].text == status_name(Status::ok);
+    }
+    int ok = 0;
+  };
+  const auto measured = [](Lab& lab) {
+    Plan plan(lab);
+    plan.set("algorithms", "flagship");
+    plan.set("flagship.variant", "cuda_cores");
+    plan.set("choice", "measured");
+    plan.set("shape", "353x250x49,640x512x384");
+    plan.set("trials", "3");
+    Count rows;
+    EXPECT_EQ(run(plan, &rows), 0);
+    EXPECT_EQ(rows.ok, 2);
+  };
+  auto first = std::make_unique<Lab>(lab_registry);
+  Lab second(lab_registry);
+  measured(*first);
+  EXPECT_EQ(first->states().size(), 1u);  // the flagship's measured choice
+  EXPECT_EQ(second.states().size(), 0u);
+  first.reset();
+  measured(second);
+  EXPECT_EQ(second.states().size(), 1u);
+  measured(second);  // its picks remembered: nothing measured again, nothing added
+  EXPECT_EQ(second.states().size(), 1u);
 }
 
 TEST(Verification, FailsPlantedBugs) {

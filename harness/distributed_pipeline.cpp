@@ -71,6 +71,7 @@ class PreparedDistributed final : public Timed {
   }
 
   bool ready() const override { return run_ && outcome_.status == Status::ok && outcome_.verdict && outcome_.verdict->ok; }
+  bool collective() const override { return true; }
 
   // Check, memory, run, verification and the audit's reference; the outcome says how far it got.
   void prepare(Workbench& bench, const DeviceInfo& device, StateCache& states) {

@@ -67,6 +67,8 @@ class Timed {
   const Configuration& configuration() const { return cfg_; }
   Outcome& outcome() { return outcome_; }
   virtual bool ready() const = 0;  // verified, and can be timed
+  // Every rank of the job takes each trial (its loop's stop agreed over ranks).
+  virtual bool collective() const { return false; }
   // Why it was skipped, when that was free device memory (a group holding others' buffers may retry).
   bool short_of_memory = false;
   virtual void warmup() = 0;
@@ -81,11 +83,17 @@ class Timed {
   Outcome outcome_;
 };
 
+class Phases;
+class TrialAudit;
+struct Ceiling;
+
+// One GPU's or the host's configuration, prepared by its backend's phases (pipeline.cpp: one class per
+// backend, chosen once): none of its methods tells the backends apart.
 class Prepared final : public Timed {
  public:
   Prepared(const Configuration& cfg, Outcome outcome);
   ~Prepared() override;
-  bool ready() const override { return timer_ != nullptr; }
+  bool ready() const override { return timer_ && audit_; }
   void warmup() override;
   double trial(ClockMonitor* clocks) override;
   void finish() override;
@@ -94,24 +102,16 @@ class Prepared final : public Timed {
   // One trial on the inputs made from `seed` (fresh: inputs of its own, judged against them; else the
   // verification's, audited against the verified C), its C judged after the clock stopped.
   TrialTime timed_on(unsigned long long seed, bool fresh);
-  // A host or streamed row's C (in host memory) against the product of the inputs made from `seed`:
-  // kStreamedAuditEntries entries against float64, and (`scan`) no entry left poisoned (not a streamed
-  // C of an out-of-core size: the sampled entries only).
-  bool judge_own_inputs(const float* c, unsigned long long seed, bool scan);
   // Right behind a trial's stop event, on the GPU (DeviceTiming::after_stop): its C audited.
   void after_stop();
+  void failed(std::string why);  // the row failed: no time
   friend std::unique_ptr<Prepared> prepare(Workbench&, const Configuration&, const DeviceInfo&,
                                            StateCache&, const TimingOptions&);
+  const Phases* phases_ = nullptr;
   Buffer workspace_;
   std::unique_ptr<TrialTimer> timer_;
-  std::unique_ptr<OutputAudit> audit_;  // device algorithms: each trial's C against the verified one
-  // Host algorithms: each trial's C poisoned before it (off the clock) and judged against float64
-  // after it, as the verification was, so that a function that computes C on some calls only fails.
-  Workbench* host_audit_ = nullptr;
-  // Streamed algorithms (C on the host, perhaps too large for a whole reference): the same, judged
-  // at kStreamedAuditEntries entries against float64 dot products from the seed.
-  Workbench* streamed_audit_ = nullptr;
-  std::size_t host_audited_ = 0, host_differed_ = 0;
+  // Each timed trial's C poisoned before it and judged after it, as the verification judged it.
+  std::unique_ptr<TrialAudit> audit_;
   // Every timed trial on inputs of its own (trial()).
   Workbench* bench_ = nullptr;
   FreshTrials fresh_;
@@ -121,8 +121,8 @@ class Prepared final : public Timed {
   bool auditing_ = false, fresh_now_ = false;  // inside a timed trial (not a warm-up); on inputs of its own
   unsigned long long seed_now_ = 0;           // the inputs of the trial inside the clock
   // The ceiling of the units a GPU row declares (Algorithm::arithmetic_of), the host's FP32 one for a
-  // host row; 0: none.
-  double peak_gflops_ = 0;
+  // host row.
+  std::unique_ptr<Ceiling> ceiling_;
   CUstream_st* stream_ = nullptr;
   PreparedRun run_;  // the configuration resolved, checked and sized (core/invocation.hpp)
   Buffers io_;
@@ -131,6 +131,7 @@ class Prepared final : public Timed {
 
 // Phase 1 of every configuration: can it run here? `run` receives it resolved, checked and sized
 // (core/invocation.hpp), `out` its resolved parameters and launch; the reason it cannot, or nullopt.
+// (What a backend adds, a GPU or a scope it needs, is its phases'.)
 Reason check_configuration(const Configuration& cfg, const DeviceInfo& device, StateCache& states,
                            PreparedRun& run, Outcome& out);
 

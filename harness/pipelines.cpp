@@ -9,15 +9,12 @@ const Pipeline kDevice = [] {
   p.name = "gpu", p.where = "GPU";
   p.gpu = true;
   p.verification = Verification::device;
-  p.device_timer = true;
   return p;
 }();
 
 const Pipeline kHost = [] {
   Pipeline p;
   p.name = "host", p.where = "host CPU";
-  p.host_operands = true;
-  p.kernel_only = true;
   p.verification = Verification::host;
   return p;
 }();
@@ -26,11 +23,8 @@ const Pipeline kStreamed = [] {
   Pipeline p;
   p.name = "streamed", p.where = "GPU, operands in host memory, timed host to host";
   p.gpu = true;
-  p.host_operands = true;
   p.end_to_end = true;
-  p.own_memory = true;
   p.verification = Verification::entries;
-  p.reports = true;
   return p;
 }();
 

@@ -1,6 +1,8 @@
-// The four pipelines, one per backend: what a device, host, streamed or distributed configuration
-// does in each phase of pipeline.hpp (check, prepare, verify, time) and in its row, as facts chosen
-// once per configuration from its algorithm's backend. CUDA-free: the sweep and the listing read them too.
+// The four pipelines, one per backend: the facts of a device, host, streamed or distributed
+// configuration that the sweep, the scheduling, the rows and the listing read (where it runs, whether
+// every rank takes each step, how it is verified), chosen once per configuration from its algorithm's
+// backend. What each backend does in the phases of pipeline.hpp is its class there (pipeline.cpp's
+// Phases, distributed_pipeline.cpp), chosen by the same facts. CUDA-free.
 #pragma once
 
 #include "core/algorithm.hpp"
@@ -15,24 +17,18 @@ enum class Verification {
   ranks,    // every rank's block of C (distributed_pipeline.cpp)
 };
 
-// A pipeline: what one backend's configurations do in the phases above, chosen once per
-// configuration from its algorithm's backend (pipeline_of). The harness tells the backends apart here
-// only: every other step asks its configuration's pipeline.
-// Each fact is set by its name where a pipeline is made (pipelines.cpp); unset, it is false.
+// A pipeline: what one backend's configurations are, chosen once per configuration from its
+// algorithm's backend (pipeline_of). Each fact is set by its name where a pipeline is made
+// (pipelines.cpp); unset, it is false.
 struct Pipeline {
   const char* name = "";   // as `mmlab list --format json` and the Python package name it
   const char* where = "";  // as `mmlab list` says where it runs
   // Needs a GPU of its own (a machine without one records its rows as skipped); `by_engine`: where its
   // products run is decided by its engine (Algorithm::engine_of), a GPU unless that is a host algorithm's.
   bool gpu = false, by_engine = false;
-  bool collective = false;     // every rank of the job takes each step (its own trial loop, agreed over ranks)
-  bool host_operands = false;  // A, B and C in (pinned) host memory
-  bool end_to_end = false;     // timed from host to host whatever the sweep's scope; no L2 flush
-  bool kernel_only = false;    // the scopes other than kernel and the L2 flush do not apply (a skipped row)
-  bool own_memory = false;     // the algorithm allocates its device memory itself (device_bytes: its workspace)
-  Verification verification = Verification::device;
-  bool device_timer = false;   // timed on the GPU (the blocking kernel, events, graphs); else the host's clock
-  bool reports = false;        // the algorithm reports phases per trial (Algorithm::streamed_report)
+  bool collective = false;  // every rank of the job takes each step (its own trial loop, agreed over ranks)
+  bool end_to_end = false;  // timed from host to host whatever the sweep's scope; no L2 flush
+  Verification verification = Verification::device;  // and so its phases (pipeline.cpp's phases_of)
 };
 // An algorithm's pipeline, by its backend: asked once per configuration, when the configuration is
 // made (sweep.hpp's Configuration holds it), and by the listing.

@@ -1,5 +1,7 @@
-// The plan: open the outputs (resuming), and per configuration run it, write its samples and row,
-// and report progress. A sticky CUDA error stops the run after recording where it happened.
+// A run of a plan, in three parts: its output (run_output.hpp: the files, the caller's sink, each row's
+// id), the job's agreement (below: what every rank of an mpirun job must decide alike) and the
+// scheduling (Schedule: the configurations in turn, a problem's as one interleaved group, recorded and
+// reported as they finish). A sticky CUDA error stops the run after recording where it happened.
 #include "harness/runner.hpp"
 
 #include <unistd.h>
@@ -19,16 +21,19 @@
 #include "core/schema.hpp"
 #include "harness/pipeline.hpp"
 #include "harness/progress.hpp"
-#include "harness/record.hpp"
 #include "core/plugin.hpp"
-#include "harness/resume.hpp"
-#include "harness/sink.hpp"
+#include "harness/record.hpp"  // the device's words
+#include "harness/run_output.hpp"
 #include "runtime/cuda_check.hpp"
 #include "runtime/job.hpp"
 
 namespace mmlab {
 
 namespace {
+
+// The job's agreement: what the ranks of an mpirun job decide alike, each at one place (a rank alone
+// agrees with itself). What is left to run (rank 0's reading of the files), whether the run stops
+// (--stop-after: past rank 0's clock), and whether any rank failed a row.
 
 // A distributed configuration whose grid needs another number of ranks than this job has.
 bool for_other_jobs(const Configuration& c) {
@@ -72,55 +77,28 @@ std::vector<std::size_t> agree_on_todo(const RunPlan& plan, std::size_t* recorde
   return todo;
 }
 
-}  // namespace
+// Whether rank 0's clock is past --stop-after: agreed over ranks before a collective group; before
+// rank 0's own, rank 0 alone decides.
+bool agree_past(bool past, bool collective) { return collective ? max_over_ranks(past ? 1 : 0) > 0 : past; }
 
-namespace {
+// Whether any rank recorded a failed row (the exit status: every rank's alike).
+bool agree_any_failed(std::size_t failed) { return max_over_ranks(double(failed)) > 0; }
 
-// A run's id, unique across the runs of a process (a counter: runs called in a loop or from threads
-// within one second), its processes (the pid) and the pids a host reuses (the time, and random bits
-// for processes of other hosts or containers that share a file): seconds-pid-counter-random, in hex.
-std::string new_session() {
-  static std::atomic<unsigned> runs{0};
-  static const unsigned nonce = std::random_device{}() & 0xffffu;
-  char session[80];
-  std::snprintf(session, sizeof session, "%lx-%d-%x%04x", long(std::time(nullptr)), int(getpid()), runs++, nonce);
-  return session;
-}
 
-// One run of a plan, in the steps execute() names: open the outputs and agree on what is left,
-// announce, then per configuration run, record and report; stop early on an interrupt or a lost
-// CUDA context. Rank 0 alone writes; the other ranks take part in distributed configurations only.
-class Run {
+// The scheduling: one run of a plan in the steps execute() names (open the output and agree on what
+// is left, announce, then per configuration run, record and report; stop early on an interrupt or a
+// lost CUDA context). Rank 0 alone writes; the other ranks take part in distributed configurations only.
+class Schedule {
  public:
-  Run(const RunPlan& plan, const DeviceInfo& device, const std::atomic<bool>& interrupted, RowSink* sink)
-      : plan_(plan), device_(device), interrupted_(interrupted), sink_(sink), clocks_(device),
-        progress_(todo_, device) {
-    session_ = new_session();
-  }
+  Schedule(const RunPlan& plan, const DeviceInfo& device, const std::atomic<bool>& interrupted, RowSink* sink)
+      : plan_(plan), device_(device), interrupted_(interrupted), output_(plan, device, sink), clocks_(device),
+        progress_(todo_, device) {}
 
-  // The rows file first (locked and repaired before --resume reads it), then the samples (which
-  // --resume may have rewritten); every rank learns the same list of what is left to run.
-  void open_outputs_and_agree() {
-    const OpenMode mode = plan_.overwrite ? OpenMode::overwrite : OpenMode::append;
-    const auto numbers = [](const CsvRow& header) {
-      return [&header](const CsvRow& row, const std::string& where) {
-        check_existing_row(header, row, where);
-      };
-    };
-    const auto open = [&] {
-      if (files()) {
-        files_.emplace(plan_.output, plan_.samples_output, mode, numbers(result_columns()), numbers(sample_columns()));
-        rows_.add(&*files_);
-      }
-      rows_.add(sink_);  // after the files: a row the caller sees is on disk
-      std::set<std::string> done;
-      if (plan_.resume) done = recorded_keys(plan_);
-      if (files()) files_->open_samples();
-      if (plan_.resume && files()) record_in_flight(done);
-      return done;
-    };
-    for (std::size_t i : agree_on_todo(plan_, &recorded_, open)) todo_.push_back(plan_.configurations[i]);
-    if (job().rank != 0) rows_.add(sink_);  // rank 0's tee was made with its files (open)
+  // Every rank learns the same list of what is left to run (rank 0's files read).
+  void open_output_and_agree() {
+    for (std::size_t i : agree_on_todo(plan_, &recorded_, [&] { return output_.open(); }))
+      todo_.push_back(plan_.configurations[i]);
+    if (!root()) output_.open_sink_only();  // rank 0's tee was made with its files (open)
   }
 
   int dry_run() const {
@@ -176,12 +154,10 @@ class Run {
         while (end < todo_.size() && todo_[end].problem == cfg.problem &&
                todo_[end].pipeline().collective == collective)
           ++end;
-      // --stop-after: past it (rank 0's clock) no configuration starts. Before a collective group every
-      // rank agrees (the other ranks reach only those); before rank 0's own, rank 0 alone decides.
+      // --stop-after: past it (rank 0's clock) no configuration starts.
       if (plan_.stop_after_s > 0 && (collective || root())) {
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        const bool past = root() && s > plan_.stop_after_s;
-        if (collective ? max_over_ranks(past ? 1 : 0) > 0 : past) {
+        if (agree_past(root() && s > plan_.stop_after_s, collective)) {
           if (root()) std::fprintf(stderr, "\nmmlab: --stop-after %g s reached\n", plan_.stop_after_s);
           return stop_interrupted();
         }
@@ -199,52 +175,17 @@ class Run {
 
  private:
   bool root() const { return job().rank == 0; }
-  // Whether the run writes CSV files (a plan without an output hands its rows to the sink alone).
-  bool files() const { return !plan_.dry_run && !plan_.output.empty(); }
-  std::string where() const {
-    return plan_.output.empty() ? std::string("the caller's sink") : plan_.output;
-  }
+  bool alone() const { return job().size == 1; }
 
-  // A configuration's samples and then its row, to the files and the caller's sink (the tee).
-  void emit(const Row& row, const std::vector<Row>& lines = {}) {
-    rows_.samples(lines);
-    rows_.row(row);
-  }
-
-  // The configurations being prepared or timed, named in <output>.inflight while they run, so that a
-  // job that ends inside one (a library's abort, a crash, or a kill from outside) leaves word of it:
-  // --resume runs such a configuration once more, marked as a second try, and records one that a job
-  // ended inside on its second try as a failed row with that reason, then goes on (an experiment's
-  // script reruns the job with --resume until it completes).
-  // (The marker itself is the files' sink's, sink.hpp's CsvFiles.)
   void mark_in_flight(const std::vector<std::size_t>& which) {
-    if (!root() || !files()) return;
-    std::vector<std::pair<std::string, bool>> keys;
-    for (std::size_t i : which) keys.emplace_back(todo_[i].key(), retried_.count(todo_[i].key()) > 0);
-    files_->mark_in_flight(keys);
+    if (!root()) return;
+    std::vector<const Configuration*> configurations;
+    for (std::size_t i : which) configurations.push_back(&todo_[i]);
+    output_.mark_in_flight(configurations);
   }
   void clear_in_flight() {
-    if (root() && files()) files_->clear_in_flight();
+    if (root()) output_.clear_in_flight();
   }
-  void record_in_flight(std::set<std::string>& done) {
-    const CsvFiles::InFlight left = files_->read_in_flight();
-    retried_.insert(left.once.begin(), left.once.end());  // run again, as a second try
-    for (std::size_t i = 0; i < plan_.configurations.size(); ++i) {
-      const Configuration& cfg = plan_.configurations[i];
-      if (!left.twice.count(cfg.key()) || done.count(cfg.key())) continue;
-      Outcome o;
-      o.status = Status::failed;
-      o.reason = "two jobs ended while this configuration ran (" + std::to_string(left.named) +
-                 " in flight the second time: an abort or crash, in a library or the lab); recorded by --resume";
-      emit(make_row(session_ + "-inflight-" + std::to_string(i), plan_, device_, cfg, o));
-      ++counts_[int(Status::failed)];
-      done.insert(cfg.key());
-      std::fprintf(stderr, "mmlab: recorded as failed (two jobs ended inside it): %s\n", describe(cfg).c_str());
-    }
-    files_->clear_in_flight();
-  }
-  bool alone() const { return job().size == 1; }
-  std::string run_id(std::size_t i) const { return session_ + "-" + std::to_string(i); }
 
   // This problem's workbench, made anew when the problem changes.
   Workbench& bench_for(const Problem& p) {
@@ -285,7 +226,7 @@ class Run {
   // What ends the run after a configuration: its exit status, or -1 to go on.
   int stop_after(std::size_t i, const Outcome& o, bool context_ok) {
     if (!context_ok) {  // a sticky error: the context is gone; record what happened and stop
-      emit(make_row(run_id(i), plan_, device_, todo_[i], o));
+      output_.record(i, todo_[i], o, /*samples=*/false);
       clear_in_flight();
       std::fprintf(stderr, "\nmmlab: fatal CUDA error in %s: %s\n", describe(todo_[i]).c_str(),
                    o.reason.c_str());
@@ -307,8 +248,7 @@ class Run {
                             &clocks_);
     });
     if (const int status = stop_after(i, o, context_ok); status >= 0) return status;
-    ++counts_[int(o.status)];
-    if (root()) record(i, o);
+    record(i, o);
     return -1;
   }
 
@@ -360,8 +300,7 @@ class Run {
         }
         continue;
       }
-      ++counts_[int(o.status)];
-      if (root()) record(i, o);
+      record(i, o);
     }
     return time_and_record(held, index, collective);
   }
@@ -372,7 +311,7 @@ class Run {
     if (held.empty()) return -1;
     std::vector<Timed*> group;
     for (auto& p : held) group.push_back(p.get());
-    const std::string id = session_ + "-" + std::to_string(index.front());
+    const std::string id = output_.run_id(index.front());
     for (Timed* p : group) p->outcome().interleave_group = group.size() > 1 ? id : "";
     mark_in_flight(index);
     const auto t0 = std::chrono::steady_clock::now();
@@ -390,34 +329,24 @@ class Run {
         o.reason = error.reason + " (during the interleaved trials of its problem)";
       }
       if (const int status = stop_after(index[g], o, context_ok); status >= 0) return status;
-      ++counts_[int(o.status)];
-      if (root()) record(index[g], o, share);
+      record(index[g], o, share);
     }
     return -1;
   }
 
-  // Samples first: a row implies its samples are complete.
+  // Counted on every rank (the exit status is agreed); written and reported by rank 0.
   void record(std::size_t i, const Outcome& o, double seconds = -1) {
-    std::vector<Row> lines;  // in sample_columns()' order
-    if (!o.samples.empty()) {
-      const bool host = o.host_samples.size() == o.samples.size();
-      for (std::size_t t = 0; t < o.samples.size(); ++t) {
-        const ClockSample* c = t < o.clocks.size() ? &o.clocks[t] : nullptr;
-        lines.push_back({Cell::of_text(run_id(i)), Cell::of_whole((long long)t), Cell::of_number(o.samples[t]),
-                         c && c->sm_mhz > 0 ? Cell::of_number(c->sm_mhz, 6) : Cell{},
-                         host ? Cell::of_number(o.host_samples[t]) : Cell{},
-                         c && c->energy_j >= 0 ? Cell::of_number(c->energy_j, 6) : Cell{}});
-      }
-    }
-    emit(make_row(run_id(i), plan_, device_, todo_[i], o), lines);
+    output_.count(o.status);
+    if (!root()) return;
+    output_.record(i, todo_[i], o);
     progress_.finish(i, o, seconds);
   }
 
   int stop_interrupted() {
     clear_in_flight();  // an interrupt is not a crash: --resume runs them again
     if (!root()) return MMLAB_INTERRUPTED;
-    std::fprintf(stderr, "\nmmlab: interrupted; %zu rows written to %s.%s\n", counts_[0] + counts_[1] + counts_[2],
-                 where().c_str(), plan_.output.empty() ? "" : " Rerun with --resume to complete.");
+    std::fprintf(stderr, "\nmmlab: interrupted; %zu rows written to %s.%s\n", output_.rows(),
+                 output_.where().c_str(), plan_.output.empty() ? "" : " Rerun with --resume to complete.");
     if (!alone()) abort_job(MMLAB_INTERRUPTED);
     return MMLAB_INTERRUPTED;
   }
@@ -425,39 +354,34 @@ class Run {
   int finish() {
     clear_in_flight();
     if (root())
-      std::fprintf(stderr, "mmlab: %zu ok, %zu skipped, %zu failed; rows in %s%s%s\n", counts_[0], counts_[1],
-                   counts_[2], where().c_str(), plan_.output.empty() ? "" : ", samples in ",
-                   plan_.samples_output.c_str());
-    return max_over_ranks(double(counts_[int(Status::failed)])) > 0 ? 1 : 0;
+      std::fprintf(stderr, "mmlab: %zu ok, %zu skipped, %zu failed; rows in %s%s%s\n", output_.count_of(Status::ok),
+                   output_.count_of(Status::skipped), output_.count_of(Status::failed), output_.where().c_str(),
+                   plan_.output.empty() ? "" : ", samples in ", plan_.samples_output.c_str());
+    return agree_any_failed(output_.count_of(Status::failed)) ? 1 : 0;
   }
 
   const RunPlan& plan_;
   const DeviceInfo& device_;
   const std::atomic<bool>& interrupted_;
-  RowSink* sink_;  // the caller's, or null
-  std::optional<CsvFiles> files_;  // --output's
-  RowTee rows_;                    // the files, then the caller's sink
+  RunOutput output_;
   std::vector<Configuration> todo_;
   std::size_t recorded_ = 0;
-  std::string session_;
   StateCache states_;
   ClockMonitor clocks_;
   Progress progress_;
   std::unique_ptr<Workbench> bench_;
   static constexpr std::size_t kHeldRuns = 12;
-  std::size_t counts_[4] = {};
-  std::set<std::string> retried_;  // configurations a job ended inside once: this is their second try
 };
 
 }  // namespace
 
 int execute(const RunPlan& plan, const DeviceInfo& device, const std::atomic<bool>& interrupted, RowSink* sink) {
-  Run run(plan, device, interrupted, sink);
-  run.open_outputs_and_agree();
-  run.report_left_out();
-  if (plan.dry_run) return run.dry_run();
-  run.announce();
-  return run.run_all();
+  Schedule schedule(plan, device, interrupted, sink);
+  schedule.open_output_and_agree();
+  schedule.report_left_out();
+  if (plan.dry_run) return schedule.dry_run();
+  schedule.announce();
+  return schedule.run_all();
 }
 
 }  // namespace mmlab

@@ -22,6 +22,7 @@
 #include "core/exit_status.hpp"
 #include "core/invocation.hpp"
 #include "core/json.hpp"
+#include "core/kept_files.hpp"
 #include "core/results.hpp"
 #include "core/revision.hpp"
 #include "core/schema.hpp"
@@ -290,8 +291,38 @@ MMLAB_PLUGIN_EXPORT int32_t mmlab_plan_set(mmlab_plan* plan, const char* key, co
 
 MMLAB_PLUGIN_EXPORT void mmlab_plan_free(mmlab_plan* plan) { delete plan; }
 
-MMLAB_PLUGIN_EXPORT int32_t mmlab_run(mmlab_lab* lab, const mmlab_plan* plan, const mmlab_row_sink* sink,
-                                      char* message, size_t message_size) {
+namespace {
+
+// A run's rows and samples as the text its files would hold (each line as CsvFiles writes it), kept in
+// memory under a name when the run ends (core/kept_files.hpp).
+class KeptSink : public mmlab::RowSink {
+ public:
+  KeptSink()
+      : name_(mmlab::kept_files::new_name()),
+        rows_(mmlab::csv_line(mmlab::result_columns())),
+        samples_(mmlab::csv_line(mmlab::sample_columns())) {}
+  void samples(const std::vector<mmlab::Row>& lines) override {
+    for (const mmlab::Row& line : lines) samples_ += mmlab::csv_line(mmlab::csv_row(line));
+  }
+  void row(const mmlab::Row& row) override { rows_ += mmlab::csv_line(mmlab::csv_row(row)); }
+  // The rows kept (its samples under samples_path_for of the name); the name.
+  const std::string& keep() {
+    mmlab::kept_files::put(mmlab::samples_path_for(name_), std::move(samples_));
+    mmlab::kept_files::put(name_, std::move(rows_));
+    return name_;
+  }
+
+ private:
+  std::string name_, rows_, samples_;
+};
+
+}  // namespace
+
+namespace {
+
+// mmlab_run's and mmlab_run_kept's: the caller's sink (where given) after `kept` (where given).
+int32_t run_plan(mmlab_lab* lab, const mmlab_plan* plan, const mmlab_row_sink* sink, KeptSink* kept, char* message,
+                 size_t message_size) {
   const OneCommand one;
   put(one.held() ? "" : kReentered, message, message_size);
   if (!one.held()) return MMLAB_BAD_INPUT;
@@ -301,8 +332,11 @@ MMLAB_PLUGIN_EXPORT int32_t mmlab_run(mmlab_lab* lab, const mmlab_plan* plan, co
           throw mmlab::UsageError("mmlab_run: a lab and a plan of that lab's");
         std::optional<CallerSink> caller;
         if (sink) caller.emplace(*sink);
+        mmlab::RowTee tee;  // a row the caller sees is kept
+        tee.add(kept);
+        if (caller) tee.add(&*caller);
         try {
-          return mmlab::run(plan->plan, caller ? &*caller : nullptr);
+          return mmlab::run(plan->plan, kept || caller ? &tee : nullptr);
         } catch (const mmlab::UsageError&) {
           throw;
         } catch (const std::exception&) {  // the other ranks may be waiting in a collective
@@ -311,6 +345,26 @@ MMLAB_PLUGIN_EXPORT int32_t mmlab_run(mmlab_lab* lab, const mmlab_plan* plan, co
         }
       },
       message, message_size);
+}
+
+}  // namespace
+
+MMLAB_PLUGIN_EXPORT int32_t mmlab_run(mmlab_lab* lab, const mmlab_plan* plan, const mmlab_row_sink* sink,
+                                      char* message, size_t message_size) {
+  return run_plan(lab, plan, sink, nullptr, message, message_size);
+}
+
+MMLAB_PLUGIN_EXPORT int32_t mmlab_run_kept(mmlab_lab* lab, const mmlab_plan* plan, const mmlab_row_sink* sink,
+                                           char* name, size_t name_size, char* message, size_t message_size) {
+  put("", name, name_size);
+  KeptSink kept;
+  const int32_t status = run_plan(lab, plan, sink, &kept, message, message_size);
+  if (status != MMLAB_BAD_INPUT) put(kept.keep(), name, name_size);  // an interrupted run's rows too
+  return status;
+}
+
+MMLAB_PLUGIN_EXPORT void mmlab_kept_free(const char* name) {
+  if (name) mmlab::kept_files::drop(name), mmlab::kept_files::drop(mmlab::samples_path_for(name));
 }
 
 MMLAB_PLUGIN_EXPORT int32_t mmlab_read(mmlab_lab* lab, const char* path, const mmlab_row_sink* sink, char* message,
@@ -331,7 +385,8 @@ MMLAB_PLUGIN_EXPORT int32_t mmlab_read(mmlab_lab* lab, const char* path, const m
           caller.send_read(MMLAB_RESULTS, row, mmlab::kResultColumns, r.file + ":" + std::to_string(r.line));
         }
         const std::string samples = mmlab::samples_path_for(path);
-        if (!samples.empty() && std::ifstream(samples).peek() != std::ifstream::traits_type::eof()) {
+        const auto kept = mmlab::kept_files::find(samples);
+        if (!samples.empty() && (kept ? !kept->empty() : std::ifstream(samples).peek() != std::ifstream::traits_type::eof())) {
           // An older file's columns are a part of today's: each cell to its column, the rest empty.
           const mmlab::CsvTable table = mmlab::read_csv(samples);
           std::vector<std::size_t> at;  // the file's column of each of today's (npos: none)

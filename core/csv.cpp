@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/kept_files.hpp"
 #include "core/params.hpp"
 
 namespace mmlab {
@@ -90,15 +91,20 @@ void require_regular_file(const std::string& path, const std::string& role) {
     throw UsageError(path + ": is not a regular file (a device, FIFO or socket), so not " + role);
 }
 
-LineReader::LineReader(const std::string& path) : path_(path) {
+LineReader::LineReader(const std::string& path) : path_(path), kept_(kept_files::find(path)) {
+  if (kept_) {
+    in_ = std::make_unique<std::istringstream>(*kept_);
+    return;
+  }
   require_regular_file(path, "a CSV file");
-  in_.open(path, std::ios::binary);
-  if (!in_) throw UsageError(path + ": cannot be read");
+  auto file = std::make_unique<std::ifstream>(path, std::ios::binary);
+  if (!*file) throw UsageError(path + ": cannot be read");
+  in_ = std::move(file);
 }
 
 bool LineReader::next(std::string& line) {
   line.clear();
-  std::streambuf* sb = in_.rdbuf();
+  std::streambuf* sb = in_->rdbuf();
   for (;;) {
     const int c = sb->sbumpc();
     if (c == std::char_traits<char>::eof()) {

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <stdexcept>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,9 @@ inline constexpr std::size_t kMaxCsvLine = std::size_t(1) << 20;  // 1 MiB; mmla
 // than kMaxCsvLine a UsageError. The last line may lack its newline: torn() says so.
 class LineReader {
  public:
-  explicit LineReader(const std::string& path);   // UsageError when missing, unreadable or not a file
+  // UsageError when missing, unreadable or not a file; a name kept in memory (core/kept_files.hpp) reads
+  // as the file it stands for.
+  explicit LineReader(const std::string& path);
   bool next(std::string& line);                   // false at the end
   std::size_t number() const { return number_; }  // of the line last returned, from 1
   bool torn() const { return torn_; }             // the line last returned had no newline
@@ -56,7 +59,8 @@ class LineReader {
 
  private:
   std::string path_;
-  std::ifstream in_;
+  std::shared_ptr<const std::string> kept_;  // the text of a kept name
+  std::unique_ptr<std::istream> in_;
   std::size_t number_ = 0;
   bool torn_ = false;
 };

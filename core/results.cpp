@@ -15,6 +15,7 @@
 
 #include "core/csv.hpp"
 #include "core/distributed.hpp"
+#include "core/kept_files.hpp"
 #include "core/random.hpp"
 #include "core/schema.hpp"
 #include "core/scope.hpp"
@@ -61,7 +62,9 @@ double measured(const std::string& text, const std::string& file, unsigned line,
 // has none ends in a row cut short, by a crash or by a copy, whose last value may read as another
 // number (5.39539175e-09 cut to 5.395). It is refused, never read.
 std::unique_ptr<CsvColumns> open_columns(const std::string& path, const std::vector<std::string>& wanted) {
-  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+  if (const auto kept = kept_files::find(path)) {
+    if (!kept->empty() && kept->back() != '\n') throw AnalysisError(path + ": its last line has no line end");
+  } else if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
     const bool cut = std::fseek(f, -1, SEEK_END) == 0 && std::fgetc(f) != '\n';
     std::fclose(f);
     if (cut)
@@ -216,8 +219,9 @@ static double sample_time(const std::string& text, const std::string& file, unsi
 // the reason on stderr.
 static void attach_samples(const std::string& file, std::vector<Result>& rows, std::size_t first,
                            BadSamples bad) {
-  const std::string path = samples_path_for(resolve_link(file));  // beside the file a link names
-  if (!std::filesystem::exists(path))
+  const std::shared_ptr<const std::string> in_memory = kept_files::find(samples_path_for(file));
+  const std::string path = in_memory ? samples_path_for(file) : samples_path_for(resolve_link(file));  // beside the file a link names
+  if (!in_memory && !std::filesystem::exists(path))
     throw AnalysisError(file + ": its raw samples are missing (expected " + path + ")");
   struct Trial {
     double ms = 0;
@@ -226,7 +230,7 @@ static void attach_samples(const std::string& file, std::vector<Result>& rows, s
   };
   std::unordered_map<std::string, std::map<long, Trial>> by_run;  // run_id -> trial number -> trial
   // An empty file: a run that timed nothing (its rows all skipped or failed) had no samples to write.
-  if (std::filesystem::file_size(path) > 0) {
+  if (in_memory ? !in_memory->empty() : std::filesystem::file_size(path) > 0) {
     const std::unique_ptr<CsvColumns> in =
         open_columns(path, {"run_id", "trial", "ms", "clock_mhz", "host_ms", "energy_j"});
     for (CsvRow f; next_row(*in, f);) {
@@ -324,6 +328,7 @@ std::vector<Result> select_run(const std::vector<Result>& rows, const std::strin
 
 // A results file that can be read: a regular file (through links), not a folder or a loop of links.
 static void require_results_file(const std::string& file) {
+  if (kept_files::find(file)) return;  // a run's rows kept in memory (core/kept_files.hpp)
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::file_status st = fs::status(file, ec);

@@ -51,7 +51,7 @@ enum {
 };
 
 /* The API this header describes; a caller built against another refuses the library. */
-#define MMLAB_LAB_API_VERSION 4
+#define MMLAB_LAB_API_VERSION 5
 int32_t mmlab_lab_api_version(void);
 
 /* The git revision the library was built from (as `mmlab --version` says it). */
@@ -116,6 +116,14 @@ typedef struct mmlab_row_sink {
  * interrupted. */
 int32_t mmlab_run(mmlab_lab* lab, const mmlab_plan* plan, const mmlab_row_sink* sink, char* message,
                   size_t message_size);
+
+/* mmlab_run, with the run's rows and samples also kept in memory as the text its files would hold,
+ * under a name written to `name` (at most name_size bytes with its NUL; "<mmlab run N>.csv"). The name
+ * stands for a results file wherever the lab reads one (mmlab_read, mmlab_analyze_tables, its samples
+ * beside it): no file is written. Kept until mmlab_kept_free(name). */
+int32_t mmlab_run_kept(mmlab_lab* lab, const mmlab_plan* plan, const mmlab_row_sink* sink, char* name,
+                       size_t name_size, char* message, size_t message_size);
+void mmlab_kept_free(const char* name);
 
 /* A results file of the lab's (any schema version: upgraded to this one, as mmlab-analyze reads it)
  * to `sink`: its rows, then the samples of its samples file (<name>.samples.csv) where there is one.

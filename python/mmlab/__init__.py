@@ -147,11 +147,12 @@ class Plan:
     def run(self):
         """Runs the plan: its Results (see mmlab.run)."""
         output = self.output
-        status, rows, samples = _lib.run(self._plan)
+        status, rows, samples, kept = _lib.run(self._plan)
         if output is not None:  # the file asked for, every row it holds (this run's appended to any before)
+            _lib.free_kept(kept)
             results = Results(output)
         else:
-            results = Results(rows=_frames.frame(rows), samples=_frames.frame(samples, samples=True))
+            results = Results(rows=_frames.frame(rows), samples=_frames.frame(samples, samples=True), kept=kept)
         if _lib.interrupted():
             raise Interrupted("mmlab.run: stopped; the rows finished before it are the exception's .results" +
                               (f" (and in {output}: resume=True goes on)" if output else ""), results)
@@ -186,7 +187,7 @@ class Interrupted(KeyboardInterrupt):
 def _paths(results):
     if isinstance(results, (list, tuple)):
         return [p for r in results for p in _paths(r)]
-    return [str(results.file() if isinstance(results, Results) else results)]
+    return [str(results._source() if isinstance(results, Results) else results)]
 
 
 def compare(results, baseline, *, across_runs=False, **options):
@@ -196,8 +197,8 @@ def compare(results, baseline, *, across_runs=False, **options):
     same figures `mmlab-analyze compare --format json` gives for the same files. across_runs=True
     combines the runs in the files (run to run variation). Other keys: the command's options (margin,
     level, metric, scope, cycles, ...). The table's title and note are in .attrs. The analysis hands its
-    tables back as typed records (mmlab_analyze_tables): nothing is written but, for Results of a run
-    made without output=, their rows to a temporary CSV first (Results.file()): the analysis reads files."""
+    tables back as typed records (mmlab_analyze_tables), and nothing is written: Results of a run made
+    without output= are read from the rows the library kept of it (mmlab_run_kept), not from a file."""
     args = ["compare"] + _paths(results) + ["--baseline", _value(baseline)]
     args += [a for option, value in _keywords(dict(options, across_runs=across_runs))
              for a in (["--" + option.replace("_", "-")] if value == "true" else

@@ -11,7 +11,7 @@ import tempfile
 # holds them to the header.
 DONE, FAILED, BAD_INPUT, NOT_WRITTEN, INTERRUPTED = 0, 1, 2, 3, 130
 
-API_VERSION = 4  # include/mmlab/lab.h's MMLAB_LAB_API_VERSION
+API_VERSION = 5  # include/mmlab/lab.h's MMLAB_LAB_API_VERSION
 _NAME = "libmmlab_lab.so"
 _library = None
 
@@ -244,16 +244,29 @@ def _collector():
 
 
 def run(plan):
-    """Runs a plan: (exit status, its result rows, its sample rows), the rows as lists of values in the
-    schema's column order."""
+    """Runs a plan: (exit status, its result rows, its sample rows, the name its rows are kept under in the
+    library), the rows as lists of values in the schema's column order. The kept rows stand for a results
+    file wherever the lab reads one (compare's analysis), with no file written; free_kept(name) drops them."""
     sink, keep_alive, tables, errors = _collector()
-    message = _message()
-    status = _fn("mmlab_run", _i32, _ptr, _ptr, ctypes.POINTER(RowSink), _text, _size)(plan.lab._handle, plan._handle, ctypes.byref(sink), message, len(message))
+    message, name = _message(), ctypes.create_string_buffer(256)
+    status = _fn("mmlab_run_kept", _i32, _ptr, _ptr, ctypes.POINTER(RowSink), _text, _size, _text, _size)(
+        plan.lab._handle, plan._handle, ctypes.byref(sink), name, len(name), message, len(message))
     del keep_alive
-    if errors:
-        raise errors[0]
-    _check(status if status != INTERRUPTED else DONE, message, "mmlab run")
-    return status, tables[RESULTS], tables[SAMPLES]
+    kept = name.value.decode() or None
+    try:
+        if errors:
+            raise errors[0]
+        _check(status if status != INTERRUPTED else DONE, message, "mmlab run")
+    except BaseException:
+        free_kept(kept)
+        raise
+    return status, tables[RESULTS], tables[SAMPLES], kept
+
+
+def free_kept(name):
+    """Drops a run's rows kept in the library (run())."""
+    if name:
+        _fn("mmlab_kept_free", None, _text)(name.encode())
 
 
 def read(path, lab=None):

@@ -3,10 +3,11 @@ import csv
 import math
 import pathlib
 import tempfile
+import weakref
 
 import pandas as pd
 
-from . import _frames
+from . import _frames, _lib
 
 
 class Results:
@@ -14,8 +15,13 @@ class Results:
     `.samples` (a row per trial, empty where there are none) and `.path`, the CSV (None for a run that
     wrote no file: mmlab.run without output=)."""
 
-    def __init__(self, path=None, *, rows=None, samples=None):
+    def __init__(self, path=None, *, rows=None, samples=None, kept=None):
         self.path = pathlib.Path(path) if path is not None else None
+        # A run made without output=: the name its rows and samples are kept under in the library (the text
+        # its files would hold), which the lab's reader takes for a file's path; dropped with this object.
+        self._kept = kept
+        if kept is not None:
+            weakref.finalize(self, _lib.free_kept, kept)
         if rows is None:
             sp = _frames.samples_path(self.path)
             if _frames._results_file(self.path):
@@ -40,6 +46,11 @@ class Results:
             _write(self.path, self.rows, _frames.names())
             _write(_frames.samples_path(self.path), self.samples, _frames.names(samples=True))
         return self.path
+
+    def _source(self):
+        """What the lab's reader reads these rows from: the file, or the rows the library kept of the run
+        (no file written); a file written from the rows for Results made of rows alone."""
+        return self.path or self._kept or self.file()
 
     def __repr__(self):
         counts = self.rows["status"].value_counts().to_dict() if "status" in self.rows.columns else {}

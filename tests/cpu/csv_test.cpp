@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/kept_files.hpp"
 #include "core/params.hpp"
 #include "core/schema.hpp"
 
@@ -78,6 +79,25 @@ TEST(Csv, ColumnsByNameAndTheirRefusals) {
   refused("a,a\n1,2\n", "names column 'a' twice");
   refused("a,b\n\"1,2\n", "unterminated quoted field");
   refused("", "empty, no header");
+}
+
+// A file kept in memory (core/kept_files.hpp: a run's rows handed to the analysis without a file) reads
+// as the file it stands for, by name, until it is dropped; no file of that name is made.
+TEST(Csv, AKeptFileReadsAsTheFileItStandsFor) {
+  const std::string name = kept_files::new_name();
+  EXPECT_NE(name, kept_files::new_name());
+  kept_files::put(name, "a,b\n1,2\n3,4\n");
+  CsvColumns in(name, {"b"});
+  CsvRow row;
+  ASSERT_TRUE(in.next(row));
+  EXPECT_EQ(row, CsvRow{"2"});
+  ASSERT_TRUE(in.next(row));
+  EXPECT_EQ(row, CsvRow{"4"});
+  EXPECT_FALSE(in.next(row));
+  EXPECT_FALSE(std::filesystem::exists(name));
+  kept_files::drop(name);
+  EXPECT_EQ(kept_files::find(name), nullptr);
+  EXPECT_THROW(CsvColumns(name, {"b"}), UsageError);
 }
 
 TEST(Csv, WriteThenReadBack) {

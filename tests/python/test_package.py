@@ -501,6 +501,30 @@ def test_compare_takes_the_analysis_tables_without_a_file(root, tmp_path, monkey
     assert dict(zip(tables[0]["names"], tables[0]["types"]))["verdict"] == "choice"
 
 
+def test_compare_of_a_run_without_output_reads_the_kept_rows_not_a_file(tmp_path, monkeypatch):
+    """Issue #82: a run made without output= is compared from the rows the library kept of it (the text its
+    files would hold, mmlab_run_kept), with no file written or read; the figures are those of the same rows
+    written to a file; the kept rows go with the Results."""
+    import gc
+    made = no_temporary_files(tmp_path, monkeypatch)
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    r = mmlab.run(algorithms=["eigen"], eigen__threads=[1, 2], shapes=[(48, 40, 56)], trials=5, warmup=0)
+    frame = mmlab.compare(r, baseline="eigen:default:threads=1")
+    assert len(frame) == 1 and frame["speedup"].iloc[0] > 0
+    assert not made and not list((tmp_path / "cwd").iterdir()) and not list((tmp_path / "temp").iterdir())
+    kept = r._kept
+    assert kept and kept.endswith(".csv") and not (tmp_path / "cwd" / kept).exists()
+    rows, samples = mmlab._lib.read(kept)  # the lab's reader takes the kept name for a file
+    assert len(rows) == 2 and len(samples) == 10
+    written = mmlab.compare(r.file(), baseline="eigen:default:threads=1")  # the same rows, from a file
+    pd.testing.assert_frame_equal(frame, written)
+    del r
+    gc.collect()
+    with pytest.raises(ValueError):
+        mmlab._lib.read(kept)  # dropped with its Results
+
+
 def test_compare_bad_baseline_is_a_value_error(root):
     with pytest.raises(ValueError):
         mmlab.compare(root / "data/quick/quick.csv", baseline="no_such_algorithm")

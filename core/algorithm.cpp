@@ -53,6 +53,12 @@ std::string arithmetic_name(const Arithmetic& a) {
   return a.passes > 1 ? std::string(unit) + " x " + std::to_string(a.passes) : std::string(unit);
 }
 
+std::string Algorithm::variant_names() const {
+  std::string out;
+  for (const Variant& x : variants) out += (out.empty() ? "" : ", ") + x.name;
+  return out;
+}
+
 const Variant* Algorithm::find_variant(const std::string& v) const {
   for (const Variant& x : variants)
     if (x.name == v) return &x;

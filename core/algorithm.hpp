@@ -266,6 +266,7 @@ struct Algorithm {
     return precision_of(q) == Precision::tf32 ? Arithmetic{MathUnit::tf32_tensor, 1} : Arithmetic{};
   }
   const Variant* find_variant(const std::string& v) const;
+  std::string variant_names() const;  // "default, tf32, ..." for messages
   Precision precision_of(const Params& q) const {
     if (precision_by) return precision_by(q);
     const Variant* v = find_variant(q.variant());

@@ -48,24 +48,10 @@ class Sources {
   const SweepSettings& file_;
 };
 
-// A check of a key's value against the rest of the sweep: its error names where the value was given.
-template <class T, class F>
-auto checked(const std::string& key, const Given<T>& g, F&& f) {
-  try {
-    return f();
-  } catch (const UsageError& e) {
-    if (g.given.origin.rfind("--", 0) != 0)
-      throw UsageError(g.given.origin + ": " + key + " = " + g.given.value + ": " + e.what());
-    if (std::string(e.what()).find(key) == std::string::npos)
-      throw UsageError("--" + key + " " + g.given.value + ": " + e.what());
-    throw;
-  }
-}
-
-std::string variant_names(const Algorithm& a) {
-  std::string out;
-  for (const Variant& x : a.variants) out += (out.empty() ? "" : ", ") + x.name;
-  return out;
+// A value the rest of the sweep refuses: the error names where it was given.
+template <class T>
+[[noreturn]] void refuse(const std::string& key, const Given<T>& g, const std::string& why) {
+  throw located(key, g.given, UsageError(why));
 }
 
 std::vector<AlgorithmChoice> choose_algorithms(const Sources& src, const Registry& registry) {
@@ -77,7 +63,7 @@ std::vector<AlgorithmChoice> choose_algorithms(const Sources& src, const Registr
   } else {
     for (const std::string& name : list.value) {
       const Algorithm* a = registry.find(name);
-      if (!a) checked("algorithms", list, [&]() -> int { throw UsageError(registry.unknown(name)); });
+      if (!a) refuse("algorithms", list, registry.unknown(name));
       algorithms.push_back(a);
     }
   }
@@ -93,10 +79,9 @@ std::vector<AlgorithmChoice> choose_algorithms(const Sources& src, const Registr
       for (const std::string& v : variants.value)
         if (a->find_variant(v)) c.variants.push_back(v);
       if (c.variants.empty())
-        checked("variant", variants, [&]() -> int {
-          throw UsageError(a->name + " has none of the variants '" + variants.given.value + "' (its variants: " +
-                           variant_names(*a) + "); set " + a->name + ".variant or leave it out of --algorithms");
-        });
+        refuse("variant", variants,
+               a->name + " has none of the variants '" + variants.given.value + "' (its variants: " +
+                   a->variant_names() + "); set " + a->name + ".variant or leave it out of --algorithms");
     } else {
       c.variants = variants.value;  // checked against the algorithm when read
     }
@@ -105,8 +90,11 @@ std::vector<AlgorithmChoice> choose_algorithms(const Sources& src, const Registr
       if (!asked) continue;  // the default
       std::vector<std::string> values;
       const auto items = asked->given.value == "all" ? axis.values : asked->value;
-      for (const std::string& item : items)
-        values.push_back(checked(axis.name, *asked, [&] { return canonical_value(axis, item); }));
+      for (const std::string& item : items) try {
+          values.push_back(canonical_value(axis, item));
+        } catch (const UsageError& e) {
+          throw located(axis.name, asked->given, e);
+        }
       c.axis_values.emplace_back(axis.name, values);
     }
     out.push_back(std::move(c));
@@ -177,8 +165,7 @@ RunPlan make_plan(const SweepSettings& cli, const SweepSettings& file, const Reg
     t.stop.min_trials = src[&SweepSettings::min_trials].value;
     const auto& most = src[&SweepSettings::max_trials];
     t.stop.max_trials = most.value;
-    if (t.stop.max_trials < t.stop.min_trials)
-      checked("max-trials", most, []() -> int { throw UsageError("max-trials must be >= min-trials"); });
+    if (t.stop.max_trials < t.stop.min_trials) refuse("max-trials", most, "max-trials must be >= min-trials");
     t.stop.rel_width = src[&SweepSettings::ci_width].value;
     t.max_seconds = src[&SweepSettings::max_seconds].value;
   } else {

@@ -487,22 +487,8 @@ Settings parse_experiment_file(const std::string& path, const Registry& registry
 
 namespace {
 
-// An error about a value names where it was given: the experiment file's line, or the option.
-UsageError located(const std::string& key, const Setting& v, const UsageError& e) {
-  const std::string what = e.what();
-  if (v.origin.rfind("--", 0) != 0) return UsageError(v.origin + ": " + key + " = " + v.value + ": " + what);
-  if (what.find(key) == std::string::npos) return UsageError("--" + key + " " + v.value + ": " + what);
-  return e;
-}
-
 std::vector<std::string> items_of(const Setting& v, const std::string& key) {
   return v.value == "all" ? std::vector<std::string>{"all"} : split_list(v, key);
-}
-
-std::string variant_names(const Algorithm& a) {
-  std::string out;
-  for (const Variant& x : a.variants) out += (out.empty() ? "" : ", ") + x.name;
-  return out;
 }
 
 bool ends_with(const std::string& s, const std::string& tail) {
@@ -538,7 +524,7 @@ void read_registry_key(SweepSettings& s, const std::string& key, const Setting& 
     const std::vector<std::string> items = items_of(v, key);
     for (const std::string& name : items)
       if (v.value != "all" && !a->find_variant(name))
-        throw UsageError("unknown variant '" + name + "' of " + a->name + " (valid: " + variant_names(*a) + ")");
+        throw UsageError("unknown variant '" + name + "' of " + a->name + " (valid: " + a->variant_names() + ")");
     s.variants[a->name] = {items, v};
   } else if (ends_with(rest, "size") || ends_with(rest, "shape")) {
     std::vector<Problem> problems;
@@ -560,6 +546,13 @@ void read_registry_key(SweepSettings& s, const std::string& key, const Setting& 
 }  // namespace
 
 bool is_flag_option(const std::string& name) { return is_flag(name); }
+
+UsageError located(const std::string& key, const Setting& v, const UsageError& e) {
+  const std::string what = e.what();
+  if (v.origin.rfind("--", 0) != 0) return UsageError(v.origin + ": " + key + " = " + v.value + ": " + what);
+  if (what.find(key) == std::string::npos) return UsageError("--" + key + " " + v.value + ": " + what);
+  return e;
+}
 
 void read_setting(SweepSettings& into, const std::string& key, const Setting& value, const Registry& registry) {
   try {

@@ -102,6 +102,10 @@ const SweepSettings& default_settings();
 // Reads `key` (as the option table or the registry spells it) into `into` by its own parser: UsageError
 // naming where the value was given when it is malformed (an axis value no algorithm with the axis takes,
 // an unknown algorithm or variant, a count out of range). The checks that join keys are make_plan's.
+// An error about the value `given` of `key`, naming where it was given: "f.ini:3: key = value: why", or
+// "--key value: why" (where `why` does not name the key already).
+UsageError located(const std::string& key, const Setting& given, const UsageError& why);
+
 void read_setting(SweepSettings& into, const std::string& key, const Setting& value, const Registry& registry);
 SweepSettings read_settings(const Settings& text, const Registry& registry);
 

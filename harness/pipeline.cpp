@@ -138,9 +138,10 @@ class DeviceAudit final : public TrialAudit {
 // waited for) or kStreamedAuditEntries entries (a streamed row's, perhaps too large for a whole reference).
 class HostAudit final : public TrialAudit {
  public:
-  HostAudit(Workbench& bench, const Configuration& cfg, const Outcome& o, float* c, bool whole, bool fresh)
+  enum class Judged { whole, entries };  // a host row's C, a streamed row's
+  HostAudit(Workbench& bench, const Configuration& cfg, const Outcome& o, float* c, Judged judged, bool fresh)
       : bench_(bench), problem_(cfg.problem), precision_(cfg.algorithm->precision_of(o.resolved)), c_(c),
-        whole_(whole), fresh_(fresh) {}
+        whole_(judged == Judged::whole), fresh_(fresh) {}
   void poison(std::uint32_t bits) override { poison_host(c_, c_count(problem_), bits); }
   void after_trial(bool fresh, unsigned long long seed) override {
     ++audited_;
@@ -217,13 +218,18 @@ Ceiling gpu_ceiling(const Configuration& cfg, const Outcome& o, const DeviceInfo
   return {d.peak_gflops(units), "GPU", arithmetic_name(units)};
 }
 
+// A configuration that needs a GPU, on a machine without one: why (its parameters resolved for the row).
+Reason gpu_unavailable(const Configuration& cfg, const DeviceInfo& device, Outcome& out) {
+  if (device.present) return std::nullopt;
+  out.resolved = Invocation(*cfg.algorithm, device).resolve(cfg.problem, cfg.params);
+  return device.absent_reason;
+}
+
 // A device algorithm: operands on the GPU, the whole C verified there, timed on the GPU's clock.
 class DevicePhases final : public Phases {
  public:
   Reason unavailable(const Configuration& cfg, const DeviceInfo& device, Outcome& out) const override {
-    if (device.present) return std::nullopt;
-    out.resolved = Invocation(*cfg.algorithm, device).resolve(cfg.problem, cfg.params);
-    return device.absent_reason;
+    return gpu_unavailable(cfg, device, out);
   }
   Reason buffers(Workbench& bench, const Configuration& cfg, const PreparedRun& run, Buffer& workspace, Outcome& out,
                  Buffers& io, bool* short_of_memory) const override {
@@ -338,7 +344,7 @@ class HostPhases final : public HostOperandPhases {
   }
   std::unique_ptr<TrialAudit> audit(Workbench& bench, const Configuration& cfg, const PreparedRun&, const Outcome& o,
                                     const Buffers& io, bool fresh, Reason&) const override {
-    return std::make_unique<HostAudit>(bench, cfg, o, io.c, true, fresh);
+    return std::make_unique<HostAudit>(bench, cfg, o, io.c, HostAudit::Judged::whole, fresh);
   }
   Ceiling ceiling(const Configuration&, const Outcome&, const DeviceInfo&) const override {
     return {host_peak_gflops(), "host", "its FP32 vector units"};
@@ -351,7 +357,7 @@ class HostPhases final : public HostOperandPhases {
 class StreamedPhases final : public HostOperandPhases {
  public:
   Reason unavailable(const Configuration& cfg, const DeviceInfo& device, Outcome& out) const override {
-    return kDevice.unavailable(cfg, device, out);
+    return gpu_unavailable(cfg, device, out);
   }
   Reason buffers(Workbench& bench, const Configuration& cfg, const PreparedRun& run, Buffer& workspace, Outcome& out,
                  Buffers& io, bool* short_of_memory) const override {
@@ -375,7 +381,7 @@ class StreamedPhases final : public HostOperandPhases {
   }
   std::unique_ptr<TrialAudit> audit(Workbench& bench, const Configuration& cfg, const PreparedRun&, const Outcome& o,
                                     const Buffers& io, bool fresh, Reason&) const override {
-    return std::make_unique<HostAudit>(bench, cfg, o, io.c, false, fresh);
+    return std::make_unique<HostAudit>(bench, cfg, o, io.c, HostAudit::Judged::entries, fresh);
   }
   Ceiling ceiling(const Configuration& cfg, const Outcome& o, const DeviceInfo& d) const override {
     return gpu_ceiling(cfg, o, d);
@@ -384,11 +390,7 @@ class StreamedPhases final : public HostOperandPhases {
               std::vector<StreamedReport>& reports) const override {
     if (cfg.algorithm->streamed_report) reports.push_back(cfg.algorithm->streamed_report(run.args(io, stream)));
   }
-
- private:
-  static const DevicePhases kDevice;
 };
-const DevicePhases StreamedPhases::kDevice;
 
 const DevicePhases kDevicePhases;
 const HostPhases kHostPhases;

@@ -40,7 +40,7 @@ namespace {
 // products of length k from the seed); a C right on half its entries passes them with probability 2^-256.
 constexpr std::size_t kStreamedAuditEntries = 256;
 
-// FreshTrials::suspicious's rule: every trial on seen inputs below this share of the fastest trial on
+// FreshTrials::suspicious's rule: a trial on seen inputs below this share of the fastest trial on
 // inputs of its own, at least kFromMemoryTrials of those, their median at least kFromMemoryFloorMs.
 constexpr double kFromMemoryRatio = 0.9, kFromMemoryFloorMs = 0.05;
 constexpr std::size_t kFromMemoryTrials = 5;
@@ -436,7 +436,7 @@ unsigned long long FreshTrials::seed(std::size_t index, unsigned long long verif
 bool FreshTrials::suspicious(const std::vector<double>& repeated, const std::vector<double>& fresh) {
   if (repeated.size() < 2 || fresh.size() < kFromMemoryTrials) return false;
   if (summarize(fresh).median < kFromMemoryFloorMs) return false;
-  const double seen = *std::max_element(repeated.begin(), repeated.end());
+  const double seen = *std::min_element(repeated.begin(), repeated.end());
   return seen < kFromMemoryRatio * *std::min_element(fresh.begin(), fresh.end());
 }
 

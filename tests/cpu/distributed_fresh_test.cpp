@@ -114,7 +114,8 @@ TEST(FreshTrials, ASuspicionIsConfirmedOrCleared) {
   EXPECT_FALSE(FreshTrials::suspicious({1.0}, own));                  // one trial on seen inputs
   EXPECT_FALSE(FreshTrials::suspicious(seen, {5, 5, 5, 5}));         // four own trials
   EXPECT_FALSE(FreshTrials::suspicious({0.01, 0.01}, {0.04, 0.04, 0.04, 0.04, 0.04}));  // below the floor
-  EXPECT_FALSE(FreshTrials::suspicious({4.7, 1.0}, own));            // one seen trial as slow as the own
+  EXPECT_TRUE(FreshTrials::suspicious({4.7, 1.0}, own));             // one seen trial slow: a host's jitter
+  EXPECT_FALSE(FreshTrials::suspicious({4.7, 4.6}, own));            // both as fast as the own ones
   // A memo: every trial on seen inputs fast.
   std::vector<double> s1 = seen, o1 = own;
   const Reason memo = FreshTrials::confirm(s1, o1, [](bool fresh) { return fresh ? 5.0 : 1.0; });
@@ -126,10 +127,47 @@ TEST(FreshTrials, ASuspicionIsConfirmedOrCleared) {
   std::vector<double> s3 = seen, o3 = own;
   int slow = 0;
   EXPECT_TRUE(FreshTrials::confirm(s3, o3, [&](bool fresh) { return fresh ? 5.0 : slow++ == 3 ? 6.0 : 1.0; }));
+  // A memo whose seen trials come out slow twice: still confirmed (two are 2 x kConfirmPairs pairs).
+  std::vector<double> s4 = seen, o4 = own;
+  slow = 0;
+  EXPECT_TRUE(FreshTrials::confirm(s4, o4, [&](bool fresh) {
+    if (fresh) return 5.0;
+    ++slow;
+    return slow == 3 || slow == 9 ? 6.0 : 1.0;
+  }));
   // Two modes by chance: the confirming trials land in both, on either inputs.
   std::vector<double> s2 = seen, o2 = own;
   int call = 0;
   EXPECT_FALSE(FreshTrials::confirm(s2, o2, [&](bool) { return ++call % 3 ? 5.0 : 1.7; }));
+}
+
+}  // namespace
+}  // namespace mmlab
+
+namespace mmlab {
+namespace {
+
+// The confirmation's false-alarm bound, counted: of the C(2N, N) orders of N honest trials of each kind
+// (exchangeable, ties aside), those with at most kConfirmInversions pairs seen-slower-than-own.
+TEST(FreshTrials, HonestTrialsAreConfirmedAsAMemoAtMostOnceInTwoHundred) {
+  constexpr int n = FreshTrials::kConfirmPairs;
+  // ways[i][j][u]: orders of i seen and j own trials with u pairs where the seen one is the slower.
+  std::vector<std::vector<std::vector<double>>> ways(
+      n + 1, std::vector<std::vector<double>>(n + 1, std::vector<double>(n * n + 1, 0)));
+  for (int i = 0; i <= n; ++i)
+    for (int j = 0; j <= n; ++j)
+      for (int u = 0; u <= n * n; ++u) {
+        if (i == 0 || j == 0) {
+          ways[i][j][u] = u == 0;
+          continue;
+        }
+        // The slowest trial is a seen one (slower than all j own ones) or an own one.
+        ways[i][j][u] = (u >= j ? ways[i - 1][j][u - j] : 0) + ways[i][j - 1][u];
+      }
+  double total = 0, alarm = 0;
+  for (int u = 0; u <= n * n; ++u) total += ways[n][n][u], alarm += u <= FreshTrials::kConfirmInversions ? ways[n][n][u] : 0;
+  EXPECT_LE(alarm / total, 0.005);
+  EXPECT_GE(FreshTrials::kConfirmInversions, 2 * n);  // two slow seen trials do not clear a memo
 }
 
 }  // namespace

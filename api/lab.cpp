@@ -494,7 +494,7 @@ MMLAB_PLUGIN_EXPORT const char* mmlab_layouts_json(void) {
 #define F MMLAB_LAYOUT_FIELD
   static const std::string json =
       "{" + layout<mmlab_problem>("mmlab_problem", {F(mmlab_problem, m), F(mmlab_problem, n), F(mmlab_problem, k)}) +
-      ", " + layout<mmlab_param>("mmlab_param", {F(mmlab_param, name), F(mmlab_param, value)}) + ", " +
+      ", " + layout<mmlab_param>("mmlab_param", {F(mmlab_param, name), F(mmlab_param, value), F(mmlab_param, number)}) + ", " +
       layout<mmlab_params>("mmlab_params", {F(mmlab_params, variant), F(mmlab_params, values), F(mmlab_params, count)}) +
       ", " + layout<mmlab_variant>("mmlab_variant", {F(mmlab_variant, name), F(mmlab_variant, summary)}) + ", " +
       layout<mmlab_axis>("mmlab_axis", {F(mmlab_axis, name), F(mmlab_axis, kind), F(mmlab_axis, description),

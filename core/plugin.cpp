@@ -13,22 +13,37 @@ namespace mmlab {
 
 namespace {
 
-// A configuration as the C ABI sees it; the strings live as long as this does.
+// ABI 1's mmlab_param (a plugin built against it reads this stride): the text alone.
+struct ParamV1 {
+  const char* name;
+  const char* value;
+};
+
+// A configuration as the C ABI sees it, at the plugin's ABI (`abi`): each value's text, and from ABI 2
+// its numbers, from the configuration's typed accessors; the text is the configuration's (which outlives
+// this), an ABI 1 plugin's array of the old stride beside it.
 class CParams {
  public:
-  CParams(const Algorithm& a, const Params& q) : variant_(q.variant()) {
-    for (const Axis& x : a.axes)
-      if (x.applies_to(q.variant()) && q.has(x.name))
-        names_.push_back(x.name), values_.push_back(q.text(x.name));
-    for (std::size_t i = 0; i < names_.size(); ++i) items_.push_back({names_[i].c_str(), values_[i].c_str()});
+  CParams(const Algorithm& a, const Params& q, int abi) : variant_(q.variant()) {
+    for (const Axis& x : a.axes) {
+      if (!x.applies_to(q.variant()) || !q.has(x.name)) continue;
+      mmlab_param p{x.name.c_str(), q.text(x.name).c_str(), {0, 0}};  // q outlives this
+      if (x.kind == AxisKind::integer) p.number[0] = q.integer(x.name);
+      if (x.kind == AxisKind::shape) p.number[0] = q.shape(x.name).x, p.number[1] = q.shape(x.name).y;
+      items_.push_back(p);
+    }
     c_ = {variant_.c_str(), items_.data(), int32_t(items_.size())};
+    if (abi == 1) {
+      for (const mmlab_param& p : items_) v1_.push_back({p.name, p.value});
+      c_.values = reinterpret_cast<const mmlab_param*>(v1_.data());
+    }
   }
   const mmlab_params* get() const { return &c_; }
 
  private:
   std::string variant_;
-  std::vector<std::string> names_, values_;
   std::vector<mmlab_param> items_;
+  std::vector<ParamV1> v1_;
   mmlab_params c_{};
 };
 
@@ -46,8 +61,8 @@ bool good_name(const std::string& s) {
 }
 
 // The registry entry for one C descriptor; `where` names the plugin in messages.
-std::unique_ptr<Algorithm> adapt(const mmlab_algorithm& c, const std::string& where, const std::string& path,
-                                 const std::string& hash) {
+std::unique_ptr<Algorithm> adapt(const mmlab_algorithm& c, int abi, const std::string& where,
+                                 const std::string& path, const std::string& hash) {
   auto a = std::make_unique<Algorithm>();
   a->name = text_of(c.name);
   const std::string who = where + ": algorithm '" + a->name + "'";
@@ -90,10 +105,10 @@ std::unique_ptr<Algorithm> adapt(const mmlab_algorithm& c, const std::string& wh
   const std::string name = a->name;
   const Algorithm* self = a.get();
   if (fn.supports)
-    a->supports = [fn, self, who](const Problem& p, const Params& q, const DeviceInfo&) -> Reason {
+    a->supports = [fn, self, who, abi](const Problem& p, const Params& q, const DeviceInfo&) -> Reason {
       char message[1024] = "";
       const mmlab_problem cp = c_problem(p);
-      const CParams cq(*self, q);
+      const CParams cq(*self, q, abi);
       const int32_t status = fn.supports(&cp, cq.get(), message, sizeof message);
       message[sizeof message - 1] = '\0';
       if (status == 0) return std::nullopt;
@@ -101,15 +116,15 @@ std::unique_ptr<Algorithm> adapt(const mmlab_algorithm& c, const std::string& wh
       throw PluginError(who + ": supports() failed: " + (message[0] ? message : "no message"));
     };
   if (fn.workspace_bytes)
-    a->workspace_bytes = [fn, self](const Problem& p, const Params& q) {
+    a->workspace_bytes = [fn, self, abi](const Problem& p, const Params& q) {
       const mmlab_problem cp = c_problem(p);
-      const CParams cq(*self, q);
+      const CParams cq(*self, q, abi);
       return fn.workspace_bytes(&cp, cq.get());
     };
-  a->run = [fn, self, who](const RunArgs& r) {
+  a->run = [fn, self, who, abi](const RunArgs& r) {
     char message[1024] = "";
     const mmlab_problem cp = c_problem(r.problem);
-    const CParams cq(*self, *r.params);
+    const CParams cq(*self, *r.params, abi);
     const int32_t status =
         fn.run(&cp, cq.get(), r.a, r.b, r.c, r.workspace, r.stream, message, sizeof message);
     message[sizeof message - 1] = '\0';
@@ -165,12 +180,13 @@ std::shared_ptr<const Plugin> Plugin::adopt(const mmlab_plugin_info* info, const
 
 void Plugin::describe(const mmlab_plugin_info* info, const std::string& where) {
   if (!info) throw UsageError(where + ": " + MMLAB_PLUGIN_ENTRY + "() returned nothing");
-  if (info->abi_version != MMLAB_PLUGIN_ABI_VERSION)
+  if (info->abi_version < MMLAB_PLUGIN_ABI_OLDEST || info->abi_version > MMLAB_PLUGIN_ABI_VERSION)
     throw UsageError(where + ": built against mmlab plugin ABI " + std::to_string(info->abi_version) +
-                     "; this mmlab loads ABI " + std::to_string(MMLAB_PLUGIN_ABI_VERSION) + " (rebuild it)");
+                     "; this mmlab loads ABI " + std::to_string(MMLAB_PLUGIN_ABI_OLDEST) + " to " +
+                     std::to_string(MMLAB_PLUGIN_ABI_VERSION) + " (rebuild it)");
   if (info->algorithm_count < 1 || !info->algorithms) throw UsageError(where + ": describes no algorithm");
   for (int i = 0; i < info->algorithm_count; ++i)
-    algorithms_.push_back(adapt(info->algorithms[i], where, path_, hash_));
+    algorithms_.push_back(adapt(info->algorithms[i], info->abi_version, where, path_, hash_));
   for (std::size_t i = 0; i < algorithms_.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (algorithms_[i]->name == algorithms_[j]->name)

@@ -8,7 +8,6 @@
 #include <mmlab/plugin.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 namespace {
@@ -31,11 +30,20 @@ __global__ void tiled(const float* __restrict__ a, const float* __restrict__ b, 
   if (row < m && col < n) c[row * n + col] = acc;
 }
 
-// A parameter's value by name ("" when absent).
-const char* value_of(const mmlab_params* p, const char* name) {
+// A parameter by name (null when absent): an integer axis's value is its number[0], a choice's its name.
+const mmlab_param* param(const mmlab_params* p, const char* name) {
   for (int i = 0; i < p->count; ++i)
-    if (std::strcmp(p->values[i].name, name) == 0) return p->values[i].value;
-  return "";
+    if (std::strcmp(p->values[i].name, name) == 0) return &p->values[i];
+  return nullptr;
+}
+
+// The tile axis is a choice, so only these are valid; its side is found by the choice's name.
+const char* const kTiles[] = {"8", "16", "32"};
+int tile_of(const mmlab_params* q) {
+  const mmlab_param* t = param(q, "tile");
+  for (int i = 0; t && i < 3; ++i)
+    if (std::strcmp(t->value, kTiles[i]) == 0) return 8 << i;
+  return 0;
 }
 
 int32_t say(char* out, size_t size, const char* text) {
@@ -44,7 +52,8 @@ int32_t say(char* out, size_t size, const char* text) {
 }
 
 int32_t tiled_supports(const mmlab_problem* p, const mmlab_params* q, char* reason, size_t size) {
-  const long tile = std::atol(value_of(q, "tile"));
+  const long tile = tile_of(q);
+  if (tile == 0) return say(reason, size, "tile must be 8, 16 or 32");
   if ((p->m + tile - 1) / tile > 65535)
     return say(reason, size, "m / tile must be below 65536 (the grid's y)");
   return 0;
@@ -52,7 +61,7 @@ int32_t tiled_supports(const mmlab_problem* p, const mmlab_params* q, char* reas
 
 int32_t tiled_run(const mmlab_problem* p, const mmlab_params* q, const float* a, const float* b, float* c,
                   void*, void* stream, char* message, size_t size) {
-  const int tile = std::atoi(value_of(q, "tile"));
+  const int tile = tile_of(q);
   const dim3 grid(unsigned((p->n + tile - 1) / tile), unsigned((p->m + tile - 1) / tile));
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
   switch (tile) {
@@ -69,7 +78,8 @@ int32_t tiled_run(const mmlab_problem* p, const mmlab_params* q, const float* a,
 // The host product, i-k-j in blocks of `block` columns of C so a row of B's block stays in cache.
 int32_t host_run(const mmlab_problem* p, const mmlab_params* q, const float* a, const float* b, float* c,
                  void*, void*, char*, size_t) {
-  const long block = std::atol(value_of(q, "block"));
+  const mmlab_param* given = param(q, "block");
+  const long block = given ? long(given->number[0]) : 256;
   for (long j0 = 0; j0 < p->n; j0 += block) {
     const long j1 = j0 + block < p->n ? j0 + block : p->n;
     for (long i = 0; i < p->m; ++i) {
@@ -86,7 +96,6 @@ int32_t host_run(const mmlab_problem* p, const mmlab_params* q, const float* a, 
 }
 
 const mmlab_variant kDefault[] = {{"default", "as described"}};
-const char* const kTiles[] = {"8", "16", "32"};
 const char* const kBlocks[] = {"64", "256"};
 const mmlab_axis kTileAxis[] = {{"tile", MMLAB_AXIS_CHOICE,
                                  "the side of the square thread block and of the shared-memory tiles", "16",

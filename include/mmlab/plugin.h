@@ -24,8 +24,10 @@
 extern "C" {
 #endif
 
-/* The ABI this header describes; a plugin built against another is refused by name and version. */
-#define MMLAB_PLUGIN_ABI_VERSION 1
+/* The ABI this header describes. A plugin built against ABI 1 (mmlab_param without `number`) still
+ * loads: it is handed each value's text alone. Any other version is refused by name and version. */
+#define MMLAB_PLUGIN_ABI_VERSION 2
+#define MMLAB_PLUGIN_ABI_OLDEST 1
 
 /* Where an algorithm's run() works: on the GPU (A, B, C and the workspace are device pointers,
  * work goes on `stream`, a cudaStream_t, and run() may return before it completes) or on the host
@@ -43,10 +45,13 @@ typedef struct mmlab_problem {
   int64_t m, n, k;
 } mmlab_problem;
 
-/* One configuration: its variant and a value for every axis, as canonical text ("32", "16x16"). */
+/* One configuration: its variant and a value for every axis, as canonical text ("32", "16x16", a
+ * choice's name) and, since ABI 2, as numbers: an integer axis's value in number[0], a shape's in
+ * number[0] x number[1] (a choice's both 0), so no plugin reads back a number mmlab wrote. */
 typedef struct mmlab_param {
   const char* name;
   const char* value;
+  int64_t number[2];
 } mmlab_param;
 typedef struct mmlab_params {
   const char* variant;

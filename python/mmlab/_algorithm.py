@@ -10,7 +10,7 @@ import warnings
 from . import _arrays, _lib
 
 # include/mmlab/plugin.h's numbers (tests/python/test_package.py holds them to the header).
-_ABI_VERSION = 1  # MMLAB_PLUGIN_ABI_VERSION
+_ABI_VERSION = 2  # MMLAB_PLUGIN_ABI_VERSION
 _BACKENDS = {"gpu": 0, "host": 1}
 _KINDS = {"integer": 0, "shape": 1, "choice": 2}
 
@@ -20,7 +20,7 @@ class _Problem(ctypes.Structure):
 
 
 class _Param(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_char_p)]
+    _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_char_p), ("number", ctypes.c_int64 * 2)]
 
 
 class _Params(ctypes.Structure):
@@ -88,12 +88,14 @@ def _text(value):
     return "x".join(str(int(v)) for v in value) if isinstance(value, (tuple, list)) else str(value)
 
 
-def _typed(kind, text):
+def _typed(kind, param):
+    """A value as the lab handed it: an integer's and a shape's numbers (never their text read back), a
+    choice's name."""
     if kind == "integer":
-        return int(text)
+        return int(param.number[0])
     if kind == "shape":
-        return tuple(int(v) for v in text.split("x"))
-    return text
+        return (int(param.number[0]), int(param.number[1]))
+    return param.value.decode()
 
 
 # Frameworks' stream objects for the lab's stream, by handle (made once: each costs microseconds).
@@ -159,7 +161,7 @@ class Algorithm:
         for i in range(p.count):
             name = p.values[i].name.decode()
             kind = self.axes.get(name, {}).get("kind", "choice")
-            out[name] = _typed(kind, p.values[i].value.decode())
+            out[name] = _typed(kind, p.values[i])
         return out
 
     def _run(self, problem, c_params, a, b, c, workspace, stream, message, size):

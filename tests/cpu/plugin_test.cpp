@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "core/csv.hpp"
+#include "mmlab/plugin.h"
 #include "tests/lab.hpp"
 
 namespace mmlab {
@@ -90,7 +91,63 @@ TEST(Plugin, BadFilesSayWhatIsWrongWithWhichFile) {
   EXPECT_NE(entry.find("no mmlab_plugin() entry point"), std::string::npos) << entry;
   EXPECT_NE(entry.find("libbad_plugin_no_entry.so"), std::string::npos) << entry;
   const std::string abi = error_of(bad("abi"));
-  EXPECT_NE(abi.find("built against mmlab plugin ABI 2; this mmlab loads ABI 1"), std::string::npos) << abi;
+  EXPECT_NE(abi.find("built against mmlab plugin ABI 3; this mmlab loads ABI 1 to 2"), std::string::npos) << abi;
+}
+
+// What a plugin's supports() was handed, read at the stride of the ABI it was built against.
+struct Seen {
+  int abi = 0;
+  std::vector<std::string> text;
+  std::vector<std::int64_t> numbers;
+} g_seen;
+
+struct ParamV1 {  // ABI 1's mmlab_param
+  const char* name;
+  const char* value;
+};
+
+int32_t record_params(const mmlab_problem*, const mmlab_params* q, char*, size_t) {
+  g_seen.text.clear(), g_seen.numbers.clear();
+  for (int i = 0; i < q->count; ++i) {
+    if (g_seen.abi == 1) {
+      g_seen.text.push_back(reinterpret_cast<const ParamV1*>(q->values)[i].value);
+      continue;
+    }
+    g_seen.text.push_back(q->values[i].value);
+    g_seen.numbers.push_back(q->values[i].number[0]), g_seen.numbers.push_back(q->values[i].number[1]);
+  }
+  return 0;
+}
+
+int32_t nothing(const mmlab_problem*, const mmlab_params*, const float*, const float*, float*, void*, void*, char*,
+                size_t) {
+  return 0;
+}
+
+// ABI 2 hands an integer's and a shape's numbers beside their text (a choice's both 0); a plugin built
+// against ABI 1 still loads and reads its values' text at its own stride.
+TEST(Plugin, ValuesComeAsNumbersAndAnAbiOnePluginStillReadsItsText) {
+  static const mmlab_variant variants[] = {{"default", ""}};
+  static const char* const blocks[] = {"8"};
+  static const char* const tiles[] = {"2x3"};
+  static const char* const modes[] = {"fast", "slow"};
+  static const mmlab_axis axes[] = {{"block", MMLAB_AXIS_INTEGER, "", "8", blocks, 1},
+                                    {"tile", MMLAB_AXIS_SHAPE, "", "2x3", tiles, 1},
+                                    {"mode", MMLAB_AXIS_CHOICE, "", "fast", modes, 2}};
+  static const mmlab_algorithm algorithms[] = {
+      {"abi_probe", "", MMLAB_BACKEND_HOST, variants, 1, axes, 3, record_params, nullptr, nothing}};
+  Params q("default");
+  q.set("block", "24"), q.set("tile", "4x5"), q.set("mode", "slow");
+  for (int abi : {1, 2}) {
+    const mmlab_plugin_info info = {abi, "probe", algorithms, 1};
+    const auto p = Plugin::adopt(&info, "memory", "");
+    g_seen.abi = abi;
+    EXPECT_FALSE(p->algorithms()[0]->supports(Problem{8, 8, 8}, q, DeviceInfo{}));
+    EXPECT_EQ(g_seen.text, (std::vector<std::string>{"24", "4x5", "slow"})) << "ABI " << abi;
+    if (abi == 2) {
+      EXPECT_EQ(g_seen.numbers, (std::vector<std::int64_t>{24, 0, 4, 5, 0, 0}));
+    }
+  }
 }
 
 TEST(Plugin, ANameTakenIsRefused) {

@@ -48,7 +48,8 @@ bool for_other_jobs(const Configuration& c) {
 // 4 ... in turn).
 std::vector<std::size_t> agree_on_todo(const RunPlan& plan, std::size_t* recorded,
                                        const std::function<std::set<std::string>()>& open) {
-  std::string list;
+  std::string error;
+  std::vector<std::size_t> todo;
   if (job().rank == 0) try {
       const std::set<std::string> done = open();
       std::size_t other = 0;
@@ -56,7 +57,7 @@ std::vector<std::size_t> agree_on_todo(const RunPlan& plan, std::size_t* recorde
         if (for_other_jobs(plan.configurations[i]))
           ++other;
         else if (!done.count(plan.configurations[i].key()))
-          list += std::to_string(i) + ",";
+          todo.push_back(i);
       }
       if (other)
         std::fprintf(stderr,
@@ -64,13 +65,11 @@ std::vector<std::size_t> agree_on_todo(const RunPlan& plan, std::size_t* recorde
                      "left to their own mpirun -np jobs\n",
                      other, other == 1 ? " has" : "s have", job().size);
     } catch (const UsageError& e) {
-      list = std::string("!") + e.what();
+      error = *e.what() ? e.what() : "a usage error";
     }
-  broadcast_text(list);
-  if (!list.empty() && list[0] == '!') throw UsageError(list.substr(1));
-  std::vector<std::size_t> todo;
-  for (std::size_t at = 0, comma; (comma = list.find(',', at)) != std::string::npos; at = comma + 1)
-    todo.push_back(std::stoul(list.substr(at, comma - at)));
+  broadcast_text(error);
+  if (!error.empty()) throw UsageError(error);
+  broadcast_indices(todo);
   std::size_t other = 0;
   for (const Configuration& c : plan.configurations) other += for_other_jobs(c);
   *recorded = plan.configurations.size() - other - todo.size();

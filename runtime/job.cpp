@@ -141,6 +141,17 @@ void broadcast_text(std::string& text) {
   MPI_Bcast(text.data(), int(n), MPI_CHAR, 0, MPI_COMM_WORLD);
 }
 
+void broadcast_indices(std::vector<std::size_t>& indices) {
+  if (!g_job.mpi || g_job.size == 1) return;
+  Waiting w("an MPI broadcast");
+  std::vector<unsigned long long> wide(indices.begin(), indices.end());
+  long n = long(wide.size());
+  MPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  wide.resize(std::size_t(n));
+  MPI_Bcast(wide.data(), int(n), MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+  indices.assign(wide.begin(), wide.end());
+}
+
 std::vector<std::string> gather_texts(const std::string& mine) {
   if (!g_job.mpi || g_job.size == 1) return {mine};
   Waiting w("an MPI all-gather");

@@ -32,6 +32,7 @@ void barrier_after_rank0_alone();
 double max_over_ranks(double v);
 double sum_over_ranks(double v);
 void broadcast_text(std::string& text);  // from rank 0
+void broadcast_indices(std::vector<std::size_t>& indices);  // from rank 0
 std::vector<std::string> gather_texts(const std::string& mine);  // every rank's, in rank order, on every rank
 
 // Errors that may differ between ranks (a GPU absent, a plugin missing on one host), agreed on before

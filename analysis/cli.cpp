@@ -237,13 +237,16 @@ Output rows_command(Args& args, const po::variables_map& vm) {
       t.types.push_back(mmlab::column_type_name(c.type));
       numeric.push_back(mmlab::numeric_column(c.name));
     }
-    for (const Result& r : rows) {
+    for (const Result& r : rows) {  // a number as the reader read it, text as the file holds it
       std::vector<Value> record;
       record.reserve(numeric.size());
       for (std::size_t i = 0; i < numeric.size(); ++i) {
+        if (numeric[i]) {
+          record.push_back(r.numbers[i] ? Value(*r.numbers[i]) : Value());
+          continue;
+        }
         const auto it = r.fields.find(mmlab::kResultColumns[i].name);
-        const std::string text = it == r.fields.end() ? std::string() : it->second;
-        record.push_back(!numeric[i] ? Value(text) : text.empty() ? Value() : Value(std::stod(text)));
+        record.push_back(Value(it == r.fields.end() ? std::string() : it->second));
       }
       t.records.push_back(std::move(record));
     }

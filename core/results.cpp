@@ -31,7 +31,6 @@ std::string where(const std::string& file, unsigned line, const std::string& col
 }
 
 double number(const std::string& text, const std::string& file, unsigned line, const std::string& column) {
-  if (text.empty()) return 0;
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(text.c_str(), &end);
@@ -40,22 +39,42 @@ double number(const std::string& text, const std::string& file, unsigned line, c
   return v;
 }
 
-long integer(const std::string& text, const std::string& file, unsigned line, const std::string& column) {
-  const double v = number(text, file, line, column);
+// A value read (from `text`, named in messages) that must be whole.
+long whole_of(double v, const std::string& text, const std::string& file, unsigned line, const std::string& column) {
   if (v != double(long(v)))
     throw AnalysisError(where(file, line, column) + ": '" + text + "' is not a whole number");
   return long(v);
 }
 
-// A statistic of an ok row or a sample: present, finite and not negative.
-double measured(const std::string& text, const std::string& file, unsigned line, const std::string& column) {
-  if (text.empty())
-    throw AnalysisError(where(file, line, column) + ": empty, but the row is ok (a measurement)");
-  const double v = number(text, file, line, column);
-  if (!std::isfinite(v) || v < 0)
+// A statistic of an ok row or a sample, read from `text`: present, finite and not negative.
+double measurement(std::optional<double> v, const std::string& text, const std::string& file, unsigned line,
+                   const std::string& column) {
+  if (!v) throw AnalysisError(where(file, line, column) + ": empty, but the row is ok (a measurement)");
+  if (!std::isfinite(*v) || *v < 0)
     throw AnalysisError(where(file, line, column) + ": '" + text + "' is not a finite time or rate >= 0");
-  return v;
+  return *v;
 }
+
+// A sample's cells, read here from their text.
+long integer(const std::string& text, const std::string& file, unsigned line, const std::string& column) {
+  return whole_of(text.empty() ? 0 : number(text, file, line, column), text, file, line, column);
+}
+double measured(const std::string& text, const std::string& file, unsigned line, const std::string& column) {
+  return measurement(text.empty() ? std::nullopt : std::optional<double>(number(text, file, line, column)), text,
+                     file, line, column);
+}
+
+// A row's numeric columns as the reader read them (Result::numbers; 0 where empty), their text for messages.
+struct Read {
+  const Result& r;
+  const std::optional<double>& at(const char* column) const {
+    return r.numbers[std::size_t(result_column(column) - kResultColumns.data())];
+  }
+  double value(const char* column) const { return at(column).value_or(0); }
+  bool empty(const char* column) const { return !at(column); }
+  long whole(const char* column) const { return whole_of(value(column), r.fields.at(column), r.file, r.line, column); }
+  double measured(const char* column) const { return measurement(at(column), r.fields.at(column), r.file, r.line, column); }
+};
 
 // The file's columns `wanted`, row by row (core/csv.hpp's reader); what it refuses is an AnalysisError.
 // A row is whole only with its line end (the rule --resume keeps, core/csv.cpp): a file whose last line
@@ -163,11 +182,8 @@ std::string Result::configuration() const {
 }
 
 double Result::number(const std::string& column, double absent) const {
-  const auto it = fields.find(column);
-  if (it == fields.end() || it->second.empty()) return absent;
-  char* end = nullptr;
-  const double v = std::strtod(it->second.c_str(), &end);
-  return *end ? absent : v;
+  const Column* c = result_column(column);
+  return c ? numbers[std::size_t(c - kResultColumns.data())].value_or(absent) : absent;
 }
 
 std::string engine_name(const std::string& spec) { return split_spec(spec).engine(); }
@@ -368,8 +384,6 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         if (version <= 6) upgrade_v6(r.fields);
         if (version <= 7) upgrade_v7(r.fields);
         current_names(r.fields);
-        auto num = [&](const char* c) { return number(r.fields[c], file, r.line, c); };
-        auto whole = [&](const char* c) { return integer(r.fields[c], file, r.line, c); };
         r.run_id = r.fields["run_id"];
         if (version >= 2 && r.fields["schema"] != std::to_string(version)) {
           const std::string& v = r.fields["schema"];
@@ -407,6 +421,15 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         r.inputs = *parse_inputs_name(r.fields["inputs"]);
         r.precision = r.fields["precision"] == precision_name(Precision::tf32) ? Precision::tf32 : Precision::fp32;
         r.l2_flush = r.fields["l2_flush"] == l2_flush_name(true);
+        for (std::size_t i = 0; i < kColumns; ++i) {  // each number read once, here
+          const Column& c = kResultColumns[i];
+          const std::string& text = r.fields[c.name];
+          if (!text.empty() && (c.type == ColumnType::whole || c.type == ColumnType::number))
+            r.numbers[i] = number(text, file, r.line, c.name);
+        }
+        const Read read{r};
+        auto num = [&](const char* c) { return read.value(c); };
+        auto whole = [&](const char* c) { return read.whole(c); };
         r.m = whole("m");
         r.n = whole("n");
         r.k = whole("k");
@@ -415,7 +438,7 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         r.trials = std::size_t(trials);
         // An ok row's statistics are measurements: present, finite, >= 0. Other rows may leave them empty.
         const bool ok = r.ok();
-        auto stat = [&](const char* c) { return ok ? measured(r.fields[c], file, r.line, c) : num(c); };
+        auto stat = [&](const char* c) { return ok ? read.measured(c) : num(c); };
         if (ok && r.trials == 0)
           throw AnalysisError(where(file, r.line, "trials") + ": 0, but the row is ok");
         // Schema 5 leaves the standard deviation empty below 2 trials and the median's CI below 3.
@@ -435,7 +458,7 @@ std::vector<Result> load_results(const std::vector<std::string>& files, bool sam
         r.slow_trials = r.fields["slow_trials"].empty() ? 0 : whole("slow_trials");
         for (Timer t : kAllTimers)
           if (r.fields["timer"] == timer_name(t)) r.timer = t;
-        if (!r.fields["host_ms"].empty()) r.host_ms = measured(r.fields["host_ms"], file, r.line, "host_ms");
+        if (!read.empty("host_ms")) r.host_ms = read.measured("host_ms");
         if (r.algorithm.empty()) throw AnalysisError(where(file, r.line, "algorithm") + ": empty");
         // Derived columns, for grouping and sorting: block "16x16", size/shape "4096" or "MxNxK".
         r.fields["block"] = r.block();

@@ -3,6 +3,7 @@
 // older schema upgraded to this one on the way in. Plain C++ (no CUDA): CSV through core/csv.hpp's one parser.
 #pragma once
 
+#include <array>
 #include <limits>
 #include <map>
 #include <optional>
@@ -26,6 +27,9 @@ struct Result {
   std::string file;
   unsigned line = 0;
   std::map<std::string, std::string> fields;  // every column read, as text
+  // Every whole or decimal column's value (kResultColumns' order), read once from that text: none where
+  // the cell is empty or the column is not numeric. What number() and `rows --format json` hand on.
+  std::array<std::optional<double>, kResultColumnCount> numbers{};
   // The columns the analysis reasons with, read once into their types (core/schema.hpp's choices).
   std::string run_id, device, algorithm, variant, params;
   Scope scope = Scope::kernel;
@@ -68,11 +72,11 @@ struct Result {
   // A column by name; AnalysisError naming the column and the valid ones when unknown.
   const std::string& get(const std::string& column) const;
   const std::string& get(Col column) const { return get(std::string(column_name(column))); }
-  // A numeric column's value; `absent` where the file has no such column, the cell is empty or not a
-  // number.
+  // A numeric column's value as read (numbers); `absent` where the cell is empty or the column is not one
+  // of the results' numeric columns.
   double number(const std::string& column, double absent = std::numeric_limits<double>::quiet_NaN()) const;
   double number(Col column, double absent = std::numeric_limits<double>::quiet_NaN()) const {
-    return number(std::string(column_name(column)), absent);
+    return numbers[static_cast<std::size_t>(column)].value_or(absent);
   }
 };
 

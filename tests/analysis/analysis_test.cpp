@@ -72,6 +72,26 @@ TEST(Results, BadInputNamesFileLineAndColumn) {
   const std::string number = error_of([&] { load_results({d / "bad.csv"}, false); });
   EXPECT_NE(number.find("bad.csv:2: column 'n'"), std::string::npos) << number;
 
+  // Every numeric column is read once, when the row is: a column no statistic uses is checked too, and
+  // its value is what number() and `rows --format json` hand on.
+  write_results(d / "power.csv", {{"cublas", "default", "", 64, 64, 64, "kernel", around(1.0)}}, false);
+  const auto read = load_results({d / "power.csv"}, false);
+  EXPECT_EQ(read[0].number(Col::m), 64);
+  EXPECT_EQ(read[0].numbers[static_cast<std::size_t>(Col::k)], 64);
+  EXPECT_FALSE(read[0].numbers[static_cast<std::size_t>(Col::power_w)]);  // empty: none
+  EXPECT_FALSE(read[0].numbers[static_cast<std::size_t>(Col::algorithm)]);  // text: none
+  text = slurp(d / "power.csv");
+  std::vector<std::string> lines;
+  for (std::istringstream in(text); std::getline(in, text);) lines.push_back(text);
+  const mmlab::CsvRow header = mmlab::parse_csv_line(lines[0], "power.csv");
+  const std::size_t power = std::size_t(std::find(header.begin(), header.end(), "power_w") - header.begin());
+  mmlab::CsvRow cells = mmlab::parse_csv_line(lines[1], "power.csv");
+  ASSERT_EQ(cells.size(), header.size());
+  cells[power] = "watts";
+  { std::ofstream(d / "power.csv") << lines[0] << "\n" << mmlab::csv_line(cells); }
+  const std::string watts = error_of([&] { load_results({d / "power.csv"}, false); });
+  EXPECT_NE(watts.find("power.csv:2: column 'power_w': 'watts' is not a number"), std::string::npos) << watts;
+
   write_results(d / "nosamples.csv", {{"cublas", "default", "", 64, 64, 64, "kernel", around(1.0)}}, false);
   EXPECT_NO_THROW(load_results({d / "nosamples.csv"}, false));
   EXPECT_NE(error_of([&] { load_results({d / "nosamples.csv"}, true); }).find("samples are missing"),

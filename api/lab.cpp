@@ -180,8 +180,26 @@ class CallerSink : public mmlab::RowSink {
     if (sink_.row) sink_.row(sink_.user, table, cells_.data(), int32_t(cells_.size()));
   }
 
-  // A row read from a file (mmlab_read: text, as the file holds it) of `table`, its cells in `columns`'
-  // order, each number column's read as a number; one that is not a number is an error naming `where`.
+  // A results row as the reader read it (mmlab_read): each numeric column's number as the reader read it
+  // (Result::numbers), never its text again; the rest as the file holds them.
+  void send_result(const mmlab::Result& r) {
+    cells_.assign(mmlab::kResultColumns.size(), mmlab_value{MMLAB_EMPTY, nullptr, 0});
+    for (std::size_t i = 0; i < cells_.size(); ++i) {
+      mmlab_value& v = cells_[i];
+      if (r.numbers[i]) {
+        v.kind = MMLAB_NUMBER, v.number = *r.numbers[i];
+        continue;
+      }
+      if (mmlab::numeric_column(mmlab::kResultColumns[i].name)) continue;
+      const auto it = r.fields.find(mmlab::kResultColumns[i].name);
+      if (it != r.fields.end() && !it->second.empty()) v.kind = MMLAB_TEXT, v.text = it->second.c_str();
+    }
+    if (sink_.row) sink_.row(sink_.user, MMLAB_RESULTS, cells_.data(), int32_t(cells_.size()));
+  }
+
+  // A samples row read from a file (mmlab_read: text, as the file holds it), its cells in `columns'`
+  // order, each number column's read as a number (here, its one reading); one that is not a number is
+  // an error naming `where`.
   template <class Columns>
   void send_read(int32_t table, const mmlab::CsvRow& row, const Columns& columns, const std::string& where) {
     cells_.assign(row.size(), mmlab_value{MMLAB_EMPTY, nullptr, 0});
@@ -374,16 +392,7 @@ MMLAB_PLUGIN_EXPORT int32_t mmlab_read(mmlab_lab* lab, const char* path, const m
       [&] {
         if (!path || !sink) throw mmlab::UsageError("mmlab_read: a path and a sink");
         CallerSink caller(*sink);
-        const std::vector<mmlab::Result> rows = mmlab::load_results({path}, false);
-        mmlab::CsvRow row;
-        for (const mmlab::Result& r : rows) {
-          row.clear();
-          for (const mmlab::Column& c : mmlab::kResultColumns) {
-            const auto it = r.fields.find(c.name);
-            row.push_back(it == r.fields.end() ? std::string() : it->second);
-          }
-          caller.send_read(MMLAB_RESULTS, row, mmlab::kResultColumns, r.file + ":" + std::to_string(r.line));
-        }
+        for (const mmlab::Result& r : mmlab::load_results({path}, false)) caller.send_result(r);
         const std::string samples = mmlab::samples_path_for(path);
         const auto kept = mmlab::kept_files::find(samples);
         if (!samples.empty() && (kept ? !kept->empty() : std::ifstream(samples).peek() != std::ifstream::traits_type::eof())) {

@@ -177,6 +177,7 @@ class PreparedDistributed final : public Timed {
     // As pipeline.cpp's: trials on seen inputs faster than every own one are confirmed by more of each
     // (the slowest rank's times: every rank decides alike), every one audited.
     Reason from_memory;
+    std::string cleared;  // a suspicion the confirming trials cleared, for the ok row's reason
     if (out.status == Status::ok && failure_.empty() && FreshTrials::suspicious(repeated_ms_, out.samples)) {
       std::vector<double> fresh = out.samples;
       from_memory = FreshTrials::confirm(repeated_ms_, fresh, [&](bool own) {
@@ -187,7 +188,7 @@ class PreparedDistributed final : public Timed {
         const double ms = timed_run(&host);
         audit_trial(own, seed);
         return ms;
-      });
+      }, &cleared);
     }
     if (!failure_.empty()) {  // a library's status in a timed trial
       out.status = Status::failed, out.reason = failure_ + " (in a timed trial)";
@@ -243,6 +244,7 @@ class PreparedDistributed final : public Timed {
     measure_model();
     out.distributed = d_;
     out.reason = run_->note();
+    if (!cleared.empty()) out.reason += (out.reason.empty() ? "" : "; ") + cleared;
   }
 
  private:

@@ -441,7 +441,7 @@ bool FreshTrials::suspicious(const std::vector<double>& repeated, const std::vec
 }
 
 Reason FreshTrials::confirm(std::vector<double>& repeated, std::vector<double>& fresh,
-                            const std::function<double(bool fresh)>& one) {
+                            const std::function<double(bool fresh)>& one, std::string* cleared) {
   std::vector<double> seen, own;
   for (int i = 0; i < kConfirmPairs; ++i) {  // in turns: seen first, then own first
     const bool seen_first = i % 2 == 0;
@@ -454,7 +454,15 @@ Reason FreshTrials::confirm(std::vector<double>& repeated, std::vector<double>& 
   int inversions = 0;
   for (double s : seen)
     for (double o : own) inversions += s >= kFromMemoryRatio * o;
-  if (inversions > kConfirmInversions) return std::nullopt;
+  if (inversions > kConfirmInversions) {
+    if (cleared)
+      *cleared = "a suspicion of answers from memory (a trial on the verified inputs below " +
+                 std::to_string(int(100 * kFromMemoryRatio)) + "% of every one on its own) cleared by " +
+                 std::to_string(kConfirmPairs) + " more trials of each in turns: " + std::to_string(inversions) +
+                 " of " + std::to_string(kConfirmPairs * kConfirmPairs) + " pairs with the seen one within " +
+                 std::to_string(int(std::lround(100 * (1 - kFromMemoryRatio)))) + "% of the own";
+    return std::nullopt;
+  }
   char why[640];
   std::snprintf(why, sizeof why,
                 "answers from memory: on the inputs it was verified on faster than on inputs of their own (A and B "
@@ -526,9 +534,12 @@ void Prepared::finish() {
   Reason from_memory;
   if (outcome_.status == Status::ok && FreshTrials::suspicious(repeated_ms_, outcome_.samples)) {
     std::vector<double> fresh = outcome_.samples;
-    from_memory = FreshTrials::confirm(repeated_ms_, fresh, [&](bool own) {
-      return timed_on(own ? fresh_.seed(trials_++, bench_->seed()) : bench_->seed(), own).ms;
-    });
+    std::string cleared;
+    from_memory = FreshTrials::confirm(
+        repeated_ms_, fresh,
+        [&](bool own) { return timed_on(own ? fresh_.seed(trials_++, bench_->seed()) : bench_->seed(), own).ms; },
+        &cleared);
+    if (!cleared.empty()) outcome_.reason += (outcome_.reason.empty() ? "" : "; ") + cleared;
   }
   if (!outcome_.samples.empty())
     if (Reason why = audit_->result()) return failed(*why);

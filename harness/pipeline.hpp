@@ -55,9 +55,11 @@ struct FreshTrials {
   // tolerated). Honest trials, whatever their distribution, come out that way with probability at most
   // P(U <= 27) = 0.41% for the Mann-Whitney U of 12 against 12 (the margin only lowers it;
   // tests/cpu/distributed_fresh_test.cpp counts it), and only after a suspicion.
+  // A suspicion the confirming trials clear is said in `cleared` (the ok row's reason notes it, so how
+  // often honest rows raise one can be counted).
   static constexpr int kConfirmPairs = 12, kConfirmInversions = 27;
   static Reason confirm(std::vector<double>& repeated, std::vector<double>& fresh,
-                        const std::function<double(bool fresh)>& one);
+                        const std::function<double(bool fresh)>& one, std::string* cleared = nullptr);
 };
 
 // A configuration checked, prepared and verified, whose trials can be timed alone or round-robin

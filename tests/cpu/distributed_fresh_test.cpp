@@ -138,7 +138,10 @@ TEST(FreshTrials, ASuspicionIsConfirmedOrCleared) {
   // Two modes by chance: the confirming trials land in both, on either inputs.
   std::vector<double> s2 = seen, o2 = own;
   int call = 0;
-  EXPECT_FALSE(FreshTrials::confirm(s2, o2, [&](bool) { return ++call % 3 ? 5.0 : 1.7; }));
+  std::string cleared;
+  EXPECT_FALSE(FreshTrials::confirm(s2, o2, [&](bool) { return ++call % 3 ? 5.0 : 1.7; }, &cleared));
+  EXPECT_NE(cleared.find("a suspicion of answers from memory"), std::string::npos) << cleared;
+  EXPECT_NE(cleared.find("cleared by 12 more trials of each"), std::string::npos) << cleared;
 }
 
 }  // namespace

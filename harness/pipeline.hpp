@@ -41,8 +41,8 @@ struct FreshTrials {
   // Whether the trials so far point at answers from memory: at least two on seen inputs (`repeated`),
   // one of them below kFromMemoryRatio of the fastest of at least five `fresh` ones whose median is
   // kFromMemoryFloorMs or more (below it the timer's and the launch's jitter are the size of any gain).
-  // One, not every one: a host's jitter in one seen trial of a memo that answers through Python (its
-  // host time inside) hid a memo once (data/cheats/h200-f844c73/).
+  // One, not every one: asking every one let a memo that answers through Python (its host's time inside
+  // every trial) go unsuspected once (data/cheats/h200-f844c73/).
   // A row that does is confirmed (confirm()) before it is judged: a library whose times jump between
   // two groups (cuBLASXt's, near 2 and near 5 ms) can put its two trials on seen inputs in the fast one and
   // its five own in the slow one by chance (it did once on an H200: data/cheats/h200-e431abe/, call 1).

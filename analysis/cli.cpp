@@ -49,15 +49,6 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
-// A scope option (`what` names it in the message): kernel, batched or end_to_end.
-mmlab::Scope scope_option(const std::string& text, const std::string& what) {
-  try {
-    return mmlab::parse_scope(text);
-  } catch (const mmlab::UsageError&) {
-    throw AnalysisError(what + " '" + text + "' (valid: " + mmlab::domain_names(mmlab::column_name(mmlab::Col::scope)) + ")");
-  }
-}
-
 void emit(const std::string& text, const std::string& output) {
   if (output.empty())
     std::cout << text;
@@ -119,7 +110,7 @@ po::options_description options() {
   add("level", po::value<double>()->default_value(0.95, "0.95"), "compare: confidence level, in (0, 1)");
   add("resamples", po::value<int>()->default_value(4000), "compare: bootstrap resamples (>= 100)");
   add("seed", po::value<unsigned long long>()->default_value(1), "compare: bootstrap seed");
-  add("bad-samples", po::value<std::string>()->default_value("error"),
+  add("bad-samples", po::value<std::string>()->default_value(kBadSamplesNames[0]),
       "a row whose samples do not match it (a trial missing, repeated or extra): error (exit 2, naming file "
       "and line) or leave-out (the row is left out, the reason on stderr)");
   add("data", po::value<std::string>()->default_value("data"), "tables, readme: the results folder");
@@ -178,27 +169,9 @@ std::string plot_path(const std::string& out) {
   return fs::path(out).has_parent_path() ? out : (fs::path("results") / out).string();
 }
 
-// "4096", "1041x1247x139", "4096/wide_exponent": a problem as the tables name it (Result::shape).
-bool problem_text(const std::string& text) {
-  const auto slash = text.find('/');
-  const std::string dims = text.substr(0, slash);
-  if (slash != std::string::npos && !mmlab::parse_inputs_name(text.substr(slash + 1))) return false;
-  std::size_t parts = 0;
-  for (std::size_t at = 0; at <= dims.size(); ++parts) {
-    const std::size_t x = std::min(dims.find('x', at), dims.size());
-    const std::string digits = dims.substr(at, x - at);
-    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return false;
-    at = x + 1;
-  }
-  return parts == 1 || parts == 3;
-}
-
 // The results files of a command, read as --bad-samples says.
 std::vector<Result> load(const Args& files, bool samples, const po::variables_map& vm) {
-  const std::string bad = vm["bad-samples"].as<std::string>();
-  if (bad != "error" && bad != "leave-out")
-    throw AnalysisError("--bad-samples '" + bad + "' (valid: error, leave-out)");
-  return load_results(files, samples, bad == "error" ? BadSamples::error : BadSamples::leave_out);
+  return load_results(files, samples, bad_samples_option(vm["bad-samples"].as<std::string>()));
 }
 
 std::string baseline_or_cublas(const po::variables_map& vm) {
@@ -320,26 +293,14 @@ Output compare_command(Args& args, const po::variables_map& vm) {
   o.resamples = vm["resamples"].as<int>();
   o.seed = vm["seed"].as<unsigned long long>();
   o.sizes = split(vm["size"].as<std::string>());
-  for (const std::string& size : o.sizes)  // N or MxNxK, optionally /inputs, as the tables print them
-    if (!problem_text(size))
-      throw AnalysisError("compare: --size '" + size + "' is not a problem: N (a square size) or MxNxK, "
-                          "optionally /inputs (e.g. 4096, 1041x1247x139, 4096/wide_exponent)");
   o.run = vm["run"].as<std::string>();
   o.margin = vm["margin"].as<double>();
   o.family = vm["family"].as<std::string>();
   o.cycles = vm["cycles"].as<bool>();
   o.metric = vm["metric"].as<std::string>();
-  if (o.metric != "gpu" && o.metric != "host" && o.metric != "sum")
-    throw AnalysisError("compare: --metric '" + o.metric + "' (valid: gpu, host, sum)");
-  if (o.cycles && o.metric != "gpu")
-    throw AnalysisError("compare: --cycles counts the GPU's clock; it goes with --metric gpu only");
   o.across_runs = vm["across-runs"].as<bool>();
   if (const std::string scope = vm["baseline-scope"].as<std::string>(); !scope.empty()) o.baseline_scope = scope_option(scope, "compare: --baseline-scope");
-  if (!(o.level > 0 && o.level < 1) || o.resamples < 100)
-    throw AnalysisError("compare: --level in (0, 1), --resamples >= 100");
-  if (!(o.margin >= 0 && o.margin < 1)) throw AnalysisError("compare: --margin in [0, 1), e.g. 0.02");
-  if (o.family != "problem" && o.family != "table")
-    throw AnalysisError("compare: --family '" + o.family + "' (valid: problem, table)");
+  check(o);
   return tables_out({compare(load(args, true, vm), o)}, vm);
 }
 

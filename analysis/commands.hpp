@@ -32,6 +32,16 @@ struct CompareOptions {
   std::optional<Scope> baseline_scope;  // none: the baseline at each row's own scope; else its rows at this scope
                                    // against every configuration of the same shape (and L2 ignored)
 };
+// Each option in its domain (a problem as the tables name it, a level in (0, 1), ...): AnalysisError
+// naming it as `mmlab-analyze compare` spells it. The command and the C API's mmlab_compare make their
+// options, then check them here.
+void check(const CompareOptions& o);
+// A scope option's value (`what` names it in the message): kernel, batched or end_to_end.
+Scope scope_option(const std::string& text, const std::string& what);
+// --bad-samples: what a row whose samples do not match it does (`error`, the default, or `leave-out`).
+inline constexpr const char* kBadSamplesNames[] = {"error", "leave-out"};
+BadSamples bad_samples_option(const std::string& text);
+
 // Every other configuration at the same shape and scope as the baseline, estimate first: the
 // speed-up (baseline / its time) with a distribution-free interval (paired by round when their
 // trials were interleaved), a verdict against the margin (faster, slower, equivalent, or

@@ -414,7 +414,53 @@ std::string compare_note(const std::vector<Pair>& pairs, const std::vector<Estim
   return note;
 }
 
+// "4096", "1041x1247x139", "4096/wide_exponent": a problem as the tables name it (Result::shape).
+bool problem_text(const std::string& text) {
+  const auto slash = text.find('/');
+  const std::string dims = text.substr(0, slash);
+  if (slash != std::string::npos && !parse_inputs_name(text.substr(slash + 1))) return false;
+  std::size_t parts = 0;
+  for (std::size_t at = 0; at <= dims.size(); ++parts) {
+    const std::size_t x = std::min(dims.find('x', at), dims.size());
+    const std::string digits = dims.substr(at, x - at);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+    at = x + 1;
+  }
+  return parts == 1 || parts == 3;
+}
+
 }  // namespace
+
+Scope scope_option(const std::string& text, const std::string& what) {
+  try {
+    return parse_scope(text);
+  } catch (const UsageError&) {
+    throw AnalysisError(what + " '" + text + "' (valid: " + domain_names(column_name(Col::scope)) + ")");
+  }
+}
+
+BadSamples bad_samples_option(const std::string& text) {
+  if (text == kBadSamplesNames[0]) return BadSamples::error;
+  if (text == kBadSamplesNames[1]) return BadSamples::leave_out;
+  throw AnalysisError("--bad-samples '" + text + "' (valid: " + kBadSamplesNames[0] + ", " + kBadSamplesNames[1] + ")");
+}
+
+void check(const CompareOptions& o) {
+  if (o.baseline.empty()) throw AnalysisError("compare: --baseline ALG[:variant[:params]] is required");
+  for (const std::string& size : o.sizes)  // N or MxNxK, optionally /inputs, as the tables print them
+    if (!problem_text(size))
+      throw AnalysisError("compare: --size '" + size + "' is not a problem: N (a square size) or MxNxK, "
+                          "optionally /inputs (e.g. 4096, 1041x1247x139, 4096/wide_exponent)");
+  if (o.metric != "gpu" && o.metric != "host" && o.metric != "sum")
+    throw AnalysisError("compare: --metric '" + o.metric + "' (valid: gpu, host, sum)");
+  if (o.cycles && o.metric != "gpu")
+    throw AnalysisError("compare: --cycles counts the GPU's clock; it goes with --metric gpu only");
+  if (!(o.level > 0 && o.level < 1) || o.resamples < 100)
+    throw AnalysisError("compare: --level in (0, 1), --resamples >= 100");
+  if (!(o.margin >= 0 && o.margin < 1)) throw AnalysisError("compare: --margin in [0, 1), e.g. 0.02");
+  if (o.family != "problem" && o.family != "table")
+    throw AnalysisError("compare: --family '" + o.family + "' (valid: problem, table)");
+}
 
 Table compare(const std::vector<Result>& all_rows, const CompareOptions& o) {
   if (o.across_runs) return compare_across_runs(all_rows, o);

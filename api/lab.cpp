@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "analysis/cli.hpp"
+#include "analysis/commands.hpp"
 #include "analysis/report.hpp"
 #include "core/exit_status.hpp"
 #include "core/invocation.hpp"
@@ -227,6 +228,48 @@ class CallerSink : public mmlab::RowSink {
   const mmlab_row_sink& sink_;
   std::vector<mmlab_value> cells_;
 };
+
+// A caller's table sink (mmlab_table_sink) as the analysis' TableSink: each table with its number, then
+// its records, a flag as the number 1 or 0.
+class CallerTables {
+ public:
+  explicit CallerTables(const mmlab_table_sink& sink)
+      : sink_(sink),
+        tables_([this](const mmlab::analysis::Table& t, const std::vector<std::string>& fields,
+                       const std::vector<std::vector<mmlab::analysis::Value>>& records) { send(t, fields, records); }) {}
+  const mmlab::analysis::TableSink& tables() const { return tables_; }
+
+ private:
+  void send(const mmlab::analysis::Table& t, const std::vector<std::string>& fields,
+            const std::vector<std::vector<mmlab::analysis::Value>>& records) {
+    using Kind = mmlab::analysis::Value::Kind;
+    std::vector<const char*> names, types;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      names.push_back(fields[i].c_str());
+      types.push_back(t.types.size() == fields.size() ? t.types[i].c_str() : "");
+    }
+    const int32_t table = count_++;
+    if (sink_.table) sink_.table(sink_.user, table, t.title.c_str(), t.note.c_str(), names.data(), types.data(),
+                                 int32_t(names.size()));
+    for (const auto& record : records) {
+      cells_.assign(record.size(), mmlab_value{MMLAB_EMPTY, nullptr, 0});
+      for (std::size_t i = 0; i < record.size(); ++i) {
+        const mmlab::analysis::Value& v = record[i];
+        if (v.kind == Kind::number || v.kind == Kind::boolean)
+          cells_[i].kind = MMLAB_NUMBER, cells_[i].number = v.kind == Kind::number ? v.number : double(v.yes);
+        else if (v.kind == Kind::text)
+          cells_[i].kind = MMLAB_TEXT, cells_[i].text = v.text.c_str();
+      }
+      if (sink_.row) sink_.row(sink_.user, table, cells_.data(), int32_t(cells_.size()));
+    }
+  }
+  const mmlab_table_sink& sink_;
+  mmlab::analysis::TableSink tables_;
+  int32_t count_ = 0;
+  std::vector<mmlab_value> cells_;
+};
+
+std::string text_or_empty(const char* s) { return s ? s : ""; }
 
 }  // namespace
 
@@ -442,31 +485,8 @@ MMLAB_PLUGIN_EXPORT int32_t mmlab_analyze_tables(int32_t argc, const char* const
     put("mmlab_analyze_tables: no sink", message, message_size);
     return MMLAB_BAD_INPUT;
   }
-  int32_t count = 0;
-  std::vector<mmlab_value> cells;
-  const mmlab::analysis::TableSink tables = [&](const mmlab::analysis::Table& t, const std::vector<std::string>& fields,
-                                                const std::vector<std::vector<mmlab::analysis::Value>>& records) {
-    using Kind = mmlab::analysis::Value::Kind;
-    std::vector<const char*> names, types;
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      names.push_back(fields[i].c_str());
-      types.push_back(t.types.size() == fields.size() ? t.types[i].c_str() : "");
-    }
-    const int32_t table = count++;
-    if (sink->table) sink->table(sink->user, table, t.title.c_str(), t.note.c_str(), names.data(), types.data(),
-                                 int32_t(names.size()));
-    for (const auto& record : records) {
-      cells.assign(record.size(), mmlab_value{MMLAB_EMPTY, nullptr, 0});
-      for (std::size_t i = 0; i < record.size(); ++i) {
-        const mmlab::analysis::Value& v = record[i];
-        if (v.kind == Kind::number || v.kind == Kind::boolean)
-          cells[i].kind = MMLAB_NUMBER, cells[i].number = v.kind == Kind::number ? v.number : double(v.yes);
-        else if (v.kind == Kind::text)
-          cells[i].kind = MMLAB_TEXT, cells[i].text = v.text.c_str();
-      }
-      if (sink->row) sink->row(sink->user, table, cells.data(), int32_t(cells.size()));
-    }
-  };
+  CallerTables caller(*sink);
+  const mmlab::analysis::TableSink& tables = caller.tables();
   std::vector<const char*> args(argv, argv + argc);
   args.push_back("--format");
   args.push_back("json");
@@ -479,6 +499,47 @@ MMLAB_PLUGIN_EXPORT int32_t mmlab_analyze_tables(int32_t argc, const char* const
         return status;
       },
       int32_t(args.size()), args.data(), nullptr, message, message_size);
+}
+
+MMLAB_PLUGIN_EXPORT void mmlab_compare_defaults(mmlab_compare_options* options) {
+  if (!options) return;
+  static const mmlab::analysis::CompareOptions kDefaults;  // the command's defaults, written once there
+  *options = mmlab_compare_options{};
+  options->baseline = "";
+  options->run = kDefaults.run.c_str();
+  options->level = kDefaults.level, options->resamples = kDefaults.resamples, options->seed = kDefaults.seed;
+  options->margin = kDefaults.margin;
+  options->family = kDefaults.family.c_str(), options->metric = kDefaults.metric.c_str();
+  options->cycles = kDefaults.cycles, options->across_runs = kDefaults.across_runs;
+  options->baseline_scope = "";
+  options->bad_samples = mmlab::analysis::kBadSamplesNames[0];
+}
+
+MMLAB_PLUGIN_EXPORT int32_t mmlab_compare(const char* const* files, int32_t file_count,
+                                          const mmlab_compare_options* options, const mmlab_table_sink* sink,
+                                          char* message, size_t message_size) {
+  return guarded(
+      [&] {
+        if (!options || !sink || file_count < 0 || (file_count > 0 && !files))
+          throw mmlab::UsageError("mmlab_compare: files, options and a sink");
+        mmlab::analysis::CompareOptions o;
+        o.baseline = text_or_empty(options->baseline);
+        o.run = text_or_empty(options->run);
+        for (int32_t i = 0; i < options->size_count; ++i) o.sizes.push_back(text_or_empty(options->sizes[i]));
+        o.level = options->level, o.resamples = options->resamples, o.seed = options->seed;
+        o.margin = options->margin;
+        o.family = text_or_empty(options->family), o.metric = text_or_empty(options->metric);
+        o.cycles = options->cycles != 0, o.across_runs = options->across_runs != 0;
+        if (const std::string scope = text_or_empty(options->baseline_scope); !scope.empty())
+          o.baseline_scope = mmlab::analysis::scope_option(scope, "compare: --baseline-scope");
+        mmlab::analysis::check(o);
+        const mmlab::BadSamples bad = mmlab::analysis::bad_samples_option(text_or_empty(options->bad_samples));
+        const std::vector<std::string> paths(files, files + file_count);
+        CallerTables caller(*sink);
+        mmlab::analysis::send(mmlab::analysis::compare(mmlab::load_results(paths, true, bad), o), caller.tables());
+        return int32_t(MMLAB_DONE);
+      },
+      message, message_size);
 }
 
 MMLAB_PLUGIN_EXPORT int32_t mmlab_lab_add_algorithms(mmlab_lab* lab, const mmlab_plugin_info* info,
@@ -522,6 +583,14 @@ MMLAB_PLUGIN_EXPORT const char* mmlab_layouts_json(void) {
       ", " + layout<mmlab_row_sink>("mmlab_row_sink", {F(mmlab_row_sink, user), F(mmlab_row_sink, row)}) + ", " +
       layout<mmlab_table_sink>("mmlab_table_sink",
                                {F(mmlab_table_sink, user), F(mmlab_table_sink, table), F(mmlab_table_sink, row)}) +
+      ", " +
+      layout<mmlab_compare_options>(
+          "mmlab_compare_options",
+          {F(mmlab_compare_options, baseline), F(mmlab_compare_options, run), F(mmlab_compare_options, sizes),
+           F(mmlab_compare_options, size_count), F(mmlab_compare_options, level), F(mmlab_compare_options, resamples),
+           F(mmlab_compare_options, seed), F(mmlab_compare_options, margin), F(mmlab_compare_options, family),
+           F(mmlab_compare_options, metric), F(mmlab_compare_options, cycles), F(mmlab_compare_options, across_runs),
+           F(mmlab_compare_options, baseline_scope), F(mmlab_compare_options, bad_samples)}) +
       "}";
 #undef F
   return json.c_str();

@@ -51,7 +51,7 @@ enum {
 };
 
 /* The API this header describes; a caller built against another refuses the library. */
-#define MMLAB_LAB_API_VERSION 5
+#define MMLAB_LAB_API_VERSION 6
 int32_t mmlab_lab_api_version(void);
 
 /* The git revision the library was built from (as `mmlab --version` says it). */
@@ -157,6 +157,32 @@ typedef struct mmlab_table_sink {
 } mmlab_table_sink;
 int32_t mmlab_analyze_tables(int32_t argc, const char* const* argv, const mmlab_table_sink* sink, char* message,
                              size_t message_size);
+
+/* `mmlab-analyze compare`'s options as values (API 6). mmlab_compare_defaults sets each to the command's
+ * default; the text it sets stays valid while the library is loaded. NULL text reads as "". */
+typedef struct mmlab_compare_options {
+  const char* baseline;       /* ALG[:variant[:params]], or best:SPEC,SPEC...: required */
+  const char* run;            /* latest (per configuration, its last row), all, or a run's id */
+  const char* const* sizes;   /* only these problems ("4096", "1041x1247x139", "4096/wide_exponent") */
+  int32_t size_count;         /* 0: every problem */
+  double level;               /* the intervals' confidence, in (0, 1) */
+  int32_t resamples;          /* bootstrap resamples, >= 100 */
+  uint64_t seed;              /* the bootstrap's seed */
+  double margin;              /* practical margin, in [0, 1): faster / slower beyond it, equivalent within */
+  const char* family;         /* what Holm adjusts within: problem or table */
+  const char* metric;         /* gpu, host or sum */
+  int32_t cycles;             /* 1: in SM clock cycles (metric gpu only) */
+  int32_t across_runs;        /* 1: every run in the files, one estimate per configuration */
+  const char* baseline_scope; /* "": the baseline at each row's own scope; else kernel, batched or end_to_end */
+  const char* bad_samples;    /* a row whose samples do not match it: error or leave-out */
+} mmlab_compare_options;
+void mmlab_compare_defaults(mmlab_compare_options* options);
+
+/* `mmlab-analyze compare FILE... --format json` with `options`, its table handed to `sink` as
+ * mmlab_analyze_tables hands tables: no command line, nothing written. A results file may be the name a
+ * kept run's rows stand under (mmlab_run_kept). The status and message as mmlab_analyze's. */
+int32_t mmlab_compare(const char* const* files, int32_t file_count, const mmlab_compare_options* options,
+                      const mmlab_table_sink* sink, char* message, size_t message_size);
 
 /* Adds the algorithms `info` describes to `lab`'s later runs and commands; they name `source` (e.g.
  * "python:module.function") where a plugin's rows name its file, and `hash` for its hash. An

@@ -190,20 +190,37 @@ def _paths(results):
     return [str(results._source() if isinstance(results, Results) else results)]
 
 
+_COMPARE_KEYS = {"size": "sizes", "sizes": "sizes", "run": "run", "level": "level", "resamples": "resamples",
+                 "seed": "seed", "margin": "margin", "family": "family", "metric": "metric", "cycles": "cycles",
+                 "baseline_scope": "baseline_scope", "bad_samples": "bad_samples"}
+
+
 def compare(results, baseline, *, across_runs=False, **options):
     """`mmlab-analyze compare` on Results or CSV paths (one or a list): a row per configuration and
     problem against `baseline` ("cublas", "alg:variant[:params]", "best:cublas,cutlass"): speedup,
     ci_lo, ci_hi, p, p_holm, verdict, trials (or runs) to decide and the rest, numbers as numbers; the
     same figures `mmlab-analyze compare --format json` gives for the same files. across_runs=True
-    combines the runs in the files (run to run variation). Other keys: the command's options (margin,
-    level, metric, scope, cycles, ...). The table's title and note are in .attrs. The analysis hands its
-    tables back as typed records (mmlab_analyze_tables), and nothing is written: Results of a run made
-    without output= are read from the rows the library kept of it (mmlab_run_kept), not from a file."""
-    args = ["compare"] + _paths(results) + ["--baseline", _value(baseline)]
-    args += [a for option, value in _keywords(dict(options, across_runs=across_runs))
-             for a in (["--" + option.replace("_", "-")] if value == "true" else
-                       [] if value == "false" else ["--" + option.replace("_", "-"), value])]
-    tables = _lib.analyze_tables(args)  # the analysis' tables as records, typed by its declarations
+    combines the runs in the files (run to run variation). Other keys, the command's options as values:
+    sizes (a list: "4096", (m, n, k)), run, level, resamples, seed, margin, family, metric, cycles,
+    baseline_scope, bad_samples. The table's title and note are in .attrs. The options reach the library
+    as a struct (mmlab_compare), not a command line, and its tables come back as typed records; nothing
+    is written: Results of a run made without output= are read from the rows the library kept of it
+    (mmlab_run_kept), not from a file."""
+    values = {"baseline": _value(baseline), "across_runs": 1 if across_runs else 0}
+    for key, value in options.items():
+        if value is None:
+            continue
+        if key not in _COMPARE_KEYS:
+            raise TypeError(f"compare: no option {key!r} (options: {', '.join(sorted(_COMPARE_KEYS))})")
+        name = _COMPARE_KEYS[key]
+        if name == "sizes":
+            value = [_value(v) for v in (value.split(",") if isinstance(value, str) else value)]
+        elif name == "cycles":
+            value = 1 if value else 0
+        elif name == "bad_samples":
+            value = str(value).replace("_", "-")
+        values[name] = value
+    tables = _lib.compare(_paths(results), values)  # the analysis' tables as records, typed by its declarations
     frames = [_frames.table_frame(t["names"], t["types"], t["rows"]) for t in tables]
     frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0] if frames else pd.DataFrame()
     title, note = [t["title"] for t in tables], [t["note"] for t in tables]

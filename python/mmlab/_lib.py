@@ -11,7 +11,7 @@ import tempfile
 # holds them to the header.
 DONE, FAILED, BAD_INPUT, NOT_WRITTEN, INTERRUPTED = 0, 1, 2, 3, 130
 
-API_VERSION = 5  # include/mmlab/lab.h's MMLAB_LAB_API_VERSION
+API_VERSION = 6  # include/mmlab/lab.h's MMLAB_LAB_API_VERSION
 _NAME = "libmmlab_lab.so"
 _library = None
 
@@ -158,6 +158,15 @@ class TableSink(ctypes.Structure):
     _fields_ = [("user", ctypes.c_void_p), ("table", TABLE_FN), ("row", ROW_FN)]
 
 
+class CompareOptions(ctypes.Structure):
+    """include/mmlab/lab.h's mmlab_compare_options."""
+    _fields_ = [("baseline", ctypes.c_char_p), ("run", ctypes.c_char_p), ("sizes", _ARGV), ("size_count", ctypes.c_int32),
+                ("level", ctypes.c_double), ("resamples", ctypes.c_int32), ("seed", ctypes.c_uint64),
+                ("margin", ctypes.c_double), ("family", ctypes.c_char_p), ("metric", ctypes.c_char_p),
+                ("cycles", ctypes.c_int32), ("across_runs", ctypes.c_int32), ("baseline_scope", ctypes.c_char_p),
+                ("bad_samples", ctypes.c_char_p)]
+
+
 RESULTS, SAMPLES = 0, 1  # the tables: MMLAB_RESULTS, MMLAB_SAMPLES
 
 
@@ -282,10 +291,8 @@ def read(path, lab=None):
     return tables[RESULTS], tables[SAMPLES]
 
 
-def analyze_tables(args):
-    """`mmlab-analyze ARGS --format json` in this process, its tables handed back, not written: a list of
-    {'title', 'note', 'names', 'types', 'rows'} (types as the analysis declares them, "" where it does
-    not; rows as lists of values). Bad input raises ValueError with the command's message."""
+def _tables_sink():
+    """A table sink (mmlab_table_sink) and what it collects: the tables' heads, their rows, its errors."""
     heads, rows, errors = {}, {}, []
 
     def table(_user, number, title, note, names, types, count):
@@ -293,8 +300,19 @@ def analyze_tables(args):
                          "names": [names[i].decode() for i in range(count)],
                          "types": [types[i].decode() for i in range(count)]}
 
-    table_fn, row_fn = TABLE_FN(table), _row_callback(rows, errors)
-    sink = TableSink(None, table_fn, row_fn)
+    callbacks = (TABLE_FN(table), _row_callback(rows, errors))  # kept alive with the sink
+    return TableSink(None, *callbacks), callbacks, heads, rows, errors
+
+
+def _tables(heads, rows):
+    return [dict(heads[n], rows=rows.get(n, [])) for n in sorted(heads)]
+
+
+def analyze_tables(args):
+    """`mmlab-analyze ARGS --format json` in this process, its tables handed back, not written: a list of
+    {'title', 'note', 'names', 'types', 'rows'} (types as the analysis declares them, "" where it does
+    not; rows as lists of values). Bad input raises ValueError with the command's message."""
+    sink, _keep, heads, rows, errors = _tables_sink()
     argv = ["mmlab-analyze"] + [str(a) for a in args]
     c_argv = (ctypes.c_char_p * len(argv))(*[a.encode() for a in argv])
     message = _message()
@@ -303,4 +321,32 @@ def analyze_tables(args):
         raise errors[0]
     if _check(status, message, "mmlab-analyze " + str(args[0] if args else "")) != 0:
         raise CommandError(message.value.decode(errors="replace") or f"mmlab-analyze: exit status {status}", status)
-    return [dict(heads[n], rows=rows.get(n, [])) for n in sorted(heads)]
+    return _tables(heads, rows)
+
+
+def compare(files, options):
+    """mmlab_compare: `files` (paths or kept runs' names) against the baseline, `options` a dict of
+    mmlab_compare_options' fields (text as str, sizes as a list of str, flags as bool), the rest at the
+    command's defaults. Its tables as analyze_tables returns them; bad input raises ValueError."""
+    c = CompareOptions()
+    _fn("mmlab_compare_defaults", None, ctypes.POINTER(CompareOptions))(ctypes.byref(c))
+    keep = []
+    for name, value in options.items():
+        if name == "sizes":
+            keep.append((ctypes.c_char_p * len(value))(*[str(v).encode() for v in value]))
+            c.sizes, c.size_count = ctypes.cast(keep[-1], _ARGV), len(value)
+        elif dict(CompareOptions._fields_)[name] is ctypes.c_char_p:
+            keep.append(str(value).encode())
+            setattr(c, name, keep[-1])
+        else:
+            setattr(c, name, value)
+    paths = (ctypes.c_char_p * len(files))(*[str(f).encode() for f in files])
+    sink, _keep, heads, rows, errors = _tables_sink()
+    message = _message()
+    status = _fn("mmlab_compare", _i32, _ARGV, _i32, ctypes.POINTER(CompareOptions), ctypes.POINTER(TableSink), _text,
+                 _size)(paths, len(files), ctypes.byref(c), ctypes.byref(sink), message, len(message))
+    if errors:
+        raise errors[0]
+    if _check(status, message, "mmlab_compare") != 0:
+        raise CommandError(message.value.decode(errors="replace") or f"mmlab_compare: exit status {status}", status)
+    return _tables(heads, rows)

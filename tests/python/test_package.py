@@ -131,7 +131,7 @@ def test_the_ctypes_declarations_have_the_c_headers_layouts():
     mine = {"mmlab_problem": a._Problem, "mmlab_param": a._Param, "mmlab_params": a._Params,
             "mmlab_variant": a._Variant, "mmlab_axis": a._Axis, "mmlab_algorithm": a._CAlgorithm,
             "mmlab_plugin_info": a._Info, "mmlab_value": mmlab._lib.Value, "mmlab_row_sink": mmlab._lib.RowSink,
-            "mmlab_table_sink": mmlab._lib.TableSink}
+            "mmlab_table_sink": mmlab._lib.TableSink, "mmlab_compare_options": mmlab._lib.CompareOptions}
     assert set(mine) == set(want)
     for name, cls in mine.items():
         assert ctypes.sizeof(cls) == want[name]["size"], name
@@ -485,6 +485,29 @@ def test_compare_across_runs_equals_mmlab_analyze(root, bin_dir):
     for row, rec in zip(frame.to_dict("records"), records):
         for key, value in rec.items():
             assert same(row[key], value), (key, row[key], value)
+
+
+def test_compare_options_reach_the_analysis_as_values(root, bin_dir):
+    """Issue #82: compare's options go to the library as mmlab_compare_options (no command line); the
+    figures are those of `mmlab-analyze compare` with the same options as flags; a bad value or an unknown
+    key is an error."""
+    file = str(root / "data/quick/quick.csv")
+    frame = mmlab.compare(file, baseline="cublas", margin=0.05, level=0.9, resamples=500, seed=7,
+                          family="table", sizes=[1024, "2048"], bad_samples="leave_out")
+    records = analyze_json(bin_dir, file, "--baseline", "cublas", "--margin", "0.05", "--level", "0.9",
+                           "--resamples", "500", "--seed", "7", "--family", "table", "--size", "1024,2048",
+                           "--bad-samples", "leave-out")
+    assert len(frame) == len(records) > 0
+    assert set(frame["m"]) <= {1024, 2048}
+    for row, rec in zip(frame.to_dict("records"), records):
+        for key, value in rec.items():
+            assert same(row[key], value), (key, row[key], value)
+    with pytest.raises(ValueError, match="--metric 'fastest'"):
+        mmlab.compare(file, baseline="cublas", metric="fastest")
+    with pytest.raises(ValueError, match="--size '12x'"):
+        mmlab.compare(file, baseline="cublas", sizes=["12x"])
+    with pytest.raises(TypeError, match="no option 'scope'"):
+        mmlab.compare(file, baseline="cublas", scope="kernel")
 
 
 def test_compare_takes_the_analysis_tables_without_a_file(root, tmp_path, monkeypatch):

@@ -245,44 +245,7 @@ Output rows_command(Args& args, const po::variables_map& vm) {
 // as text. With `rows`, what Python's mmlab.read builds every frame from: no CSV is parsed there.
 Output records_command(Args& args, const po::variables_map& vm) {
   if (args.size() != 1) throw AnalysisError("records: one FILE (a results file: mmlab-analyze rows)");
-  const std::string& path = args.front();
-  mmlab::CsvTable csv;
-  try {
-    mmlab::require_regular_file(path, "records");
-    csv = mmlab::read_csv(path);
-  } catch (const mmlab::UsageError& e) {
-    throw AnalysisError(e.what());
-  }
-  using mmlab::sample_column;
-  bool samples = !csv.header.empty();  // every column one of the samples schema's
-  for (const std::string& name : csv.header) samples = samples && sample_column(name);
-  Table t;
-  t.title = "records";
-  std::vector<bool> numeric;
-  for (const std::string& name : csv.header) {
-    const mmlab::Column* c = samples ? sample_column(name) : nullptr;
-    t.fields.push_back(name);
-    t.types.push_back(mmlab::column_type_name(c ? c->type : mmlab::ColumnType::text));
-    numeric.push_back(c && c->type != mmlab::ColumnType::text);
-  }
-  for (std::size_t row = 0; row < csv.rows.size(); ++row) {
-    std::vector<Value> record;
-    for (std::size_t i = 0; i < csv.header.size(); ++i) {
-      const std::string& cell = csv.rows[row][i];
-      if (!numeric[i] || cell.empty()) {
-        record.push_back(numeric[i] ? Value() : Value(cell));
-        continue;
-      }
-      char* end = nullptr;
-      const double v = std::strtod(cell.c_str(), &end);
-      if (end == cell.c_str() || *end)
-        throw AnalysisError(path + ": row " + std::to_string(row + 1) + ", column '" + csv.header[i] + "': '" +
-                            cell + "' is not a number");
-      record.push_back(Value(v));
-    }
-    t.records.push_back(std::move(record));
-  }
-  return tables_out({std::move(t)}, vm);
+  return tables_out({records(args.front())}, vm);
 }
 
 Output compare_command(Args& args, const po::variables_map& vm) {

@@ -18,6 +18,7 @@
 
 #include "analysis/paper_tables.hpp"
 #include "analysis/statistics.hpp"
+#include "core/csv.hpp"
 #include "core/stats.hpp"
 
 namespace mmlab::analysis {
@@ -41,6 +42,46 @@ bool less_value(const std::string& a, const std::string& b) {
 }
 
 }  // namespace
+
+Table records(const std::string& path) {
+  mmlab::CsvTable csv;
+  try {
+    mmlab::require_regular_file(path, "records");
+    csv = mmlab::read_csv(path);
+  } catch (const mmlab::UsageError& e) {
+    throw AnalysisError(e.what());
+  }
+  using mmlab::sample_column;
+  bool samples = !csv.header.empty();  // every column one of the samples schema's
+  for (const std::string& name : csv.header) samples = samples && sample_column(name);
+  Table t;
+  t.title = "records";
+  std::vector<bool> numeric;
+  for (const std::string& name : csv.header) {
+    const mmlab::Column* c = samples ? sample_column(name) : nullptr;
+    t.fields.push_back(name);
+    t.types.push_back(mmlab::column_type_name(c ? c->type : mmlab::ColumnType::text));
+    numeric.push_back(c && c->type != mmlab::ColumnType::text);
+  }
+  for (std::size_t row = 0; row < csv.rows.size(); ++row) {
+    std::vector<Value> record;
+    for (std::size_t i = 0; i < csv.header.size(); ++i) {
+      const std::string& cell = csv.rows[row][i];
+      if (!numeric[i] || cell.empty()) {
+        record.push_back(numeric[i] ? Value() : Value(cell));
+        continue;
+      }
+      char* end = nullptr;
+      const double v = std::strtod(cell.c_str(), &end);
+      if (end == cell.c_str() || *end)
+        throw AnalysisError(path + ": row " + std::to_string(row + 1) + ", column '" + csv.header[i] + "': '" +
+                            cell + "' is not a number");
+      record.push_back(Value(v));
+    }
+    t.records.push_back(std::move(record));
+  }
+  return t;
+}
 
 Table summary(const std::vector<Result>& rows, const std::vector<std::string>& by,
               const std::vector<std::string>& sort, bool all) {

@@ -10,6 +10,11 @@
 
 namespace mmlab::analysis {
 
+// One CSV as records: a samples file's columns as the samples schema types them (each number read once,
+// here; one that is not a number is an AnalysisError naming the row and column), any other table's cells
+// as text. `mmlab-analyze records` and the C API's mmlab_read_table (mmlab.read's samples and other tables).
+Table records(const std::string& path);
+
 // Per configuration (or per group of the `by` columns, pooling the raw samples of rows that share
 // a group), the trial statistics, ordered by `sort` (numbers numerically). `all` keeps skipped and
 // failed rows.

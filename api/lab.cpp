@@ -501,6 +501,18 @@ MMLAB_PLUGIN_EXPORT int32_t mmlab_analyze_tables(int32_t argc, const char* const
       int32_t(args.size()), args.data(), nullptr, message, message_size);
 }
 
+MMLAB_PLUGIN_EXPORT int32_t mmlab_read_table(const char* path, const mmlab_table_sink* sink, char* message,
+                                             size_t message_size) {
+  return guarded(
+      [&] {
+        if (!path || !sink) throw mmlab::UsageError("mmlab_read_table: a path and a sink");
+        CallerTables caller(*sink);
+        mmlab::analysis::send(mmlab::analysis::records(path), caller.tables());
+        return int32_t(MMLAB_DONE);
+      },
+      message, message_size);
+}
+
 MMLAB_PLUGIN_EXPORT void mmlab_compare_defaults(mmlab_compare_options* options) {
   if (!options) return;
   static const mmlab::analysis::CompareOptions kDefaults;  // the command's defaults, written once there

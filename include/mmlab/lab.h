@@ -158,6 +158,11 @@ typedef struct mmlab_table_sink {
 int32_t mmlab_analyze_tables(int32_t argc, const char* const* argv, const mmlab_table_sink* sink, char* message,
                              size_t message_size);
 
+/* `mmlab-analyze records FILE --format json` (API 6): one CSV as a typed table handed to `sink` as
+ * mmlab_analyze_tables hands tables: a samples file's columns typed by the samples schema, any other
+ * table's cells as text. No command line, nothing written. The status and message as mmlab_analyze's. */
+int32_t mmlab_read_table(const char* path, const mmlab_table_sink* sink, char* message, size_t message_size);
+
 /* `mmlab-analyze compare`'s options as values (API 6). mmlab_compare_defaults sets each to the command's
  * default; the text it sets stays valid while the library is loaded. NULL text reads as "". */
 typedef struct mmlab_compare_options {

@@ -2,10 +2,9 @@
 columns the schema's (a column the lab adds reaches the frame with no change here). Rows come from the
 library as typed records (no CSV parsed here): a run's through its sink, a results file's from core's
 reader (mmlab_read: its checks, and older schemas upgraded to this one, as the analysis reads them), a
-lone samples file or another program's table by `mmlab-analyze records --format json` (samples typed by
-their schema; another table's cells as text, typed here as numbers where every cell is one)."""
+lone samples file or another program's table by mmlab_read_table, `mmlab-analyze records`' table (samples
+typed by their schema; another table's cells as text, typed here as numbers where every cell is one)."""
 import functools
-import json
 import pathlib
 
 import numpy as np
@@ -124,11 +123,10 @@ def read_table(path, samples=False):
         raise ValueError(f"{path}: no such file")
     if not samples and _results_file(path):
         return read_results(path)[0]
-    _, text = _lib.command(["records", "--format", "json", str(path)], analyze=True, capture=True)
-    document = json.loads(text)
-    names = [c["name"] for c in document["columns"]]
-    records = document["records"]
-    frame = pd.DataFrame({n: pd.Series([r[n] for r in records], dtype=object) for n in names}, columns=names)
+    table = _lib.read_table(path)  # typed by the samples schema, or text: no command line, no file
+    names, records = table["names"], table["rows"]
+    frame = pd.DataFrame({n: pd.Series([r[i] for r in records], dtype=object) for i, n in enumerate(names)},
+                         columns=names)
     results, sample_types = _types()
     return _typed(frame, sample_types if samples else results, str(path))
 

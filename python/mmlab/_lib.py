@@ -5,7 +5,6 @@ import ctypes
 import json
 import os
 import pathlib
-import tempfile
 
 # The exit statuses of include/mmlab/lab.h (MMLAB_DONE ... MMLAB_INTERRUPTED); tests/python/test_package.py
 # holds them to the header.
@@ -65,8 +64,10 @@ class CommandError(RuntimeError):
         self.status = status
 
 
-def command(args, *, analyze=False, capture=False, check=True):
-    """Runs `mmlab ARGS` (or `mmlab-analyze ARGS`) in this process: (status, standard output or None).
+def command(args, *, analyze=False, check=True):
+    """Runs `mmlab ARGS` (or `mmlab-analyze ARGS`) in this process, its output on standard output as the
+    program's: the exit status. The package's own calls are typed ones (a run's rows through a sink, the
+    catalog, compare, a table); this is for a command as such.
 
     Bad input (exit status 2) raises ValueError with the command's own message; with `check`, any other
     nonzero status raises CommandError."""
@@ -74,23 +75,14 @@ def command(args, *, analyze=False, capture=False, check=True):
     argv = [program] + [str(a) for a in args]
     c_argv = (ctypes.c_char_p * len(argv))(*[a.encode() for a in argv])
     message = ctypes.create_string_buffer(4096)
-    out_path = None
-    try:
-        if capture:
-            fd, out_path = tempfile.mkstemp(prefix="mmlab-", suffix=".out")
-            os.close(fd)
-        fn = _fn("mmlab_analyze" if analyze else "mmlab_command", _i32, _i32, _ARGV, _text, _text, _size)
-        status = fn(len(argv), c_argv, out_path.encode() if out_path else None, message, len(message))
-        text = pathlib.Path(out_path).read_text() if out_path else None
-    finally:
-        if out_path:
-            os.unlink(out_path)
+    fn = _fn("mmlab_analyze" if analyze else "mmlab_command", _i32, _i32, _ARGV, _text, _text, _size)
+    status = fn(len(argv), c_argv, None, message, len(message))
     why = message.value.decode(errors="replace")
     if status == BAD_INPUT:
         raise ValueError(why or f"{program}: bad input")
     if check and status != DONE:
         raise CommandError(why or f"{program} {' '.join(argv[1:])}: exit status {status}", status)
-    return status, text
+    return status
 
 
 def interrupted():
@@ -322,6 +314,20 @@ def analyze_tables(args):
     if _check(status, message, "mmlab-analyze " + str(args[0] if args else "")) != 0:
         raise CommandError(message.value.decode(errors="replace") or f"mmlab-analyze: exit status {status}", status)
     return _tables(heads, rows)
+
+
+def read_table(path):
+    """mmlab_read_table: one CSV as a table ({'title', 'note', 'names', 'types', 'rows'}, as analyze_tables
+    returns each). Bad input raises ValueError."""
+    sink, _keep, heads, rows, errors = _tables_sink()
+    message = _message()
+    status = _fn("mmlab_read_table", _i32, _text, ctypes.POINTER(TableSink), _text, _size)(
+        str(path).encode(), ctypes.byref(sink), message, len(message))
+    if errors:
+        raise errors[0]
+    if _check(status, message, "mmlab_read_table") != 0:
+        raise CommandError(message.value.decode(errors="replace") or f"mmlab_read_table: exit status {status}", status)
+    return _tables(heads, rows)[0]
 
 
 def compare(files, options):

@@ -174,7 +174,7 @@ def test_a_command_from_inside_a_running_one_is_refused_not_a_deadlock(tmp_path)
     @mmlab.algorithm("py_calls_the_lab", backend="host")
     def calls_the_lab(a, b, c, *, params, stream):
         try:
-            mmlab._lib.command(["list"], capture=True)
+            mmlab._lib.command(["list"])
         except ValueError as e:
             said.append(str(e))
         # What is not a command (the revision, the catalog: typed calls) answers from inside too.
@@ -508,6 +508,21 @@ def test_compare_options_reach_the_analysis_as_values(root, bin_dir):
         mmlab.compare(file, baseline="cublas", sizes=["12x"])
     with pytest.raises(TypeError, match="no option 'scope'"):
         mmlab.compare(file, baseline="cublas", scope="kernel")
+
+
+def test_a_samples_file_or_another_table_reads_without_a_command_or_a_file(root, tmp_path, monkeypatch):
+    """Issue #82: mmlab.read of a lone samples file or another program's table takes the table from the
+    library (mmlab_read_table), typed by the samples schema or as text: no command line, no temporary file."""
+    made = no_temporary_files(tmp_path, monkeypatch)
+    samples = mmlab.read(root / "data" / "quick" / "quick.samples.csv").rows
+    assert len(samples) > 0 and samples["ms"].dtype == np.float64 and str(samples["trial"].dtype) == "Int64"
+    (tmp_path / "other.csv").write_text("name,count\nx,3\ny,4\n")
+    other = mmlab.read(tmp_path / "other.csv").rows
+    assert other["name"].tolist() == ["x", "y"] and other["count"].tolist() == [3, 4]
+    (tmp_path / "bad.samples.csv").write_text("run_id,trial,ms\nr-0,0,fast\n")
+    with pytest.raises(ValueError, match="row 1, column 'ms': 'fast' is not a number"):
+        mmlab.read(tmp_path / "bad.samples.csv")
+    assert not made
 
 
 def test_compare_takes_the_analysis_tables_without_a_file(root, tmp_path, monkeypatch):

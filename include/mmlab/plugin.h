@@ -24,8 +24,9 @@
 extern "C" {
 #endif
 
-/* The ABI this header describes. A plugin built against ABI 1 (mmlab_param without `number`) still
- * loads: it is handed each value's text alone. Any other version is refused by name and version. */
+/* The ABI this header describes (and the SDK's version: find_package(mmlab 2)). A plugin built against
+ * ABI 1 (mmlab_param without `number`) still loads: it is handed each value's text alone; its source
+ * builds against this header as it is. Any other version is refused by name and version. */
 #define MMLAB_PLUGIN_ABI_VERSION 2
 #define MMLAB_PLUGIN_ABI_OLDEST 1
 

@@ -214,7 +214,8 @@ def compare(results, baseline, *, across_runs=False, **options):
             raise TypeError(f"compare: no option {key!r} (options: {', '.join(sorted(_COMPARE_KEYS))})")
         name = _COMPARE_KEYS[key]
         if name == "sizes":
-            value = [_value(v) for v in (value.split(",") if isinstance(value, str) else value)]
+            one = isinstance(value, (int, str)) or (isinstance(value, tuple) and all(isinstance(v, int) for v in value))
+            value = [_value(v) for v in (value.split(",") if isinstance(value, str) else [value] if one else value)]
         elif name == "cycles":
             value = 1 if value else 0
         elif name == "bad_samples":

@@ -502,6 +502,9 @@ def test_compare_options_reach_the_analysis_as_values(root, bin_dir):
     for row, rec in zip(frame.to_dict("records"), records):
         for key, value in rec.items():
             assert same(row[key], value), (key, row[key], value)
+    # one size as a number or text, or several in a list: the same filter
+    for sizes in (1024, "1024", [1024]):
+        assert set(mmlab.compare(file, baseline="cublas", sizes=sizes)["m"]) == {1024}
     with pytest.raises(ValueError, match="--metric 'fastest'"):
         mmlab.compare(file, baseline="cublas", metric="fastest")
     with pytest.raises(ValueError, match="--size '12x'"):

@@ -56,6 +56,7 @@ class Workbench {
  private:
   bool reference_on_device() const;
   void release_reference();
+  void fill_device_inputs(unsigned long long seed);
 
   Problem problem_;
   DeviceInfo device_;

@@ -55,6 +55,12 @@ class Buffer {
 // A rows x cols matrix of `kind` (random.hpp; id kMatrixA or kMatrixB).
 void fill_input_device(float* x, long rows, long cols, Inputs kind, unsigned long long seed,
                        unsigned long long id, CUstream_st* stream);
+// x's `count` floats read, never written, each 1 KiB of them by `readers` blocks far apart in the grid
+// (so on different SMs): what a product's blocks leave of x in the L2, rather than what a fill's writes
+// leave. kInputReaders: the harness's count (on an H200, 4 left outer_product at 256 1.02x its time on
+// inputs the trials before had read, 8 1.00x; data/cheats/h200-97ffd63/).
+inline constexpr int kInputReaders = 8;
+void read_from_blocks(const float* x, std::size_t count, int readers, CUstream_st* stream);
 // Every element set to the NaN `bits` (core/verification.hpp: the verification's, or a trial's).
 void poison_device(float* x, std::size_t count, CUstream_st* stream, std::uint32_t bits = kPoisonBits);
 // ref = A B and sumabs = |A| |B|, in float64.

@@ -132,7 +132,28 @@ __global__ void fill_bits_kernel(std::uint32_t* x, std::size_t count, std::uint3
     x[i] = bits;
 }
 
+// Block b reads chunk c (256 floats) in pass p when c = b + p * stride (mod the grid), chunk c + grid
+// with it, and so on: each chunk by `readers` blocks stride apart. Nothing is written: `sum_out` is null
+// (the compiler cannot know it, so the loads stay).
+__global__ void read_kernel(const float* __restrict__ x, std::size_t count, int readers, unsigned stride,
+                            float* sum_out) {
+  float sum = 0;
+  for (int pass = 0; pass < readers; ++pass) {
+    const std::size_t first = (blockIdx.x + std::size_t(pass) * stride) % gridDim.x;
+    for (std::size_t i = first * blockDim.x + threadIdx.x; i < count; i += std::size_t(gridDim.x) * blockDim.x)
+      sum += x[i];
+  }
+  if (sum_out) *sum_out = sum;
+}
+
 }  // namespace
+
+void read_from_blocks(const float* x, std::size_t count, int readers, CUstream_st* stream) {
+  if (count == 0 || readers < 1) return;
+  const unsigned grid = std::max(unsigned(readers), blocks_for(count, 256, 1024));
+  read_kernel<<<grid, 256, 0, stream>>>(x, count, readers, grid / unsigned(readers), nullptr);
+  MMLAB_CHECK_LAUNCH();
+}
 
 void fill_input_device(float* x, long rows, long cols, Inputs kind, unsigned long long seed,
                        unsigned long long id, CUstream_st* stream) {

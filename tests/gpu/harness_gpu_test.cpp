@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -80,6 +81,25 @@ TEST(GpuReference, MatchesEigenFloat64) {
         ASSERT_NEAR(gpu[i], host[i], 1e-12 * host_mag[i] + 1e-300) << inputs_name(kind) << " " << i;
         ASSERT_NEAR(gpu_mag[i], host_mag[i], 1e-12 * host_mag[i]) << inputs_name(kind) << " " << i;
       }
+    }
+}
+
+// The read after each fill of a timed trial's inputs (runtime/gpu.hpp) writes nothing: on counts
+// below, at and above one block's chunk and the grid's cap, with fewer chunks than readers, every
+// float is bit for bit as the fill made it.
+TEST(GpuReference, InputReadsLeaveTheInputsAsTheyWere) {
+  for (const std::size_t count : {std::size_t(1), std::size_t(7), std::size_t(255), std::size_t(256),
+                                  std::size_t(257), std::size_t(65537), std::size_t(3000001)})
+    for (const int readers : {1, kInputReaders, 2000}) {
+      Buffer x(count * 4, Buffer::Kind::device);
+      fill_input_device(x.as<float>(), long(count), 1, Inputs::wide_exponent, 3, kMatrixA, nullptr);
+      std::vector<float> before(count), after(count);
+      synchronize_device();
+      copy_to_host(before.data(), x.get(), count * 4);
+      read_from_blocks(x.as<float>(), count, readers, nullptr);
+      synchronize_device();
+      copy_to_host(after.data(), x.get(), count * 4);
+      ASSERT_EQ(0, std::memcmp(before.data(), after.data(), count * 4)) << count << " floats, " << readers << " readers";
     }
 }
 

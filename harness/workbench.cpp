@@ -177,7 +177,7 @@ void Workbench::use_device_inputs(unsigned long long seed) {
 // A and B made, then read where they fit in the L2 together (kInputReaders, runtime/gpu.hpp): a trial
 // finds them in the L2 as reads leave them, the state repeated inputs were left in by the trials
 // before, not as the fill's writes left them (without it outer_product at 256 and 1024 took
-// 1.07-1.09x its time on repeated inputs on an H200, 1.00 with it: data/cheats/h200-97ffd63/).
+// 1.07-1.09x its time on repeated inputs on an H200, 0.99-1.00 with it: data/cheats/h200-cd6ea9c/).
 void Workbench::fill_device_inputs(unsigned long long seed) {
   const Problem& p = problem_;
   const std::size_t a = std::size_t(p.m) * p.k, b = std::size_t(p.k) * p.n;

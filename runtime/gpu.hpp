@@ -56,9 +56,9 @@ class Buffer {
 void fill_input_device(float* x, long rows, long cols, Inputs kind, unsigned long long seed,
                        unsigned long long id, CUstream_st* stream);
 // x's `count` floats read, never written, each 1 KiB of them by `readers` blocks far apart in the grid
-// (so on different SMs): what a product's blocks leave of x in the L2, rather than what a fill's writes
-// leave. kInputReaders: the harness's count (on an H200, 4 left outer_product at 256 1.02x its time on
-// inputs the trials before had read, 8 1.00x; data/cheats/h200-97ffd63/).
+// (on different SMs, as blocks are placed): x left in the L2 as a product's blocks leave it, rather
+// than as a fill's writes do. kInputReaders: the harness's count (on an H200, 4 left outer_product at
+// 256 1.02x its time on inputs the trials before had read, 8 1.00x; data/cheats/h200-cd6ea9c/).
 inline constexpr int kInputReaders = 8;
 void read_from_blocks(const float* x, std::size_t count, int readers, CUstream_st* stream);
 // Every element set to the NaN `bits` (core/verification.hpp: the verification's, or a trial's).

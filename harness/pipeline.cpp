@@ -202,9 +202,7 @@ class Phases {
   virtual std::unique_ptr<TrialTimer> timer(Workbench& bench, const Configuration& cfg, const PreparedRun& run,
                                             const Buffers& io, const TimingOptions& timing,
                                             std::function<void()> after_stop) const = 0;
-  // A and B made from `seed` for a trial of `cfg`, whose device memory (A, B, C, workspace) is `footprint`.
-  virtual void use_inputs(Workbench& bench, const Configuration& cfg, std::size_t footprint,
-                          unsigned long long seed) const = 0;
+  virtual void use_inputs(Workbench& bench, const Configuration& cfg, unsigned long long seed) const = 0;
   virtual std::unique_ptr<TrialAudit> audit(Workbench& bench, const Configuration& cfg, const PreparedRun& run,
                                             const Outcome& o, const Buffers& io, bool fresh, Reason& failed) const = 0;
   virtual Ceiling ceiling(const Configuration& cfg, const Outcome& o, const DeviceInfo& d) const = 0;
@@ -280,10 +278,9 @@ class DevicePhases final : public Phases {
     }
     return make_device_timer(t);
   }
-  void use_inputs(Workbench& bench, const Configuration& cfg, std::size_t footprint,
-                  unsigned long long seed) const override {
-    bench.use_device_inputs(seed, footprint);
-    if (cfg.scope == Scope::end_to_end) bench.use_host_inputs(seed);  // the copies' source, copied down
+  void use_inputs(Workbench& bench, const Configuration& cfg, unsigned long long seed) const override {
+    if (cfg.scope == Scope::end_to_end) bench.use_host_inputs(seed);  // the copies' source
+    bench.use_device_inputs(seed);
   }
   // The verified C (still in io.c) hashed; then a call with the stream held must leave C poisoned, and
   // its C, once released, is audited as a trial's is.
@@ -324,7 +321,7 @@ class HostOperandPhases : public Phases {
                                     const TimingOptions&, std::function<void()>) const override {
     return make_host_timer(&run, io, bench.stream());
   }
-  void use_inputs(Workbench& bench, const Configuration&, std::size_t, unsigned long long seed) const override {
+  void use_inputs(Workbench& bench, const Configuration&, unsigned long long seed) const override {
     bench.use_host_inputs(seed);
   }
 };
@@ -508,7 +505,7 @@ double Prepared::trial(ClockMonitor* monitor) {
 }
 
 TrialTime Prepared::timed_on(unsigned long long seed, bool fresh) {
-  phases_->use_inputs(*bench_, cfg_, outcome_.device_bytes, seed);
+  phases_->use_inputs(*bench_, cfg_, seed);
   // Every timed trial starts from a C of NaN (a NaN of its own, never the verification's), before the
   // clock starts (a GPU row's fill is enqueued ahead of its start event), and its C is judged after
   // the clock stopped (a GPU row's right behind its stop event, after_stop()): a kernel that
@@ -599,7 +596,7 @@ std::unique_ptr<Prepared> prepare(Workbench& bench, const Configuration& cfg, co
     return out;
   }
   double checked = 0;
-  bench.use_device_inputs(bench.seed(), o.device_bytes);  // a timed trial before may have left inputs of its own
+  bench.use_device_inputs(bench.seed());  // a timed trial before may have left inputs of its own
   bench.use_host_inputs(bench.seed());
   o.verdict = phases.verify(bench, out->run_, out->io_, &checked);
   phases.verified(cfg, checked, o);

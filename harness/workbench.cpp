@@ -170,25 +170,26 @@ Verdict Workbench::verify_host_output(const float* c_host, Precision precision) 
   return verify_device_output(device_c(), precision);
 }
 
-void Workbench::use_device_inputs(unsigned long long seed, std::size_t footprint) {
-  if (d_a_.get() && device_seed_ != seed) fill_device_inputs(seed, footprint);
+void Workbench::use_device_inputs(unsigned long long seed) {
+  if (d_a_.get() && device_seed_ != seed) fill_device_inputs(seed);
 }
 
 // A and B made, then left in the L2 as the trials before them would have left repeated inputs:
-// - where the configuration's device memory (A, B, C and its workspace: `footprint`) exceeds the L2, its
-//   trial evicts lines from before it: the L2 is first read through (twice its size, where the device has
-//   room for that buffer), so the fill's lines are written back here, not inside the clock (without it
-//   tf32x3 presplit2/3 at 2000x500x3000 took 1.01-1.02x their time on repeated inputs on an H200). Not
-//   below that, where the kernels' own lines would leave the L2 with it (small problems took up to 1.4x);
+// - where A, B and C together take more than half the L2, the L2 is first read through (twice its size,
+//   where the device has room for that buffer), so the fill's lines are written back here, not when the trial's own lines evict them inside the
+//   clock (without it tf32x3 presplit2/3 at 2000x500x3000 took 1.01-1.02x its time on repeated inputs on an
+//   H200; not below that, where the read-through costs more than it saves: the kernels' own lines leave the
+//   L2 with it, and small problems took up to 1.4x);
 // - where A and B fit in the L2 together, they are then read (kInputReaders, runtime/gpu.hpp): a trial finds
 //   them as reads leave them, not as the fill's writes did (without it outer_product at 256 and 1024 took
-//   1.07-1.09x its time on repeated inputs). data/cheats/h200-cd6ea9c/ and h200-958132b/.
-void Workbench::fill_device_inputs(unsigned long long seed, std::size_t footprint) {
+//   1.07-1.09x its time on repeated inputs). data/cheats/h200-cd6ea9c/ and h200-<rev>/.
+void Workbench::fill_device_inputs(unsigned long long seed) {
   const Problem& p = problem_;
-  const std::size_t a = std::size_t(p.m) * p.k, b = std::size_t(p.k) * p.n;
+  const std::size_t a = std::size_t(p.m) * p.k, b = std::size_t(p.k) * p.n, c = std::size_t(p.m) * p.n;
   fill_input_device(d_a_.as<float>(), p.m, p.k, p.inputs, seed, kMatrixA, stream_);
   fill_input_device(d_b_.as<float>(), p.k, p.n, p.inputs, seed, kMatrixB, stream_);
-  if (footprint > device_.l2_bytes && (l2_flush_.get() || free_device_bytes() > 4 * device_.l2_bytes)) {
+  const auto room = [&] { return l2_flush_.get() || free_device_bytes() > 4 * device_.l2_bytes; };  // else left
+  if (2 * sizeof(float) * (a + b + c) > device_.l2_bytes && room()) {
     const Buffer& through = l2_flush_buffer();
     read_from_blocks(through.as<float>(), through.bytes() / sizeof(float), 1, stream_);
   }

@@ -38,9 +38,7 @@ class Workbench {
   // A and B as made from `seed` on the device (or the host), made again in place where they hold
   // others: each timed trial's own inputs under the same pointers (issue #81), and the verification's
   // (seed()) before anything is verified or judged against them. Nothing moves when they already are.
-  // `footprint`: the device memory of the configuration about to run on them (A, B, C, its workspace),
-  // which decides how the fill leaves the L2 (fill_device_inputs).
-  void use_device_inputs(unsigned long long seed, std::size_t footprint = 0);
+  void use_device_inputs(unsigned long long seed);
   void use_host_inputs(unsigned long long seed);
   const float* device_a() const { return d_a_.as<float>(); }
   const float* device_b() const { return d_b_.as<float>(); }
@@ -58,7 +56,7 @@ class Workbench {
  private:
   bool reference_on_device() const;
   void release_reference();
-  void fill_device_inputs(unsigned long long seed, std::size_t footprint = 0);
+  void fill_device_inputs(unsigned long long seed);
 
   Problem problem_;
   DeviceInfo device_;

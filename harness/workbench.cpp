@@ -178,8 +178,8 @@ void Workbench::use_device_inputs(unsigned long long seed) {
 // (data/cheats/h200-cd6ea9c/ and h200-958132b/, on an H200):
 // - where A, B and C together take more than half the L2, the L2 is first read through (twice its size,
 //   where the device has room for that buffer), so the fill's lines are written back here, not when the
-//   trial's own lines evict them inside the clock (without it tf32x3 presplit2/3 at 2000x500x3000 took
-//   1.01-1.02x their time on repeated inputs). Not below that, where the kernels' own lines would leave
+//   trial's own lines evict them inside the clock (without it tf32x3 presplit2/3 at 2000x500x3000 took up
+//   to 1.02x their time on repeated inputs). Not below that, where the kernels' own lines would leave
 //   the L2 with it (tf32x3 half2 at 256 took 1.4x). Decided by the problem, not by each configuration's
 //   workspace: one configuration's read-through leaves the L2 without its round's others' lines too;
 // - where A and B fit in the L2 together, they are then read (kInputReaders, runtime/gpu.hpp): a trial finds

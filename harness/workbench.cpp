@@ -190,7 +190,8 @@ void Workbench::fill_device_inputs(unsigned long long seed) {
   const std::size_t a = std::size_t(p.m) * p.k, b = std::size_t(p.k) * p.n, c = std::size_t(p.m) * p.n;
   fill_input_device(d_a_.as<float>(), p.m, p.k, p.inputs, seed, kMatrixA, stream_);
   fill_input_device(d_b_.as<float>(), p.k, p.n, p.inputs, seed, kMatrixB, stream_);
-  const auto room = [&] { return l2_flush_.get() || free_device_bytes() > 4 * device_.l2_bytes; };  // else left
+  // Without room for the buffer the fill's lines stay where they are.
+  const auto room = [&] { return l2_flush_.get() || free_device_bytes() > 4 * device_.l2_bytes; };
   if (2 * sizeof(float) * (a + b + c) > device_.l2_bytes && room()) {
     const Buffer& through = l2_flush_buffer();
     read_from_blocks(through.as<float>(), through.bytes() / sizeof(float), 1, stream_);

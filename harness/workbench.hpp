@@ -47,8 +47,8 @@ class Workbench {
   const float* host_b() const { return h_b_; }
   float* host_c() const { return h_c_; }
   CUstream_st* stream() const { return stream_; }
-  // What the L2 flush overwrites before a trial: twice the L2, allocated once, shared by the
-  // problem's configurations.
+  // What the L2 flush overwrites before a trial, and what a fill's read-through reads
+  // (fill_device_inputs): twice the L2, allocated and zeroed once, shared by the problem's configurations.
   const Buffer& l2_flush_buffer();
   // The float64 reference, made once (the verifications make it when they first need it).
   void ensure_reference();

@@ -176,25 +176,23 @@ void Workbench::use_device_inputs(unsigned long long seed) {
 
 // A and B made, then left in the L2 as the trials before them would have left repeated inputs
 // (data/cheats/h200-cd6ea9c/ and h200-958132b/, on an H200):
-// - where A, B and C together take more than half the L2, the L2 is first read through (twice its size,
-//   where the device has room for that buffer), so the fill's lines are written back here, not when the
-//   trial's own lines evict them inside the clock (without it tf32x3 presplit2/3 at 2000x500x3000 took up
-//   to 1.02x their time on repeated inputs). Not below that, where the kernels' own lines would leave
-//   the L2 with it (tf32x3 half2 at 256 took 1.4x). Decided by the problem, not by each configuration's
-//   workspace: one configuration's read-through leaves the L2 without its round's others' lines too;
+// - the fill's lines are written back here, not when a trial's own lines evict them inside the clock
+//   (without it tf32x3 presplit2/3 at 2000x500x3000 and half3 at 1400^3 took up to 1.02-1.04x their time
+//   on repeated inputs): A and B are stored evict-first, then a buffer of twice the L2, read evict-first,
+//   takes those lines' place (where the device has room for it). The L2's other lines, the kernels' own,
+//   stay: read through as any read, at 256 they left with it and tf32x3 half2 took 1.4x;
 // - where A and B fit in the L2 together, they are then read (kInputReaders, runtime/gpu.hpp): a trial finds
 //   them as reads leave them, not as the fill's writes did (without it outer_product at 256 and 1024 took
 //   1.07-1.09x its time on repeated inputs).
 void Workbench::fill_device_inputs(unsigned long long seed) {
   const Problem& p = problem_;
-  const std::size_t a = std::size_t(p.m) * p.k, b = std::size_t(p.k) * p.n, c = std::size_t(p.m) * p.n;
-  fill_input_device(d_a_.as<float>(), p.m, p.k, p.inputs, seed, kMatrixA, stream_);
-  fill_input_device(d_b_.as<float>(), p.k, p.n, p.inputs, seed, kMatrixB, stream_);
+  const std::size_t a = std::size_t(p.m) * p.k, b = std::size_t(p.k) * p.n;
+  fill_input_device(d_a_.as<float>(), p.m, p.k, p.inputs, seed, kMatrixA, stream_, L2Keep::evict_first);
+  fill_input_device(d_b_.as<float>(), p.k, p.n, p.inputs, seed, kMatrixB, stream_, L2Keep::evict_first);
   // Without room for the buffer the fill's lines stay where they are.
-  const auto room = [&] { return l2_flush_.get() || free_device_bytes() > 4 * device_.l2_bytes; };
-  if (2 * sizeof(float) * (a + b + c) > device_.l2_bytes && room()) {
+  if (l2_flush_.get() || free_device_bytes() > 4 * device_.l2_bytes) {
     const Buffer& through = l2_flush_buffer();
-    read_from_blocks(through.as<float>(), through.bytes() / sizeof(float), 1, stream_);
+    read_from_blocks(through.as<float>(), through.bytes() / sizeof(float), 1, stream_, L2Keep::evict_first);
   }
   if (sizeof(float) * (a + b) <= device_.l2_bytes) {
     read_from_blocks(d_a_.as<float>(), a, kInputReaders, stream_);

@@ -52,15 +52,21 @@ class Buffer {
 };
 
 // All of these are enqueued on `stream` (the default stream when null).
+// How the L2 keeps what a fill writes or a read brings in: as any access (normal), or among the lines
+// it drops first (evict_first: st.global.cs / ld.global.cs).
+enum class L2Keep { normal, evict_first };
 // A rows x cols matrix of `kind` (random.hpp; id kMatrixA or kMatrixB).
 void fill_input_device(float* x, long rows, long cols, Inputs kind, unsigned long long seed,
-                       unsigned long long id, CUstream_st* stream);
+                       unsigned long long id, CUstream_st* stream, L2Keep keep = L2Keep::normal);
 // x's `count` floats read, never written, each 1 KiB of them by `readers` blocks far apart in the grid
 // (on different SMs, as blocks are placed): x left in the L2 as a product's blocks leave it, rather
 // than as a fill's writes do. kInputReaders: the harness's count (on an H200, 4 left outer_product at
 // 256 1.02x its time on inputs the trials before had read, 8 1.00x; data/cheats/h200-cd6ea9c/).
+// Read evict_first, a buffer of twice the L2 takes the place of the L2's evict-first lines (written back
+// where they were written) and leaves the others where they are.
 inline constexpr int kInputReaders = 8;
-void read_from_blocks(const float* x, std::size_t count, int readers, CUstream_st* stream);
+void read_from_blocks(const float* x, std::size_t count, int readers, CUstream_st* stream,
+                      L2Keep keep = L2Keep::normal);
 // Every element set to the NaN `bits` (core/verification.hpp: the verification's, or a trial's).
 void poison_device(float* x, std::size_t count, CUstream_st* stream, std::uint32_t bits = kPoisonBits);
 // ref = A B and sumabs = |A| |B|, in float64.

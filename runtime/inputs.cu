@@ -16,12 +16,18 @@ namespace mmlab {
 
 namespace {
 
+template <L2Keep keep>
 __global__ void fill_input_kernel(float* x, long rows, long cols, Inputs kind, unsigned long long seed,
                                   unsigned long long id) {
   const std::size_t count = std::size_t(rows) * std::size_t(cols);
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
-       i += std::size_t(gridDim.x) * blockDim.x)
-    x[i] = input_value(kind, seed, id, i / cols, i % cols, rows, cols);
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const float v = input_value(kind, seed, id, i / cols, i % cols, rows, cols);
+    if constexpr (keep == L2Keep::evict_first)
+      __stcs(&x[i], v);
+    else
+      x[i] = v;
+  }
 }
 
 // Reference tile: 64 x 64 outputs per 16 x 16-thread block, 4 x 4 per thread, k in steps of 16.
@@ -135,31 +141,35 @@ __global__ void fill_bits_kernel(std::uint32_t* x, std::size_t count, std::uint3
 // Block b reads chunk c (256 floats) in pass p when c = b + p * stride (mod the grid), chunk c + grid
 // with it, and so on: each chunk by `readers` blocks stride apart. Nothing is written: `sum_out` is null
 // (the compiler cannot know it, so the loads stay).
+template <L2Keep keep>
 __global__ void read_kernel(const float* __restrict__ x, std::size_t count, int readers, unsigned stride,
                             float* sum_out) {
   float sum = 0;
   for (int pass = 0; pass < readers; ++pass) {
     const std::size_t first = (blockIdx.x + std::size_t(pass) * stride) % gridDim.x;
     for (std::size_t i = first * blockDim.x + threadIdx.x; i < count; i += std::size_t(gridDim.x) * blockDim.x)
-      sum += x[i];
+      sum += keep == L2Keep::evict_first ? __ldcs(&x[i]) : x[i];
   }
   if (sum_out) *sum_out = sum;
 }
 
 }  // namespace
 
-void read_from_blocks(const float* x, std::size_t count, int readers, CUstream_st* stream) {
+void read_from_blocks(const float* x, std::size_t count, int readers, CUstream_st* stream, L2Keep keep) {
   if (count == 0 || readers < 1) return;
   const unsigned grid = std::max(unsigned(readers), blocks_for(count, 256, 1024));
-  read_kernel<<<grid, 256, 0, stream>>>(x, count, readers, grid / unsigned(readers), nullptr);
+  const auto kernel = keep == L2Keep::evict_first ? read_kernel<L2Keep::evict_first> : read_kernel<L2Keep::normal>;
+  kernel<<<grid, 256, 0, stream>>>(x, count, readers, grid / unsigned(readers), nullptr);
   MMLAB_CHECK_LAUNCH();
 }
 
 void fill_input_device(float* x, long rows, long cols, Inputs kind, unsigned long long seed,
-                       unsigned long long id, CUstream_st* stream) {
+                       unsigned long long id, CUstream_st* stream, L2Keep keep) {
   const std::size_t count = std::size_t(rows) * std::size_t(cols);
   if (count == 0) return;
-  fill_input_kernel<<<blocks_for(count, 256, 65535), 256, 0, stream>>>(x, rows, cols, kind, seed, id);
+  const auto kernel =
+      keep == L2Keep::evict_first ? fill_input_kernel<L2Keep::evict_first> : fill_input_kernel<L2Keep::normal>;
+  kernel<<<blocks_for(count, 256, 65535), 256, 0, stream>>>(x, rows, cols, kind, seed, id);
   MMLAB_CHECK_LAUNCH();
 }
 

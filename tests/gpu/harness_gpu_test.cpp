@@ -84,23 +84,30 @@ TEST(GpuReference, MatchesEigenFloat64) {
     }
 }
 
-// The read after each fill of a timed trial's inputs (runtime/gpu.hpp) writes nothing: on counts
-// below, at and above one block's chunk and the grid's cap, with fewer chunks than readers, every
-// float is bit for bit as the fill made it.
+// The reads after each fill of a timed trial's inputs (runtime/gpu.hpp) write nothing: on counts
+// below, at and above one block's chunk and the grid's cap, with fewer chunks than readers, kept as
+// any access or evict-first, every float is bit for bit as the fill made it; and the fill stored
+// evict-first makes the same floats as the plain one.
 TEST(GpuReference, InputReadsLeaveTheInputsAsTheyWere) {
   for (const std::size_t count : {std::size_t(1), std::size_t(7), std::size_t(255), std::size_t(256),
                                   std::size_t(257), std::size_t(65537), std::size_t(3000001)})
-    for (const int readers : {1, kInputReaders, 2000}) {
-      Buffer x(count * 4, Buffer::Kind::device);
-      fill_input_device(x.as<float>(), long(count), 1, Inputs::wide_exponent, 3, kMatrixA, nullptr);
-      std::vector<float> before(count), after(count);
-      synchronize_device();
-      copy_to_host(before.data(), x.get(), count * 4);
-      read_from_blocks(x.as<float>(), count, readers, nullptr);
-      synchronize_device();
-      copy_to_host(after.data(), x.get(), count * 4);
-      ASSERT_EQ(0, std::memcmp(before.data(), after.data(), count * 4)) << count << " floats, " << readers << " readers";
-    }
+    for (const int readers : {1, kInputReaders, 2000})
+      for (const L2Keep keep : {L2Keep::normal, L2Keep::evict_first}) {
+        const char* how = keep == L2Keep::normal ? " normal" : " evict_first";
+        Buffer x(count * 4, Buffer::Kind::device), y(count * 4, Buffer::Kind::device);
+        fill_input_device(x.as<float>(), long(count), 1, Inputs::wide_exponent, 3, kMatrixA, nullptr);
+        fill_input_device(y.as<float>(), long(count), 1, Inputs::wide_exponent, 3, kMatrixA, nullptr, keep);
+        std::vector<float> before(count), stored(count), after(count);
+        synchronize_device();
+        copy_to_host(before.data(), x.get(), count * 4);
+        copy_to_host(stored.data(), y.get(), count * 4);
+        ASSERT_EQ(0, std::memcmp(before.data(), stored.data(), count * 4)) << count << " floats," << how;
+        read_from_blocks(x.as<float>(), count, readers, nullptr, keep);
+        synchronize_device();
+        copy_to_host(after.data(), x.get(), count * 4);
+        ASSERT_EQ(0, std::memcmp(before.data(), after.data(), count * 4))
+            << count << " floats, " << readers << " readers," << how;
+      }
 }
 
 // The flagship's accuracy check (runtime/sampled_error.hpp) judges its samples as the verification

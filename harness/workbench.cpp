@@ -180,8 +180,8 @@ void Workbench::use_device_inputs(unsigned long long seed) {
 //   (without it tf32x3 presplit2/3 at 2000x500x3000 took up to 1.02x their time on repeated inputs; half3
 //   at 1400^3 still takes up to 1.035x on some H200s): A and B are stored evict-first, then a buffer of
 //   twice the L2, read evict-first, takes those lines' place (where the device has room for it). The L2's
-//   other lines, the kernels' own, stay: read through as any read, at 256 they left with it and tf32x3
-//   half2 took 1.4x;
+//   other lines, the kernels' own, stay, as the trial times show (tf32x3 half2 at 256 0.98-1.00x); read
+//   through as any read, at 256 they left with it and half2 took 1.4x;
 // - where A and B fit in the L2 together, they are then read (kInputReaders, runtime/gpu.hpp): a trial finds
 //   them as reads leave them, not as the fill's writes did (without it outer_product at 256 and 1024 took
 //   1.07-1.09x its time on repeated inputs).

@@ -62,8 +62,9 @@ void fill_input_device(float* x, long rows, long cols, Inputs kind, unsigned lon
 // (on different SMs, as blocks are placed): x left in the L2 as a product's blocks leave it, rather
 // than as a fill's writes do. kInputReaders: the harness's count (on an H200, 4 left outer_product at
 // 256 1.02x its time on inputs the trials before had read, 8 1.00x; data/cheats/h200-cd6ea9c/).
-// Read evict_first, a buffer of twice the L2 takes the place of the L2's evict-first lines (written back
-// where they were written) and leaves the others where they are.
+// Read evict_first, a buffer of twice the L2 is meant to take the place of the L2's evict-first lines
+// (written back where they were written) and leave the others where they are: inferred from trial times
+// (data/cheats/h200-13ff038/), the L2's lines were not observed.
 inline constexpr int kInputReaders = 8;
 void read_from_blocks(const float* x, std::size_t count, int readers, CUstream_st* stream,
                       L2Keep keep = L2Keep::normal);
